@@ -1,0 +1,127 @@
+import path from 'node:path';
+import { WardenError } from '../error.js';
+import type { DigestCache } from './cache.js';
+import { digestFile, readHead } from './digest.js';
+import { refuseRegistryLaunchers } from './launchers.js';
+import { findCommand, resolveFileArg, type ResolvedFile } from './resolve.js';
+import { parseShebang } from './shebang.js';
+import type { StatKey } from './stat-key.js';
+import { digestPackageTree, findPackageRoot } from './tree.js';
+
+// From a command line in servers.json to what will run: the file to exec (always a realpath, so a symlink
+// re-pointed after attestation changes nothing), its argv, and every artifact it depends on with its digest.
+
+export const ARTIFACT_KINDS = ['executable', 'script', 'package'] as const;
+export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
+
+export interface Artifact {
+  kind: ArtifactKind;
+  /** Realpath (a directory for a package tree). */
+  path: string;
+  sha256: string;
+  /** Symlink hops from the name as configured to the realpath. */
+  chain: string[];
+  /** Stat key at digest time (files only). */
+  key?: StatKey;
+  /** Number of files and packages digested (package trees only). */
+  files?: number;
+  packages?: number;
+  /** Stat keys of everything in a package tree (not recorded anywhere; for the re-check after launch). */
+  treeKeys?: Map<string, string>;
+}
+
+export interface LaunchPlan {
+  serverId: string;
+  /** The realpath of the executable the kernel will exec (an interpreter for scripts). */
+  file: string;
+  /** Arguments after argv[0]. */
+  args: string[];
+  /** argv[0] as the server expects to see it. */
+  argv0: string;
+  /** The executable first, then the script and package tree when there are any. */
+  artifacts: Artifact[];
+}
+
+export interface CommandSpec {
+  serverId: string;
+  command: string;
+  args: string[];
+  cwd: string | undefined;
+  trustedPath: string;
+}
+
+const NODE_NAMES = new Set(['node', 'nodejs']);
+const NODE_CODE_OPTIONS = new Set(['-e', '--eval', '-p', '--print', '-r', '--require', '--import', '--loader', '--experimental-loader', '-i', '--interactive']);
+const ELF_MAGIC = Buffer.from([0x7f, 0x45, 0x4c, 0x46]);
+
+function fileArtifact(kind: ArtifactKind, resolved: ResolvedFile, cache: DigestCache | undefined): Artifact {
+  const d = digestFile(resolved.realpath, cache);
+  return { kind, path: resolved.realpath, sha256: d.sha256, chain: resolved.chain, key: d.key };
+}
+
+function treeArtifact(script: string, cache: DigestCache | undefined): Artifact | undefined {
+  const root = findPackageRoot(path.dirname(script));
+  if (!root) return undefined;
+  const tree = digestPackageTree(root, cache);
+  return { kind: 'package', path: tree.root, sha256: tree.sha256, chain: [tree.root], files: tree.files, packages: tree.packages, treeKeys: tree.keys };
+}
+
+/** Finds the script a node command line runs: its first argument that is not an option. */
+function nodeScriptIndex(spec: CommandSpec): number {
+  for (let i = 0; i < spec.args.length; i++) {
+    const a = spec.args[i] as string;
+    const name = a.split('=')[0] as string;
+    if (NODE_CODE_OPTIONS.has(name)) {
+      throw new WardenError('COMMAND_NOT_EXECUTABLE', `server '${spec.serverId}' passes node '${name}', which runs code the warden cannot attest. Put that code in a script file and run the file.`);
+    }
+    if (a === '--') return i + 1 < spec.args.length ? i + 1 : -1;
+    if (!a.startsWith('-')) return i;
+  }
+  return -1;
+}
+
+/** Resolves and digests a server's command line into a launch plan. Throws WardenError on refusal. */
+export function planLaunch(spec: CommandSpec, cache?: DigestCache): LaunchPlan {
+  refuseRegistryLaunchers(spec.serverId, spec.command, spec.args);
+  const exe = findCommand(spec.command, spec.trustedPath, spec.cwd, `the command of server '${spec.serverId}'`);
+  const head = readHead(exe.realpath, 256);
+
+  if (head.subarray(0, 4).equals(ELF_MAGIC)) {
+    const artifacts = [fileArtifact('executable', exe, cache)];
+    if (NODE_NAMES.has(path.basename(exe.realpath))) {
+      const at = nodeScriptIndex(spec);
+      if (at >= 0) {
+        const script = resolveFileArg(spec.args[at] as string, spec.cwd, `the script of server '${spec.serverId}'`);
+        artifacts.push(fileArtifact('script', script, cache));
+        const tree = treeArtifact(script.realpath, cache);
+        if (tree) artifacts.push(tree);
+        const args = [...spec.args];
+        args[at] = script.realpath;
+        return { serverId: spec.serverId, file: exe.realpath, args, argv0: spec.command, artifacts };
+      }
+    }
+    return { serverId: spec.serverId, file: exe.realpath, args: spec.args, argv0: spec.command, artifacts };
+  }
+
+  const shebang = parseShebang(head, exe.realpath);
+  if (!shebang) {
+    throw new WardenError('COMMAND_NOT_EXECUTABLE', `${exe.realpath} (the command of server '${spec.serverId}') is neither an ELF binary nor a "#!" script.`);
+  }
+  const interp = findCommand(shebang.interpreter, spec.trustedPath, undefined, `the interpreter of ${exe.realpath}`);
+  const interpHead = readHead(interp.realpath, 4);
+  if (!interpHead.equals(ELF_MAGIC)) {
+    throw new WardenError('INTERPRETER_NOT_FOUND', `the interpreter ${interp.realpath} of ${exe.realpath} is not an ELF binary; a script interpreting a script is not supported.`);
+  }
+  const artifacts = [fileArtifact('executable', interp, cache), fileArtifact('script', exe, cache)];
+  if (NODE_NAMES.has(path.basename(interp.realpath))) {
+    const tree = treeArtifact(exe.realpath, cache);
+    if (tree) artifacts.push(tree);
+  }
+  return {
+    serverId: spec.serverId,
+    file: interp.realpath,
+    args: [...shebang.args, exe.realpath, ...spec.args],
+    argv0: shebang.interpreter,
+    artifacts,
+  };
+}

@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { WardenError } from '../error.js';
+import type { DigestCache } from './cache.js';
+import { digestFile } from './digest.js';
+import { keyString, statKey } from './stat-key.js';
+
+// The package tree of an interpreted Node server: its package and, resolved the way Node resolves them, every
+// package it depends on (dependencies, optionalDependencies, peerDependencies), transitively. Each package
+// directory is digested Merkle-style over its sorted relative paths, entry types, the owner-executable bit,
+// symlink targets and file digests (its own node_modules/ is left out: the packages there that it can load
+// are in the closure). The closure digest is over (name, version, package digest) sorted, so it does not
+// depend on where npm hoisted each package. See docs/adr/0003-package-tree-digest.md.
+
+const MAX_FILES = 200_000;
+const MAX_PACKAGES = 5_000;
+
+export interface PackageTree {
+  /** The directory of the nearest package.json above the script. */
+  root: string;
+  sha256: string;
+  packages: number;
+  files: number;
+  /** Dependencies named in a package.json but not installed (recorded in the digest). */
+  missing: string[];
+  /** Stat key of every directory and file digested, for a cheap re-check after launch. */
+  keys: Map<string, string>;
+}
+
+/** The nearest directory at or above `from` holding a package.json, or undefined. */
+export function findPackageRoot(from: string): string | undefined {
+  let dir = from;
+  for (;;) {
+    if (fs.existsSync(path.join(dir, 'package.json')) && path.basename(dir) !== 'node_modules') return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+interface Manifest {
+  name: string;
+  version: string;
+  deps: string[];
+  optional: Set<string>;
+}
+
+function readManifest(dir: string): Manifest {
+  const file = path.join(dir, 'package.json');
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch (err) {
+    throw new WardenError('PACKAGE_TREE_INVALID', `cannot read ${file}: ${(err as Error).message}`);
+  }
+  const names = (v: unknown): string[] => (v && typeof v === 'object' ? Object.keys(v) : []);
+  const optional = new Set([...names(json.optionalDependencies), ...names(json.peerDependencies)]);
+  const deps = [...new Set([...names(json.dependencies), ...optional])].sort();
+  return { name: String(json.name ?? path.basename(dir)), version: String(json.version ?? ''), deps, optional };
+}
+
+/** Finds `name` from `dir` as Node does: dir/node_modules/name, then each parent's. */
+function resolvePackage(name: string, from: string): string | undefined {
+  let dir = from;
+  for (;;) {
+    if (path.basename(dir) !== 'node_modules') {
+      const candidate = path.join(dir, 'node_modules', name);
+      if (fs.existsSync(path.join(candidate, 'package.json'))) return fs.realpathSync(candidate);
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+class Budget {
+  files = 0;
+  readonly keys = new Map<string, string>();
+  take(root: string): void {
+    if (++this.files > MAX_FILES) {
+      throw new WardenError('PACKAGE_TREE_INVALID', `the package tree of ${root} has more than ${MAX_FILES} files; the warden will not digest it.`);
+    }
+  }
+}
+
+function digestDir(pkgDir: string, cache: DigestCache | undefined, budget: Budget): string {
+  const lines: string[] = [];
+  const walk = (rel: string): void => {
+    const abs = rel ? path.join(pkgDir, rel) : pkgDir;
+    budget.keys.set(abs, keyString(statKey(fs.lstatSync(abs, { bigint: true }))));
+    for (const entry of fs.readdirSync(abs, { withFileTypes: true })) {
+      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+      if (!rel && entry.name === 'node_modules') continue;
+      budget.take(pkgDir);
+      const childAbs = path.join(abs, entry.name);
+      if (entry.isSymbolicLink()) {
+        lines.push(`l\0${childRel}\0${fs.readlinkSync(childAbs)}`);
+      } else if (entry.isDirectory()) {
+        lines.push(`d\0${childRel}`);
+        walk(childRel);
+      } else if (entry.isFile()) {
+        const d = digestFile(childAbs, cache);
+        budget.keys.set(childAbs, keyString(d.key));
+        lines.push(`f\0${childRel}\0${d.executable ? 'x' : '-'}\0${d.sha256}`);
+      } else {
+        lines.push(`o\0${childRel}`);
+      }
+    }
+  };
+  walk('');
+  lines.sort((a, b) => (a.slice(2) < b.slice(2) ? -1 : a.slice(2) > b.slice(2) ? 1 : 0));
+  return createHash('sha256').update(lines.join('\n')).digest('hex');
+}
+
+/** Digests the package closure rooted at `root`. */
+export function digestPackageTree(root: string, cache?: DigestCache): PackageTree {
+  const budget = new Budget();
+  const seen = new Map<string, string>(); // realpath -> "name\0version\0digest"
+  const missing = new Set<string>();
+  const queue = [fs.realpathSync(root)];
+  while (queue.length > 0) {
+    const dir = queue.shift() as string;
+    if (seen.has(dir)) continue;
+    if (seen.size >= MAX_PACKAGES) {
+      throw new WardenError('PACKAGE_TREE_INVALID', `the package tree of ${root} has more than ${MAX_PACKAGES} packages; the warden will not digest it.`);
+    }
+    const manifest = readManifest(dir);
+    seen.set(dir, `${manifest.name}\0${manifest.version}\0${digestDir(dir, cache, budget)}`);
+    for (const dep of manifest.deps) {
+      const found = resolvePackage(dep, dir);
+      if (found) queue.push(found);
+      else if (!manifest.optional.has(dep)) missing.add(`${manifest.name}>${dep}`);
+    }
+  }
+  const lines = [...seen.values()].sort();
+  for (const m of [...missing].sort()) lines.push(`missing\0${m}`);
+  return {
+    root: fs.realpathSync(root),
+    sha256: createHash('sha256').update(lines.join('\n')).digest('hex'),
+    packages: seen.size,
+    files: budget.files,
+    missing: [...missing].sort(),
+    keys: budget.keys,
+  };
+}

@@ -1,0 +1,100 @@
+import { createInterface } from 'node:readline/promises';
+import { planLaunch, type Artifact } from '../attest/plan.js';
+import { appendAudit } from '../audit/log.js';
+import { WardenError } from '../error.js';
+import { loadAllowlist, saveAllowlist, upsertEntry } from '../store/allowlist.js';
+import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
+import { openHome } from '../store/home.js';
+import { resolveHome } from '../store/paths.js';
+import { SERVER_ID_RE, loadServers, saveServers, type ServerConfig } from '../store/servers.js';
+import { line } from './output.js';
+
+export interface AddOptions {
+  env: string[];
+  cwd?: string;
+  posture?: 'enforce' | 'monitor';
+  yes?: boolean;
+}
+
+/** Splits --env NAME=VALUE (a value set for the server) from --env NAME (passed through from the warden). */
+function envOptions(specs: string[]): { env: Record<string, string>; passEnv: string[] } {
+  const env: Record<string, string> = {};
+  const passEnv: string[] = [];
+  for (const spec of specs) {
+    const eq = spec.indexOf('=');
+    const name = eq < 0 ? spec : spec.slice(0, eq);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new WardenError('USAGE', `--env ${spec}: '${name}' is not an environment variable name.`);
+    if (eq < 0) passEnv.push(name);
+    else env[name] = spec.slice(eq + 1);
+  }
+  return { env, passEnv };
+}
+
+function describeArtifact(a: Artifact): string {
+  const extra = a.kind === 'package' ? ` (${a.packages} packages, ${a.files} files)` : '';
+  const via = a.chain.length > 1 ? `\n      via ${a.chain.join(' -> ')}` : '';
+  return `  ${a.kind.padEnd(10)} ${a.path}${extra}\n      sha256 ${a.sha256}${via}`;
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+/** `mcp-warden add`: resolve and digest the command, allowlist what it runs, write the server entry. */
+export async function addVerb(homeFlag: string | undefined, id: string, commandLine: string[], opts: AddOptions): Promise<number> {
+  if (!SERVER_ID_RE.test(id)) throw new WardenError('USAGE', `'${id}' is not a valid server id: use letters, digits, ".", "_" or "-" (at most 64).`);
+  const [command, ...args] = commandLine;
+  if (!command) throw new WardenError('USAGE', `no command given for server '${id}'. Usage: mcp-warden add ${id} -- <command> [args...]`);
+  const paths = resolveHome(homeFlag);
+  openHome(paths, true);
+  const config = loadServers(paths);
+  if (Object.hasOwn(config.servers, id)) {
+    throw new WardenError('SERVER_EXISTS', `server '${id}' is already in ${paths.servers}. Choose another id, or edit that entry by hand.`);
+  }
+  const { env, passEnv } = envOptions(opts.env);
+  const cache = loadDigestCache(paths);
+  const plan = planLaunch({ serverId: id, command, args, cwd: opts.cwd, trustedPath: config.path }, cache);
+  saveDigestCache(paths, cache);
+
+  line(`Server '${id}' runs ${plan.file} ${plan.args.join(' ')}`);
+  line('It depends on these artifacts, which will be allowlisted:');
+  for (const a of plan.artifacts) line(describeArtifact(a));
+  const interactive = process.stdin.isTTY === true && !opts.yes;
+  if (interactive && !(await confirm('Trust them and add the server? [y/N] '))) {
+    line('Nothing was changed.');
+    return 1;
+  }
+
+  const allowlist = loadAllowlist(paths);
+  const now = new Date().toISOString();
+  for (const a of plan.artifacts) {
+    const old = upsertEntry(allowlist, { path: a.path, kind: a.kind, sha256: a.sha256, addedAt: now, note: `added by 'mcp-warden add ${id}'` });
+    if (old && old.sha256 === a.sha256) {
+      // Same content already trusted: keep the original record of when and why.
+      upsertEntry(allowlist, old);
+      continue;
+    }
+    await appendAudit(paths.audit, {
+      event: 'allowlist_changed',
+      action: old ? 'replace' : 'add',
+      path: a.path,
+      kind: a.kind,
+      sha256: a.sha256,
+      ...(old ? { previousSha256: old.sha256 } : {}),
+      by: `add ${id}`,
+    });
+    if (old) line(`Replaced the allowlisted digest of ${a.path}: was ${old.sha256}`);
+  }
+  saveAllowlist(paths, allowlist);
+  const entry: ServerConfig = { command, args, env, passEnv, posture: opts.posture ?? 'enforce', canaries: [] };
+  if (opts.cwd) entry.cwd = opts.cwd;
+  config.servers[id] = entry;
+  saveServers(paths, config);
+  line(`Added server '${id}' to ${paths.servers}. Point your client at: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} run ${id}`);
+  return 0;
+}

@@ -1,0 +1,75 @@
+import { DigestCache } from '../attest/cache.js';
+import { digestForAllowlist } from '../attest/allowlist-digest.js';
+import { appendAudit } from '../audit/log.js';
+import { WardenError } from '../error.js';
+import { loadAllowlist, saveAllowlist, upsertEntry } from '../store/allowlist.js';
+import { openHome } from '../store/home.js';
+import { resolveHome } from '../store/paths.js';
+import { line, printJson, printTable, shortSha } from './output.js';
+
+export function allowlistList(homeFlag: string | undefined, json: boolean): number {
+  const paths = resolveHome(homeFlag);
+  openHome(paths, false);
+  const { entries } = loadAllowlist(paths);
+  if (json) printJson({ entries });
+  else if (entries.length === 0) line(`The allowlist ${paths.allowlist} is empty.`);
+  else printTable([['KIND', 'SHA256', 'ADDED', 'PATH'], ...entries.map((e) => [e.kind, shortSha(e.sha256), e.addedAt.slice(0, 10), e.path + (e.trustOnFirstUse ? '  (trust on first use)' : '')])]);
+  return 0;
+}
+
+export async function allowlistAdd(homeFlag: string | undefined, target: string, note: string | undefined): Promise<number> {
+  const paths = resolveHome(homeFlag);
+  openHome(paths, true);
+  const allowlist = loadAllowlist(paths);
+  const d = digestForAllowlist(target);
+  const old = upsertEntry(allowlist, { ...d, addedAt: new Date().toISOString(), note: note ?? 'added by mcp-warden allowlist add' });
+  if (old?.sha256 === d.sha256) {
+    upsertEntry(allowlist, old);
+    line(`${d.kind} ${d.path} is already allowlisted with sha256 ${d.sha256}.`);
+    return 0;
+  }
+  saveAllowlist(paths, allowlist);
+  await appendAudit(paths.audit, { event: 'allowlist_changed', action: old ? 'replace' : 'add', path: d.path, kind: d.kind, sha256: d.sha256, ...(old ? { previousSha256: old.sha256 } : {}), by: 'allowlist add' });
+  line(`${old ? 'Replaced' : 'Added'} ${d.kind} ${d.path} sha256 ${d.sha256}${old ? ` (was ${old.sha256})` : ''}.`);
+  return 0;
+}
+
+export async function allowlistRemove(homeFlag: string | undefined, target: string): Promise<number> {
+  const paths = resolveHome(homeFlag);
+  openHome(paths, false);
+  const allowlist = loadAllowlist(paths);
+  const gone = allowlist.entries.filter((e) => e.path === target);
+  if (gone.length === 0) {
+    throw new WardenError('USAGE', `${target} is not in the allowlist ${paths.allowlist}; 'mcp-warden allowlist list' shows the exact paths.`);
+  }
+  allowlist.entries = allowlist.entries.filter((e) => e.path !== target);
+  saveAllowlist(paths, allowlist);
+  for (const e of gone) {
+    await appendAudit(paths.audit, { event: 'allowlist_changed', action: 'remove', path: e.path, kind: e.kind, sha256: e.sha256, by: 'allowlist remove' });
+    line(`Removed ${e.kind} ${e.path}.`);
+  }
+  return 0;
+}
+
+/** Re-digests every entry; exit 1 if any changed or vanished. */
+export function allowlistVerify(homeFlag: string | undefined, json: boolean): number {
+  const paths = resolveHome(homeFlag);
+  openHome(paths, false);
+  const cache = new DigestCache();
+  const results = loadAllowlist(paths).entries.map((e) => {
+    try {
+      const d = digestForAllowlist(e.path, cache);
+      if (d.path !== e.path) return { ...e, state: 'moved' as const, actual: d.path };
+      return d.sha256 === e.sha256 ? { ...e, state: 'ok' as const } : { ...e, state: 'changed' as const, actual: d.sha256 };
+    } catch (err) {
+      return { ...e, state: 'missing' as const, actual: (err as Error).message };
+    }
+  });
+  const bad = results.filter((r) => r.state !== 'ok');
+  if (json) printJson({ ok: bad.length === 0, entries: results });
+  else {
+    printTable([['STATE', 'KIND', 'PATH'], ...results.map((r) => [r.state, r.kind, r.path])]);
+    for (const r of bad) line(`${r.path}: ${r.state === 'changed' ? `expected sha256 ${r.sha256}, got ${r.actual}` : r.actual}`);
+  }
+  return bad.length === 0 ? 0 : 1;
+}

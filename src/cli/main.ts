@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+import { Command, CommanderError, Option } from 'commander';
+import { WardenError } from '../error.js';
+import { addVerb } from './add.js';
+import { allowlistAdd, allowlistList, allowlistRemove, allowlistVerify } from './allowlist.js';
+import { auditShow, auditVerify } from './audit.js';
+import { runVerb } from './run.js';
+import { statusVerb } from './status.js';
+
+// The command line: one verb per file; this file only wires them to commander and maps failures to exit
+// codes (2 for usage, a WardenError's own code otherwise). Expected failures print one sentence, no stack.
+
+type Action = (...args: never[]) => number | Promise<number>;
+
+/** `run` holds stdin and signal handlers; once the session is over, exit as soon as stdout is flushed. */
+function exitWhenFlushed(code: number): Promise<number> {
+  return new Promise(() => process.stdout.write('', () => process.exit(code)));
+}
+
+function main(argv: string[]): void {
+  const program = new Command('mcp-warden')
+    .description('Supply-chain attestation supervisor for stdio MCP servers')
+    .option('--home <dir>', 'the warden home (default: $MCP_WARDEN_HOME, else $XDG_CONFIG_HOME/mcp-warden)')
+    .exitOverride()
+    .configureOutput({ outputError: (str, write) => write(`mcp-warden: ${str}`) });
+
+  let outcome: Promise<number> = Promise.resolve(0);
+  const home = (): string | undefined => program.opts<{ home?: string }>().home;
+  const act =
+    <A extends Action>(fn: A) =>
+    (...args: Parameters<A>): void => {
+      outcome = Promise.resolve().then(() => fn(...args));
+    };
+
+  program
+    .command('run')
+    .description('launch an allowlisted server and relay its stdio (what the MCP client runs)')
+    .argument('<id>', 'server id in servers.json')
+    .action(act(async (id: string) => exitWhenFlushed(await runVerb(home(), id))));
+
+  program
+    .command('add')
+    .description('resolve, digest and allowlist a server command, and add it to servers.json')
+    .argument('<id>', 'server id')
+    .argument('<command...>', 'the command line, after --')
+    .option('--env <NAME[=VALUE]>', 'set NAME=VALUE for the server, or pass NAME through (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--cwd <dir>', 'working directory of the server (absolute)')
+    .addOption(new Option('--posture <posture>', 'what to do on drift').choices(['enforce', 'monitor']))
+    .option('--yes', 'do not ask for confirmation')
+    .action(act((id: string, commandLine: string[], opts: { env: string[]; cwd?: string; posture?: 'enforce' | 'monitor'; yes?: boolean }) => addVerb(home(), id, commandLine, opts)));
+
+  const allowlist = program.command('allowlist').description('manage trusted artifacts');
+  allowlist
+    .command('list')
+    .option('--json', 'machine-readable output')
+    .action(act((opts: { json?: boolean }) => allowlistList(home(), opts.json === true)));
+  allowlist
+    .command('add')
+    .argument('<path>', 'file or package directory to trust as it is now')
+    .option('--note <text>', 'why it is trusted')
+    .action(act((p: string, opts: { note?: string }) => allowlistAdd(home(), p, opts.note)));
+  allowlist
+    .command('remove')
+    .argument('<path>', 'the exact path as listed')
+    .action(act((p: string) => allowlistRemove(home(), p)));
+  allowlist
+    .command('verify')
+    .description('re-digest every entry; exit 1 if any changed')
+    .option('--json', 'machine-readable output')
+    .action(act((opts: { json?: boolean }) => allowlistVerify(home(), opts.json === true)));
+
+  const audit = program.command('audit').description('the hash-chained audit log');
+  audit
+    .command('verify')
+    .option('--json', 'machine-readable output')
+    .action(act((opts: { json?: boolean }) => auditVerify(home(), opts.json === true)));
+  audit
+    .command('show')
+    .option('--json', 'machine-readable output')
+    .action(act((opts: { json?: boolean }) => auditShow(home(), opts.json === true)));
+
+  program
+    .command('status')
+    .description('per server: command, resolved path, digests, allowlisted or not')
+    .argument('[id]', 'one server')
+    .option('--json', 'machine-readable output')
+    .action(act((id: string | undefined, opts: { json?: boolean }) => statusVerb(home(), id, opts.json === true)));
+
+  try {
+    program.parse(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      const helpish = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help';
+      process.exitCode = helpish ? 0 : 2;
+      return;
+    }
+    throw err;
+  }
+  outcome.then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      if (err instanceof WardenError) {
+        process.stderr.write(`mcp-warden: ${err.code}: ${err.message}\n`);
+        process.exitCode = err.exitCode;
+        return;
+      }
+      process.stderr.write(`mcp-warden: internal error (please report): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = 70;
+    },
+  );
+}
+
+main(process.argv);

@@ -1,0 +1,73 @@
+import { matchAllowlist, type ArtifactVerdict } from '../attest/match.js';
+import { planLaunch } from '../attest/plan.js';
+import { WardenError } from '../error.js';
+import { loadAllowlist } from '../store/allowlist.js';
+import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
+import { openHome } from '../store/home.js';
+import { resolveHome } from '../store/paths.js';
+import { loadServers, serverById } from '../store/servers.js';
+import { line, printJson } from './output.js';
+
+function verdictText(v: ArtifactVerdict): string {
+  switch (v.state) {
+    case 'allowed':
+      return 'allowlisted';
+    case 'not_allowlisted':
+      return 'NOT ALLOWLISTED';
+    case 'digest_mismatch':
+      return `CHANGED (allowlisted sha256 ${v.expected})`;
+    case 'digest_at_other_path':
+      return `NOT ALLOWLISTED HERE (digest allowlisted for ${v.allowedPath})`;
+  }
+}
+
+/** The trust view: per server its command, what it resolves to, digests, and whether each is allowlisted. */
+export function statusVerb(homeFlag: string | undefined, id: string | undefined, json: boolean): number {
+  const paths = resolveHome(homeFlag);
+  openHome(paths, false);
+  const config = loadServers(paths);
+  const ids = id ? [id] : Object.keys(config.servers).sort();
+  if (id) serverById(config, id, paths);
+  const allowlist = loadAllowlist(paths);
+  const cache = loadDigestCache(paths);
+  let allOk = true;
+  const servers = ids.map((sid) => {
+    const s = config.servers[sid] as NonNullable<(typeof config.servers)[string]>;
+    const base = { id: sid, command: s.command, args: s.args, posture: s.posture };
+    try {
+      const plan = planLaunch({ serverId: sid, command: s.command, args: s.args, cwd: s.cwd, trustedPath: config.path }, cache);
+      const att = matchAllowlist(plan.artifacts, allowlist.entries);
+      allOk &&= att.allowed;
+      return {
+        ...base,
+        resolvedPath: plan.file,
+        allowed: att.allowed,
+        artifacts: att.verdicts.map((v) => ({ kind: v.artifact.kind, path: v.artifact.path, sha256: v.artifact.sha256, chain: v.artifact.chain, state: v.state, note: verdictText(v) })),
+      };
+    } catch (err) {
+      if (!(err instanceof WardenError)) throw err;
+      allOk = false;
+      return { ...base, allowed: false, error: { code: err.code, message: err.message } };
+    }
+  });
+  saveDigestCache(paths, cache);
+  if (json) {
+    printJson({ home: paths.home, servers });
+    return allOk ? 0 : 1;
+  }
+  if (servers.length === 0) line(`No servers in ${paths.servers}. Add one with: mcp-warden add <id> -- <command> [args...]`);
+  for (const s of servers) {
+    line(`${s.id}  ${s.allowed ? 'allowed' : 'REFUSED'}  (posture ${s.posture})`);
+    line(`  command   ${[s.command, ...s.args].join(' ')}`);
+    if ('error' in s && s.error) line(`  refused   ${s.error.code}: ${s.error.message}`);
+    if ('artifacts' in s && s.artifacts) {
+      line(`  runs      ${s.resolvedPath}`);
+      for (const a of s.artifacts) {
+        line(`  ${a.kind.padEnd(11)}${a.path}`);
+        line(`             sha256 ${a.sha256}  ${a.note}`);
+        if (a.chain.length > 1) line(`             via ${a.chain.join(' -> ')}`);
+      }
+    }
+  }
+  return allOk ? 0 : 1;
+}

@@ -1,0 +1,73 @@
+// The one error type a user can meet. `code` is stable (scripts and tests match it); `message` says what
+// happened, naming the file, server or tool, and what to do next. `exitCode` follows the CLI contract:
+// 1 drift or failed check · 2 usage or invalid config · 3 refused or unreachable · 4 lockfile · 5 inadmissible.
+
+export type WardenErrorCode =
+  | 'USAGE'
+  | 'HOME_INSECURE'
+  | 'FILE_INSECURE'
+  | 'FILE_UNREADABLE'
+  | 'FILE_NOT_JSON'
+  | 'FILE_INVALID'
+  | 'SERVER_UNKNOWN'
+  | 'SERVER_EXISTS'
+  | 'COMMAND_NOT_FOUND'
+  | 'COMMAND_NOT_EXECUTABLE'
+  | 'REGISTRY_LAUNCHER'
+  | 'SHEBANG_INVALID'
+  | 'INTERPRETER_NOT_FOUND'
+  | 'PACKAGE_TREE_INVALID'
+  | 'NOT_ALLOWLISTED'
+  | 'DIGEST_MISMATCH'
+  | 'DIGEST_AT_OTHER_PATH'
+  | 'EXEC_MISMATCH'
+  | 'ARTIFACT_CHANGED'
+  | 'LAUNCH_FAILED'
+  | 'AUDIT_LOCKED'
+  | 'AUDIT_CHAIN_BROKEN'
+  | 'ALLOWLIST_STALE';
+
+const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
+  USAGE: 2,
+  HOME_INSECURE: 2,
+  FILE_INSECURE: 2,
+  FILE_UNREADABLE: 2,
+  FILE_NOT_JSON: 2,
+  FILE_INVALID: 2,
+  SERVER_UNKNOWN: 2,
+  SERVER_EXISTS: 2,
+  COMMAND_NOT_FOUND: 3,
+  COMMAND_NOT_EXECUTABLE: 3,
+  REGISTRY_LAUNCHER: 3,
+  SHEBANG_INVALID: 3,
+  INTERPRETER_NOT_FOUND: 3,
+  PACKAGE_TREE_INVALID: 3,
+  NOT_ALLOWLISTED: 3,
+  DIGEST_MISMATCH: 3,
+  DIGEST_AT_OTHER_PATH: 3,
+  EXEC_MISMATCH: 3,
+  ARTIFACT_CHANGED: 3,
+  LAUNCH_FAILED: 3,
+  AUDIT_LOCKED: 3,
+  AUDIT_CHAIN_BROKEN: 1,
+  ALLOWLIST_STALE: 1,
+};
+
+export class WardenError extends Error {
+  readonly code: WardenErrorCode;
+  readonly exitCode: number;
+
+  constructor(code: WardenErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'WardenError';
+    this.code = code;
+    this.exitCode = EXIT_BY_CODE[code];
+  }
+}
+
+/** The errno code of a Node system error, or undefined. */
+export function errnoOf(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string'
+    ? err.code
+    : undefined;
+}

@@ -1,0 +1,53 @@
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import fs from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { WardenError } from '../error.js';
+import { sameInode, sameKey, statKey, type StatKey } from '../attest/stat-key.js';
+
+export type ServerProcess = ChildProcessByStdio<Writable, Readable, Readable>;
+
+export interface SpawnSpec {
+  file: string;
+  args: string[];
+  argv0: string;
+  cwd: string | undefined;
+  env: Record<string, string>;
+}
+
+/** Starts the server in its own process group with piped stdio. Resolves once exec has happened. */
+export function spawnServer(spec: SpawnSpec): Promise<ServerProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(spec.file, spec.args, {
+      argv0: spec.argv0,
+      cwd: spec.cwd,
+      env: spec.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    // A server that closes its stdin early must not crash the warden with EPIPE.
+    child.stdin.on('error', () => {});
+    child.once('error', (err) =>
+      reject(new WardenError('LAUNCH_FAILED', `could not start ${spec.file}: ${err.message}`, { cause: err })),
+    );
+    child.once('spawn', () => resolve(child));
+  });
+}
+
+/**
+ * Checks that the inode the kernel executed is the one that was digested, unmodified: same device and inode
+ * behind /proc/PID/exe, and the same size, mtime and ctime. Throws EXEC_MISMATCH otherwise.
+ */
+export function verifyExecuted(pid: number, expected: StatKey, file: string): void {
+  let actual: StatKey;
+  try {
+    actual = statKey(fs.statSync(`/proc/${pid}/exe`, { bigint: true }));
+  } catch (err) {
+    throw new WardenError('EXEC_MISMATCH', `cannot inspect /proc/${pid}/exe to verify that ${file} is what ran: ${(err as Error).message}`);
+  }
+  if (!sameInode(actual, expected)) {
+    throw new WardenError('EXEC_MISMATCH', `the process executed inode ${actual.dev}:${actual.ino}, not the digested ${file} (inode ${expected.dev}:${expected.ino}): the file was replaced between digest and exec.`);
+  }
+  if (!sameKey(actual, expected)) {
+    throw new WardenError('EXEC_MISMATCH', `${file} was modified between digest and exec (its size, mtime or ctime changed).`);
+  }
+}

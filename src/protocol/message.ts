@@ -1,0 +1,48 @@
+import { JsonNumber, JsonReadError, readJson, type JsonValue, type ReadLimits } from './json/reader.js';
+
+// Classifying one JSON-RPC line without re-serializing it: its kind, method, and id as the exact JSON text
+// it arrived as (so an id of 9007199254740993 is answered with those digits).
+
+export type Classified =
+  | { kind: 'request'; method: string; id: string; value: Map<string, JsonValue> }
+  | { kind: 'notification'; method: string; value: Map<string, JsonValue> }
+  | { kind: 'response'; id: string; value: Map<string, JsonValue> }
+  | { kind: 'batch'; value: JsonValue[] }
+  | { kind: 'invalid'; reason: string };
+
+/** The JSON text of an id value, or undefined if it is not a valid JSON-RPC id. */
+export function idText(v: JsonValue | undefined): string | undefined {
+  if (v === null) return 'null';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (v instanceof JsonNumber) return v.lexeme;
+  return undefined;
+}
+
+/** Classifies one line (newline included or not). Never throws. */
+export function classify(line: Uint8Array, limits: ReadLimits): Classified {
+  let value: JsonValue;
+  try {
+    value = readJson(line, limits);
+  } catch (err) {
+    if (err instanceof JsonReadError) return { kind: 'invalid', reason: `${err.kind}: ${err.message}` };
+    throw err;
+  }
+  if (Array.isArray(value)) return { kind: 'batch', value };
+  if (!(value instanceof Map)) return { kind: 'invalid', reason: 'not a JSON object' };
+  const method = value.get('method');
+  const hasId = value.has('id');
+  const id = idText(value.get('id'));
+  if (hasId && id === undefined) return { kind: 'invalid', reason: 'id is not a string, number or null' };
+  if (typeof method === 'string') {
+    return hasId && id !== undefined ? { kind: 'request', method, id, value } : { kind: 'notification', method, value };
+  }
+  if (value.has('method')) return { kind: 'invalid', reason: 'method is not a string' };
+  if (hasId && id !== undefined && (value.has('result') || value.has('error'))) return { kind: 'response', id, value };
+  return { kind: 'invalid', reason: 'neither a request, a notification nor a response' };
+}
+
+/** A JSON-RPC error response for an id given as JSON text. */
+export function errorResponse(id: string, code: number, message: string, data?: unknown): Buffer {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return Buffer.from(`{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(error)}}\n`);
+}

@@ -1,0 +1,35 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { DigestCache } from '../attest/cache.js';
+import { writeJsonAtomic } from './atomic.js';
+import { loadJsonFile } from './json-file.js';
+import type { HomePaths } from './paths.js';
+
+// The cache file is a trust file (a forged entry would vouch for a file's digest): it is refused, like the
+// others, if another user can write it, and an invalid one is an error, never silently discarded.
+
+const cacheFileSchema = z.strictObject({
+  version: z.literal(1),
+  entries: z.record(z.string().regex(/^\d+:\d+$/), z.string().regex(/^\d+:\d+:\d+:[0-9a-f]{64}$/)),
+});
+
+function cacheFile(paths: HomePaths): string {
+  return path.join(paths.cacheDir, 'digests.json');
+}
+
+export function loadDigestCache(paths: HomePaths): DigestCache {
+  const loaded = loadJsonFile(cacheFile(paths), 'the digest cache', cacheFileSchema, true);
+  return new DigestCache(loaded?.entries ?? {});
+}
+
+/** Writes the cache back if anything was added; a failure to write only costs speed, so it is reported, not fatal. */
+export function saveDigestCache(paths: HomePaths, cache: DigestCache): string | undefined {
+  if (!cache.dirty) return undefined;
+  try {
+    writeJsonAtomic(cacheFile(paths), { version: 1, entries: cache.toJSON() });
+    cache.dirty = false;
+    return undefined;
+  } catch (err) {
+    return `could not write the digest cache ${cacheFile(paths)}: ${(err as Error).message}`;
+  }
+}

@@ -1,0 +1,32 @@
+import os from 'node:os';
+import path from 'node:path';
+
+/** Where the warden keeps its files, and the name of each. */
+export interface HomePaths {
+  home: string;
+  servers: string;
+  allowlist: string;
+  toolsLock: string;
+  wardenLock: string;
+  audit: string;
+  cacheDir: string;
+  runDir: string;
+}
+
+/** The home: --home, else MCP_WARDEN_HOME, else $XDG_CONFIG_HOME/mcp-warden, else ~/.config/mcp-warden. */
+export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): HomePaths {
+  const xdg = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : undefined;
+  const chosen =
+    flag ?? env.MCP_WARDEN_HOME ?? path.join(xdg ?? path.join(os.homedir(), '.config'), 'mcp-warden');
+  const home = path.resolve(chosen);
+  return {
+    home,
+    servers: path.join(home, 'servers.json'),
+    allowlist: path.join(home, 'allowlist.json'),
+    toolsLock: path.join(home, 'tools.lock'),
+    wardenLock: path.join(home, 'warden.lock'),
+    audit: path.join(home, 'audit.log'),
+    cacheDir: path.join(home, 'cache'),
+    runDir: path.join(home, 'run'),
+  };
+}
