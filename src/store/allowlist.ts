@@ -1,27 +1,27 @@
-import { z } from 'zod';
+import * as v from 'valibot';
 import { ARTIFACT_KINDS } from '../attest/plan.js';
 import { writeJsonAtomic } from './atomic.js';
 import { loadJsonFile } from './json-file.js';
 import type { HomePaths } from './paths.js';
 
 
-const entrySchema = z.strictObject({
-  path: z.string().refine((p) => p.startsWith('/'), 'expected an absolute path'),
-  kind: z.enum(ARTIFACT_KINDS),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits'),
-  addedAt: z.string().datetime({ offset: true }),
-  note: z.string().optional(),
-  trustOnFirstUse: z.boolean().optional(),
-  provenance: z.unknown().optional(),
+const entrySchema = v.strictObject({
+  path: v.pipe(v.string(), v.check((p) => p.startsWith('/'), 'expected an absolute path')),
+  kind: v.picklist(ARTIFACT_KINDS),
+  sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits')),
+  addedAt: v.pipe(v.string(), v.isoTimestamp('expected an ISO 8601 timestamp')),
+  note: v.optional(v.string()),
+  trustOnFirstUse: v.optional(v.boolean()),
+  provenance: v.optional(v.unknown()),
 });
 
-export const allowlistFileSchema = z.strictObject({
-  version: z.literal(1),
-  entries: z.array(entrySchema),
+export const allowlistFileSchema = v.strictObject({
+  version: v.literal(1),
+  entries: v.array(entrySchema),
 });
 
-export type AllowlistEntry = z.infer<typeof entrySchema>;
-export type AllowlistFile = z.infer<typeof allowlistFileSchema>;
+export type AllowlistEntry = v.InferOutput<typeof entrySchema>;
+export type AllowlistFile = v.InferOutput<typeof allowlistFileSchema>;
 
 export function loadAllowlist(paths: HomePaths): AllowlistFile {
   return loadJsonFile(paths.allowlist, 'allowlist.json', allowlistFileSchema, true) ?? { version: 1, entries: [] };

@@ -1,9 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { createRequire } from 'node:module';
+import type WriteFileAtomic from 'write-file-atomic';
+
+// Loaded on first write: most commands only read, and its import costs ~30 ms (docs/performance.md).
+const require = createRequire(import.meta.url);
+let writeFileAtomic: typeof WriteFileAtomic | undefined;
 
 /** Writes a file atomically (temp file, fsync, rename) with owner-only permissions, then syncs the directory. */
 export function writeAtomic(file: string, data: string | Buffer): void {
+  writeFileAtomic ??= require('write-file-atomic') as typeof WriteFileAtomic;
   writeFileAtomic.sync(file, data, { mode: 0o600, fsync: true });
   syncDir(path.dirname(file));
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { z } from 'zod';
+import * as v from 'valibot';
 import { DigestCache } from '../attest/cache.js';
 import { writeJsonAtomic } from './atomic.js';
 import { loadJsonFile } from './json-file.js';
@@ -8,9 +8,9 @@ import type { HomePaths } from './paths.js';
 // The cache file is a trust file (a forged entry would vouch for a file's digest): it is refused, like the
 // others, if another user can write it, and an invalid one is an error, never silently discarded.
 
-const cacheFileSchema = z.strictObject({
-  version: z.literal(1),
-  entries: z.record(z.string().regex(/^\d+:\d+$/), z.string().regex(/^\d+:\d+:\d+:[0-9a-f]{64}$/)),
+const cacheFileSchema = v.strictObject({
+  version: v.literal(1),
+  entries: v.record(v.pipe(v.string(), v.regex(/^\d+:\d+$/)), v.pipe(v.string(), v.regex(/^\d+:\d+:\d+:[0-9a-f]{64}$/))),
 });
 
 function cacheFile(paths: HomePaths): string {
@@ -18,7 +18,7 @@ function cacheFile(paths: HomePaths): string {
 }
 
 export function loadDigestCache(paths: HomePaths): DigestCache {
-  const loaded = loadJsonFile(cacheFile(paths), 'the digest cache', cacheFileSchema, true);
+  const loaded = loadJsonFile(cacheFile(paths), 'the digest cache', cacheFileSchema, true, true);
   return new DigestCache(loaded?.entries ?? {});
 }
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { z } from 'zod';
+import * as v from 'valibot';
 import { WardenError } from '../error.js';
 import { writeJsonAtomic } from './atomic.js';
 import { loadJsonFile } from './json-file.js';
@@ -9,34 +9,36 @@ export const DEFAULT_TRUSTED_PATH = '/usr/local/bin:/usr/bin:/bin';
 export const SERVER_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-const absolutePath = z.string().refine((p) => path.isAbsolute(p), 'expected an absolute path');
+const absolutePath = v.pipe(v.string(), v.check((p) => path.isAbsolute(p), 'expected an absolute path'));
+const envName = v.pipe(v.string(), v.regex(ENV_NAME_RE, 'expected an environment variable name'));
 
-const trustedPath = z
-  .string()
-  .refine(
+const trustedPath = v.pipe(
+  v.string(),
+  v.check(
     (p) => p.split(':').every((dir) => dir !== '' && path.isAbsolute(dir)),
     'every directory of the trusted path must be absolute (an empty or relative entry would search the current directory)',
-  );
+  ),
+);
 
-const serverSchema = z.strictObject({
-  command: z.string().min(1),
-  args: z.array(z.string()).default([]),
-  cwd: absolutePath.optional(),
-  env: z.record(z.string().regex(ENV_NAME_RE, 'expected an environment variable name'), z.string()).default({}),
-  passEnv: z.array(z.string().regex(ENV_NAME_RE, 'expected an environment variable name')).default([]),
-  posture: z.enum(['enforce', 'monitor']).default('enforce'),
-  canaries: z.array(z.unknown()).default([]),
+const serverSchema = v.strictObject({
+  command: v.pipe(v.string(), v.minLength(1, 'expected a command')),
+  args: v.optional(v.array(v.string()), []),
+  cwd: v.optional(absolutePath),
+  env: v.optional(v.record(envName, v.string()), {}),
+  passEnv: v.optional(v.array(envName), []),
+  posture: v.optional(v.picklist(['enforce', 'monitor']), 'enforce'),
+  canaries: v.optional(v.array(v.unknown()), []),
 });
 
-export const serversFileSchema = z.strictObject({
-  version: z.literal(1),
-  path: trustedPath.default(DEFAULT_TRUSTED_PATH),
-  alerts: z.array(z.unknown()).default([]),
-  servers: z.record(z.string().regex(SERVER_ID_RE, 'expected a server id of letters, digits, ".", "_" or "-"'), serverSchema),
+export const serversFileSchema = v.strictObject({
+  version: v.literal(1),
+  path: v.optional(trustedPath, DEFAULT_TRUSTED_PATH),
+  alerts: v.optional(v.array(v.unknown()), []),
+  servers: v.record(v.pipe(v.string(), v.regex(SERVER_ID_RE, 'expected a server id of letters, digits, ".", "_" or "-"')), serverSchema),
 });
 
-export type ServerConfig = z.infer<typeof serverSchema>;
-export type ServersFile = z.infer<typeof serversFileSchema>;
+export type ServerConfig = v.InferOutput<typeof serverSchema>;
+export type ServersFile = v.InferOutput<typeof serversFileSchema>;
 
 /** Loads servers.json; a missing file is an empty configuration. */
 export function loadServers(paths: HomePaths): ServersFile {
