@@ -45,7 +45,8 @@ function parseEnv(rest: string, file: string): Shebang {
     words = split.split(/[ \t]+/).filter(Boolean);
   } else {
     words = rest ? [rest] : [];
-    if (rest.includes(' ') || rest.includes('\t')) {
+    if (rest.startsWith('-') || /^[^ \t]*=/.test(rest)) words = rest.split(/[ \t]+/);
+    else if (rest.includes(' ') || rest.includes('\t')) {
       throw new WardenError('SHEBANG_INVALID', `${file}'s shebang passes "${rest}" to env as one word (the kernel does not split it); env would look for a program of that whole name. Use env -S or an absolute interpreter path.`);
     }
   }

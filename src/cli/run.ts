@@ -136,18 +136,16 @@ export async function runVerb(homeFlag: string | undefined, id: string): Promise
   const first = await Promise.race([relay.ended, exitPromise.then(() => 'exit' as const), signalPromise]);
 
   let cause: 'client_eof' | 'server_exit' | 'signal' | 'protocol_error' | 'verification_failed';
-  let skipGrace = false;
-  if (first === 'signal') {
-    cause = 'signal';
+  if (first === 'signal') cause = 'signal';
+  else if (first === 'exit' || first.cause === 'server_eof') cause = 'server_exit';
+  else cause = first.cause;
+  // Grace: after stdin closes, the server may finish on its own; once it has exited, whatever it left in its
+  // group gets SIGTERM at once. A session closed by the warden gets no grace.
+  if (cause === 'client_eof' || cause === 'signal' || (first !== 'exit' && cause === 'server_exit')) {
     child.stdin.end();
-  } else if (first === 'exit' || first.cause === 'server_eof') {
-    cause = 'server_exit';
-    skipGrace = first === 'exit';
-  } else {
-    cause = first.cause;
-    skipGrace = first.cause !== 'client_eof';
+    await Promise.race([exitPromise, new Promise((r) => setTimeout(r, DEFAULT_STOP.graceMs))]);
   }
-  const stop = await stopGroup(pid, DEFAULT_STOP, skipGrace);
+  const stop = await stopGroup(pid, DEFAULT_STOP);
   const exit = await Promise.race([exitPromise, new Promise<{ code: null; signal: null }>((r) => setTimeout(() => r({ code: null, signal: null }), 1000))]);
   removeRunRecord(paths.runDir, pid);
   if (!stop.gone) say(`members of process group ${pid} survived SIGKILL; check 'ps -g ${pid}'.`);

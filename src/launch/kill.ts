@@ -4,7 +4,7 @@ import { groupMembers } from './proc.js';
 // process.kill(-pgid, 0) still succeeds while a zombie remains, so "gone" is decided by scanning /proc.
 
 export interface StopTimings {
-  /** How long to wait after closing stdin before SIGTERM. */
+  /** How long the server may take to exit after its stdin closes, before its group gets SIGTERM. */
   graceMs: number;
   /** How long to wait after SIGTERM before SIGKILL. */
   termMs: number;
@@ -41,10 +41,9 @@ export interface StopResult {
   gone: boolean;
 }
 
-/** Waits for the group to exit on its own, then SIGTERMs it, then SIGKILLs it. */
-export async function stopGroup(pgid: number, t: StopTimings, skipGrace = false): Promise<StopResult> {
+/** SIGTERMs the group, then SIGKILLs what is left; 'exited' when nothing was left to signal. */
+export async function stopGroup(pgid: number, t: StopTimings): Promise<StopResult> {
   if (groupMembers(pgid).length === 0) return { by: 'exited', gone: true };
-  if (!skipGrace && (await waitGroupGone(pgid, t.graceMs))) return { by: 'exited', gone: true };
   signalGroup(pgid, 'SIGTERM');
   if (await waitGroupGone(pgid, t.termMs)) return { by: 'sigterm', gone: true };
   signalGroup(pgid, 'SIGKILL');

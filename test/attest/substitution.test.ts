@@ -1,0 +1,189 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { INITIALIZE, NODE, RawSession, SERVERS, addServer, alive, auditEvents, cli, connectClient, tempDir } from '../helpers/warden.js';
+
+// The substitutions a supply-chain attacker (or a careless installer) makes between review and launch. Each
+// must be refused before a byte of the substitute reaches the client.
+
+let dir: string;
+let home: string;
+
+beforeEach(() => {
+  dir = tempDir();
+  home = path.join(dir, 'home');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** A private copy of the fixture servers (with their package.json), so tests can change it. */
+function copyFixtures(to: string): string {
+  fs.cpSync(SERVERS, to, { recursive: true });
+  return to;
+}
+
+function writeServersJson(trustedPath: string): void {
+  fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify({ version: 1, path: trustedPath, servers: {} }), { mode: 0o600 });
+}
+
+function shim(at: string, marker: string): void {
+  fs.mkdirSync(path.dirname(at), { recursive: true });
+  fs.writeFileSync(at, `#!/bin/sh\necho shim-ran > ${marker}\nexec /usr/bin/node "$@"\n`, { mode: 0o755 });
+}
+
+async function refusedInitialize(id: string, env?: NodeJS.ProcessEnv): Promise<{ error: { message: string; data: { code: string } }; code: number | null; session: RawSession }> {
+  const s = new RawSession(home, id, env);
+  s.send(INITIALIZE + '\n');
+  const answer = await s.message(1);
+  const { code } = await s.exited;
+  return { error: answer.error as { message: string; data: { code: string } }, code, session: s };
+}
+
+describe('resolution through the trusted PATH', () => {
+  it('ignores a shim earlier in the inherited PATH', async () => {
+    const marker = path.join(dir, 'marker');
+    shim(path.join(dir, 'evil/node'), marker);
+    const fixtures = copyFixtures(path.join(dir, 'servers'));
+    addServer(home, 'basic', ['node', path.join(fixtures, 'basic.mjs')]);
+    const s = new RawSession(home, 'basic', { ...process.env, PATH: `${dir}/evil:${process.env.PATH}` });
+    s.send(INITIALIZE + '\n');
+    expect((await s.message(1)).result).toBeDefined();
+    s.close();
+    expect((await s.exited).code).toBe(0);
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(auditEvents(home).find((e) => e.event === 'launch')?.resolvedPath).toBe('/usr/bin/node');
+  });
+
+  it('refuses a shim that appears earlier in the trusted PATH after enrollment', async () => {
+    const marker = path.join(dir, 'marker');
+    writeServersJson(`${dir}/local/bin:/usr/bin:/bin`);
+    const fixtures = copyFixtures(path.join(dir, 'servers'));
+    addServer(home, 'basic', ['node', path.join(fixtures, 'basic.mjs')]);
+    shim(path.join(dir, 'local/bin/node'), marker);
+    const r = await refusedInitialize('basic');
+    expect(r.code).toBe(3);
+    expect(r.error.data.code).toBe('NOT_ALLOWLISTED');
+    expect(r.error.message).toMatch(/mcp-warden refused to launch server 'basic': .* is not in the allowlist.*Run 'mcp-warden status basic'/);
+    expect(fs.existsSync(marker)).toBe(false);
+    const status = cli(home, ['status', 'basic', '--json']);
+    expect(status.code).toBe(1);
+    const paths = (JSON.parse(status.stdout) as { servers: { artifacts: { path: string; state: string }[] }[] }).servers[0]?.artifacts.map((a) => [a.path, a.state]);
+    expect(paths).toContainEqual([path.join(dir, 'local/bin/node'), 'not_allowlisted']);
+  });
+
+  it('launches a #!/usr/bin/env node script with the trusted node, not a shadowing one', async () => {
+    const marker = path.join(dir, 'marker');
+    shim(path.join(dir, 'evil/node'), marker);
+    const fixtures = copyFixtures(path.join(dir, 'servers'));
+    const script = path.join(fixtures, 'basic.mjs');
+    fs.writeFileSync(script, '#!/usr/bin/env node\n' + fs.readFileSync(script, 'utf8'));
+    fs.chmodSync(script, 0o755);
+    addServer(home, 'script', [script]);
+    const s = new RawSession(home, 'script', { ...process.env, PATH: `${dir}/evil:${process.env.PATH}` });
+    s.send(INITIALIZE + '\n');
+    expect((await s.message(1)).result).toBeDefined();
+    s.close();
+    await s.exited;
+    expect(fs.existsSync(marker)).toBe(false);
+    const launch = auditEvents(home).find((e) => e.event === 'launch');
+    expect(launch?.resolvedPath).toBe('/usr/bin/node');
+    expect((launch?.artifacts as { kind: string }[]).map((a) => a.kind)).toEqual(['executable', 'script', 'package']);
+  });
+});
+
+describe('substitution after enrollment', () => {
+  it('refuses a symlink re-pointed to another script, and a copy of the reviewed script at another path', async () => {
+    const a = copyFixtures(path.join(dir, 'a'));
+    const b = copyFixtures(path.join(dir, 'b'));
+    fs.appendFileSync(path.join(b, 'basic.mjs'), '\n// changed\n');
+    const link = path.join(dir, 'bin/server.mjs');
+    fs.mkdirSync(path.dirname(link));
+    fs.symlinkSync(path.join(a, 'basic.mjs'), link);
+    addServer(home, 'linked', [NODE, link]);
+    const enrolled = cli(home, ['status', 'linked']);
+    expect(enrolled.stdout).toContain(`via ${link} -> ${path.join(a, 'basic.mjs')}`);
+
+    fs.rmSync(link);
+    fs.symlinkSync(path.join(b, 'basic.mjs'), link);
+    const changed = await refusedInitialize('linked');
+    expect(changed.code).toBe(3);
+    expect(changed.error.data.code).toBe('NOT_ALLOWLISTED');
+    expect(changed.error.message).toContain(path.join(b, 'basic.mjs'));
+
+    const c = copyFixtures(path.join(dir, 'c'));
+    fs.rmSync(link);
+    fs.symlinkSync(path.join(c, 'basic.mjs'), link);
+    const moved = await refusedInitialize('linked');
+    expect(moved.error.data.code).toBe('DIGEST_AT_OTHER_PATH');
+    expect(moved.error.message).toContain(`has the digest allowlisted for ${path.join(a, 'basic.mjs')}`);
+  });
+
+  it('refuses a package tree in which one dependency file changed', async () => {
+    const fixtures = copyFixtures(path.join(dir, 'servers'));
+    addServer(home, 'basic', [NODE, path.join(fixtures, 'basic.mjs')]);
+    fs.appendFileSync(path.join(fixtures, 'lib/rpc.mjs'), '\n// one more line\n');
+    const r = await refusedInitialize('basic');
+    expect(r.error.data.code).toBe('DIGEST_MISMATCH');
+    expect(r.error.message).toMatch(new RegExp(`package ${fixtures} changed: expected sha256 [0-9a-f]{64}, got [0-9a-f]{64}`));
+  });
+
+  it('refuses a registry launcher at run time with the way to pin it', async () => {
+    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify({ version: 1, servers: { fs: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] } } }), { mode: 0o600 });
+    const r = await refusedInitialize('fs');
+    expect(r.code).toBe(3);
+    expect(r.error.data.code).toBe('REGISTRY_LAUNCHER');
+    expect(r.error.message).toContain('Install a pinned copy');
+  });
+
+  it('tells an SDK client why the launch was refused', async () => {
+    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify({ version: 1, servers: { basic: { command: NODE, args: [path.join(SERVERS, 'basic.mjs')] } } }), { mode: 0o600 });
+    await expect(connectClient(home, 'basic')).rejects.toThrow(/mcp-warden refused to launch server 'basic': executable \/usr\/bin\/node .* is not in the allowlist/);
+  });
+});
+
+describe('the inode actually executed', () => {
+  // The warden holds between digest and exec on a FIFO (a test seam), so the swap lands exactly there.
+  async function swapBeforeExec(swap: (binary: string) => void): Promise<{ error: { message: string; data: { code: string } }; code: number | null; stdout: string }> {
+    const binary = path.join(dir, 'bin/node');
+    fs.mkdirSync(path.dirname(binary));
+    fs.copyFileSync(NODE, binary);
+    fs.chmodSync(binary, 0o755);
+    addServer(home, 'elf', [binary, path.join(SERVERS, 'basic.mjs')]);
+    const fifo = path.join(dir, 'hold');
+    execFileSync('mkfifo', [fifo]);
+    const s = new RawSession(home, 'elf', { ...process.env, MCP_WARDEN_TEST_HOLD_BEFORE_SPAWN: fifo });
+    s.send(INITIALIZE + '\n');
+    const writer = fs.openSync(fifo, 'w'); // returns once the warden is waiting at the hold
+    swap(binary);
+    fs.writeSync(writer, 'go');
+    fs.closeSync(writer);
+    const answer = await s.message(1);
+    const { code } = await s.exited;
+    return { error: answer.error as { message: string; data: { code: string } }, code, stdout: s.stdoutBytes.toString() };
+  }
+
+  it('kills the server when the binary was replaced between digest and exec', async () => {
+    const r = await swapBeforeExec((binary) => {
+      const other = `${binary}.new`;
+      fs.copyFileSync('/usr/bin/yes', other); // prints its arguments forever, if anything relayed it
+      fs.renameSync(other, binary);
+    });
+    expect(r.code).toBe(3);
+    expect(r.error.data.code).toBe('EXEC_MISMATCH');
+    expect(r.error.message).toContain('the file was replaced between digest and exec');
+    expect(r.stdout).not.toContain('basic.mjs');
+    const launch = auditEvents(home).filter((e) => e.event === 'launch').pop();
+    expect(launch).toMatchObject({ decision: 'refuse', code: 'EXEC_MISMATCH' });
+    expect(alive(launch?.pid as number)).toBe(false);
+  });
+
+  it('kills the server when the binary was modified in place between digest and exec', async () => {
+    const r = await swapBeforeExec((binary) => fs.appendFileSync(binary, Buffer.from([0])));
+    expect(r.error.data.code).toBe('EXEC_MISMATCH');
+    expect(r.error.message).toContain('was modified between digest and exec');
+  });
+});
+

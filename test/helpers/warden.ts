@@ -1,0 +1,157 @@
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+// Drives the built CLI as a user or an MCP client would: real processes, nothing mocked.
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const WARDEN = path.join(ROOT, 'dist/cli/main.js');
+export const SERVERS = path.join(ROOT, 'test/servers');
+export const NODE = '/usr/bin/node';
+export const EVERYTHING = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+export const FILESYSTEM = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+export const MEMORY = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
+
+/** A fresh temporary directory (mode 0700), removed by the returned function. */
+export function tempDir(prefix = 'warden-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `mcp-warden --home HOME ...args` to completion. */
+export function cli(home: string, args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}): CliResult {
+  const r = spawnSync(process.execPath, [WARDEN, '--home', home, ...args], {
+    env: options.env ?? process.env,
+    input: options.input ?? '',
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Adds a server non-interactively and asserts it worked. */
+export function addServer(home: string, id: string, commandLine: string[], flags: string[] = []): CliResult {
+  const r = cli(home, ['add', id, '--yes', ...flags, '--', ...commandLine]);
+  if (r.code !== 0) throw new Error(`add ${id} failed (${r.code}): ${r.stderr}${r.stdout}`);
+  return r;
+}
+
+/** Connects the MCP SDK client to `mcp-warden run ID`. */
+export async function connectClient(home: string, id: string, env?: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [WARDEN, '--home', home, 'run', id],
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const client = new Client({ name: 'warden-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+export const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+
+/** A raw line-level client of `mcp-warden run`, for byte-exact assertions. */
+export class RawSession {
+  readonly proc: ChildProcessWithoutNullStreams;
+  readonly out: Buffer[] = [];
+  stdoutBytes = Buffer.alloc(0);
+  stderr = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private waiters: (() => void)[] = [];
+
+  constructor(home: string, id: string, env: NodeJS.ProcessEnv = process.env) {
+    this.proc = spawn(process.execPath, [WARDEN, '--home', home, 'run', id], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.proc.stdin.on('error', () => {});
+    this.proc.stdout.on('data', (d: Buffer) => {
+      this.stdoutBytes = Buffer.concat([this.stdoutBytes, d]);
+      this.notify();
+    });
+    this.proc.stderr.on('data', (d: Buffer) => {
+      this.stderr += d.toString();
+      this.notify();
+    });
+    this.exited = new Promise((resolve) => this.proc.once('exit', (code, signal) => (this.notify(), resolve({ code, signal }))));
+  }
+
+  private notify(): void {
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  send(line: string | Buffer): void {
+    this.proc.stdin.write(line);
+  }
+
+  /** Complete lines received so far (newline included). */
+  lines(): Buffer[] {
+    const out: Buffer[] = [];
+    let start = 0;
+    for (;;) {
+      const nl = this.stdoutBytes.indexOf(0x0a, start);
+      if (nl < 0) return out;
+      out.push(this.stdoutBytes.subarray(start, nl + 1));
+      start = nl + 1;
+    }
+  }
+
+  /** Waits until `pred` holds, checking on every output event; fails after `ms`. */
+  async until(pred: () => boolean, what: string, ms = 20_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!pred()) {
+      if (this.proc.exitCode !== null && !pred()) {
+        // One last look: output may have arrived with the exit.
+        if (pred()) return;
+        throw new Error(`warden exited (${this.proc.exitCode}) before: ${what}\nstderr: ${this.stderr}`);
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out waiting for: ${what}\nstderr: ${this.stderr}\nstdout: ${this.stdoutBytes.toString()}`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.waiters.push(() => (clearTimeout(t), resolve()));
+      });
+    }
+  }
+
+  /** Waits for the n-th (1-based) complete stdout line and parses it. */
+  async message(n: number): Promise<Record<string, unknown>> {
+    await this.until(() => this.lines().length >= n, `stdout line ${n}`);
+    return JSON.parse((this.lines()[n - 1] as Buffer).toString()) as Record<string, unknown>;
+  }
+
+  close(): void {
+    this.proc.stdin.end();
+  }
+}
+
+/** Audit events of a home, parsed. */
+export function auditEvents(home: string): Record<string, unknown>[] {
+  const file = path.join(home, 'audit.log');
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** True while the process exists and is not a zombie. */
+export function alive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}

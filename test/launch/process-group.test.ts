@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INITIALIZE, NODE, RawSession, SERVERS, addServer, alive, auditEvents, tempDir } from '../helpers/warden.js';
+
+let home: string;
+let pidFile: string;
+
+beforeAll(() => {
+  home = tempDir();
+  pidFile = path.join(home, 'grandchild.pid');
+  addServer(home, 'grandchild', [NODE, path.join(SERVERS, 'grandchild.mjs')], ['--env', `GRANDCHILD_PID_FILE=${pidFile}`]);
+  addServer(home, 'stubborn', [NODE, path.join(SERVERS, 'ignore-sigterm.mjs')]);
+  addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')]);
+});
+afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
+
+function lastExit(server: string): Record<string, unknown> | undefined {
+  return auditEvents(home).filter((e) => e.event === 'exit' && e.server === server).pop();
+}
+
+describe('the server process group', () => {
+  it('kills a grandchild the server left running when the client closes', async () => {
+    fs.rmSync(pidFile, { force: true });
+    const s = new RawSession(home, 'grandchild');
+    s.send(INITIALIZE + '\n');
+    await s.message(1);
+    const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));
+    expect(alive(grandchild)).toBe(true);
+    s.close();
+    expect((await s.exited).code).toBe(0);
+    expect(alive(grandchild)).toBe(false);
+    expect(lastExit('grandchild')).toMatchObject({ cause: 'client_eof', groupGone: true });
+  });
+
+  it('SIGKILLs a server that ignores SIGTERM and stays after stdin closes', async () => {
+    const s = new RawSession(home, 'stubborn');
+    s.send(INITIALIZE + '\n');
+    await s.message(1);
+    const pid = auditEvents(home).filter((e) => e.event === 'launch' && e.server === 'stubborn').pop()?.pid as number;
+    s.close();
+    expect((await s.exited).code).toBe(0);
+    expect(alive(pid)).toBe(false);
+    expect(lastExit('stubborn')).toMatchObject({ stoppedBy: 'sigkill', groupGone: true });
+    expect(s.stderr).toContain('ignoring SIGTERM');
+  });
+
+  it('stops the group when the warden itself gets SIGTERM', async () => {
+    const s = new RawSession(home, 'basic');
+    s.send(INITIALIZE + '\n');
+    await s.message(1);
+    const pid = auditEvents(home).filter((e) => e.event === 'launch' && e.server === 'basic').pop()?.pid as number;
+    s.proc.kill('SIGTERM');
+    expect((await s.exited).code).toBe(0);
+    expect(alive(pid)).toBe(false);
+    expect(lastExit('basic')).toMatchObject({ cause: 'signal', signal: 'SIGTERM', groupGone: true });
+  });
+
+  it('sweeps the group of a warden that was SIGKILLed, on the next run', async () => {
+    fs.rmSync(pidFile, { force: true });
+    const s = new RawSession(home, 'grandchild');
+    s.send(INITIALIZE + '\n');
+    await s.message(1);
+    const pid = auditEvents(home).filter((e) => e.event === 'launch' && e.server === 'grandchild').pop()?.pid as number;
+    const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));
+    s.proc.kill('SIGKILL');
+    await s.exited;
+    expect(alive(pid) || alive(grandchild)).toBe(true); // detached: it outlived its supervisor
+    expect(fs.existsSync(path.join(home, 'run', `${pid}.json`))).toBe(true);
+
+    const next = new RawSession(home, 'basic');
+    next.send(INITIALIZE + '\n');
+    await next.message(1);
+    next.close();
+    await next.exited;
+    expect(alive(pid)).toBe(false);
+    expect(alive(grandchild)).toBe(false);
+    expect(next.stderr).toContain(`killed process group ${pid} of server 'grandchild'`);
+    const orphan = auditEvents(home).find((e) => e.event === 'orphan_killed' && e.pgid === pid);
+    expect(orphan).toMatchObject({ server: 'grandchild', gone: true });
+    expect(orphan?.pids).toEqual(expect.arrayContaining([grandchild]));
+    expect(fs.existsSync(path.join(home, 'run', `${pid}.json`))).toBe(false);
+  });
+});

@@ -1,0 +1,19 @@
+// A well-behaved server with two tools: echo, and env, which reports whether a named variable reached it.
+// It announces itself on stderr, as real servers do.
+import { initializeResult, serve, textResult } from './lib/rpc.mjs';
+
+process.stderr.write('basic: ready\n');
+serve({
+  initialize: (p) => initializeResult(p, 'basic'),
+  'tools/list': () => ({
+    tools: [
+      { name: 'echo', description: 'Echoes its input', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } },
+      { name: 'env', description: 'Reports an environment variable', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+    ],
+  }),
+  'tools/call': (p) => {
+    if (p.name === 'echo') return textResult(`Echo: ${p.arguments?.message ?? ''}`);
+    if (p.name === 'env') return textResult(JSON.stringify({ [p.arguments.name]: process.env[p.arguments.name] ?? null, names: Object.keys(process.env).sort() }));
+    return { isError: true, content: [{ type: 'text', text: `Unknown tool: ${p.name}` }] };
+  },
+});

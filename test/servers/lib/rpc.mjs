@@ -1,0 +1,46 @@
+// A minimal newline-delimited JSON-RPC server loop for fixtures. Handlers get (params, message) and return a
+// result; `raw` handlers return the exact line to write. Unknown methods get -32601.
+
+export function write(obj) {
+  process.stdout.write(JSON.stringify(obj) + '\n');
+}
+
+export function initializeResult(params, name = 'fixture') {
+  return {
+    protocolVersion: params?.protocolVersion ?? '2025-06-18',
+    capabilities: { tools: {} },
+    serverInfo: { name, version: '1.0.0' },
+  };
+}
+
+export function textResult(text) {
+  return { content: [{ type: 'text', text }] };
+}
+
+export function serve(handlers, options = {}) {
+  let buf = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (chunk) => {
+    buf += chunk;
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      options.onLine?.(line);
+      let msg;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (msg.method === undefined || msg.id === undefined) continue;
+      const handler = handlers[msg.method] ?? (msg.method === 'initialize' ? (p) => initializeResult(p) : undefined);
+      if (!handler) {
+        write({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `Method not found: ${msg.method}` } });
+        continue;
+      }
+      Promise.resolve(handler(msg.params, msg)).then((result) => write({ jsonrpc: '2.0', id: msg.id, result }));
+    }
+  });
+  if (!options.keepAliveAfterStdin) process.stdin.on('end', () => process.exit(0));
+}
