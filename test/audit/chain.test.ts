@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INITIALIZE, NODE, RawSession, SERVERS, addServer, auditEvents, cli, tempDir } from '../helpers/warden.js';
+
+let home: string;
+
+beforeAll(() => {
+  home = tempDir();
+  addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')]);
+});
+afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
+
+describe('the hash-chained audit log', () => {
+  it('stays a verifiable chain with twenty runs writing at once', async () => {
+    const sessions = Array.from({ length: 20 }, () => new RawSession(home, 'basic'));
+    for (const s of sessions) s.send(INITIALIZE + '\n');
+    await Promise.all(sessions.map((s) => s.message(1)));
+    for (const s of sessions) s.close();
+    const exits = await Promise.all(sessions.map((s) => s.exited));
+    expect(exits.every((e) => e.code === 0)).toBe(true);
+    const events = auditEvents(home);
+    expect(events.filter((e) => e.event === 'launch' && e.decision === 'allow')).toHaveLength(20);
+    expect(events.filter((e) => e.event === 'exit')).toHaveLength(20);
+    const r = cli(home, ['audit', 'verify']);
+    expect(r.stdout).toMatch(/chain intact/);
+    expect(r.code).toBe(0);
+  }, 120_000);
+
+  it('records the launch with its path, symlink chain, digests, argv and pid', () => {
+    const launch = auditEvents(home).find((e) => e.event === 'launch');
+    expect(launch).toMatchObject({ server: 'basic', decision: 'allow', resolvedPath: '/usr/bin/node', chain: ['/usr/bin/node'] });
+    expect(launch?.argv).toEqual([NODE, path.join(SERVERS, 'basic.mjs')]);
+    expect(launch?.pgid).toBe(launch?.pid);
+    const artifacts = launch?.artifacts as { kind: string; sha256: string }[];
+    expect(artifacts.map((a) => a.kind)).toEqual(['executable', 'script', 'package']);
+    for (const a of artifacts) expect(a.sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('names the first line that was altered', () => {
+    const file = path.join(home, 'audit.log');
+    const copy = path.join(home, 'audit.copy');
+    fs.copyFileSync(file, copy);
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    lines[4] = (lines[4] as string).replace('"decision":"allow"', '"decision":"refuse"');
+    fs.writeFileSync(file, lines.join('\n'));
+    const r = cli(home, ['audit', 'verify']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/chain broken at line 6: expected prev [0-9a-f]{64} \(sha256 of line 5\)/);
+    fs.copyFileSync(copy, file);
+  });
+
+  it('names a deleted line', () => {
+    const file = path.join(home, 'audit.log');
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    lines.splice(2, 1);
+    fs.writeFileSync(file, lines.join('\n'));
+    const r = cli(home, ['audit', 'verify', '--json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, badLine: 3 });
+  });
+});
