@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { WardenError } from '../error.js';
 import { DigestCache } from './cache.js';
-import { digestFile, readHead } from './digest.js';
+import { digestFileAsync, readHead } from './digest.js';
 import type { ArtifactKind } from './plan.js';
 import { digestPackageTree } from './tree.js';
 
 /** Digests a path the way the allowlist binds it: a directory with package.json is a package tree, an ELF file an executable, any other file a script. */
-export function digestForAllowlist(target: string, cache: DigestCache = new DigestCache()): { path: string; kind: ArtifactKind; sha256: string } {
+export async function digestForAllowlist(target: string, cache: DigestCache = new DigestCache()): Promise<{ path: string; kind: ArtifactKind; sha256: string }> {
   let real: string;
   try {
     real = fs.realpathSync(path.resolve(target));
@@ -22,5 +22,5 @@ export function digestForAllowlist(target: string, cache: DigestCache = new Dige
     return { path: real, kind: 'package', sha256: digestPackageTree(real, cache).sha256 };
   }
   const elf = readHead(real, 4).equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
-  return { path: real, kind: elf ? 'executable' : 'script', sha256: digestFile(real, cache).sha256 };
+  return { path: real, kind: elf ? 'executable' : 'script', sha256: (await digestFileAsync(real, cache)).sha256 };
 }

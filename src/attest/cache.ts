@@ -5,6 +5,7 @@ import type { StatKey } from './stat-key.js';
 // the same inode replaces the older. Persisted by store/digest-cache-file.ts.
 
 const MAX_ENTRIES = 200_000;
+const HEX64 = /^[0-9a-f]{64}$/;
 
 export type CacheEntries = Record<string, string>;
 
@@ -29,7 +30,7 @@ export class DigestCache {
   get(k: StatKey): string | undefined {
     const v = this.entries.get(inodeOf(k));
     const prefix = `${k.size}:${k.mtimeNs}:${k.ctimeNs}:`;
-    if (v !== undefined && v.startsWith(prefix) && v.length === prefix.length + 64) {
+    if (v !== undefined && v.startsWith(prefix) && v.length === prefix.length + 64 && HEX64.test(v.slice(prefix.length))) {
       this.hits++;
       return v.slice(prefix.length);
     }

@@ -76,3 +76,55 @@ export function readHead(file: string, max: number): Buffer {
     fs.closeSync(fd);
   }
 }
+
+const LARGE = 4 * 1024 * 1024;
+const LARGE_CHUNK = 4 * 1024 * 1024;
+
+/**
+ * Like digestFile, but a large file is read with two buffers in flight: the thread pool reads the next chunk
+ * while this thread hashes the current one (1.1–1.4 GB/s here, against 0.75 GB/s for sequential reads and
+ * ~1.0 GB/s for `openssl dgst`; docs/adr/0002-digest-implementation.md).
+ */
+export async function digestFileAsync(file: string, cache?: DigestCache): Promise<FileDigest> {
+  let st: BigIntStats | undefined;
+  try {
+    st = fs.lstatSync(file, { bigint: true });
+  } catch {
+    st = undefined;
+  }
+  if (!st?.isFile() || st.size < BigInt(LARGE)) return digestFile(file, cache);
+  const warm = cache?.get(statKey(st));
+  if (warm) return { sha256: warm, key: statKey(st), executable: (st.mode & 0o100n) !== 0n };
+  let fh: fs.promises.FileHandle;
+  try {
+    fh = await fs.promises.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch (err) {
+    throw new WardenError('COMMAND_NOT_FOUND', `cannot open ${file} to digest it: ${(err as Error).message}`);
+  }
+  try {
+    const before = await fh.stat({ bigint: true });
+    if (!before.isFile()) throw new WardenError('COMMAND_NOT_EXECUTABLE', `${file} is not a regular file; only regular files can be attested.`);
+    const key = statKey(before);
+    const hash = createHash('sha256');
+    const bufs = [Buffer.allocUnsafe(LARGE_CHUNK), Buffer.allocUnsafe(LARGE_CHUNK)];
+    let i = 0;
+    let reading = fh.read(bufs[0] as Buffer, 0, LARGE_CHUNK, null);
+    for (;;) {
+      const { bytesRead } = await reading;
+      if (bytesRead === 0) break;
+      const current = bufs[i] as Buffer;
+      i ^= 1;
+      reading = fh.read(bufs[i] as Buffer, 0, LARGE_CHUNK, null);
+      hash.update(bytesRead === LARGE_CHUNK ? current : current.subarray(0, bytesRead));
+    }
+    const after = statKey(await fh.stat({ bigint: true }));
+    if (!sameKey(key, after)) {
+      throw new WardenError('ARTIFACT_CHANGED', `${file} changed while it was being digested; try again, and find out what is writing to it.`);
+    }
+    const sha256 = hash.digest('hex');
+    cache?.set(key, sha256);
+    return { sha256, key, executable: (before.mode & 0o100n) !== 0n };
+  } finally {
+    await fh.close();
+  }
+}

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { WardenError } from '../error.js';
 import type { DigestCache } from './cache.js';
-import { digestFile, readHead } from './digest.js';
+import { digestFileAsync, readHead } from './digest.js';
 import { refuseRegistryLaunchers } from './launchers.js';
 import { findCommand, resolveFileArg, type ResolvedFile } from './resolve.js';
 import { parseShebang } from './shebang.js';
@@ -54,8 +54,8 @@ const NODE_NAMES = new Set(['node', 'nodejs']);
 const NODE_CODE_OPTIONS = new Set(['-e', '--eval', '-p', '--print', '-r', '--require', '--import', '--loader', '--experimental-loader', '-i', '--interactive']);
 const ELF_MAGIC = Buffer.from([0x7f, 0x45, 0x4c, 0x46]);
 
-function fileArtifact(kind: ArtifactKind, resolved: ResolvedFile, cache: DigestCache | undefined): Artifact {
-  const d = digestFile(resolved.realpath, cache);
+async function fileArtifact(kind: ArtifactKind, resolved: ResolvedFile, cache: DigestCache | undefined): Promise<Artifact> {
+  const d = await digestFileAsync(resolved.realpath, cache);
   return { kind, path: resolved.realpath, sha256: d.sha256, chain: resolved.chain, key: d.key };
 }
 
@@ -81,18 +81,18 @@ function nodeScriptIndex(spec: CommandSpec): number {
 }
 
 /** Resolves and digests a server's command line into a launch plan. Throws WardenError on refusal. */
-export function planLaunch(spec: CommandSpec, cache?: DigestCache): LaunchPlan {
+export async function planLaunch(spec: CommandSpec, cache?: DigestCache): Promise<LaunchPlan> {
   refuseRegistryLaunchers(spec.serverId, spec.command, spec.args);
   const exe = findCommand(spec.command, spec.trustedPath, spec.cwd, `the command of server '${spec.serverId}'`);
   const head = readHead(exe.realpath, 256);
 
   if (head.subarray(0, 4).equals(ELF_MAGIC)) {
-    const artifacts = [fileArtifact('executable', exe, cache)];
+    const artifacts = [await fileArtifact('executable', exe, cache)];
     if (NODE_NAMES.has(path.basename(exe.realpath))) {
       const at = nodeScriptIndex(spec);
       if (at >= 0) {
         const script = resolveFileArg(spec.args[at] as string, spec.cwd, `the script of server '${spec.serverId}'`);
-        artifacts.push(fileArtifact('script', script, cache));
+        artifacts.push(await fileArtifact('script', script, cache));
         const tree = treeArtifact(script.realpath, cache);
         if (tree) artifacts.push(tree);
         const args = [...spec.args];
@@ -112,7 +112,7 @@ export function planLaunch(spec: CommandSpec, cache?: DigestCache): LaunchPlan {
   if (!interpHead.equals(ELF_MAGIC)) {
     throw new WardenError('INTERPRETER_NOT_FOUND', `the interpreter ${interp.realpath} of ${exe.realpath} is not an ELF binary; a script interpreting a script is not supported.`);
   }
-  const artifacts = [fileArtifact('executable', interp, cache), fileArtifact('script', exe, cache)];
+  const artifacts = [await fileArtifact('executable', interp, cache), await fileArtifact('script', exe, cache)];
   if (NODE_NAMES.has(path.basename(interp.realpath))) {
     const tree = treeArtifact(exe.realpath, cache);
     if (tree) artifacts.push(tree);

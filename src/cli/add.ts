@@ -58,7 +58,7 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   }
   const { env, passEnv } = envOptions(opts.env);
   const cache = loadDigestCache(paths);
-  const plan = planLaunch({ serverId: id, command, args, cwd: opts.cwd, trustedPath: config.path }, cache);
+  const plan = await planLaunch({ serverId: id, command, args, cwd: opts.cwd, trustedPath: config.path }, cache);
   saveDigestCache(paths, cache);
 
   line(`Server '${id}' runs ${plan.file} ${plan.args.join(' ')}`);

@@ -2,7 +2,7 @@ import { DigestCache } from '../attest/cache.js';
 import { digestForAllowlist } from '../attest/allowlist-digest.js';
 import { appendAudit } from '../audit/log.js';
 import { WardenError } from '../error.js';
-import { loadAllowlist, saveAllowlist, upsertEntry } from '../store/allowlist.js';
+import { loadAllowlist, saveAllowlist, upsertEntry, type AllowlistEntry } from '../store/allowlist.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
 import { line, printJson, printTable, shortSha } from './output.js';
@@ -21,7 +21,7 @@ export async function allowlistAdd(homeFlag: string | undefined, target: string,
   const paths = resolveHome(homeFlag);
   openHome(paths, true);
   const allowlist = loadAllowlist(paths);
-  const d = digestForAllowlist(target);
+  const d = await digestForAllowlist(target);
   const old = upsertEntry(allowlist, { ...d, addedAt: new Date().toISOString(), note: note ?? 'added by mcp-warden allowlist add' });
   if (old?.sha256 === d.sha256) {
     upsertEntry(allowlist, old);
@@ -52,19 +52,21 @@ export async function allowlistRemove(homeFlag: string | undefined, target: stri
 }
 
 /** Re-digests every entry; exit 1 if any changed or vanished. */
-export function allowlistVerify(homeFlag: string | undefined, json: boolean): number {
+export async function allowlistVerify(homeFlag: string | undefined, json: boolean): Promise<number> {
   const paths = resolveHome(homeFlag);
   openHome(paths, false);
   const cache = new DigestCache();
-  const results = loadAllowlist(paths).entries.map((e) => {
+  const results = [];
+  for (const e of loadAllowlist(paths).entries) results.push(await verifyEntry(e));
+  async function verifyEntry(e: AllowlistEntry) {
     try {
-      const d = digestForAllowlist(e.path, cache);
+      const d = await digestForAllowlist(e.path, cache);
       if (d.path !== e.path) return { ...e, state: 'moved' as const, actual: d.path };
       return d.sha256 === e.sha256 ? { ...e, state: 'ok' as const } : { ...e, state: 'changed' as const, actual: d.sha256 };
     } catch (err) {
       return { ...e, state: 'missing' as const, actual: (err as Error).message };
     }
-  });
+  }
   const bad = results.filter((r) => r.state !== 'ok');
   if (json) printJson({ ok: bad.length === 0, entries: results });
   else {

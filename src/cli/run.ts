@@ -46,11 +46,11 @@ function holdBeforeSpawn(): void {
   fs.closeSync(fd);
 }
 
-function attest(paths: HomePaths, id: string): { plan: LaunchPlan; env: Record<string, string>; server: ReturnType<typeof serverById> } {
+async function attest(paths: HomePaths, id: string): Promise<{ plan: LaunchPlan; env: Record<string, string>; server: ReturnType<typeof serverById> }> {
   const config = loadServers(paths);
   const server = serverById(config, id, paths);
   const cache = loadDigestCache(paths);
-  const plan = planLaunch({ serverId: id, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path }, cache);
+  const plan = await planLaunch({ serverId: id, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path }, cache);
   const cacheProblem = saveDigestCache(paths, cache);
   if (cacheProblem) say(cacheProblem);
   const verdict = matchAllowlist(plan.artifacts, loadAllowlist(paths).entries);
@@ -62,12 +62,12 @@ function attest(paths: HomePaths, id: string): { plan: LaunchPlan; env: Record<s
 
 export async function runVerb(homeFlag: string | undefined, id: string): Promise<number> {
   let paths: HomePaths | undefined;
-  let attested: ReturnType<typeof attest>;
+  let attested: Awaited<ReturnType<typeof attest>>;
   try {
     paths = resolveHome(homeFlag);
     openHome(paths, true);
     await sweepAndAudit(paths, say);
-    attested = attest(paths, id);
+    attested = await attest(paths, id);
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     const plan = (err as WardenError & { plan?: LaunchPlan }).plan;

@@ -22,7 +22,7 @@ function verdictText(v: ArtifactVerdict): string {
 }
 
 /** The trust view: per server its command, what it resolves to, digests, and whether each is allowlisted. */
-export function statusVerb(homeFlag: string | undefined, id: string | undefined, json: boolean): number {
+export async function statusVerb(homeFlag: string | undefined, id: string | undefined, json: boolean): Promise<number> {
   const paths = resolveHome(homeFlag);
   openHome(paths, false);
   const config = loadServers(paths);
@@ -31,11 +31,13 @@ export function statusVerb(homeFlag: string | undefined, id: string | undefined,
   const allowlist = loadAllowlist(paths);
   const cache = loadDigestCache(paths);
   let allOk = true;
-  const servers = ids.map((sid) => {
+  const servers = [];
+  for (const sid of ids) servers.push(await describeServer(sid));
+  async function describeServer(sid: string) {
     const s = config.servers[sid] as NonNullable<(typeof config.servers)[string]>;
     const base = { id: sid, command: s.command, args: s.args, posture: s.posture };
     try {
-      const plan = planLaunch({ serverId: sid, command: s.command, args: s.args, cwd: s.cwd, trustedPath: config.path }, cache);
+      const plan = await planLaunch({ serverId: sid, command: s.command, args: s.args, cwd: s.cwd, trustedPath: config.path }, cache);
       const att = matchAllowlist(plan.artifacts, allowlist.entries);
       allOk &&= att.allowed;
       return {
@@ -49,7 +51,7 @@ export function statusVerb(homeFlag: string | undefined, id: string | undefined,
       allOk = false;
       return { ...base, allowed: false, error: { code: err.code, message: err.message } };
     }
-  });
+  }
   saveDigestCache(paths, cache);
   if (json) {
     printJson({ home: paths.home, servers });
