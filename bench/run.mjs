@@ -55,18 +55,26 @@ function session(cmd, args) {
 
 const INIT = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } };
 
-async function roundTrips(cmd, args) {
-  const s = session(cmd, args);
-  await s.request('initialize', INIT);
-  s.notify('notifications/initialized');
-  await s.request('tools/list', {});
-  const samples = [];
-  for (let i = 0; i < ROUNDS + 200; i++) {
-    const t = process.hrtime.bigint();
-    await s.request('tools/call', { name: 'echo', arguments: { message: `round ${i}` } });
-    if (i >= 200) samples.push(Number(process.hrtime.bigint() - t) / 1e6);
+/** Round trips on three live sessions, in alternating blocks, so that drift in machine load hits all alike. */
+async function roundTrips(sides) {
+  const sessions = sides.map(([cmd, args]) => session(cmd, args));
+  for (const s of sessions) {
+    await s.request('initialize', INIT);
+    s.notify('notifications/initialized');
+    await s.request('tools/list', {});
   }
-  await s.close();
+  const samples = sessions.map(() => []);
+  const BLOCK = 100; // calls in a row on one session (a client talks to one server at a time), then the next
+  for (let done = -200; done < ROUNDS; done += BLOCK) {
+    for (let k = 0; k < sessions.length; k++) {
+      for (let i = 0; i < BLOCK; i++) {
+        const t = process.hrtime.bigint();
+        await sessions[k].request('tools/call', { name: 'echo', arguments: { message: `round ${done + i}` } });
+        if (done >= 0) samples[k].push(Number(process.hrtime.bigint() - t) / 1e6);
+      }
+    }
+  }
+  await Promise.all(sessions.map((s) => s.close()));
   return samples;
 }
 
@@ -106,7 +114,8 @@ const raw = [process.execPath, [path.join(ROOT, 'bench/raw-relay.mjs'), process.
 const warden = [process.execPath, [WARDEN, '--home', home, 'run', 'everything']];
 
 const results = { machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version }, rounds: ROUNDS, launches: LAUNCHES };
-const rt = { direct: await roundTrips(...direct), raw: await roundTrips(...raw), warden: await roundTrips(...warden) };
+const [rtDirect, rtRaw, rtWarden] = await roundTrips([direct, raw, warden]);
+const rt = { direct: rtDirect, raw: rtRaw, warden: rtWarden };
 results.roundTripMs = Object.fromEntries(Object.entries(rt).map(([k, v]) => [k, { p50: median(v), p95: quantile(v, 0.95) }]));
 await launchTimes(...warden); // warm the digest cache and the page cache
 const lt = { direct: await launchTimes(...direct), raw: await launchTimes(...raw), warden: await launchTimes(...warden) };

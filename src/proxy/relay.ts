@@ -65,7 +65,7 @@ function preview(line: Buffer): string {
 export class Relay {
   readonly stats: RelayStats = { nonJsonLines: 0, oversizeLines: 0, refusedClientLines: 0 };
   private readonly pending = new Set<string>();
-  private serverQueue: Promise<void> = Promise.resolve();
+  private serverQueue: Promise<void> | undefined;
   private firstServerLine = true;
   private closed = false;
   private stopped = false;
@@ -106,7 +106,7 @@ export class Relay {
     this.io.serverOut.on('end', () => {
       const rest = fromServer.rest();
       if (rest) this.enqueueServerLine(rest);
-      void this.serverQueue.then(() => this.finish({ cause: 'server_eof' }));
+      void (this.serverQueue ?? Promise.resolve()).then(() => this.finish({ cause: 'server_eof' }));
     });
     this.io.clientIn.on('error', () => this.finish({ cause: 'client_eof' }));
   }
@@ -124,23 +124,28 @@ export class Relay {
     this.write(this.io.serverIn, this.io.clientIn, bytes);
   }
 
+  /** Server lines are handled at once, except while the first-line check runs: then they queue, in order. */
   private enqueueServerLine(bytes: Buffer): void {
-    this.serverQueue = this.serverQueue.then(() => this.onServerLine(bytes));
+    if (this.firstServerLine && this.hooks.beforeFirstServerLine) {
+      this.firstServerLine = false;
+      const check = this.hooks.beforeFirstServerLine;
+      this.queue(() => check().catch((err: Error) => this.fail('verification_failed', err.message)));
+    }
+    this.firstServerLine = false;
+    if (this.serverQueue) this.queue(async () => this.onServerLine(bytes));
+    else this.onServerLine(bytes);
   }
 
-  private async onServerLine(bytes: Buffer): Promise<void> {
+  private queue(step: () => Promise<void>): void {
+    const q = (this.serverQueue ?? Promise.resolve()).then(step);
+    this.serverQueue = q;
+    void q.then(() => {
+      if (this.serverQueue === q) this.serverQueue = undefined;
+    });
+  }
+
+  private onServerLine(bytes: Buffer): void {
     if (this.stopped) return;
-    if (this.firstServerLine) {
-      this.firstServerLine = false;
-      if (this.hooks.beforeFirstServerLine) {
-        try {
-          await this.hooks.beforeFirstServerLine();
-        } catch (err) {
-          this.fail('verification_failed', (err as Error).message);
-          return;
-        }
-      }
-    }
     const msg = classify(bytes, this.limits.json);
     if (msg.kind === 'invalid') {
       this.stats.nonJsonLines++;

@@ -180,6 +180,27 @@ describe('the inode actually executed', () => {
     expect(alive(launch?.pid as number)).toBe(false);
   });
 
+  it('closes the session when a package file was swapped between digest and load, before relaying a byte', async () => {
+    const fixtures = copyFixtures(path.join(dir, 'servers'));
+    addServer(home, 'swapped', [NODE, path.join(fixtures, 'basic.mjs')]);
+    const fifo = path.join(dir, 'hold');
+    execFileSync('mkfifo', [fifo]);
+    const s = new RawSession(home, 'swapped', { ...process.env, MCP_WARDEN_TEST_HOLD_BEFORE_SPAWN: fifo });
+    s.send(INITIALIZE + '\n');
+    const writer = fs.openSync(fifo, 'w');
+    const rpc = path.join(fixtures, 'lib/rpc.mjs');
+    const original = fs.readFileSync(rpc);
+    fs.writeFileSync(rpc, original.toString().replace("name, version: '1.0.0'", "name: 'impostor', version: '6.6.6'"));
+    fs.writeSync(writer, 'go');
+    fs.closeSync(writer);
+    const answer = await s.message(1);
+    expect((await s.exited).code).toBe(3);
+    expect(answer.result).toBeUndefined();
+    expect((answer.error as { message: string }).message).toContain(`${rpc}, in the package tree ${fixtures}, changed after it was digested`);
+    expect(s.stdoutBytes.toString()).not.toContain('impostor');
+    expect(auditEvents(home).filter((e) => e.event === 'exit').pop()).toMatchObject({ cause: 'verification_failed', groupGone: true });
+  });
+
   it('kills the server when the binary was modified in place between digest and exec', async () => {
     const r = await swapBeforeExec((binary) => fs.appendFileSync(binary, Buffer.from([0])));
     expect(r.error.data.code).toBe('EXEC_MISMATCH');
