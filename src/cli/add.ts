@@ -73,22 +73,11 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   const allowlist = loadAllowlist(paths);
   const now = new Date().toISOString();
   for (const a of plan.artifacts) {
-    const old = upsertEntry(allowlist, { path: a.path, kind: a.kind, sha256: a.sha256, addedAt: now, note: `added by 'mcp-warden add ${id}'` });
-    if (old && old.sha256 === a.sha256) {
-      // Same content already trusted: keep the original record of when and why.
-      upsertEntry(allowlist, old);
-      continue;
-    }
-    await appendAudit(paths.audit, {
-      event: 'allowlist_changed',
-      action: old ? 'replace' : 'add',
-      path: a.path,
-      kind: a.kind,
-      sha256: a.sha256,
-      ...(old ? { previousSha256: old.sha256 } : {}),
-      by: `add ${id}`,
-    });
-    if (old) line(`Replaced the allowlisted digest of ${a.path}: was ${old.sha256}`);
+    const change = upsertEntry(allowlist, { path: a.path, kind: a.kind, sha256: a.sha256, addedAt: now, note: `added by 'mcp-warden add ${id}'` });
+    if (change.action === 'unchanged') continue;
+    const previousSha256 = change.action === 'replace' ? change.previous.sha256 : undefined;
+    await appendAudit(paths.audit, { event: 'allowlist_changed', action: change.action, path: a.path, kind: a.kind, sha256: a.sha256, ...(previousSha256 ? { previousSha256 } : {}), by: `add ${id}` });
+    if (previousSha256) line(`Replaced the allowlisted digest of ${a.path}: was ${previousSha256}`);
   }
   saveAllowlist(paths, allowlist);
   const entry: ServerConfig = { command, args, env, passEnv, posture: opts.posture ?? 'enforce', canaries: [] };

@@ -22,15 +22,15 @@ export async function allowlistAdd(homeFlag: string | undefined, target: string,
   openHome(paths, true);
   const allowlist = loadAllowlist(paths);
   const d = await digestForAllowlist(target);
-  const old = upsertEntry(allowlist, { ...d, addedAt: new Date().toISOString(), note: note ?? 'added by mcp-warden allowlist add' });
-  if (old?.sha256 === d.sha256) {
-    upsertEntry(allowlist, old);
+  const change = upsertEntry(allowlist, { ...d, addedAt: new Date().toISOString(), note: note ?? 'added by mcp-warden allowlist add' });
+  if (change.action === 'unchanged') {
     line(`${d.kind} ${d.path} is already allowlisted with sha256 ${d.sha256}.`);
     return 0;
   }
   saveAllowlist(paths, allowlist);
-  await appendAudit(paths.audit, { event: 'allowlist_changed', action: old ? 'replace' : 'add', path: d.path, kind: d.kind, sha256: d.sha256, ...(old ? { previousSha256: old.sha256 } : {}), by: 'allowlist add' });
-  line(`${old ? 'Replaced' : 'Added'} ${d.kind} ${d.path} sha256 ${d.sha256}${old ? ` (was ${old.sha256})` : ''}.`);
+  const previousSha256 = change.action === 'replace' ? change.previous.sha256 : undefined;
+  await appendAudit(paths.audit, { event: 'allowlist_changed', action: change.action, path: d.path, kind: d.kind, sha256: d.sha256, ...(previousSha256 ? { previousSha256 } : {}), by: 'allowlist add' });
+  line(`${previousSha256 ? 'Replaced' : 'Added'} ${d.kind} ${d.path} sha256 ${d.sha256}${previousSha256 ? ` (was ${previousSha256})` : ''}.`);
   return 0;
 }
 

@@ -41,10 +41,7 @@ async function ensureEnrolled(paths: HomePaths): Promise<void> {
   }
   const allowlist = loadAllowlist(paths);
   for (const pinned of checkoutAllowlist()) {
-    if (!allowlist.entries.some((e) => e.path === pinned.path && e.sha256 === pinned.sha256)) {
-      upsertEntry(allowlist, pinned);
-      say(`Pinned by the checkout: ${pinned.kind} ${pinned.path}\n  sha256 ${pinned.sha256}`);
-    }
+    if (upsertEntry(allowlist, pinned).action !== 'unchanged') say(`Pinned by the checkout: ${pinned.kind} ${pinned.path}\n  sha256 ${pinned.sha256}`);
   }
   const server = loadServers(paths).servers[SERVER_ID];
   if (!server) throw new WardenError('SERVER_UNKNOWN', `server '${SERVER_ID}' vanished from ${paths.servers}`);

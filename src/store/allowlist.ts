@@ -32,14 +32,20 @@ export function saveAllowlist(paths: HomePaths, file: AllowlistFile): void {
   writeJsonAtomic(paths.allowlist, { version: 1, entries });
 }
 
-/** Adds or replaces the entry for a path; returns the entry it replaced, if any. */
-export function upsertEntry(file: AllowlistFile, entry: AllowlistEntry): AllowlistEntry | undefined {
+export type Upsert = { action: 'add' } | { action: 'replace'; previous: AllowlistEntry } | { action: 'unchanged'; previous: AllowlistEntry };
+
+/**
+ * Adds the entry for a path, or replaces one with another digest. An entry with the same digest is kept as it
+ * is, with its original record of when and why it was added.
+ */
+export function upsertEntry(file: AllowlistFile, entry: AllowlistEntry): Upsert {
   const i = file.entries.findIndex((e) => e.path === entry.path && e.kind === entry.kind);
-  if (i < 0) {
+  const previous = file.entries[i];
+  if (!previous) {
     file.entries.push(entry);
-    return undefined;
+    return { action: 'add' };
   }
-  const old = file.entries[i];
+  if (previous.sha256 === entry.sha256) return { action: 'unchanged', previous };
   file.entries[i] = entry;
-  return old;
+  return { action: 'replace', previous };
 }

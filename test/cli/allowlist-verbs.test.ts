@@ -59,6 +59,10 @@ describe('allowlist verbs', () => {
     expect(states).toContainEqual([path.join(fixtures, 'basic.mjs'), 'changed']);
     expect(states).toContainEqual([fixtures, 'changed']);
     expect(states).toContainEqual([NODE, 'ok']);
+
+    const replaced = cli(home, ['allowlist', 'add', path.join(fixtures, 'basic.mjs')]);
+    expect(replaced.stdout).toMatch(/Replaced script .*basic\.mjs sha256 [0-9a-f]{64} \(was [0-9a-f]{64}\)/);
+    expect(auditEvents(home).pop()).toMatchObject({ event: 'allowlist_changed', action: 'replace', previousSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
 
   it('add refuses an id that exists, and a missing command', () => {
