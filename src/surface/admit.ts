@@ -1,0 +1,191 @@
+import { CanonicalError, canonicalize } from '../protocol/json/canonical.js';
+import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
+import { ABSENT, tagged } from './hash.js';
+
+// Admissibility of a served tool surface (tools.lock SPEC §6): everything a server sends is hostile input,
+// and a surface that cannot be admitted never produces a lock or a drift verdict. Also computes each
+// admitted tool's fingerprints: the tools.lock hashes (pure RFC 8785) and the warden's exact digests.
+
+export interface SurfaceCaps {
+  maxPages: number;
+  maxTools: number;
+  maxToolBytes: number;
+  maxSurfaceBytes: number;
+  maxInstructionsBytes: number;
+  maxCursorBytes: number;
+}
+
+/** The tools.lock reference caps. */
+export const DEFAULT_CAPS: SurfaceCaps = {
+  maxPages: 100,
+  maxTools: 10_000,
+  maxToolBytes: 1024 * 1024,
+  maxSurfaceBytes: 16 * 1024 * 1024,
+  maxInstructionsBytes: 64 * 1024,
+  maxCursorBytes: 4096,
+};
+
+export class InadmissibleError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'InadmissibleError';
+  }
+}
+
+/** Fields whose digests the warden keeps per tool (warden.lock), besides every other top-level key. */
+export const TRACKED_FIELDS = ['description', 'inputSchema', 'outputSchema', 'annotations', 'title', 'icons', '_meta'] as const;
+
+export interface LiveTool {
+  name: string;
+  value: JsonObject;
+  /** RFC 8785 text of the whole tool. */
+  canonical: string;
+  hTool: string;
+  hDesc: string;
+  hSchema: string;
+  /** Exact-number digest of the whole tool. */
+  hExact: string;
+  /** Exact digest of each top-level field present (absent fields are not listed). */
+  fields: Record<string, string>;
+}
+
+const SENSITIVE_TOP = ['name', 'title', 'inputSchema', 'outputSchema', 'annotations'];
+
+function byteLength(s: string): number {
+  return Buffer.byteLength(s, 'utf8');
+}
+
+/** Refuses an object that carries a case-variant of one of `keys` next to (or instead of) the exact key. */
+export function refuseCaseVariants(obj: JsonObject, keys: readonly string[], where: string): void {
+  for (const k of obj.keys()) {
+    for (const sensitive of keys) {
+      if (k !== sensitive && k.toLowerCase() === sensitive.toLowerCase()) {
+        throw new InadmissibleError(`${where} carries "${printable(k)}", a case-variant of "${sensitive}"`);
+      }
+    }
+  }
+}
+
+/** A short, escaped rendering of untrusted text for messages (never descriptions: names and keys only). */
+export function printable(s: string): string {
+  const cut = s.length > 64 ? s.slice(0, 64) + '…' : s;
+  return JSON.stringify(cut).slice(1, -1);
+}
+
+function refuseNestedDescriptionVariants(v: JsonValue, where: string): void {
+  if (Array.isArray(v)) {
+    for (const x of v) refuseNestedDescriptionVariants(x, where);
+  } else if (v instanceof Map) {
+    refuseCaseVariants(v, ['description'], where);
+    for (const x of v.values()) refuseNestedDescriptionVariants(x, where);
+  }
+}
+
+function checkName(name: JsonValue | undefined, index: number): string {
+  if (typeof name !== 'string') throw new InadmissibleError(`tool ${index} has no string "name"`);
+  const bytes = byteLength(name);
+  if (bytes === 0 || bytes > 128) throw new InadmissibleError(`tool ${index} has a name of ${bytes} bytes (allowed: 1 to 128)`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw new InadmissibleError(`tool ${index} has a name with control characters: "${printable(name)}"`);
+  return name;
+}
+
+function canonicalOrRefuse(v: JsonValue, mode: 'jcs' | 'exact', what: string): string {
+  try {
+    return canonicalize(v, mode);
+  } catch (err) {
+    if (err instanceof CanonicalError) throw new InadmissibleError(`${what} cannot be canonicalized: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Admits one tool object and computes its fingerprints. */
+export function admitTool(v: JsonValue, index: number, caps: SurfaceCaps): LiveTool {
+  if (!(v instanceof Map)) throw new InadmissibleError(`tool ${index} is not a JSON object`);
+  const name = checkName(v.get('name'), index);
+  const where = `tool "${printable(name)}"`;
+  refuseCaseVariants(v, SENSITIVE_TOP, where);
+  refuseNestedDescriptionVariants(v, where);
+  const desc = v.get('description');
+  if (desc !== undefined && desc !== null && typeof desc !== 'string') throw new InadmissibleError(`${where} has a "description" that is not a string`);
+  const schema = v.get('inputSchema');
+  if (schema !== undefined && schema !== null && !(schema instanceof Map)) throw new InadmissibleError(`${where} has an "inputSchema" that is not an object`);
+  const canonical = canonicalOrRefuse(v, 'jcs', where);
+  if (byteLength(canonical) > caps.maxToolBytes) throw new InadmissibleError(`${where} is ${byteLength(canonical)} bytes canonical, over the ${caps.maxToolBytes}-byte cap`);
+  const fields: Record<string, string> = {};
+  for (const [k, fv] of v) fields[k] = tagged(canonicalOrRefuse(fv, 'exact', where));
+  return {
+    name,
+    value: v,
+    canonical,
+    hTool: tagged(canonical),
+    hDesc: desc === undefined || desc === null ? ABSENT : tagged(canonicalize(desc)),
+    hSchema: schema === undefined || schema === null ? ABSENT : tagged(canonicalize(schema)),
+    hExact: tagged(canonicalOrRefuse(v, 'exact', where)),
+    fields,
+  };
+}
+
+/** Accumulates the pages of one listing, enforcing the per-listing rules. */
+export class ListingAdmitter {
+  readonly tools: LiveTool[] = [];
+  private readonly names = new Set<string>();
+  private readonly cursors = new Set<string>();
+  private pages = 0;
+  private bytes = 0;
+
+  constructor(private readonly caps: SurfaceCaps = DEFAULT_CAPS) {}
+
+  /** Admits one page (a tools/list result); returns the next cursor, or undefined when the listing is complete. */
+  page(result: JsonValue | undefined): string | undefined {
+    if (++this.pages > this.caps.maxPages) throw new InadmissibleError(`the listing has more than ${this.caps.maxPages} pages`);
+    if (!(result instanceof Map)) throw new InadmissibleError('a tools/list result is not a JSON object');
+    refuseCaseVariants(result, ['tools', 'nextCursor'], 'a tools/list result');
+    const tools = result.get('tools');
+    if (!Array.isArray(tools)) throw new InadmissibleError('a tools/list result has no "tools" array');
+    for (const t of tools) {
+      const tool = admitTool(t, this.tools.length, this.caps);
+      if (this.names.has(tool.name)) throw new InadmissibleError(`the listing names tool "${printable(tool.name)}" twice`);
+      this.names.add(tool.name);
+      this.bytes += byteLength(tool.canonical);
+      if (this.bytes > this.caps.maxSurfaceBytes) throw new InadmissibleError(`the surface exceeds the ${this.caps.maxSurfaceBytes}-byte cap`);
+      if (this.tools.length >= this.caps.maxTools) throw new InadmissibleError(`the listing has more than ${this.caps.maxTools} tools`);
+      this.tools.push(tool);
+    }
+    const next = result.get('nextCursor');
+    if (next === undefined || next === null) return undefined;
+    if (typeof next !== 'string') throw new InadmissibleError('"nextCursor" is not a string');
+    if (byteLength(next) > this.caps.maxCursorBytes) throw new InadmissibleError(`a cursor exceeds ${this.caps.maxCursorBytes} bytes`);
+    if (this.cursors.has(next)) throw new InadmissibleError('the server repeated a cursor (a pagination loop)');
+    this.cursors.add(next);
+    return next;
+  }
+}
+
+export interface Handshake {
+  era: string;
+  instructions: string | undefined;
+  serverInfo: { name?: string; version?: string };
+}
+
+/** Reads what the surface needs from an initialize result, with exact-key discipline (SPEC §3.4). */
+export function admitHandshake(result: JsonValue | undefined, caps: SurfaceCaps = DEFAULT_CAPS): Handshake {
+  if (!(result instanceof Map)) throw new InadmissibleError('the initialize result is not a JSON object');
+  refuseCaseVariants(result, ['protocolVersion', 'instructions', 'serverInfo', 'capabilities'], 'the initialize result');
+  const era = result.get('protocolVersion');
+  if (typeof era !== 'string') throw new InadmissibleError('the initialize result has no string "protocolVersion"');
+  const instr = result.get('instructions');
+  if (instr !== undefined && instr !== null && typeof instr !== 'string') throw new InadmissibleError('"instructions" is not a string');
+  if (typeof instr === 'string' && byteLength(instr) > caps.maxInstructionsBytes) {
+    throw new InadmissibleError(`"instructions" exceed the ${caps.maxInstructionsBytes}-byte cap`);
+  }
+  const info = result.get('serverInfo');
+  const serverInfo: Handshake['serverInfo'] = {};
+  if (info instanceof Map) {
+    for (const k of ['name', 'version'] as const) {
+      const s = info.get(k);
+      if (typeof s === 'string' && byteLength(s) <= 256) serverInfo[k] = s;
+    }
+  }
+  return { era, instructions: typeof instr === 'string' ? instr : undefined, serverInfo };
+}
