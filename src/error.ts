@@ -25,7 +25,14 @@ export type WardenErrorCode =
   | 'LAUNCH_FAILED'
   | 'AUDIT_LOCKED'
   | 'AUDIT_CHAIN_BROKEN'
-  | 'ALLOWLIST_STALE';
+  | 'ALLOWLIST_STALE'
+  | 'LOCK_MISSING'
+  | 'LOCK_INVALID'
+  | 'LOCK_EXISTS'
+  | 'SURFACE_INADMISSIBLE'
+  | 'SURFACE_REFUSED'
+  | 'SURFACE_DRIFT'
+  | 'PROTOCOL_FAILURE';
 
 const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   USAGE: 2,
@@ -51,6 +58,13 @@ const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   AUDIT_LOCKED: 3,
   AUDIT_CHAIN_BROKEN: 1,
   ALLOWLIST_STALE: 1,
+  LOCK_MISSING: 4,
+  LOCK_INVALID: 4,
+  LOCK_EXISTS: 2,
+  SURFACE_INADMISSIBLE: 5,
+  SURFACE_REFUSED: 3,
+  SURFACE_DRIFT: 1,
+  PROTOCOL_FAILURE: 3,
 };
 
 export class WardenError extends Error {

@@ -28,7 +28,7 @@ export interface ExitEvent {
   server: string;
   pid: number;
   pgid: number;
-  cause: 'client_eof' | 'server_exit' | 'signal' | 'protocol_error' | 'verification_failed';
+  cause: 'client_eof' | 'server_exit' | 'signal' | 'protocol_error' | 'verification_failed' | 'surface_refused' | 'inadmissible';
   exitCode: number | null;
   signal: string | null;
   stoppedBy: 'exited' | 'sigterm' | 'sigkill';
@@ -58,4 +58,47 @@ export interface EnrollEvent {
   by: string;
 }
 
-export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | EnrollEvent;
+export interface ToolChangeRecord {
+  name: string;
+  state: 'changed' | 'added' | 'removed';
+  classes: string[];
+  /** Names of the fields that changed, never their values. */
+  fields: string[];
+  decision?: string;
+}
+
+export interface SurfaceEvent {
+  event: 'surface';
+  server: string;
+  source: 'handshake' | 'relist' | 'client_list' | 'lock' | 'pin' | 'verify';
+  pinState: 'unpinned' | 'matched' | 'changed';
+  /** The live surface hash (tools.lock rollup) and the locked one. */
+  surfaceHash: string;
+  lockedSurfaceHash?: string;
+  revision: string;
+  lockedRevision?: string;
+  instructionsChanged?: boolean;
+  changed: ToolChangeRecord[];
+}
+
+export interface TierWideningEvent {
+  event: 'tier_widening_blocked';
+  server: string;
+  tool: string;
+  hints: string[];
+}
+
+export interface CallRefusedEvent {
+  event: 'call_refused';
+  server: string;
+  tool: string;
+  reason: string;
+}
+
+export interface InadmissibleEvent {
+  event: 'surface_inadmissible';
+  server: string;
+  reason: string;
+}
+
+export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | InadmissibleEvent;

@@ -7,6 +7,7 @@ import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js'
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
 import { SERVER_ID_RE, loadServers, saveServers, type ServerConfig } from '../store/servers.js';
+import { captureLock } from './lock.js';
 import { line } from './output.js';
 
 export interface AddOptions {
@@ -84,6 +85,17 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   if (opts.cwd) entry.cwd = opts.cwd;
   config.servers[id] = entry;
   saveServers(paths, config);
-  line(`Added server '${id}' to ${paths.servers}. Point your client at: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} run ${id}`);
+  line(`Added server '${id}' to ${paths.servers}.`);
+  line('Launching it once to lock its tool surface...');
+  try {
+    const locked = await captureLock(paths, id, 'lock');
+    line(`Locked ${locked.tools.length} tools (revision ${locked.protocol.era}, surface ${locked.surface_hash}) in ${paths.toolsLock}.`);
+  } catch (err) {
+    if (!(err instanceof WardenError)) throw err;
+    line(`The server was added, but its surface could not be locked: ${err.message}`);
+    line(`Fix that, then run: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} lock ${id}`);
+    return err.exitCode;
+  }
+  line(`Point your client at: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} run ${id}`);
   return 0;
 }

@@ -4,7 +4,9 @@ import { WardenError } from '../error.js';
 import { addVerb } from './add.js';
 import { allowlistAdd, allowlistList, allowlistRemove, allowlistVerify } from './allowlist.js';
 import { auditShow, auditVerify } from './audit.js';
+import { lockVerb, pinVerb } from './lock.js';
 import { runVerb } from './run.js';
+import { diffVerb, verifyVerb } from './verify.js';
 import { statusVerb } from './status.js';
 
 // The command line: one verb per file; this file only wires them to commander and maps failures to exit
@@ -68,6 +70,30 @@ function main(argv: string[]): void {
     .description('re-digest every entry; exit 1 if any changed')
     .option('--json', 'machine-readable output')
     .action(act((opts: { json?: boolean }) => allowlistVerify(home(), opts.json === true)));
+
+  program
+    .command('lock')
+    .description('capture the tool surface of a server that has no entry in tools.lock')
+    .argument('<id>', 'server id')
+    .action(act((id: string) => lockVerb(home(), id)));
+  program
+    .command('verify')
+    .description('re-launch, re-list and compare with tools.lock; exit 1 on drift')
+    .argument('[ids...]', 'servers (default: every locked server)')
+    .option('--json', 'machine-readable output')
+    .action(act((ids: string[], opts: { json?: boolean }) => verifyVerb(home(), ids, opts.json === true)));
+  program
+    .command('diff')
+    .description('what changed since the lock: tools, fields, severity')
+    .argument('<id>', 'server id')
+    .option('--json', 'machine-readable output')
+    .action(act((id: string, opts: { json?: boolean }) => diffVerb(home(), id, opts.json === true)));
+  program
+    .command('pin')
+    .description('accept the served surface (or one tool of it) into tools.lock')
+    .argument('<id>', 'server id')
+    .option('--tool <name>', 'accept only this tool')
+    .action(act((id: string, opts: { tool?: string }) => pinVerb(home(), id, opts.tool)));
 
   const audit = program.command('audit').description('the hash-chained audit log');
   audit

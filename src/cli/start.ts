@@ -12,7 +12,9 @@ import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js'
 import { openHome } from '../store/home.js';
 import { loadJsonFile } from '../store/json-file.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
+import { loadLocks } from '../store/locks.js';
 import { loadServers, saveServers } from '../store/servers.js';
+import { captureLock } from './lock.js';
 
 // `npm start`: the embedded default. Supervises the reference server-everything (a dev dependency) through
 // `mcp-warden run`, with no hand edits. The checkout's allowlist.json pins the server's script and package
@@ -62,6 +64,12 @@ async function ensureEnrolled(paths: HomePaths): Promise<void> {
     say('');
   }
   saveAllowlist(paths, allowlist);
+  if (!loadLocks(paths).tools.has(SERVER_ID)) {
+    const entry = await captureLock(paths, SERVER_ID, 'lock');
+    say(`LOCKED ON FIRST USE: the tool surface of '${SERVER_ID}' as served now: ${entry.tools.length} tools, surface ${entry.surface_hash}`);
+    say(`  in ${paths.toolsLock}; every later session is verified against it in-band.`);
+    say('');
+  }
 }
 
 /** A scripted MCP client session through `mcp-warden run`: initialize, list tools, call echo. */

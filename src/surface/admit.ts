@@ -1,6 +1,7 @@
 import { CanonicalError, canonicalize } from '../protocol/json/canonical.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { ABSENT, tagged } from './hash.js';
+import { printTool, type ToolPrint } from './print.js';
 
 // Admissibility of a served tool surface (tools.lock SPEC §6): everything a server sends is hostile input,
 // and a surface that cannot be admitted never produces a lock or a drift verdict. Also computes each
@@ -32,9 +33,6 @@ export class InadmissibleError extends Error {
   }
 }
 
-/** Fields whose digests the warden keeps per tool (warden.lock), besides every other top-level key. */
-export const TRACKED_FIELDS = ['description', 'inputSchema', 'outputSchema', 'annotations', 'title', 'icons', '_meta'] as const;
-
 export interface LiveTool {
   name: string;
   value: JsonObject;
@@ -43,10 +41,8 @@ export interface LiveTool {
   hTool: string;
   hDesc: string;
   hSchema: string;
-  /** Exact-number digest of the whole tool. */
-  hExact: string;
-  /** Exact digest of each top-level field present (absent fields are not listed). */
-  fields: Record<string, string>;
+  /** The warden's exact-number fingerprint (warden.lock). */
+  print: ToolPrint;
 }
 
 const SENSITIVE_TOP = ['name', 'title', 'inputSchema', 'outputSchema', 'annotations'];
@@ -90,9 +86,9 @@ function checkName(name: JsonValue | undefined, index: number): string {
   return name;
 }
 
-function canonicalOrRefuse(v: JsonValue, mode: 'jcs' | 'exact', what: string): string {
+function canonicalOrRefuse(v: JsonValue, what: string): string {
   try {
-    return canonicalize(v, mode);
+    return canonicalize(v);
   } catch (err) {
     if (err instanceof CanonicalError) throw new InadmissibleError(`${what} cannot be canonicalized: ${err.message}`);
     throw err;
@@ -110,10 +106,15 @@ export function admitTool(v: JsonValue, index: number, caps: SurfaceCaps): LiveT
   if (desc !== undefined && desc !== null && typeof desc !== 'string') throw new InadmissibleError(`${where} has a "description" that is not a string`);
   const schema = v.get('inputSchema');
   if (schema !== undefined && schema !== null && !(schema instanceof Map)) throw new InadmissibleError(`${where} has an "inputSchema" that is not an object`);
-  const canonical = canonicalOrRefuse(v, 'jcs', where);
+  const canonical = canonicalOrRefuse(v, where);
   if (byteLength(canonical) > caps.maxToolBytes) throw new InadmissibleError(`${where} is ${byteLength(canonical)} bytes canonical, over the ${caps.maxToolBytes}-byte cap`);
-  const fields: Record<string, string> = {};
-  for (const [k, fv] of v) fields[k] = tagged(canonicalOrRefuse(fv, 'exact', where));
+  let print: ToolPrint;
+  try {
+    print = printTool(v);
+  } catch (err) {
+    if (err instanceof CanonicalError) throw new InadmissibleError(`${where} cannot be canonicalized: ${err.message}`);
+    throw err;
+  }
   return {
     name,
     value: v,
@@ -121,8 +122,7 @@ export function admitTool(v: JsonValue, index: number, caps: SurfaceCaps): LiveT
     hTool: tagged(canonical),
     hDesc: desc === undefined || desc === null ? ABSENT : tagged(canonicalize(desc)),
     hSchema: schema === undefined || schema === null ? ABSENT : tagged(canonicalize(schema)),
-    hExact: tagged(canonicalOrRefuse(v, 'exact', where)),
-    fields,
+    print,
   };
 }
 

@@ -1,5 +1,6 @@
-// Records every line it receives, byte for byte, to RECORD_FILE, and answers every request with a crafted
-// line: keys in unusual order, a number beyond 2^53, and the request's id copied as its raw lexeme.
+// A real MCP server for initialize and tools/list; for every other request it records the line it received,
+// byte for byte, to RECORD_FILE and answers with a crafted line: keys in unusual order, a number beyond 2^53,
+// and the request's id copied as its raw lexeme.
 import fs from 'node:fs';
 
 const record = process.env.RECORD_FILE;
@@ -10,10 +11,20 @@ process.stdin.on('data', (chunk) => {
   while ((nl = pending.indexOf(0x0a)) >= 0) {
     const line = pending.subarray(0, nl + 1);
     pending = pending.subarray(nl + 1);
-    fs.appendFileSync(record, line);
     const text = line.toString('utf8');
     const id = /"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")/.exec(text);
-    if (!id || !/"method"/.test(text)) continue;
+    const method = /"method"\s*:\s*"([^"]*)"/.exec(text)?.[1];
+    if (method === 'initialize') {
+      process.stdout.write(`{"jsonrpc":"2.0","id":${id[1]},"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"raw-echo","version":"1"}}}\n`);
+      continue;
+    }
+    if (method === 'tools/list') {
+      process.stdout.write(`{"jsonrpc":"2.0","id":${id[1]},"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}\n`);
+      continue;
+    }
+    if (method === 'notifications/initialized') continue;
+    fs.appendFileSync(record, line);
+    if (!id || !method) continue;
     process.stdout.write(`{"result":{"zeta":1,"alpha":[9007199254740993,1.0e2,-0.0],"\\u00e9":"\\ud83d\\ude00"},"id":${id[1]},"jsonrpc":"2.0"}\r\n`);
   }
 });

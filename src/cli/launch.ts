@@ -1,0 +1,139 @@
+import fs from 'node:fs';
+import { matchAllowlist, refusalReason } from '../attest/match.js';
+import { planLaunch, type LaunchPlan } from '../attest/plan.js';
+import { appendAudit } from '../audit/log.js';
+import type { ExitEvent, LaunchEvent } from '../audit/events.js';
+import { WardenError } from '../error.js';
+import { buildEnv } from '../launch/env.js';
+import { DEFAULT_STOP, killGroupNow, stopGroup } from '../launch/kill.js';
+import { startTimeOf } from '../launch/proc.js';
+import { removeRunRecord, writeRunRecord } from '../launch/run-records.js';
+import { spawnServer, verifyExecuted, type ServerProcess } from '../launch/spawn.js';
+import { loadAllowlist } from '../store/allowlist.js';
+import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
+import type { HomePaths } from '../store/paths.js';
+import { loadServers, serverById, type ServerConfig } from '../store/servers.js';
+import { artifactRecords } from './common.js';
+
+// The attested launch, shared by `run` and by the verbs that fetch a surface out of band (lock, verify, diff,
+// pin): resolve and digest, match the allowlist, spawn in its own group with a minimal environment, verify the
+// executed inode, record the group under run/, audit the launch. Every refusal is audited here and thrown as
+// a WardenError carrying the facts gathered so far.
+
+export interface Launched {
+  child: ServerProcess;
+  pid: number;
+  plan: LaunchPlan;
+  server: ServerConfig;
+  started: number;
+  exited: Promise<{ code: number | null; signal: string | null }>;
+}
+
+export type LaunchRefusal = WardenError & { facts?: Partial<LaunchEvent> };
+
+/** Test seam: with MCP_WARDEN_TEST_HOLD_BEFORE_SPAWN=<fifo>, wait for a line on that FIFO before exec. */
+function holdBeforeSpawn(): void {
+  const fifo = process.env.MCP_WARDEN_TEST_HOLD_BEFORE_SPAWN;
+  if (!fifo) return;
+  const fd = fs.openSync(fifo, 'r');
+  fs.readSync(fd, Buffer.alloc(1));
+  fs.closeSync(fd);
+}
+
+async function refused(paths: HomePaths, id: string, err: WardenError, facts: Partial<LaunchEvent>): Promise<never> {
+  await appendAudit(paths.audit, { event: 'launch', server: id, decision: 'refuse', reason: err.message, code: err.code, ...facts });
+  throw Object.assign(err, { facts });
+}
+
+export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: string) => void): Promise<Launched> {
+  const config = loadServers(paths);
+  const server = serverById(config, id, paths);
+  const cache = loadDigestCache(paths);
+  let plan: LaunchPlan;
+  try {
+    plan = await planLaunch({ serverId: id, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path }, cache);
+  } catch (err) {
+    if (err instanceof WardenError) return refused(paths, id, err, {});
+    throw err;
+  }
+  const cacheProblem = saveDigestCache(paths, cache);
+  if (cacheProblem) say(cacheProblem);
+  const reason = refusalReason(matchAllowlist(plan.artifacts, loadAllowlist(paths).entries));
+  const env = buildEnv({ trustedPath: config.path, env: server.env, passEnv: server.passEnv });
+  const facts: Partial<LaunchEvent> = {
+    resolvedPath: plan.file,
+    chain: plan.artifacts[0]?.chain ?? [],
+    artifacts: artifactRecords(plan),
+    argv: [plan.argv0, ...plan.args],
+    envNames: Object.keys(env).sort(),
+  };
+  if (reason) return refused(paths, id, new WardenError(reason.code, `${reason.text}.`), facts);
+
+  holdBeforeSpawn();
+  let child: ServerProcess;
+  try {
+    child = await spawnServer({ file: plan.file, args: plan.args, argv0: plan.argv0, cwd: server.cwd, env });
+  } catch (err) {
+    if (err instanceof WardenError) return refused(paths, id, err, facts);
+    throw err;
+  }
+  const pid = child.pid as number;
+  const started = Date.now();
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  writeRunRecord(paths.runDir, {
+    serverId: id,
+    pgid: pid,
+    leaderStart: startTimeOf(pid) ?? '',
+    supervisorPid: process.pid,
+    supervisorStart: startTimeOf(process.pid) ?? '',
+    startedAt: new Date(started).toISOString(),
+  });
+  const exe = plan.artifacts[0];
+  try {
+    if (!exe?.key) throw new WardenError('EXEC_MISMATCH', 'no digested executable to verify against.');
+    verifyExecuted(pid, exe.key, exe.path);
+  } catch (err) {
+    await killGroupNow(pid);
+    removeRunRecord(paths.runDir, pid);
+    if (err instanceof WardenError) return refused(paths, id, err, { ...facts, pid, pgid: pid });
+    throw err;
+  }
+  await appendAudit(paths.audit, { event: 'launch', server: id, decision: 'allow', reason: 'all artifacts allowlisted', ...facts, pid, pgid: pid });
+  return { child, pid, plan, server, started, exited };
+}
+
+export interface SessionCounts {
+  nonJsonLines: number;
+  oversizeLines: number;
+  refusedClientLines: number;
+}
+
+/**
+ * Ends a launched server: its stdin is closed and it has a grace period to exit (skipped when it already
+ * exited or the warden closed the session), then its group gets SIGTERM and SIGKILL; the exit is audited.
+ */
+export async function stopLaunched(paths: HomePaths, id: string, launched: Launched, cause: ExitEvent['cause'], counts: SessionCounts, opts: { grace: boolean; signal?: string; say: (m: string) => void }): Promise<{ code: number | null }> {
+  const { child, pid, exited, started } = launched;
+  if (opts.grace) {
+    child.stdin.end();
+    await Promise.race([exited, new Promise((r) => setTimeout(r, DEFAULT_STOP.graceMs))]);
+  }
+  const stop = await stopGroup(pid, DEFAULT_STOP);
+  const exit = await Promise.race([exited, new Promise<{ code: null; signal: null }>((r) => setTimeout(() => r({ code: null, signal: null }), 1000))]);
+  removeRunRecord(paths.runDir, pid);
+  if (!stop.gone) opts.say(`members of process group ${pid} survived SIGKILL; check 'ps -g ${pid}'.`);
+  await appendAudit(paths.audit, {
+    event: 'exit',
+    server: id,
+    pid,
+    pgid: pid,
+    cause,
+    exitCode: exit.code,
+    signal: exit.signal ?? opts.signal ?? null,
+    stoppedBy: stop.by,
+    groupGone: stop.gone,
+    ...counts,
+    durationMs: Date.now() - started,
+  });
+  return { code: exit.code };
+}

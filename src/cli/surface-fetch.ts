@@ -1,0 +1,45 @@
+import { WardenError } from '../error.js';
+import { InadmissibleError, DEFAULT_CAPS, type Handshake, type LiveTool } from '../surface/admit.js';
+import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
+import { FULL_CAPABILITIES, fetchOnce } from '../proxy/fetch.js';
+import type { HomePaths } from '../store/paths.js';
+import { attestAndLaunch } from './launch.js';
+import { stopLaunched } from './launch.js';
+import type { LaunchPlan } from '../attest/plan.js';
+
+// Fetching a server's surface out of band for lock, pin, verify and diff: the same attested launch as `run`,
+// a fresh process for each fetch, once as a client offering roots, sampling and elicitation and once as a
+// client offering nothing (to learn which tools depend on capabilities).
+
+export interface Fetched {
+  handshake: Handshake;
+  tools: LiveTool[];
+  conditional: string[];
+  plan: LaunchPlan;
+}
+
+async function fetchWith(paths: HomePaths, id: string, offered: string, capabilities: Record<string, unknown>, say: (m: string) => void): Promise<{ handshake: Handshake; tools: LiveTool[]; plan: LaunchPlan }> {
+  const launched = await attestAndLaunch(paths, id, say);
+  let stderr = '';
+  launched.child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
+  let noise = 0;
+  try {
+    const got = await fetchOnce({ serverIn: launched.child.stdin, serverOut: launched.child.stdout }, offered, capabilities, DEFAULT_CAPS, { ...DEFAULT_CHANNEL_LIMITS, requestTimeoutMs: 20_000 }, () => noise++);
+    await stopLaunched(paths, id, launched, 'client_eof', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: true, say });
+    return { ...got, plan: launched.plan };
+  } catch (err) {
+    const cause = err instanceof InadmissibleError ? 'inadmissible' : 'protocol_error';
+    await stopLaunched(paths, id, launched, cause, { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: false, say });
+    const tail = stderr.trim() ? ` Its stderr ended with: ${JSON.stringify(stderr.trim().slice(-300))}` : '';
+    if (err instanceof InadmissibleError) throw new WardenError('SURFACE_INADMISSIBLE', `server '${id}' served a tool surface that cannot be admitted: ${err.reason}.`);
+    if (err instanceof ProtocolError) throw new WardenError('PROTOCOL_FAILURE', `could not fetch the surface of server '${id}': ${err.message}.${tail}`);
+    throw err;
+  }
+}
+
+export async function fetchSurface(paths: HomePaths, id: string, offered: string, say: (m: string) => void): Promise<Fetched> {
+  const full = await fetchWith(paths, id, offered, FULL_CAPABILITIES, say);
+  const bare = await fetchWith(paths, id, offered, {}, say);
+  const bareNames = new Set(bare.tools.map((t) => t.name));
+  return { ...full, conditional: full.tools.map((t) => t.name).filter((n) => !bareNames.has(n)) };
+}

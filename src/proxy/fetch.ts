@@ -1,0 +1,45 @@
+import { admitHandshake, type Handshake, type LiveTool, type SurfaceCaps } from '../surface/admit.js';
+import { ServerChannel, type ChannelLimits } from './channel.js';
+import { listAllTools } from './listing.js';
+import type { Readable, Writable } from 'node:stream';
+
+// An out-of-band fetch of a server's surface (lock, verify, diff, pin): the classic flow, initialize offering
+// a given revision, `initialized`, then every page of tools/list. It is fetched twice when `capabilities` are
+// given: once as a client with no capabilities and once as a client with them, so that tools a server only
+// offers to capable clients are known as such (server-everything registers six more for roots, sampling and
+// elicitation) and never read as drift when a client without them connects.
+
+export const DEFAULT_OFFERED = '2025-11-25';
+export const FULL_CAPABILITIES = { roots: { listChanged: true }, sampling: {}, elicitation: {} };
+
+export interface FetchedSurface {
+  handshake: Handshake;
+  tools: LiveTool[];
+  /** Names of tools listed only when the client offered capabilities. */
+  conditional: string[];
+}
+
+export interface ServerStreams {
+  serverIn: Writable;
+  serverOut: Readable;
+}
+
+/** Fetches once over an open server; answers the server's own requests as a client with no roots would. */
+export async function fetchOnce(io: ServerStreams, offered: string, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ handshake: Handshake; tools: LiveTool[] }> {
+  const channel: ServerChannel = new ServerChannel(io.serverIn, io.serverOut, limits, {
+    message: (msg) => {
+      if (msg.kind !== 'request') return;
+      const reply = msg.method === 'roots/list' ? '{"roots":[]}' : undefined;
+      channel.write(reply ? `{"jsonrpc":"2.0","id":${msg.id},"result":${reply}}\n` : `{"jsonrpc":"2.0","id":${msg.id},"error":{"code":-32601,"message":"mcp-warden does not serve ${msg.method.slice(0, 64)} while fetching a surface"}}\n`);
+    },
+    noise: (_b, reason) => onNoise(reason),
+    oversize: () => {},
+    end: () => {},
+  });
+  const result = await channel.request('initialize', { protocolVersion: offered, capabilities, clientInfo: { name: 'mcp-warden', version: '0.1.0' } });
+  const handshake = admitHandshake(result, caps);
+  channel.notify('notifications/initialized');
+  const tools = await listAllTools(channel, caps);
+  channel.end();
+  return { handshake, tools };
+}

@@ -1,0 +1,90 @@
+import type { AuditEvent, ToolChangeRecord } from '../audit/events.js';
+import { canonicalize } from '../protocol/json/canonical.js';
+import type { Handshake, LiveTool } from '../surface/admit.js';
+import { ABSENT, tagged } from '../surface/hash.js';
+import { diffSurface, type LockedExtra, type SurfaceDiff } from '../surface/diff.js';
+import { surfaceHash, type LockEntry } from '../surface/lockfile.js';
+import { decide, decideUnpinned, type Decisions, type Posture } from '../surface/posture.js';
+
+// Judging what this session was served against the lock: which tools the client may see and call. The
+// approved set is the session's authority for tools/call. Audit records carry names, classes and field names,
+// never the text.
+
+export interface JudgeConfig {
+  serverId: string;
+  posture: Posture;
+  entry: LockEntry | undefined;
+  extra: LockedExtra | undefined;
+  audit: (e: AuditEvent) => void;
+  report: (message: string) => void;
+}
+
+export type ListingSource = 'handshake' | 'relist' | 'client_list';
+
+export class SurfaceJudge {
+  /** Tools the client may call on this session. */
+  readonly approved = new Set<string>();
+  private lastReported: string | undefined;
+  private readonly wideningReported = new Set<string>();
+
+  constructor(
+    private readonly cfg: JudgeConfig,
+    readonly handshake: Handshake,
+  ) {}
+
+  /** Judges a complete listing (handshake, re-list) or one page of a client's listing (`partial`). */
+  judge(tools: readonly LiveTool[], source: ListingSource, partial: boolean): Decisions {
+    const { entry, extra, posture, serverId } = this.cfg;
+    let decisions: Decisions;
+    let diff: SurfaceDiff | undefined;
+    if (!entry) decisions = decideUnpinned(tools.map((t) => t.name), posture, serverId);
+    else {
+      diff = diffSurface(entry, extra, this.handshake, tools);
+      if (partial) diff = { ...diff, tools: diff.tools.filter((t) => t.state !== 'removed') };
+      decisions = decide(diff, posture);
+    }
+    if (!partial) this.approved.clear();
+    for (const [name, d] of decisions.tools) {
+      if (d.decision === 'allow') this.approved.add(name);
+      else this.approved.delete(name);
+    }
+    this.record(tools, source, partial, decisions, diff);
+    return decisions;
+  }
+
+  private record(tools: readonly LiveTool[], source: ListingSource, partial: boolean, decisions: Decisions, diff: SurfaceDiff | undefined): void {
+    const { serverId, entry } = this.cfg;
+    const hs = this.handshake;
+    const hInstr = hs.instructions === undefined ? ABSENT : tagged(canonicalize(hs.instructions));
+    const live = surfaceHash(hs.era, hInstr, tools.map((t) => ({ name: t.name, h_tool: t.hTool })));
+    const changed: ToolChangeRecord[] = (diff?.tools ?? [])
+      .filter((t) => t.state !== 'matched')
+      .map((t) => ({ name: t.name, state: t.state as ToolChangeRecord['state'], classes: t.classes, fields: t.fields, decision: decisions.tools.get(t.name)?.decision ?? 'reported' }));
+    const somethingRefused = [...decisions.tools.values()].some((d) => d.decision !== 'allow');
+    const key = `${live}|${decisions.pinState}`;
+    const worthReporting = source === 'handshake' || (!partial && key !== this.lastReported) || (partial && somethingRefused && key !== this.lastReported);
+    if (worthReporting) {
+      this.lastReported = key;
+      this.cfg.audit({
+        event: 'surface',
+        server: serverId,
+        source,
+        pinState: decisions.pinState,
+        surfaceHash: live,
+        ...(entry ? { lockedSurfaceHash: entry.surface_hash, lockedRevision: entry.protocol.era } : {}),
+        revision: hs.era,
+        ...(diff?.instructionsChanged ? { instructionsChanged: true } : {}),
+        changed,
+      });
+      for (const c of changed) this.cfg.report(`server '${serverId}': tool "${c.name}" ${c.state}${c.classes.length ? ` (${c.classes.join(', ')}${c.fields.length ? `; fields ${c.fields.join(', ')}` : ''})` : ''}: ${c.decision === 'allow' ? 'allowed (monitor)' : c.decision === 'reported' ? 'reported' : c.decision === 'hide' ? 'hidden until pinned' : 'refused'}. Review with: mcp-warden diff ${serverId}`);
+      if (diff?.era) this.cfg.report(`server '${serverId}': negotiated revision ${diff.era.live}, locked under ${diff.era.locked}; tools compared by their own digests.`);
+    }
+    for (const t of diff?.tools ?? []) {
+      const hTool = tools.find((x) => x.name === t.name)?.hTool ?? '';
+      if (t.widening.length === 0 || this.wideningReported.has(`${t.name}|${hTool}`)) continue;
+      this.wideningReported.add(`${t.name}|${hTool}`);
+      this.cfg.audit({ event: 'tier_widening_blocked', server: serverId, tool: t.name, hints: t.widening });
+      this.cfg.report(`server '${serverId}': tool "${t.name}" claims a less-gated tier (${t.widening.join(', ')}); blocked in every posture.`);
+    }
+  }
+}

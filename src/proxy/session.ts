@@ -1,0 +1,383 @@
+import type { Readable, Writable } from 'node:stream';
+import type { AuditEvent } from '../audit/events.js';
+import { LineFramer } from '../protocol/framing.js';
+import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
+import { serialize } from '../protocol/json/write.js';
+import { classify, errorResponse } from '../protocol/message.js';
+import { admitHandshake, DEFAULT_CAPS, InadmissibleError, ListingAdmitter, type SurfaceCaps } from '../surface/admit.js';
+import type { LockedExtra } from '../surface/diff.js';
+import type { LockEntry } from '../surface/lockfile.js';
+import type { Posture } from '../surface/posture.js';
+import { DEFAULT_CHANNEL_LIMITS, OWN_ID_PREFIX, ProtocolError, ServerChannel, type ChannelLimits, type ServerMessage } from './channel.js';
+import { SurfaceJudge, type ListingSource } from './judge.js';
+import { listAllTools } from './listing.js';
+
+// The in-band session. The bytes the client and the server exchange are relayed as they are, except where
+// the warden must act on this very session:
+// - handshake gating: the server's initialize result is held while the warden sends `initialized` itself,
+//   lists every page, and judges the surface against the lock; only then is the result released (with
+//   whatever the server sent meanwhile, in order), or the client's initialize answered with the refusal;
+// - a client tools/list response is judged in-band and loses the tools that are not approved (the only
+//   message the warden re-serializes);
+// - tools/call for a tool not approved on this session is answered with an error and not forwarded;
+// - notifications/tools/list_changed, and every N calls or T ms, trigger a re-list before anything else moves.
+// What is not forwarded is answered or reported, never dropped silently (docs/adr/0006).
+
+export interface SessionConfig {
+  serverId: string;
+  posture: Posture;
+  entry: LockEntry | undefined;
+  extra: LockedExtra | undefined;
+  caps: SurfaceCaps;
+  channel: ChannelLimits;
+  relistAfterCalls: number;
+  relistAfterMs: number;
+  audit: (e: AuditEvent) => void;
+  report: (message: string) => void;
+  /** Runs once before anything from the server reaches the client; a throw closes the session. */
+  beforeRelease?: () => Promise<void>;
+}
+
+export const SESSION_DEFAULTS = { caps: DEFAULT_CAPS, channel: DEFAULT_CHANNEL_LIMITS, relistAfterCalls: 50, relistAfterMs: 300_000 };
+
+export type SessionEnd =
+  | { cause: 'client_eof' }
+  | { cause: 'server_eof' }
+  | { cause: 'protocol_error' | 'verification_failed' | 'surface_refused' | 'inadmissible'; message: string };
+
+export interface SessionStats {
+  nonJsonLines: number;
+  oversizeLines: number;
+  refusedClientLines: number;
+  refusedCalls: number;
+}
+
+const INVALID_REQUEST = -32600;
+const PARSE_ERROR = -32700;
+const WARDEN_REFUSED = -32001;
+
+type Item = { from: 'client'; bytes: Buffer } | { from: 'server'; msg: ServerMessage; bytes: Buffer; seq: number };
+
+export class Session {
+  readonly stats: SessionStats = { nonJsonLines: 0, oversizeLines: 0, refusedClientLines: 0, refusedCalls: 0 };
+  readonly ended: Promise<SessionEnd>;
+  private resolveEnd!: (e: SessionEnd) => void;
+  private readonly server: ServerChannel;
+  private judge: SurfaceJudge | undefined;
+  private state: 'new' | 'initializing' | 'open' = 'new';
+  private initId: string | undefined;
+  private swallowInitialized = false;
+  private readonly queue: Item[] = [];
+  private readonly pendingClient = new Set<string>();
+  private readonly clientLists = new Set<string>();
+  private seq = 0;
+  private lastListStartSeq = -1;
+  private callsSinceList = 0;
+  private lastListAt = Date.now();
+  private released = false;
+  private checked = false;
+  private readonly held: Buffer[] = [];
+  private stopped = false;
+  private finished = false;
+
+  constructor(
+    private readonly io: { clientIn: Readable; clientOut: Writable; serverIn: Writable; serverOut: Readable },
+    private readonly cfg: SessionConfig,
+  ) {
+    this.ended = new Promise((r) => (this.resolveEnd = r));
+    this.server = new ServerChannel(io.serverIn, io.serverOut, cfg.channel, {
+      message: (msg, bytes) => this.enqueue({ from: 'server', msg, bytes, seq: this.seq++ }),
+      noise: (bytes, reason) => this.onNoise(bytes, reason),
+      oversize: () => {
+        this.stats.oversizeLines++;
+        this.fail('protocol_error', `the server sent a line over the ${cfg.channel.maxLine}-byte cap; the session was closed`);
+      },
+      end: () => this.enqueueEnd(),
+    });
+  }
+
+  start(): void {
+    const framer = new LineFramer(this.cfg.channel.maxLine, {
+      line: (bytes) => this.enqueue({ from: 'client', bytes }),
+      oversize: (seen) => {
+        this.stats.oversizeLines++;
+        this.stats.refusedClientLines++;
+        this.cfg.report(`a client message exceeded the ${this.cfg.channel.maxLine}-byte line cap (${seen}+ bytes); it was not forwarded`);
+        this.toClient(errorResponse('null', INVALID_REQUEST, `mcp-warden: message exceeds the ${this.cfg.channel.maxLine}-byte line cap; not forwarded`));
+      },
+    });
+    this.io.clientIn.on('data', (chunk: Buffer) => framer.push(chunk));
+    this.io.clientIn.on('end', () => {
+      const rest = framer.rest();
+      if (rest) this.enqueue({ from: 'client', bytes: rest });
+      this.enqueueClientEof();
+    });
+    this.io.clientIn.on('error', () => this.enqueueClientEof());
+  }
+
+  // ---- ordering: one item at a time, in arrival order; while the warden verifies, the rest waits ----
+
+  private running = false;
+  private clientEof = false;
+  private serverEof = false;
+  private serverInEnded = false;
+
+  private enqueue(item: Item): void {
+    if (this.stopped) return;
+    this.queue.push(item);
+    if (!this.running) void this.run();
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.queue.length > 0 && !this.stopped) {
+        const item = this.queue.shift() as Item;
+        if (item.from === 'client') await this.onClientLine(item.bytes);
+        else await this.onServerMessage(item.msg, item.bytes, item.seq);
+      }
+    } catch (err) {
+      this.failFrom(err);
+    } finally {
+      this.running = false;
+    }
+    this.drainEnds();
+  }
+
+  private enqueueClientEof(): void {
+    this.clientEof = true;
+    if (!this.running) this.drainEnds();
+  }
+
+  private enqueueEnd(): void {
+    this.serverEof = true;
+    if (!this.running) this.drainEnds();
+  }
+
+  /** Ends take effect once everything before them has been processed. */
+  private drainEnds(): void {
+    if (this.running || this.queue.length > 0) return;
+    if (this.clientEof && !this.serverInEnded) {
+      this.serverInEnded = true;
+      this.server.end();
+      this.finish({ cause: 'client_eof' });
+    }
+    if (this.serverEof) this.finish({ cause: 'server_eof' });
+  }
+
+  // ---- client to server ----
+
+  private async onClientLine(bytes: Buffer): Promise<void> {
+    const msg = classify(bytes, this.cfg.channel.json);
+    if (msg.kind === 'invalid') {
+      this.stats.refusedClientLines++;
+      this.cfg.report(`refused a client line that is not an unambiguous JSON-RPC message (${msg.reason})`);
+      const syntax = msg.reason.startsWith('syntax') || msg.reason.startsWith('invalid_utf8');
+      this.toClient(errorResponse('null', syntax ? PARSE_ERROR : INVALID_REQUEST, `mcp-warden: not forwarded: ${msg.reason}`));
+      return;
+    }
+    if (msg.kind === 'request') {
+      if (msg.id.startsWith(`"${OWN_ID_PREFIX}`)) {
+        this.toClient(errorResponse(msg.id, INVALID_REQUEST, `mcp-warden: ids starting with "${OWN_ID_PREFIX}" are reserved for the warden`));
+        return;
+      }
+      if (this.state === 'new') {
+        if (msg.method === 'initialize') {
+          this.state = 'initializing';
+          this.initId = msg.id;
+        } else this.state = 'open'; // a stateless client (server/discover …): client listings are judged in-band
+      }
+      if (msg.method === 'tools/call' && !(await this.admitCall(msg.id, msg.value))) return;
+      if (msg.method === 'tools/list') this.clientLists.add(msg.id);
+      this.pendingClient.add(msg.id);
+    } else if (msg.kind === 'notification' && msg.method === 'notifications/initialized' && this.swallowInitialized) {
+      this.swallowInitialized = false; // the warden already sent the server its own
+      return;
+    }
+    this.toServer(bytes);
+  }
+
+  /** Decides a tools/call: re-lists first when due; refuses a tool not approved on this session. */
+  private async admitCall(id: string, value: JsonObject): Promise<boolean> {
+    const params = value.get('params');
+    const name = params instanceof Map ? params.get('name') : undefined;
+    const toolName = typeof name === 'string' ? name : '';
+    if (this.judge && this.released) {
+      this.callsSinceList++;
+      if (this.callsSinceList > this.cfg.relistAfterCalls || Date.now() - this.lastListAt > this.cfg.relistAfterMs) {
+        await this.relist('relist');
+        if (this.stopped) return false;
+      }
+    }
+    if (this.judge?.approved.has(toolName)) return true;
+    this.stats.refusedCalls++;
+    const reason = this.judge ? 'not approved on this session (drifted, hidden until pinned, or never listed)' : 'no verified tool listing on this session yet';
+    this.cfg.audit({ event: 'call_refused', server: this.cfg.serverId, tool: toolName.slice(0, 128), reason });
+    this.cfg.report(`refused a call to tool "${toolName.slice(0, 128)}": ${reason}. Review with: mcp-warden diff ${this.cfg.serverId}`);
+    this.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused the call to tool "${toolName.slice(0, 128)}" of server '${this.cfg.serverId}': ${reason}. Run 'mcp-warden diff ${this.cfg.serverId}' to see why.`));
+    return false;
+  }
+
+  // ---- server to client ----
+
+  private async onServerMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<void> {
+    if (this.state === 'initializing') {
+      if (msg.kind === 'response' && msg.id === this.initId) await this.handshake(msg.value, bytes);
+      else this.held.push(bytes); // nothing reaches the client before the surface is verified
+      return;
+    }
+    if (!this.checked) {
+      // A session without a handshake (a stateless client): the load check still runs before the first byte.
+      try {
+        await this.checkBeforeRelease();
+      } catch (err) {
+        this.failFrom(err);
+        return;
+      }
+    }
+    if (msg.kind === 'response') {
+      this.pendingClient.delete(msg.id);
+      if (this.clientLists.delete(msg.id)) {
+        this.toClient(this.judgeClientListing(msg.value, msg.id, bytes));
+        return;
+      }
+    }
+    if (msg.kind === 'notification' && msg.method === 'notifications/tools/list_changed' && this.judge && seq >= this.lastListStartSeq) {
+      await this.relist('relist');
+      if (this.stopped) return;
+    }
+    this.toClient(bytes);
+  }
+
+  private async handshake(result: Map<string, JsonValue>, heldBytes: Buffer): Promise<void> {
+    this.state = 'open';
+    this.pendingClient.delete(this.initId as string);
+    if (!result.has('result')) {
+      // The server refused initialize itself: there is no surface; the client sees why.
+      try {
+        await this.checkBeforeRelease();
+      } catch (err) {
+        this.failFrom(err);
+        return;
+      }
+      this.toClient(heldBytes);
+      for (const b of this.held.splice(0)) this.toClient(b);
+      return;
+    }
+    try {
+      this.judge = new SurfaceJudge(this.cfg, admitHandshake(result.get('result'), this.cfg.caps));
+      this.server.notify('notifications/initialized');
+      this.swallowInitialized = true;
+      await this.list('handshake');
+      if (this.stopped) return;
+      await this.checkBeforeRelease();
+    } catch (err) {
+      this.failFrom(err);
+      return;
+    }
+    this.released = true;
+    this.toClient(heldBytes);
+    for (const b of this.held.splice(0)) this.toClient(b);
+  }
+
+  private async checkBeforeRelease(): Promise<void> {
+    this.checked = true;
+    if (this.cfg.beforeRelease) await this.cfg.beforeRelease();
+  }
+
+  private async relist(source: ListingSource): Promise<void> {
+    try {
+      await this.list(source);
+    } catch (err) {
+      this.failFrom(err);
+    }
+  }
+
+  private async list(source: ListingSource): Promise<void> {
+    this.lastListStartSeq = this.seq;
+    this.callsSinceList = 0;
+    this.lastListAt = Date.now();
+    const tools = await listAllTools(this.server, this.cfg.caps);
+    const decisions = (this.judge as SurfaceJudge).judge(tools, source, false);
+    if (decisions.serverRefusal) throw new SurfaceRefusal(decisions.serverRefusal);
+  }
+
+  /** Judges one page of the client's own listing; returns the bytes to forward. */
+  private judgeClientListing(value: Map<string, JsonValue>, id: string, bytes: Buffer): Buffer {
+    const result = value.get('result');
+    if (result === undefined || !this.judge) return bytes;
+    let tools;
+    try {
+      const admitter = new ListingAdmitter(this.cfg.caps);
+      admitter.page(result);
+      tools = admitter.tools;
+    } catch (err) {
+      if (!(err instanceof InadmissibleError)) throw err;
+      this.cfg.audit({ event: 'surface_inadmissible', server: this.cfg.serverId, reason: err.reason });
+      this.cfg.report(`refused a tools/list page of server '${this.cfg.serverId}': ${err.reason}`);
+      return errorResponse(id, WARDEN_REFUSED, `mcp-warden refused this tools/list page of server '${this.cfg.serverId}': ${err.reason}.`);
+    }
+    const decisions = this.judge.judge(tools, 'client_list', true);
+    const keep = tools.filter((t) => decisions.tools.get(t.name)?.decision === 'allow');
+    if (keep.length === tools.length) return bytes;
+    const rewritten = new Map(value);
+    rewritten.set('result', new Map([...(result as JsonObject)].map(([k, v]) => [k, k === 'tools' ? keep.map((t) => t.value) : v])));
+    return Buffer.from(serialize(rewritten) + '\n');
+  }
+
+  private onNoise(bytes: Buffer, reason: string): void {
+    this.stats.nonJsonLines++;
+    if (this.stats.nonJsonLines <= 5) {
+      const preview = JSON.stringify(bytes.subarray(0, 80).toString('utf8')) + (bytes.length > 80 ? '…' : '');
+      this.cfg.report(`the server wrote a line to stdout that is not a JSON-RPC message (${reason}); not forwarded: ${preview}`);
+    }
+  }
+
+  // ---- writing and closing ----
+
+  private toServer(bytes: Buffer): void {
+    if (!this.server.write(bytes)) {
+      this.io.clientIn.pause();
+      this.server.onDrain(() => this.io.clientIn.resume());
+    }
+  }
+
+  private toClient(bytes: Buffer): void {
+    const out = this.io.clientOut;
+    if (this.stopped || out.destroyed || out.writableEnded) return;
+    if (!out.write(bytes)) {
+      this.io.serverOut.pause();
+      out.once('drain', () => this.io.serverOut.resume());
+    }
+  }
+
+  private failFrom(err: unknown): void {
+    if (err instanceof SurfaceRefusal) this.fail('surface_refused', `server '${this.cfg.serverId}' was refused: ${err.message}`);
+    else if (err instanceof InadmissibleError) {
+      this.cfg.audit({ event: 'surface_inadmissible', server: this.cfg.serverId, reason: err.reason });
+      this.fail('inadmissible', `server '${this.cfg.serverId}' served a tool surface that cannot be admitted: ${err.reason}`);
+    } else if (err instanceof ProtocolError) this.fail('protocol_error', `server '${this.cfg.serverId}': ${err.message}`);
+    else this.fail('verification_failed', err instanceof Error ? err.message : String(err));
+  }
+
+  /** Closes the session: every request still waiting (the held initialize included) gets the reason. */
+  fail(cause: 'protocol_error' | 'verification_failed' | 'surface_refused' | 'inadmissible', message: string): void {
+    if (this.stopped) return;
+    this.cfg.report(message);
+    const waiting = new Set(this.pendingClient);
+    if (this.initId && !this.released) waiting.add(this.initId);
+    const hint = ` Run 'mcp-warden status ${this.cfg.serverId}' or 'mcp-warden diff ${this.cfg.serverId}' for details.`;
+    for (const id of waiting) this.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden closed the session: ${message}.${hint}`, { cause, server: this.cfg.serverId }));
+    this.stopped = true;
+    this.queue.length = 0;
+    this.finish({ cause, message });
+  }
+
+  private finish(end: SessionEnd): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.resolveEnd(end);
+  }
+}
+
+class SurfaceRefusal extends Error {}

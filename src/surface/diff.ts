@@ -1,0 +1,121 @@
+import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
+import type { Handshake, LiveTool } from './admit.js';
+import type { LockEntry } from './lockfile.js';
+import { printTool, type ToolPrint } from './print.js';
+
+// Comparing a locked surface with a live one. Classes (tools.lock SPEC §8, plus the warden's `widening`),
+// most severe first:
+//   widening      an annotation moved toward a less-gated claim (readOnlyHint gained, destructiveHint lost or
+//                 set false, idempotentHint gained, openWorldHint set false): the server choosing its own
+//                 permission tier
+//   instructions  the server's instructions changed (prompt text for every tool)
+//   description   a tool's description, or any string under a "description" key inside it, changed
+//   schema        inputSchema/outputSchema changed other than in their descriptions, or annotations changed
+//   metadata      any other field (title, icons, _meta, fields unknown to the spec)
+//   added         a tool the lock does not know
+//   removed       a locked tool is gone
+// plus `era` when the negotiated revision differs (reported; tools are still compared by their own digests).
+
+export type DriftClass = 'widening' | 'instructions' | 'description' | 'schema' | 'metadata' | 'added' | 'removed';
+export const CLASS_ORDER: DriftClass[] = ['widening', 'instructions', 'description', 'schema', 'metadata', 'added', 'removed'];
+
+export interface ToolDrift {
+  name: string;
+  state: 'matched' | 'changed' | 'added' | 'removed';
+  /** Classes that apply, most severe first. */
+  classes: DriftClass[];
+  /** Names of the top-level fields that differ (never their values). */
+  fields: string[];
+  /** Which hints widened, e.g. "readOnlyHint gained". */
+  widening: string[];
+  /** True when the only change is annotations moving toward a more-gated claim. */
+  narrowingOnly: boolean;
+}
+
+export interface SurfaceDiff {
+  era: { locked: string; live: string } | undefined;
+  instructionsChanged: boolean;
+  tools: ToolDrift[];
+}
+
+/** What warden.lock adds for one server: per-tool exact prints (recomputed from tools.lock's tool when
+ * missing), and the tools the server lists only to clients that offer capabilities. */
+export interface LockedExtra {
+  prints?: Record<string, ToolPrint>;
+  conditional?: readonly string[];
+}
+
+function annotation(tool: JsonObject, hint: string): JsonValue | undefined {
+  const a = tool.get('annotations');
+  return a instanceof Map ? a.get(hint) : undefined;
+}
+
+/** Hints that moved toward a less-gated claim, and whether any moved the other way. */
+function hintMoves(locked: JsonObject, live: JsonObject): { widening: string[]; narrowed: boolean } {
+  const widening: string[] = [];
+  let narrowed = false;
+  const was = (h: string): JsonValue | undefined => annotation(locked, h);
+  const now = (h: string): JsonValue | undefined => annotation(live, h);
+  if (was('readOnlyHint') !== true && now('readOnlyHint') === true) widening.push('readOnlyHint gained');
+  else if (was('readOnlyHint') === true && now('readOnlyHint') !== true) narrowed = true;
+  if (was('destructiveHint') !== false && now('destructiveHint') === false) widening.push('destructiveHint set false');
+  else if (was('destructiveHint') === true && now('destructiveHint') === undefined) widening.push('destructiveHint lost');
+  else if (was('destructiveHint') !== now('destructiveHint')) narrowed = true;
+  if (was('idempotentHint') !== true && now('idempotentHint') === true) widening.push('idempotentHint gained');
+  else if (was('idempotentHint') === true && now('idempotentHint') !== true) narrowed = true;
+  if (was('openWorldHint') !== false && now('openWorldHint') === false) widening.push('openWorldHint set false');
+  else if (was('openWorldHint') === false && now('openWorldHint') !== false) narrowed = true;
+  return { widening, narrowed };
+}
+
+function changedFields(a: ToolPrint, b: ToolPrint): string[] {
+  const keys = new Set([...Object.keys(a.fields), ...Object.keys(b.fields)]);
+  return [...keys].filter((k) => a.fields[k] !== b.fields[k]).sort();
+}
+
+function compareTool(name: string, locked: JsonObject, lockedPrint: ToolPrint, live: LiveTool): ToolDrift {
+  const fields = changedFields(lockedPrint, live.print);
+  if (fields.length === 0 && lockedPrint.hExact === live.print.hExact) {
+    return { name, state: 'matched', classes: [], fields: [], widening: [], narrowingOnly: false };
+  }
+  const classes = new Set<DriftClass>();
+  const { widening, narrowed } = hintMoves(locked, live.value);
+  if (widening.length > 0) classes.add('widening');
+  if (fields.includes('description') || lockedPrint.hNestedDescriptions !== live.print.hNestedDescriptions) classes.add('description');
+  const shapeMoved = ['inputSchema', 'outputSchema'].some((f) => lockedPrint.shapes[f] !== live.print.shapes[f]);
+  if (shapeMoved || fields.includes('annotations')) classes.add('schema');
+  if (fields.some((f) => !['description', 'inputSchema', 'outputSchema', 'annotations'].includes(f))) classes.add('metadata');
+  const narrowingOnly = widening.length === 0 && narrowed && fields.length === 1 && fields[0] === 'annotations';
+  return { name, state: 'changed', classes: CLASS_ORDER.filter((c) => classes.has(c)), fields, widening, narrowingOnly };
+}
+
+/** Classifies every difference between a lock entry and a live surface. */
+export function diffSurface(entry: LockEntry, extra: LockedExtra | undefined, hs: Handshake, live: readonly LiveTool[]): SurfaceDiff {
+  const liveByName = new Map(live.map((t) => [t.name, t]));
+  const conditional = new Set(extra?.conditional ?? []);
+  const tools: ToolDrift[] = [];
+  for (const lt of entry.tools) {
+    const now = liveByName.get(lt.name);
+    if (!now) {
+      // A tool offered only to capable clients is expected to be missing for one that offered less.
+      if (!conditional.has(lt.name)) tools.push({ name: lt.name, state: 'removed', classes: ['removed'], fields: [], widening: [], narrowingOnly: false });
+      continue;
+    }
+    tools.push(compareTool(lt.name, lt.tool, extra?.prints?.[lt.name] ?? printTool(lt.tool), now));
+    liveByName.delete(lt.name);
+  }
+  for (const t of liveByName.values()) tools.push({ name: t.name, state: 'added', classes: ['added'], fields: [], widening: [], narrowingOnly: false });
+  tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return {
+    era: entry.protocol.era === hs.era ? undefined : { locked: entry.protocol.era, live: hs.era },
+    instructionsChanged: (entry.instructions ?? null) !== (hs.instructions ?? null),
+    tools,
+  };
+}
+
+/** The most severe class of a diff, or undefined when nothing drifted. */
+export function worstClass(d: SurfaceDiff): DriftClass | undefined {
+  const all = new Set(d.tools.flatMap((t) => t.classes));
+  if (d.instructionsChanged) all.add('instructions');
+  return CLASS_ORDER.find((c) => all.has(c));
+}

@@ -1,0 +1,81 @@
+import * as v from 'valibot';
+import { canonicalize, fromPlain } from '../protocol/json/canonical.js';
+import { JsonReadError, readJson, toPlain } from '../protocol/json/reader.js';
+import { indentCanonical } from './indent.js';
+import { LockfileError } from './lockfile.js';
+import type { ToolPrint } from './print.js';
+
+// warden.lock: what the warden pins beyond tools.lock v1, keyed by the same server names, rendered with the
+// same discipline (RFC 8785, re-indented, one LF) so it reviews as a git diff. Per tool: the exact-number
+// digest and per-field digests (so big-number drift and field attribution survive tools.lock's doubles);
+// per server: the artifact digests seen when the lock was taken.
+
+const sha = v.pipe(v.string(), v.regex(/^sha256:[0-9a-f]{64}$/, 'expected sha256:<64 hex digits>'));
+
+const printSchema = v.strictObject({
+  h_exact: sha,
+  fields: v.record(v.string(), sha),
+  h_nested_descriptions: sha,
+  shapes: v.record(v.string(), sha),
+});
+
+const serverSchema = v.strictObject({
+  conditional: v.array(v.string()),
+  artifacts: v.array(v.strictObject({ kind: v.string(), path: v.string(), sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)) })),
+  tools: v.record(v.string(), printSchema),
+});
+
+const fileSchema = v.strictObject({
+  warden_lock_version: v.literal(1),
+  servers: v.record(v.string(), serverSchema),
+});
+
+export interface WardenLockEntry {
+  /** Tools listed only when the client offers capabilities (roots, sampling, elicitation). */
+  conditional: string[];
+  artifacts: { kind: string; path: string; sha256: string }[];
+  tools: Record<string, ToolPrint>;
+}
+
+export type WardenLock = Map<string, WardenLockEntry>;
+
+export function wardenEntryFor(artifacts: WardenLockEntry['artifacts'], tools: { name: string; print: ToolPrint }[], conditional: string[]): WardenLockEntry {
+  return { conditional: [...conditional].sort(), artifacts, tools: Object.fromEntries(tools.map((t) => [t.name, t.print])) };
+}
+
+function plainPrint(p: ToolPrint): Record<string, unknown> {
+  return { h_exact: p.hExact, fields: p.fields, h_nested_descriptions: p.hNestedDescriptions, shapes: p.shapes };
+}
+
+export function renderWardenLock(lock: WardenLock): string {
+  const servers = Object.fromEntries(
+    [...lock].map(([name, e]) => [name, { conditional: e.conditional, artifacts: e.artifacts, tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, plainPrint(p)])) }]),
+  );
+  return indentCanonical(canonicalize(fromPlain({ warden_lock_version: 1, servers }))) + '\n';
+}
+
+export function parseWardenLock(bytes: Uint8Array): WardenLock {
+  let plain: unknown;
+  try {
+    plain = toPlain(readJson(bytes, { maxBytes: 256 * 1024 * 1024, maxDepth: 64 }));
+  } catch (err) {
+    if (err instanceof JsonReadError) throw new LockfileError(`not valid JSON: ${err.message}`);
+    throw err;
+  }
+  const r = v.safeParse(fileSchema, plain);
+  if (!r.success) {
+    const issue = r.issues[0];
+    const at = '/' + (issue?.path ?? []).map((p) => String(p.key)).join('/');
+    throw new LockfileError(`invalid at ${at}: ${issue?.message ?? 'invalid value'}`);
+  }
+  return new Map(
+    Object.entries(r.output.servers).map(([name, e]) => [
+      name,
+      {
+        conditional: e.conditional,
+        artifacts: e.artifacts,
+        tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, { hExact: p.h_exact, fields: p.fields, hNestedDescriptions: p.h_nested_descriptions, shapes: p.shapes }])),
+      },
+    ]),
+  );
+}
