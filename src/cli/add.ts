@@ -81,7 +81,7 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
     if (previousSha256) line(`Replaced the allowlisted digest of ${a.path}: was ${previousSha256}`);
   }
   saveAllowlist(paths, allowlist);
-  const entry: ServerConfig = { command, args, env, passEnv, posture: opts.posture ?? 'enforce', canaries: [] };
+  const entry: ServerConfig = { command, args, env, passEnv, posture: opts.posture ?? 'enforce', canaries: [], relistEvery: { calls: 50, seconds: 300 } };
   if (opts.cwd) entry.cwd = opts.cwd;
   config.servers[id] = entry;
   saveServers(paths, config);

@@ -58,6 +58,8 @@ export async function runVerb(homeFlag: string | undefined, id: string): Promise
     { clientIn: process.stdin, clientOut: process.stdout, serverIn: child.stdin, serverOut: child.stdout },
     {
       ...SESSION_DEFAULTS,
+      relistAfterCalls: server.relistEvery.calls,
+      relistAfterMs: server.relistEvery.seconds * 1000,
       serverId: id,
       posture: server.posture,
       entry: locks.tools.get(id),

@@ -37,7 +37,7 @@ function checkoutAllowlist(): v.InferOutput<typeof allowlistFileSchema>['entries
 async function ensureEnrolled(paths: HomePaths): Promise<void> {
   const config = loadServers(paths);
   if (!Object.hasOwn(config.servers, SERVER_ID)) {
-    config.servers[SERVER_ID] = { command: process.execPath, args: [path.join(CHECKOUT, SCRIPT), 'stdio'], env: {}, passEnv: [], posture: 'enforce', canaries: [] };
+    config.servers[SERVER_ID] = { command: process.execPath, args: [path.join(CHECKOUT, SCRIPT), 'stdio'], env: {}, passEnv: [], posture: 'enforce', canaries: [], relistEvery: { calls: 50, seconds: 300 } };
     saveServers(paths, config);
     say(`Wrote server '${SERVER_ID}' to ${paths.servers}`);
   }

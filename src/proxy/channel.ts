@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { LineFramer } from '../protocol/framing.js';
 import type { JsonObject, JsonValue, ReadLimits } from '../protocol/json/reader.js';
 import { classify, type Classified } from '../protocol/message.js';
+import { InadmissibleError } from '../surface/admit.js';
 
 // The warden's side of the server's stdio: frames its stdout, tells apart the responses to the warden's own
 // requests (ids in a reserved string namespace no client may use; they never reach the client) from
@@ -29,6 +30,8 @@ export interface ChannelEvents {
   message(msg: ServerMessage, bytes: Buffer): void;
   /** A line that is not a JSON-RPC message (log noise). */
   noise(bytes: Buffer, reason: string): void;
+  /** A message that no verdict can be built on (the session must close). */
+  inadmissible(err: InadmissibleError): void;
   /** A line over the cap; the channel is unusable after this. */
   oversize(seen: number): void;
   /** The server closed its stdout; `rest` is a final line without newline, if any. */
@@ -80,6 +83,14 @@ export class ServerChannel {
   private onLine(bytes: Buffer): void {
     const msg = classify(bytes, this.limits.json);
     if (msg.kind === 'invalid') {
+      // JSON that cannot be read one way only (duplicate keys, invalid UTF-8, lone surrogates, too deep) may be
+      // read differently by the client: fail closed. Anything else that is not a message is log noise.
+      if (/^(duplicate_key|invalid_utf8|lone_surrogate|too_deep|too_large):/.test(msg.reason)) {
+        const err = new InadmissibleError(`the server sent a message that cannot be read unambiguously (${msg.reason})`);
+        this.failAll(err);
+        this.on.inadmissible(err);
+        return;
+      }
       this.on.noise(bytes, msg.reason);
       return;
     }

@@ -33,6 +33,7 @@ export async function fetchOnce(io: ServerStreams, offered: string, capabilities
       channel.write(reply ? `{"jsonrpc":"2.0","id":${msg.id},"result":${reply}}\n` : `{"jsonrpc":"2.0","id":${msg.id},"error":{"code":-32601,"message":"mcp-warden does not serve ${msg.method.slice(0, 64)} while fetching a surface"}}\n`);
     },
     noise: (_b, reason) => onNoise(reason),
+    inadmissible: () => {},
     oversize: () => {},
     end: () => {},
   });

@@ -88,6 +88,7 @@ export class Session {
     this.server = new ServerChannel(io.serverIn, io.serverOut, cfg.channel, {
       message: (msg, bytes) => this.enqueue({ from: 'server', msg, bytes, seq: this.seq++ }),
       noise: (bytes, reason) => this.onNoise(bytes, reason),
+      inadmissible: (err) => this.failFrom(err),
       oversize: () => {
         this.stats.oversizeLines++;
         this.fail('protocol_error', `the server sent a line over the ${cfg.channel.maxLine}-byte cap; the session was closed`);

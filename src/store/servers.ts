@@ -28,6 +28,13 @@ const serverSchema = v.strictObject({
   passEnv: v.optional(v.array(envName), []),
   posture: v.optional(v.picklist(['enforce', 'monitor']), 'enforce'),
   canaries: v.optional(v.array(v.unknown()), []),
+  relistEvery: v.optional(
+    v.strictObject({
+      calls: v.pipe(v.number(), v.integer(), v.minValue(1, 'expected at least 1')),
+      seconds: v.pipe(v.number(), v.minValue(1, 'expected at least 1')),
+    }),
+    { calls: 50, seconds: 300 },
+  ),
 });
 
 export const serversFileSchema = v.strictObject({

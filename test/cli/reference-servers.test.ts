@@ -53,6 +53,23 @@ describe('reference servers through the warden', () => {
     expect(exits.pop()).toMatchObject({ cause: 'client_eof', groupGone: true, nonJsonLines: 0 });
   });
 
+  it('server-everything settles into a matched surface for a client with every capability and one with none', async () => {
+    const before = auditEvents(home).length;
+    const rich = await connectClient(home, 'everything', undefined, { roots: { listChanged: true }, sampling: {}, elicitation: {} });
+    const richTools = (await rich.client.listTools()).tools.map((t) => t.name);
+    await rich.client.callTool({ name: 'echo', arguments: { message: 'rich' } });
+    await rich.client.close();
+    const bare = await connectClient(home, 'everything');
+    const bareTools = (await bare.client.listTools()).tools.map((t) => t.name);
+    await bare.client.close();
+    expect(richTools.length).toBeGreaterThan(bareTools.length);
+    const events = auditEvents(home).slice(before);
+    const surfaces = events.filter((e) => e.event === 'surface');
+    expect(surfaces.length).toBeGreaterThanOrEqual(2);
+    for (const s of surfaces) expect(s).toMatchObject({ server: 'everything', pinState: 'matched', changed: [] });
+    expect(events.some((e) => e.event === 'call_refused' || e.event === 'tier_widening_blocked')).toBe(false);
+  });
+
   it('the MCP inspector CLI lists tools through the warden', async () => {
     const inspector = path.join(ROOT, 'node_modules/.bin/mcp-inspector');
     const { stdout } = await promisify(execFile)(inspector, ['--cli', process.execPath, WARDEN, '--home', home, 'run', 'filesystem', '--method', 'tools/list'], {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 // Drives the built CLI as a user or an MCP client would: real processes, nothing mocked.
 
@@ -45,7 +46,7 @@ export function addServer(home: string, id: string, commandLine: string[], flags
 }
 
 /** Connects the MCP SDK client to `mcp-warden run ID`. */
-export async function connectClient(home: string, id: string, env?: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
+export async function connectClient(home: string, id: string, env?: Record<string, string>, capabilities?: Record<string, unknown>): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [WARDEN, '--home', home, 'run', id],
@@ -54,7 +55,8 @@ export async function connectClient(home: string, id: string, env?: Record<strin
   });
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const client = new Client({ name: 'warden-test', version: '1.0.0' });
+  const client = new Client({ name: 'warden-test', version: '1.0.0' }, capabilities ? { capabilities } : undefined);
+  if (capabilities?.roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [] }));
   await client.connect(transport);
   return { client, stderr: () => stderr };
 }
