@@ -78,6 +78,28 @@ async function roundTrips(sides) {
   return samples;
 }
 
+/** Admitting a 1,000-tool listing (lossless parse, RFC 8785 and exact digests, per-field prints) vs a floor. */
+async function listingCost() {
+  const { readJson } = await import(path.join(ROOT, 'dist/protocol/json/reader.js'));
+  const { ListingAdmitter } = await import(path.join(ROOT, 'dist/surface/admit.js'));
+  const { createHash } = await import('node:crypto');
+  const corpus = fs.readFileSync(path.join(ROOT, 'test/fixtures/surfaces/corpus.jsonl'), 'utf8').split('\n').filter(Boolean);
+  const real = corpus.flatMap((l) => JSON.parse(JSON.parse(l).tools_list_body).result.tools);
+  const tools = Array.from({ length: 1000 }, (_, i) => ({ ...real[i % real.length], name: `tool_${i}` }));
+  const body = Buffer.from(JSON.stringify({ tools }));
+  const ours = [];
+  const floor = [];
+  for (let i = 0; i < 30; i++) {
+    let t = process.hrtime.bigint();
+    new ListingAdmitter().page(readJson(body, { maxBytes: 64 << 20, maxDepth: 64 }));
+    ours.push(Number(process.hrtime.bigint() - t) / 1e6);
+    t = process.hrtime.bigint();
+    for (const tool of JSON.parse(body.toString()).tools) createHash('sha256').update(JSON.stringify(tool)).digest('hex');
+    floor.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return { bytes: body.length, oursMs: median(ours.slice(5)), floorMs: median(floor.slice(5)) };
+}
+
 async function launchTimes(cmd, args) {
   const samples = [];
   for (let i = 0; i < LAUNCHES; i++) {
@@ -120,6 +142,7 @@ results.roundTripMs = Object.fromEntries(Object.entries(rt).map(([k, v]) => [k, 
 await launchTimes(...warden); // warm the digest cache and the page cache
 const lt = { direct: await launchTimes(...direct), raw: await launchTimes(...raw), warden: await launchTimes(...warden) };
 results.launchMs = Object.fromEntries(Object.entries(lt).map(([k, v]) => [k, { p50: median(v), min: Math.min(...v) }]));
+results.listing = await listingCost();
 const big = path.join(dir, 'big.bin');
 execFileSync('head', ['-c', String(DIGEST_MB * 1024 * 1024), '/dev/urandom'], { stdio: ['ignore', fs.openSync(big, 'w'), 'inherit'] });
 results.digestMBps = digestThroughput(big, DIGEST_MB * 1024 * 1024);
@@ -136,6 +159,10 @@ console.log(`| tools/call echo round trip p50 (ms, ${ROUNDS} calls) | ${f(r.dire
 console.log(`| tools/call echo round trip p95 (ms) | ${f(r.direct.p95)} | ${f(r.raw.p95)} | ${f(r.warden.p95)} | +${f(r.warden.p95 - r.direct.p95)} |`);
 const l = results.launchMs;
 console.log(`| spawn to initialize result p50 (ms, ${LAUNCHES} launches, warm cache) | ${l.direct.p50.toFixed(0)} | ${l.raw.p50.toFixed(0)} | ${l.warden.p50.toFixed(0)} | +${(l.warden.p50 - l.direct.p50).toFixed(0)} |`);
+const ls = results.listing;
+console.log(`\n| admit a 1,000-tool listing (${(ls.bytes / 1024).toFixed(0)} KiB, real tools from the corpus) | JSON.parse + JSON.stringify + sha256 per tool (floor) | mcp-warden (lossless parse, RFC 8785 + exact digests, prints) |`);
+console.log('|---|---|---|');
+console.log(`| median ms (25 runs) | ${ls.floorMs.toFixed(1)} | ${ls.oursMs.toFixed(1)} |`);
 const d = results.digestMBps;
 console.log(`\n| digest of a ${DIGEST_MB} MiB file | openssl dgst -sha256 | mcp-warden (node:crypto, 4 MiB double-buffered reads) | ratio |`);
 console.log('|---|---|---|---|');

@@ -1,7 +1,7 @@
-import { CanonicalError, canonicalize } from '../protocol/json/canonical.js';
+import { CanonicalError } from '../protocol/json/canonical.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { ABSENT, tagged } from './hash.js';
-import { printTool, type ToolPrint } from './print.js';
+import { canonicalTool, printTool, type CanonicalTool, type ToolPrint } from './print.js';
 
 // Admissibility of a served tool surface (tools.lock SPEC §6): everything a server sends is hostile input,
 // and a surface that cannot be admitted never produces a lock or a drift verdict. Also computes each
@@ -39,25 +39,32 @@ export interface LiveTool {
   /** RFC 8785 text of the whole tool. */
   canonical: string;
   hTool: string;
-  hDesc: string;
-  hSchema: string;
-  /** The warden's exact-number fingerprint (warden.lock). */
-  print: ToolPrint;
+  /** tools.lock h_desc and h_schema (computed on first use: only locking needs them). */
+  readonly hDesc: string;
+  readonly hSchema: string;
+  /** Exact-number digest of the whole tool. */
+  hExact: string;
+  /** The warden's full fingerprint (warden.lock), computed on first use. */
+  readonly print: ToolPrint;
 }
 
 const SENSITIVE_TOP = ['name', 'title', 'inputSchema', 'outputSchema', 'annotations'];
+const DESCRIPTION = ['description'];
 
 function byteLength(s: string): number {
   return Buffer.byteLength(s, 'utf8');
 }
 
+const lowered = new Map<readonly string[], Map<string, string>>();
+
 /** Refuses an object that carries a case-variant of one of `keys` next to (or instead of) the exact key. */
 export function refuseCaseVariants(obj: JsonObject, keys: readonly string[], where: string): void {
+  let byLower = lowered.get(keys);
+  if (!byLower) lowered.set(keys, (byLower = new Map(keys.map((k) => [k.toLowerCase(), k]))));
   for (const k of obj.keys()) {
-    for (const sensitive of keys) {
-      if (k !== sensitive && k.toLowerCase() === sensitive.toLowerCase()) {
-        throw new InadmissibleError(`${where} carries "${printable(k)}", a case-variant of "${sensitive}"`);
-      }
+    const sensitive = byLower.get(k.toLowerCase());
+    if (sensitive !== undefined && sensitive !== k) {
+      throw new InadmissibleError(`${where} carries "${printable(k)}", a case-variant of "${sensitive}"`);
     }
   }
 }
@@ -72,7 +79,7 @@ function refuseNestedDescriptionVariants(v: JsonValue, where: string): void {
   if (Array.isArray(v)) {
     for (const x of v) refuseNestedDescriptionVariants(x, where);
   } else if (v instanceof Map) {
-    refuseCaseVariants(v, ['description'], where);
+    refuseCaseVariants(v, DESCRIPTION, where);
     for (const x of v.values()) refuseNestedDescriptionVariants(x, where);
   }
 }
@@ -86,15 +93,6 @@ function checkName(name: JsonValue | undefined, index: number): string {
   return name;
 }
 
-function canonicalOrRefuse(v: JsonValue, what: string): string {
-  try {
-    return canonicalize(v);
-  } catch (err) {
-    if (err instanceof CanonicalError) throw new InadmissibleError(`${what} cannot be canonicalized: ${err.message}`);
-    throw err;
-  }
-}
-
 /** Admits one tool object and computes its fingerprints. */
 export function admitTool(v: JsonValue, index: number, caps: SurfaceCaps): LiveTool {
   if (!(v instanceof Map)) throw new InadmissibleError(`tool ${index} is not a JSON object`);
@@ -106,23 +104,33 @@ export function admitTool(v: JsonValue, index: number, caps: SurfaceCaps): LiveT
   if (desc !== undefined && desc !== null && typeof desc !== 'string') throw new InadmissibleError(`${where} has a "description" that is not a string`);
   const schema = v.get('inputSchema');
   if (schema !== undefined && schema !== null && !(schema instanceof Map)) throw new InadmissibleError(`${where} has an "inputSchema" that is not an object`);
-  const canonical = canonicalOrRefuse(v, where);
-  if (byteLength(canonical) > caps.maxToolBytes) throw new InadmissibleError(`${where} is ${byteLength(canonical)} bytes canonical, over the ${caps.maxToolBytes}-byte cap`);
-  let print: ToolPrint;
+  let printed: CanonicalTool;
   try {
-    print = printTool(v);
+    printed = canonicalTool(v);
   } catch (err) {
     if (err instanceof CanonicalError) throw new InadmissibleError(`${where} cannot be canonicalized: ${err.message}`);
     throw err;
   }
+  const canonical = printed.jcs;
+  if (byteLength(canonical) > caps.maxToolBytes) throw new InadmissibleError(`${where} is ${byteLength(canonical)} bytes canonical, over the ${caps.maxToolBytes}-byte cap`);
+  const hTool = tagged(canonical);
+  let print: ToolPrint | undefined;
   return {
     name,
     value: v,
     canonical,
-    hTool: tagged(canonical),
-    hDesc: desc === undefined || desc === null ? ABSENT : tagged(canonicalize(desc)),
-    hSchema: schema === undefined || schema === null ? ABSENT : tagged(canonicalize(schema)),
-    print,
+    hTool,
+    get hDesc(): string {
+      return typeof desc === 'string' ? tagged(printed.jcsFields.description as string) : ABSENT;
+    },
+    get hSchema(): string {
+      return schema instanceof Map ? tagged(printed.jcsFields.inputSchema as string) : ABSENT;
+    },
+    hExact: printed.exact === canonical ? hTool : tagged(printed.exact),
+    get print(): ToolPrint {
+      print ??= printTool(v, printed.exact);
+      return print;
+    },
   };
 }
 

@@ -73,16 +73,16 @@ function changedFields(a: ToolPrint, b: ToolPrint): string[] {
   return [...keys].filter((k) => a.fields[k] !== b.fields[k]).sort();
 }
 
-function compareTool(name: string, locked: JsonObject, lockedPrint: ToolPrint, live: LiveTool): ToolDrift {
-  const fields = changedFields(lockedPrint, live.print);
-  if (fields.length === 0 && lockedPrint.hExact === live.print.hExact) {
+function compareTool(name: string, lockedHTool: string, locked: JsonObject, lockedPrint: () => ToolPrint, live: LiveTool): ToolDrift {
+  if (lockedHTool === live.hTool && lockedPrint().hExact === live.hExact) {
     return { name, state: 'matched', classes: [], fields: [], widening: [], narrowingOnly: false };
   }
+  const fields = changedFields(lockedPrint(), live.print);
   const classes = new Set<DriftClass>();
   const { widening, narrowed } = hintMoves(locked, live.value);
   if (widening.length > 0) classes.add('widening');
-  if (fields.includes('description') || lockedPrint.hNestedDescriptions !== live.print.hNestedDescriptions) classes.add('description');
-  const shapeMoved = ['inputSchema', 'outputSchema'].some((f) => lockedPrint.shapes[f] !== live.print.shapes[f]);
+  if (fields.includes('description') || lockedPrint().hNestedDescriptions !== live.print.hNestedDescriptions) classes.add('description');
+  const shapeMoved = ['inputSchema', 'outputSchema'].some((f) => lockedPrint().shapes[f] !== live.print.shapes[f]);
   if (shapeMoved || fields.includes('annotations')) classes.add('schema');
   if (fields.some((f) => !['description', 'inputSchema', 'outputSchema', 'annotations'].includes(f))) classes.add('metadata');
   const narrowingOnly = widening.length === 0 && narrowed && fields.length === 1 && fields[0] === 'annotations';
@@ -101,7 +101,8 @@ export function diffSurface(entry: LockEntry, extra: LockedExtra | undefined, hs
       if (!conditional.has(lt.name)) tools.push({ name: lt.name, state: 'removed', classes: ['removed'], fields: [], widening: [], narrowingOnly: false });
       continue;
     }
-    tools.push(compareTool(lt.name, lt.tool, extra?.prints?.[lt.name] ?? printTool(lt.tool), now));
+    let print = extra?.prints?.[lt.name];
+    tools.push(compareTool(lt.name, lt.h_tool, lt.tool, () => (print ??= printTool(lt.tool)), now));
     liveByName.delete(lt.name);
   }
   for (const t of liveByName.values()) tools.push({ name: t.name, state: 'added', classes: ['added'], fields: [], widening: [], narrowingOnly: false });

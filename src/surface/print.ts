@@ -1,4 +1,4 @@
-import { canonicalize } from '../protocol/json/canonical.js';
+import { canonicalize, canonicalizeBoth } from '../protocol/json/canonical.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { tagged } from './hash.js';
 
@@ -6,6 +6,7 @@ import { tagged } from './hash.js';
 // warden.lock): the whole tool, each top-level field, the prompt text nested anywhere below the top level
 // (every string under a "description" key, with its path), and each schema's shape with that text removed.
 // Together they let a diff say which fields changed and in which class, even where a double collapses digits.
+// The whole-tool digests come from one canonical pass per field; the rest is computed only when needed.
 
 export interface ToolPrint {
   hExact: string;
@@ -32,8 +33,33 @@ function withoutDescriptions(v: JsonValue): JsonValue {
   return v;
 }
 
-/** Fingerprints one tool object. Throws CanonicalError for an uncanonicalizable value. */
-export function printTool(tool: JsonObject): ToolPrint {
+export interface CanonicalTool {
+  /** RFC 8785 text of the whole tool, and of each top-level field. */
+  jcs: string;
+  jcsFields: Record<string, string>;
+  /** Exact-number canonical text of the whole tool (the same string as jcs unless a number differs). */
+  exact: string;
+}
+
+/** One canonical pass per top-level field; the whole tool's texts are composed from the fields'. */
+export function canonicalTool(tool: JsonObject): CanonicalTool {
+  const jcsFields: Record<string, string> = {};
+  const exactFields: Record<string, string> = {};
+  let inexact = false;
+  for (const [k, v] of tool) {
+    const both = canonicalizeBoth(v);
+    jcsFields[k] = both.jcs;
+    exactFields[k] = both.exact;
+    inexact ||= both.exact !== both.jcs;
+  }
+  const keys = [...tool.keys()].sort();
+  const compose = (parts: Record<string, string>): string => `{${keys.map((k) => `${JSON.stringify(k)}:${parts[k]}`).join(',')}}`;
+  const jcs = compose(jcsFields);
+  return { jcs, jcsFields, exact: inexact ? compose(exactFields) : jcs };
+}
+
+/** The full fingerprint of one tool (computed only when a tool is locked or differs from its lock). */
+export function printTool(tool: JsonObject, exact?: string): ToolPrint {
   const fields: Record<string, string> = {};
   const nested: [string, string][] = [];
   const shapes: Record<string, string> = {};
@@ -43,10 +69,5 @@ export function printTool(tool: JsonObject): ToolPrint {
     if (SCHEMA_FIELDS.includes(k)) shapes[k] = tagged(canonicalize(withoutDescriptions(v), 'exact'));
   }
   nested.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return {
-    hExact: tagged(canonicalize(tool, 'exact')),
-    fields,
-    hNestedDescriptions: tagged(JSON.stringify(nested)),
-    shapes,
-  };
+  return { hExact: tagged(exact ?? canonicalTool(tool).exact), fields, hNestedDescriptions: tagged(JSON.stringify(nested)), shapes };
 }

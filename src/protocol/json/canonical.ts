@@ -44,24 +44,66 @@ function es6(lexeme: string): string {
   return Object.is(d, -0) ? '0' : String(d);
 }
 
-function numberText(n: JsonNumber, mode: CanonicalMode): string {
-  const js = es6(n.lexeme);
-  if (mode === 'jcs') return js;
-  const exact = decimal(n.lexeme);
-  if (sameDecimal(exact, decimal(js))) return js;
+const SAFE_INTEGER = /^-?[0-9]{1,15}$/;
+
+/** The exact text of a lexeme whose double would not hold its decimal value, or undefined when it would. */
+function inexactText(lexeme: string, js: string): string | undefined {
+  if (js === lexeme || SAFE_INTEGER.test(lexeme)) return undefined;
+  const exact = decimal(lexeme);
+  if (sameDecimal(exact, decimal(js))) return undefined;
   return `${exact.negative ? '-' : ''}${exact.digits}e${exact.exp}`;
+}
+
+interface Walk {
+  mode: CanonicalMode;
+  /** Set when some number's exact text differs from its RFC 8785 text. */
+  inexact: boolean;
+}
+
+/** Appends the canonical text of `value` to `out` (one join at the end: no intermediate strings). */
+function write(value: JsonValue, w: Walk, out: string[]): void {
+  if (typeof value === 'string') out.push(JSON.stringify(value));
+  else if (value === null) out.push('null');
+  else if (value === true) out.push('true');
+  else if (value === false) out.push('false');
+  else if (value instanceof JsonNumber) {
+    const js = es6(value.lexeme);
+    const exact = inexactText(value.lexeme, js);
+    if (exact !== undefined) w.inexact = true;
+    out.push(exact !== undefined && w.mode === 'exact' ? exact : js);
+  } else if (Array.isArray(value)) {
+    out.push('[');
+    for (let i = 0; i < value.length; i++) {
+      if (i) out.push(',');
+      write(value[i] as JsonValue, w, out);
+    }
+    out.push(']');
+  } else {
+    const keys = Array.from(value.keys()).sort();
+    out.push('{');
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as string;
+      out.push(i ? ',' : '', JSON.stringify(k), ':');
+      write(value.get(k) as JsonValue, w, out);
+    }
+    out.push('}');
+  }
 }
 
 /** Canonical text of a lossless JSON value. Throws CanonicalError for a value RFC 8785 cannot transform. */
 export function canonicalize(value: JsonValue, mode: CanonicalMode = 'jcs'): string {
-  if (value === null) return 'null';
-  if (value === true) return 'true';
-  if (value === false) return 'false';
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (value instanceof JsonNumber) return numberText(value, mode);
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalize(v, mode)).join(',')}]`;
-  const keys = [...value.keys()].sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalize(value.get(k) as JsonValue, mode)}`).join(',')}}`;
+  const out: string[] = [];
+  write(value, { mode, inexact: false }, out);
+  return out.join('');
+}
+
+/** Both canonical texts in one pass when they agree (the common case): `exact` is `jcs` unless a number differs. */
+export function canonicalizeBoth(value: JsonValue): { jcs: string; exact: string } {
+  const w: Walk = { mode: 'jcs', inexact: false };
+  const out: string[] = [];
+  write(value, w, out);
+  const jcs = out.join('');
+  return { jcs, exact: w.inexact ? canonicalize(value, 'exact') : jcs };
 }
 
 /** Builds a lossless value from plain JS data the warden made itself (never from wire bytes). */
