@@ -6,7 +6,7 @@ import { loadAllowlist, saveAllowlist, upsertEntry } from '../store/allowlist.js
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
-import { SERVER_ID_RE, loadServers, saveServers, type ServerConfig } from '../store/servers.js';
+import { DEFAULT_RELIST, SERVER_ID_RE, loadServers, saveServers, type ServerConfig } from '../store/servers.js';
 import { captureLock } from './lock.js';
 import { line } from './output.js';
 
@@ -81,7 +81,7 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
     if (previousSha256) line(`Replaced the allowlisted digest of ${a.path}: was ${previousSha256}`);
   }
   saveAllowlist(paths, allowlist);
-  const entry: ServerConfig = { command, args, env, passEnv, posture: opts.posture ?? 'enforce', canaries: [], relistEvery: { calls: 50, seconds: 300 } };
+  const entry: ServerConfig = { command, args, env, passEnv, posture: opts.posture ?? 'enforce', canaries: [], relistEvery: { ...DEFAULT_RELIST } };
   if (opts.cwd) entry.cwd = opts.cwd;
   config.servers[id] = entry;
   saveServers(paths, config);

@@ -38,7 +38,7 @@ export interface SessionConfig {
   beforeRelease?: () => Promise<void>;
 }
 
-export const SESSION_DEFAULTS = { caps: DEFAULT_CAPS, channel: DEFAULT_CHANNEL_LIMITS, relistAfterCalls: 50, relistAfterMs: 300_000 };
+export const SESSION_DEFAULTS = { caps: DEFAULT_CAPS, channel: DEFAULT_CHANNEL_LIMITS };
 
 export type SessionEnd =
   | { cause: 'client_eof' }

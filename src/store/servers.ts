@@ -6,6 +6,8 @@ import { loadJsonFile } from './json-file.js';
 import type { HomePaths } from './paths.js';
 
 export const DEFAULT_TRUSTED_PATH = '/usr/local/bin:/usr/bin:/bin';
+/** Re-list a live session's tools after this many calls or seconds without a listing (docs/formats.md). */
+export const DEFAULT_RELIST = { calls: 200, seconds: 300 };
 export const SERVER_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -33,7 +35,7 @@ const serverSchema = v.strictObject({
       calls: v.pipe(v.number(), v.integer(), v.minValue(1, 'expected at least 1')),
       seconds: v.pipe(v.number(), v.minValue(1, 'expected at least 1')),
     }),
-    { calls: 50, seconds: 300 },
+    () => ({ ...DEFAULT_RELIST }),
   ),
 });
 
