@@ -95,10 +95,17 @@ export interface CallRefusedEvent {
   reason: string;
 }
 
+export interface CatalogDriftEvent {
+  event: 'catalog_drift';
+  server: string;
+  /** Which prompt, resource or template (by name / uri) was added, changed or removed; never its text. */
+  changes: { kind: string; id: string; state: string }[];
+}
+
 export interface InadmissibleEvent {
   event: 'surface_inadmissible';
   server: string;
   reason: string;
 }
 
-export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | InadmissibleEvent;
+export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | InadmissibleEvent | CatalogDriftEvent;

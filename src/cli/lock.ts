@@ -21,7 +21,7 @@ const say = (m: string): void => void process.stderr.write(`mcp-warden: ${m}\n`)
 
 function write(paths: HomePaths, id: string, entry: LockEntry, fetched: Fetched, prints: { name: string; print: ToolPrint }[]): void {
   const artifacts = artifactRecords(fetched.plan).map(({ kind, path, sha256 }) => ({ kind, path, sha256 }));
-  saveLockEntry(paths, id, entry, wardenEntryFor(artifacts, prints, fetched.conditional));
+  saveLockEntry(paths, id, entry, wardenEntryFor(artifacts, prints, fetched.conditional, fetched.catalogs));
 }
 
 /** Captures and writes the lock entry of a server (used by `lock` and by `add`). */
@@ -74,7 +74,7 @@ export async function pinVerb(homeFlag: string | undefined, id: string, tool: st
   const previous = loadLocks(paths).warden.get(id)?.tools ?? {};
   const prints = Object.entries(previous).filter(([n]) => n !== tool).map(([name, print]) => ({ name, print }));
   if (live) prints.push({ name: live.name, print: live.print });
-  write(paths, id, entry, fetched, prints);
+  write(paths, id, entry, { ...fetched, catalogs: loadLocks(paths).warden.get(id)?.catalogs ?? {} }, prints);
   await appendAudit(paths.audit, { event: 'surface', server: id, source: 'pin', pinState: 'changed', surfaceHash: entry.surface_hash, lockedSurfaceHash: locked.surface_hash, revision: entry.protocol.era, changed: [{ name: tool, state: live ? 'changed' : 'removed', classes: [], fields: [] }] });
   line(live ? `Pinned tool "${tool}" of server '${id}' as it is served now.` : `Removed tool "${tool}" from the lock of server '${id}' (the server no longer lists it).`);
   return 0;

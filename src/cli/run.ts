@@ -63,7 +63,7 @@ export async function runVerb(homeFlag: string | undefined, id: string): Promise
       serverId: id,
       posture: server.posture,
       entry: locks.tools.get(id),
-      extra: locks.warden.has(id) ? { prints: locks.warden.get(id)?.tools, conditional: locks.warden.get(id)?.conditional } : undefined,
+      extra: locks.warden.get(id),
       audit,
       report: say,
       beforeRelease: async () => recheckPlan(plan),

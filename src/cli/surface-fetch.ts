@@ -6,6 +6,7 @@ import type { HomePaths } from '../store/paths.js';
 import { attestAndLaunch } from './launch.js';
 import { stopLaunched } from './launch.js';
 import type { LaunchPlan } from '../attest/plan.js';
+import type { Catalogs } from '../surface/catalog.js';
 
 // Fetching a server's surface out of band for lock, pin, verify and diff: the same attested launch as `run`,
 // a fresh process for each fetch, once as a client offering roots, sampling and elicitation and once as a
@@ -14,11 +15,12 @@ import type { LaunchPlan } from '../attest/plan.js';
 export interface Fetched {
   handshake: Handshake;
   tools: LiveTool[];
+  catalogs: Catalogs;
   conditional: string[];
   plan: LaunchPlan;
 }
 
-async function fetchWith(paths: HomePaths, id: string, offered: string, capabilities: Record<string, unknown>, say: (m: string) => void): Promise<{ handshake: Handshake; tools: LiveTool[]; plan: LaunchPlan }> {
+async function fetchWith(paths: HomePaths, id: string, offered: string, capabilities: Record<string, unknown>, say: (m: string) => void): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; plan: LaunchPlan }> {
   const launched = await attestAndLaunch(paths, id, say);
   let stderr = '';
   launched.child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));

@@ -3,6 +3,7 @@ import { WardenError } from '../error.js';
 import type { LiveTool } from '../surface/admit.js';
 import { diffSurface, worstClass, type SurfaceDiff } from '../surface/diff.js';
 import type { LockEntry } from '../surface/lockfile.js';
+import { diffCatalogs, type CatalogChange } from '../surface/catalog.js';
 import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
@@ -21,6 +22,7 @@ interface Outcome {
   status: 'ok' | 'drift' | 'error';
   worst?: string;
   diff?: SurfaceDiff;
+  catalogs?: CatalogChange[];
   error?: { code: string; message: string; exitCode: number };
   live?: LiveTool[];
   entry?: LockEntry;
@@ -36,8 +38,9 @@ async function check(paths: HomePaths, id: string): Promise<Outcome> {
     const extra = locks.warden.get(id);
     const fetched = await fetchSurface(paths, id, entry.protocol.offered, say);
     const diff = diffSurface(entry, extra ? { prints: extra.tools, conditional: extra.conditional } : undefined, fetched.handshake, fetched.tools);
-    const worst = worstClass(diff);
-    return { id, status: worst || diff.era ? 'drift' : 'ok', ...(worst ? { worst } : diff.era ? { worst: 'era' } : {}), diff, live: fetched.tools, entry, liveInstructions: fetched.handshake.instructions };
+    const catalogs = extra ? diffCatalogs(extra.catalogs, fetched.catalogs) : [];
+    const worst = worstClass(diff) ?? (diff.era ? 'era' : catalogs.length > 0 ? 'catalog' : undefined);
+    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, live: fetched.tools, entry, liveInstructions: fetched.handshake.instructions };
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     return { id, status: 'error', error: { code: err.code, message: err.message, exitCode: err.exitCode } };
@@ -55,7 +58,7 @@ function jsonOf(o: Outcome): unknown {
     id: o.id,
     status: o.status,
     ...(o.worst ? { worst: o.worst } : {}),
-    ...(o.diff ? { era: o.diff.era ?? null, instructionsChanged: o.diff.instructionsChanged, tools: o.diff.tools.filter((t) => t.state !== 'matched').map(({ name, state, classes, fields, widening }) => ({ name, state, classes, fields, widening })) } : {}),
+    ...(o.diff ? { era: o.diff.era ?? null, instructionsChanged: o.diff.instructionsChanged, tools: o.diff.tools.filter((t) => t.state !== 'matched').map(({ name, state, classes, fields, widening }) => ({ name, state, classes, fields, widening })), catalogs: o.catalogs ?? [] } : {}),
     ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
   };
 }
@@ -82,6 +85,7 @@ function describeOutcome(o: Outcome, details: boolean): void {
   for (const t of d.tools.filter((x) => x.state !== 'matched')) {
     line(`  ${t.state.padEnd(8)} ${visible(t.name)}${t.classes.length ? `  [${t.classes.join(', ')}]` : ''}${t.fields.length ? `  fields: ${t.fields.join(', ')}` : ''}${t.widening.length ? `  (${t.widening.join(', ')})` : ''}`);
   }
+  for (const c of o.catalogs ?? []) line(`  ${c.state.padEnd(8)} ${c.kind} ${visible(c.id)}`);
   if (!details || !process.stdout.isTTY) return;
   if (d.instructionsChanged) line(visible(createTwoFilesPatch('instructions (locked)', 'instructions (served)', o.entry?.instructions ?? '', o.liveInstructions ?? '')));
   for (const t of d.tools.filter((x) => x.classes.includes('description'))) {

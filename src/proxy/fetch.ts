@@ -1,6 +1,7 @@
 import { admitHandshake, type Handshake, type LiveTool, type SurfaceCaps } from '../surface/admit.js';
 import { ServerChannel, type ChannelLimits } from './channel.js';
-import { listAllTools } from './listing.js';
+import { listAllTools, listCatalogs } from './listing.js';
+import type { Catalogs } from '../surface/catalog.js';
 import type { Readable, Writable } from 'node:stream';
 
 // An out-of-band fetch of a server's surface (lock, verify, diff, pin): the classic flow, initialize offering
@@ -15,6 +16,7 @@ export const FULL_CAPABILITIES = { roots: { listChanged: true }, sampling: {}, e
 export interface FetchedSurface {
   handshake: Handshake;
   tools: LiveTool[];
+  catalogs: Catalogs;
   /** Names of tools listed only when the client offered capabilities. */
   conditional: string[];
 }
@@ -25,7 +27,7 @@ export interface ServerStreams {
 }
 
 /** Fetches once over an open server; answers the server's own requests as a client with no roots would. */
-export async function fetchOnce(io: ServerStreams, offered: string, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ handshake: Handshake; tools: LiveTool[] }> {
+export async function fetchOnce(io: ServerStreams, offered: string, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs }> {
   const channel: ServerChannel = new ServerChannel(io.serverIn, io.serverOut, limits, {
     message: (msg) => {
       if (msg.kind !== 'request') return;
@@ -41,6 +43,7 @@ export async function fetchOnce(io: ServerStreams, offered: string, capabilities
   const handshake = admitHandshake(result, caps);
   channel.notify('notifications/initialized');
   const tools = await listAllTools(channel, caps);
+  const catalogs = await listCatalogs(channel, handshake, caps);
   channel.end();
-  return { handshake, tools };
+  return { handshake, tools, catalogs };
 }

@@ -5,6 +5,7 @@ import { ABSENT, tagged } from '../surface/hash.js';
 import { diffSurface, type LockedExtra, type SurfaceDiff } from '../surface/diff.js';
 import { surfaceHash, type LockEntry } from '../surface/lockfile.js';
 import { decide, decideUnpinned, type Decisions, type Posture } from '../surface/posture.js';
+import { diffCatalogs, type CatalogChange, type Catalogs } from '../surface/catalog.js';
 
 // Judging what this session was served against the lock: which tools the client may see and call. The
 // approved set is the session's authority for tools/call. Audit records carry names, classes and field names,
@@ -14,7 +15,7 @@ export interface JudgeConfig {
   serverId: string;
   posture: Posture;
   entry: LockEntry | undefined;
-  extra: LockedExtra | undefined;
+  extra: (LockedExtra & { tools?: LockedExtra['prints'] }) | undefined;
   audit: (e: AuditEvent) => void;
   report: (message: string) => void;
 }
@@ -32,6 +33,16 @@ export class SurfaceJudge {
     readonly handshake: Handshake,
   ) {}
 
+  /** Compares the prompts, resources and templates served with the locked digests; reports, never gates. */
+  judgeCatalogs(live: Catalogs): CatalogChange[] {
+    const changes = diffCatalogs(this.cfg.extra?.catalogs, live);
+    if (changes.length > 0) {
+      this.cfg.audit({ event: 'catalog_drift', server: this.cfg.serverId, changes });
+      for (const c of changes.slice(0, 10)) this.cfg.report(`server '${this.cfg.serverId}': ${c.kind} "${c.id.slice(0, 128)}" ${c.state} since the lock (reported; prompts and resources are not gated). Review with: mcp-warden diff ${this.cfg.serverId}`);
+    }
+    return changes;
+  }
+
   /** Judges a complete listing (handshake, re-list) or one page of a client's listing (`partial`). */
   judge(tools: readonly LiveTool[], source: ListingSource, partial: boolean): Decisions {
     const { entry, extra, posture, serverId } = this.cfg;
@@ -39,7 +50,7 @@ export class SurfaceJudge {
     let diff: SurfaceDiff | undefined;
     if (!entry) decisions = decideUnpinned(tools.map((t) => t.name), posture, serverId);
     else {
-      diff = diffSurface(entry, extra, this.handshake, tools);
+      diff = diffSurface(entry, extra && { prints: extra.tools, conditional: extra.conditional }, this.handshake, tools);
       if (partial) diff = { ...diff, tools: diff.tools.filter((t) => t.state !== 'removed') };
       decisions = decide(diff, posture);
     }

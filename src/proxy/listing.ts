@@ -1,4 +1,5 @@
-import { ListingAdmitter, type LiveTool, type SurfaceCaps } from '../surface/admit.js';
+import { ListingAdmitter, type Handshake, type LiveTool, type SurfaceCaps } from '../surface/admit.js';
+import { CATALOGS, CatalogAdmitter, type Catalogs } from '../surface/catalog.js';
 import type { ServerChannel } from './channel.js';
 
 /** Lists every page of the server's tools with the warden's own requests, admitting each page as it comes. */
@@ -9,4 +10,19 @@ export async function listAllTools(channel: ServerChannel, caps: SurfaceCaps): P
     cursor = admitter.page(await channel.request('tools/list', cursor === undefined ? {} : { cursor }));
   } while (cursor !== undefined);
   return admitter.tools;
+}
+
+/** Lists and digests the prompts, resources and resource templates the server advertises. */
+export async function listCatalogs(channel: ServerChannel, hs: Handshake, caps: SurfaceCaps): Promise<Catalogs> {
+  const out: Catalogs = {};
+  for (const k of CATALOGS) {
+    if (!hs.serves?.[k.capability]) continue;
+    const admitter = new CatalogAdmitter(k, caps);
+    let cursor: string | undefined;
+    do {
+      cursor = admitter.page(await channel.request(k.method, cursor === undefined ? {} : { cursor }));
+    } while (cursor !== undefined);
+    out[k.kind] = admitter.items;
+  }
+  return out;
 }

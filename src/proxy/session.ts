@@ -5,12 +5,11 @@ import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { serialize } from '../protocol/json/write.js';
 import { classify, errorResponse } from '../protocol/message.js';
 import { admitHandshake, DEFAULT_CAPS, InadmissibleError, ListingAdmitter, type SurfaceCaps } from '../surface/admit.js';
-import type { LockedExtra } from '../surface/diff.js';
 import type { LockEntry } from '../surface/lockfile.js';
 import type { Posture } from '../surface/posture.js';
 import { DEFAULT_CHANNEL_LIMITS, OWN_ID_PREFIX, ProtocolError, ServerChannel, type ChannelLimits, type ServerMessage } from './channel.js';
-import { SurfaceJudge, type ListingSource } from './judge.js';
-import { listAllTools } from './listing.js';
+import { SurfaceJudge, type JudgeConfig, type ListingSource } from './judge.js';
+import { listAllTools, listCatalogs } from './listing.js';
 
 // The in-band session. The bytes the client and the server exchange are relayed as they are, except where
 // the warden must act on this very session:
@@ -27,7 +26,7 @@ export interface SessionConfig {
   serverId: string;
   posture: Posture;
   entry: LockEntry | undefined;
-  extra: LockedExtra | undefined;
+  extra: JudgeConfig['extra'];
   caps: SurfaceCaps;
   channel: ChannelLimits;
   relistAfterCalls: number;
@@ -271,6 +270,9 @@ export class Session {
       this.swallowInitialized = true;
       await this.list('handshake');
       if (this.stopped) return;
+      if (this.cfg.extra?.catalogs && Object.keys(this.cfg.extra.catalogs).length > 0) {
+        this.judge.judgeCatalogs(await listCatalogs(this.server, this.judge.handshake, this.cfg.caps));
+      }
       await this.checkBeforeRelease();
     } catch (err) {
       this.failFrom(err);

@@ -174,6 +174,8 @@ export interface Handshake {
   era: string;
   instructions: string | undefined;
   serverInfo: { name?: string; version?: string };
+  /** The capabilities the server advertised that the warden reads (prompts, resources). */
+  serves?: { prompts: boolean; resources: boolean };
 }
 
 /** Reads what the surface needs from an initialize result, with exact-key discipline (SPEC §3.4). */
@@ -195,5 +197,7 @@ export function admitHandshake(result: JsonValue | undefined, caps: SurfaceCaps 
       if (typeof s === 'string' && byteLength(s) <= 256) serverInfo[k] = s;
     }
   }
-  return { era, instructions: typeof instr === 'string' ? instr : undefined, serverInfo };
+  const caps2 = result.get('capabilities');
+  const serves = { prompts: caps2 instanceof Map && caps2.get('prompts') instanceof Map, resources: caps2 instanceof Map && caps2.get('resources') instanceof Map };
+  return { era, instructions: typeof instr === 'string' ? instr : undefined, serverInfo, serves };
 }

@@ -2,6 +2,7 @@ import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import type { Handshake, LiveTool } from './admit.js';
 import type { LockEntry } from './lockfile.js';
 import { printTool, type ToolPrint } from './print.js';
+import type { Catalogs } from './catalog.js';
 
 // Comparing a locked surface with a live one. Classes (tools.lock SPEC §8, plus the warden's `widening`),
 // most severe first:
@@ -43,6 +44,7 @@ export interface SurfaceDiff {
 export interface LockedExtra {
   prints?: Record<string, ToolPrint>;
   conditional?: readonly string[];
+  catalogs?: Catalogs;
 }
 
 function annotation(tool: JsonObject, hint: string): JsonValue | undefined {

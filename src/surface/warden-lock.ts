@@ -4,6 +4,8 @@ import { JsonReadError, readJson, toPlain } from '../protocol/json/reader.js';
 import { indentCanonical } from './indent.js';
 import { LockfileError } from './lockfile.js';
 import type { ToolPrint } from './print.js';
+import type { Catalogs } from './catalog.js';
+import { tagged } from './hash.js';
 
 // warden.lock: what the warden pins beyond tools.lock v1, keyed by the same server names, rendered with the
 // same discipline (RFC 8785, re-indented, one LF) so it reviews as a git diff. Per tool: the exact-number
@@ -19,7 +21,11 @@ const printSchema = v.strictObject({
   shapes: v.record(v.string(), sha),
 });
 
+const digests = v.record(v.string(), sha);
+
 const serverSchema = v.strictObject({
+  catalogs: v.strictObject({ prompts: v.optional(digests), resources: v.optional(digests), resourceTemplates: v.optional(digests) }),
+  h_catalogs: sha,
   conditional: v.array(v.string()),
   artifacts: v.array(v.strictObject({ kind: v.string(), path: v.string(), sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)) })),
   tools: v.record(v.string(), printSchema),
@@ -31,6 +37,8 @@ const fileSchema = v.strictObject({
 });
 
 export interface WardenLockEntry {
+  /** Digests of each prompt, resource and resource template, by name / uri / uriTemplate. */
+  catalogs: Catalogs;
   /** Tools listed only when the client offers capabilities (roots, sampling, elicitation). */
   conditional: string[];
   artifacts: { kind: string; path: string; sha256: string }[];
@@ -39,8 +47,13 @@ export interface WardenLockEntry {
 
 export type WardenLock = Map<string, WardenLockEntry>;
 
-export function wardenEntryFor(artifacts: WardenLockEntry['artifacts'], tools: { name: string; print: ToolPrint }[], conditional: string[]): WardenLockEntry {
-  return { conditional: [...conditional].sort(), artifacts, tools: Object.fromEntries(tools.map((t) => [t.name, t.print])) };
+export function wardenEntryFor(artifacts: WardenLockEntry['artifacts'], tools: { name: string; print: ToolPrint }[], conditional: string[], catalogs: Catalogs): WardenLockEntry {
+  return { catalogs, conditional: [...conditional].sort(), artifacts, tools: Object.fromEntries(tools.map((t) => [t.name, t.print])) };
+}
+
+/** The rollup over prompts, resources and resource templates. */
+export function catalogsHash(c: Catalogs): string {
+  return tagged(canonicalize(fromPlain(c)));
 }
 
 function plainPrint(p: ToolPrint): Record<string, unknown> {
@@ -49,9 +62,16 @@ function plainPrint(p: ToolPrint): Record<string, unknown> {
 
 export function renderWardenLock(lock: WardenLock): string {
   const servers = Object.fromEntries(
-    [...lock].map(([name, e]) => [name, { conditional: e.conditional, artifacts: e.artifacts, tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, plainPrint(p)])) }]),
+    [...lock].map(([name, e]) => [name, { catalogs: e.catalogs, h_catalogs: catalogsHash(e.catalogs), conditional: e.conditional, artifacts: e.artifacts, tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, plainPrint(p)])) }]),
   );
   return indentCanonical(canonicalize(fromPlain({ warden_lock_version: 1, servers }))) + '\n';
+}
+
+function checkedCatalogs(server: string, c: Catalogs, stored: string): Catalogs {
+  const clean: Catalogs = {};
+  for (const k of ['prompts', 'resources', 'resourceTemplates'] as const) if (c[k]) clean[k] = c[k];
+  if (catalogsHash(clean) !== stored) throw new LockfileError(`/servers/${server}/h_catalogs does not match its catalogs (the lockfile is corrupt or was edited)`);
+  return clean;
 }
 
 export function parseWardenLock(bytes: Uint8Array): WardenLock {
@@ -72,6 +92,7 @@ export function parseWardenLock(bytes: Uint8Array): WardenLock {
     Object.entries(r.output.servers).map(([name, e]) => [
       name,
       {
+        catalogs: checkedCatalogs(name, e.catalogs, e.h_catalogs),
         conditional: e.conditional,
         artifacts: e.artifacts,
         tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, { hExact: p.h_exact, fields: p.fields, hNestedDescriptions: p.h_nested_descriptions, shapes: p.shapes }])),

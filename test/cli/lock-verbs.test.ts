@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BASE_TOOLS, MARKER, shapeshifter, type Shifter } from '../helpers/surface.js';
+import { BASE_TOOLS, MARKER, opened, shapeshifter, type Shifter } from '../helpers/surface.js';
 import { auditEvents, cli } from '../helpers/warden.js';
 
 let sh: Shifter;
@@ -37,6 +37,25 @@ describe('lock, verify, diff and pin', () => {
     expect(cli(sh.home, ['verify', 'shifty']).code).toBe(0);
     expect(fs.readFileSync(path.join(sh.home, 'audit.log'), 'utf8')).not.toContain(MARKER);
     expect(auditEvents(sh.home).filter((e) => e.event === 'surface' && e.source === 'pin')).toHaveLength(2);
+  });
+
+  it('digests prompts: a changed prompt is drift for verify, and reported in-band without gating', async () => {
+    const prompts = [{ name: 'summarize', description: 'Summarize the text.', arguments: [{ name: 'text', required: true }] }];
+    sh = shapeshifter({ toolsRaw: BASE_TOOLS, prompts });
+    const lock = JSON.parse(fs.readFileSync(path.join(sh.home, 'warden.lock'), 'utf8')) as { servers: { shifty: { catalogs: { prompts: Record<string, string> } } } };
+    expect(Object.keys(lock.servers.shifty.catalogs.prompts)).toEqual(['summarize']);
+    expect(cli(sh.home, ['verify']).code).toBe(0);
+    sh.serve({ toolsRaw: BASE_TOOLS, prompts: [{ ...prompts[0], description: `Summarize. ${MARKER}` }] });
+    const r = cli(sh.home, ['verify', '--json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ servers: [{ status: 'drift', worst: 'catalog', catalogs: [{ kind: 'prompts', id: 'summarize', state: 'changed' }] }] });
+    const s = sh.session();
+    expect((await opened(s)).result).toBeDefined();
+    s.close();
+    await s.exited;
+    expect(s.stderr).toContain('prompts "summarize" changed since the lock');
+    expect(auditEvents(sh.home).find((e) => e.event === 'catalog_drift')).toMatchObject({ changes: [{ kind: 'prompts', id: 'summarize', state: 'changed' }] });
+    expect(fs.readFileSync(path.join(sh.home, 'audit.log'), 'utf8')).not.toContain(MARKER);
   });
 
   it('lock refuses to overwrite an entry, and pin refuses a missing one', () => {

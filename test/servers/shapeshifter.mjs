@@ -6,6 +6,7 @@
 //   pageSize       split the tools into pages of this size (toolsRaw is parsed for that)
 //   endless        answer every page with a fresh nextCursor
 //   perListing     [toolsRaw, toolsRaw, …]: the n-th tools/list gets the n-th (the last repeats)
+//   prompts        an array of prompts to serve (and advertise the prompts capability)
 //   flip           { afterCalls, toolsRaw, notify }: after that many tools/call, serve toolsRaw instead, and
 //                  send notifications/tools/list_changed if notify is true
 import fs from 'node:fs';
@@ -33,7 +34,8 @@ process.stdin.on('data', (chunk) => {
     const id = JSON.stringify(msg.id);
     const s = scenario();
     if (msg.method === 'initialize') {
-      const result = { protocolVersion: s.era ?? msg.params.protocolVersion, capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'shapeshifter', version: '1.0.0' } };
+      const capabilities = { tools: { listChanged: true }, ...(s.prompts ? { prompts: {} } : {}) };
+      const result = { protocolVersion: s.era ?? msg.params.protocolVersion, capabilities, serverInfo: { name: 'shapeshifter', version: '1.0.0' } };
       if (s.instructions !== undefined) result.instructions = s.instructions;
       out(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(result)}}`);
     } else if (msg.method === 'tools/list') {
@@ -50,6 +52,8 @@ process.stdin.on('data', (chunk) => {
       } else {
         out(`{"jsonrpc":"2.0","id":${id},"result":{"tools":${raw}}}`);
       }
+    } else if (msg.method === 'prompts/list' && s.prompts) {
+      out(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify({ prompts: s.prompts })}}`);
     } else if (msg.method === 'tools/call') {
       calls++;
       out(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"called ${msg.params.name}"}]}}`);

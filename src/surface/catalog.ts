@@ -1,0 +1,95 @@
+import { CanonicalError } from '../protocol/json/canonical.js';
+import type { JsonValue } from '../protocol/json/reader.js';
+import { canonicalTool } from './print.js';
+import { tagged } from './hash.js';
+import { InadmissibleError, printable, refuseCaseVariants, type SurfaceCaps } from './admit.js';
+
+// Prompts, resources and resource templates: the rest of what a server tells the model (prompt text,
+// resource descriptions). Beyond tools.lock v1, the warden digests each item (exact canonical form) and keeps
+// the digests and a rollup in warden.lock; drift is reported like tool drift.
+
+export interface CatalogKind {
+  kind: 'prompts' | 'resources' | 'resourceTemplates';
+  method: string;
+  /** The result key holding the items, and the item key that names one. */
+  key: string;
+  id: string;
+  /** The server capability that advertises it. */
+  capability: 'prompts' | 'resources';
+}
+
+export const CATALOGS: CatalogKind[] = [
+  { kind: 'prompts', method: 'prompts/list', key: 'prompts', id: 'name', capability: 'prompts' },
+  { kind: 'resources', method: 'resources/list', key: 'resources', id: 'uri', capability: 'resources' },
+  { kind: 'resourceTemplates', method: 'resources/templates/list', key: 'resourceTemplates', id: 'uriTemplate', capability: 'resources' },
+];
+
+/** Item id -> exact digest. */
+export type CatalogDigests = Record<string, string>;
+
+export class CatalogAdmitter {
+  readonly items: CatalogDigests = {};
+  private readonly cursors = new Set<string>();
+  private pages = 0;
+  private count = 0;
+
+  constructor(
+    private readonly k: CatalogKind,
+    private readonly caps: SurfaceCaps,
+  ) {}
+
+  /** Admits one page; returns the next cursor, or undefined when complete. */
+  page(result: JsonValue | undefined): string | undefined {
+    const what = `a ${this.k.method} result`;
+    if (++this.pages > this.caps.maxPages) throw new InadmissibleError(`${this.k.method} has more than ${this.caps.maxPages} pages`);
+    if (!(result instanceof Map)) throw new InadmissibleError(`${what} is not a JSON object`);
+    refuseCaseVariants(result, [this.k.key, 'nextCursor'], what);
+    const items = result.get(this.k.key);
+    if (!Array.isArray(items)) throw new InadmissibleError(`${what} has no "${this.k.key}" array`);
+    for (const item of items) {
+      if (!(item instanceof Map)) throw new InadmissibleError(`an item of ${what} is not an object`);
+      const id = item.get(this.k.id);
+      if (typeof id !== 'string' || id.length === 0) throw new InadmissibleError(`an item of ${what} has no string "${this.k.id}"`);
+      if (Object.hasOwn(this.items, id)) throw new InadmissibleError(`${this.k.method} names "${printable(id)}" twice`);
+      if (++this.count > this.caps.maxTools) throw new InadmissibleError(`${this.k.method} has more than ${this.caps.maxTools} items`);
+      try {
+        this.items[id] = tagged(canonicalTool(item).exact);
+      } catch (err) {
+        if (err instanceof CanonicalError) throw new InadmissibleError(`"${printable(id)}" in ${this.k.method} cannot be canonicalized: ${err.message}`);
+        throw err;
+      }
+    }
+    const next = result.get('nextCursor');
+    if (next === undefined || next === null) return undefined;
+    if (typeof next !== 'string' || Buffer.byteLength(next) > this.caps.maxCursorBytes) throw new InadmissibleError(`${this.k.method} returned an invalid cursor`);
+    if (this.cursors.has(next)) throw new InadmissibleError(`${this.k.method} repeated a cursor (a pagination loop)`);
+    this.cursors.add(next);
+    return next;
+  }
+}
+
+export type Catalogs = Partial<Record<CatalogKind['kind'], CatalogDigests>>;
+
+export interface CatalogChange {
+  kind: CatalogKind['kind'];
+  id: string;
+  state: 'changed' | 'added' | 'removed';
+}
+
+/** Differences between locked and live catalogs (only kinds present on both sides are compared). */
+export function diffCatalogs(locked: Catalogs | undefined, live: Catalogs): CatalogChange[] {
+  const out: CatalogChange[] = [];
+  for (const { kind } of CATALOGS) {
+    const a = locked?.[kind];
+    const b = live[kind];
+    if (!a && !b) continue;
+    const was = a ?? {};
+    const now = b ?? {};
+    for (const id of Object.keys(was).sort()) {
+      if (!(id in now)) out.push({ kind, id, state: 'removed' });
+      else if (was[id] !== now[id]) out.push({ kind, id, state: 'changed' });
+    }
+    for (const id of Object.keys(now).sort()) if (!(id in was)) out.push({ kind, id, state: 'added' });
+  }
+  return out;
+}
