@@ -2,12 +2,12 @@ import type { Readable, Writable } from 'node:stream';
 import type { AuditEvent } from '../audit/events.js';
 import { LineFramer } from '../protocol/framing.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
-import { serialize } from '../protocol/json/write.js';
 import { classify, errorResponse } from '../protocol/message.js';
-import { admitHandshake, DEFAULT_CAPS, InadmissibleError, ListingAdmitter, type SurfaceCaps } from '../surface/admit.js';
+import { admitHandshake, DEFAULT_CAPS, InadmissibleError, type SurfaceCaps } from '../surface/admit.js';
 import type { LockEntry } from '../surface/lockfile.js';
 import type { Posture } from '../surface/posture.js';
 import { DEFAULT_CHANNEL_LIMITS, OWN_ID_PREFIX, ProtocolError, ServerChannel, type ChannelLimits, type ServerMessage } from './channel.js';
+import { judgeClientPage } from './client-listing.js';
 import { SurfaceJudge, type JudgeConfig, type ListingSource } from './judge.js';
 import { listAllTools, listCatalogs } from './listing.js';
 
@@ -305,27 +305,9 @@ export class Session {
     if (decisions.serverRefusal) throw new SurfaceRefusal(decisions.serverRefusal);
   }
 
-  /** Judges one page of the client's own listing; returns the bytes to forward. */
   private judgeClientListing(value: Map<string, JsonValue>, id: string, bytes: Buffer): Buffer {
-    const result = value.get('result');
-    if (result === undefined || !this.judge) return bytes;
-    let tools;
-    try {
-      const admitter = new ListingAdmitter(this.cfg.caps);
-      admitter.page(result);
-      tools = admitter.tools;
-    } catch (err) {
-      if (!(err instanceof InadmissibleError)) throw err;
-      this.cfg.audit({ event: 'surface_inadmissible', server: this.cfg.serverId, reason: err.reason });
-      this.cfg.report(`refused a tools/list page of server '${this.cfg.serverId}': ${err.reason}`);
-      return errorResponse(id, WARDEN_REFUSED, `mcp-warden refused this tools/list page of server '${this.cfg.serverId}': ${err.reason}.`);
-    }
-    const decisions = this.judge.judge(tools, 'client_list', true);
-    const keep = tools.filter((t) => decisions.tools.get(t.name)?.decision === 'allow');
-    if (keep.length === tools.length) return bytes;
-    const rewritten = new Map(value);
-    rewritten.set('result', new Map([...(result as JsonObject)].map(([k, v]) => [k, k === 'tools' ? keep.map((t) => t.value) : v])));
-    return Buffer.from(serialize(rewritten) + '\n');
+    if (!this.judge) return bytes;
+    return judgeClientPage(this.judge, value, id, bytes, this.cfg);
   }
 
   private onNoise(bytes: Buffer, reason: string): void {
