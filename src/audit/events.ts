@@ -95,6 +95,17 @@ export interface CallRefusedEvent {
   reason: string;
 }
 
+export interface CanaryEvent {
+  event: 'canary';
+  server: string;
+  probe: string;
+  result: 'pass' | 'fail';
+  failed: string[];
+  medianMs: number;
+  thresholdMs: number;
+  source: 'session' | 'check' | 'schedule';
+}
+
 export interface CatalogDriftEvent {
   event: 'catalog_drift';
   server: string;
@@ -108,4 +119,4 @@ export interface InadmissibleEvent {
   reason: string;
 }
 
-export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | InadmissibleEvent | CatalogDriftEvent;
+export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | InadmissibleEvent | CatalogDriftEvent | CanaryEvent;

@@ -6,7 +6,8 @@ import { loadAllowlist, saveAllowlist, upsertEntry } from '../store/allowlist.js
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
-import { DEFAULT_RELIST, SERVER_ID_RE, loadServers, saveServers, type ServerConfig } from '../store/servers.js';
+import { SERVER_ID_RE, loadServers, newServerConfig, saveServers } from '../store/servers.js';
+import { recordCanaries } from './canary.js';
 import { captureLock } from './lock.js';
 import { line } from './output.js';
 
@@ -81,8 +82,7 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
     if (previousSha256) line(`Replaced the allowlisted digest of ${a.path}: was ${previousSha256}`);
   }
   saveAllowlist(paths, allowlist);
-  const entry: ServerConfig = { command, args, env, passEnv, posture: opts.posture ?? 'enforce', canaries: [], relistEvery: { ...DEFAULT_RELIST } };
-  if (opts.cwd) entry.cwd = opts.cwd;
+  const entry = newServerConfig({ command, args, env, passEnv, posture: opts.posture ?? 'enforce', ...(opts.cwd ? { cwd: opts.cwd } : {}) });
   config.servers[id] = entry;
   saveServers(paths, config);
   line(`Added server '${id}' to ${paths.servers}.`);
@@ -90,6 +90,8 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   try {
     const locked = await captureLock(paths, id, 'lock');
     line(`Locked ${locked.tools.length} tools (revision ${locked.protocol.era}, surface ${locked.surface_hash}) in ${paths.toolsLock}.`);
+    const baselines = await recordCanaries(paths, id);
+    line(`Recorded ${Object.keys(baselines).length} canary baseline(s) in ${paths.wardenLock}.`);
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     line(`The server was added, but its surface could not be locked: ${err.message}`);

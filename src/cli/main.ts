@@ -4,6 +4,7 @@ import { WardenError } from '../error.js';
 import { addVerb } from './add.js';
 import { allowlistAdd, allowlistList, allowlistRemove, allowlistVerify } from './allowlist.js';
 import { auditShow, auditVerify } from './audit.js';
+import { canaryCheckVerb, canaryRecordVerb } from './canary.js';
 import { lockVerb, pinVerb } from './lock.js';
 import { runVerb } from './run.js';
 import { diffVerb, verifyVerb } from './verify.js';
@@ -94,6 +95,17 @@ function main(argv: string[]): void {
     .argument('<id>', 'server id')
     .option('--tool <name>', 'accept only this tool')
     .action(act((id: string, opts: { tool?: string }) => pinVerb(home(), id, opts.tool)));
+
+  const canary = program.command('canary').description('behavioural canaries: pinned answers and latency');
+  canary
+    .command('record')
+    .argument('<id>', 'server id')
+    .action(act((id: string) => canaryRecordVerb(home(), id)));
+  canary
+    .command('check')
+    .argument('<id>', 'server id')
+    .option('--json', 'machine-readable output')
+    .action(act((id: string, opts: { json?: boolean }) => canaryCheckVerb(home(), id, opts.json === true)));
 
   const audit = program.command('audit').description('the hash-chained audit log');
   audit

@@ -7,7 +7,11 @@ import { SESSION_DEFAULTS, Session } from '../proxy/session.js';
 import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
+import { probesOf } from '../canary/probe.js';
 import { sweepAndAudit } from './common.js';
+
+/** Canary calls per probe at session start (their median is compared with the pinned envelope). */
+const SESSION_CANARY_SAMPLES = 3;
 import { attestAndLaunch, stopLaunched, type LaunchRefusal, type Launched } from './launch.js';
 
 // `mcp-warden run <id>`: the whole supervised session, in the order it happens. The client launched us in
@@ -67,6 +71,7 @@ export async function runVerb(homeFlag: string | undefined, id: string): Promise
       audit,
       report: say,
       beforeRelease: async () => recheckPlan(plan),
+      ...(locks.warden.get(id)?.canaries ? { canaries: { probes: probesOf(server.canaries), baselines: locks.warden.get(id)?.canaries ?? {}, policy: server.canaryLatency, samples: SESSION_CANARY_SAMPLES } } : {}),
     },
   );
   session.start();

@@ -13,7 +13,7 @@ import { openHome } from '../store/home.js';
 import { loadJsonFile } from '../store/json-file.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { loadLocks } from '../store/locks.js';
-import { DEFAULT_RELIST, loadServers, saveServers } from '../store/servers.js';
+import { loadServers, newServerConfig, saveServers } from '../store/servers.js';
 import { captureLock } from './lock.js';
 
 // `npm start`: the embedded default. Supervises the reference server-everything (a dev dependency) through
@@ -37,7 +37,7 @@ function checkoutAllowlist(): v.InferOutput<typeof allowlistFileSchema>['entries
 async function ensureEnrolled(paths: HomePaths): Promise<void> {
   const config = loadServers(paths);
   if (!Object.hasOwn(config.servers, SERVER_ID)) {
-    config.servers[SERVER_ID] = { command: process.execPath, args: [path.join(CHECKOUT, SCRIPT), 'stdio'], env: {}, passEnv: [], posture: 'enforce', canaries: [], relistEvery: { ...DEFAULT_RELIST } };
+    config.servers[SERVER_ID] = newServerConfig({ command: process.execPath, args: [path.join(CHECKOUT, SCRIPT), 'stdio'] });
     saveServers(paths, config);
     say(`Wrote server '${SERVER_ID}' to ${paths.servers}`);
   }

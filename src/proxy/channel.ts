@@ -46,7 +46,7 @@ export class ProtocolError extends Error {
 }
 
 interface Pending {
-  resolve: (result: JsonValue | undefined) => void;
+  resolve: (response: JsonObject) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout;
   method: string;
@@ -99,11 +99,7 @@ export class ServerChannel {
       if (!p) return; // a late answer to a request that timed out: never the client's
       this.pending.delete(msg.id);
       clearTimeout(p.timer);
-      const error = msg.value.get('error');
-      if (error !== undefined) {
-        const m = error instanceof Map ? error.get('message') : undefined;
-        p.reject(new ProtocolError(`the server answered ${p.method} with an error: ${typeof m === 'string' ? m.slice(0, 200) : 'no message'}`));
-      } else p.resolve(msg.value.get('result'));
+      p.resolve(msg.value);
       return;
     }
     this.on.message(msg, bytes);
@@ -123,8 +119,19 @@ export class ServerChannel {
     if (!this.serverIn.writableEnded) this.serverIn.end();
   }
 
-  /** Sends a request of the warden's own and resolves with its result. */
-  request(method: string, params: Record<string, unknown> | JsonObject | undefined): Promise<JsonValue | undefined> {
+  /** Sends a request of the warden's own and resolves with its result; an error response rejects. */
+  async request(method: string, params: Record<string, unknown> | undefined): Promise<JsonValue | undefined> {
+    const response = await this.requestMessage(method, params);
+    const error = response.get('error');
+    if (error !== undefined) {
+      const m = error instanceof Map ? error.get('message') : undefined;
+      throw new ProtocolError(`the server answered ${method} with an error: ${typeof m === 'string' ? m.slice(0, 200) : 'no message'}`);
+    }
+    return response.get('result');
+  }
+
+  /** Sends a request of the warden's own and resolves with the whole response message (result or error). */
+  requestMessage(method: string, params: Record<string, unknown> | undefined): Promise<JsonObject> {
     if (this.ended) return Promise.reject(new ProtocolError('the server closed its stdout'));
     const id = JSON.stringify(`${OWN_ID_PREFIX}${this.nextId++}`);
     return new Promise((resolve, reject) => {
@@ -133,7 +140,7 @@ export class ServerChannel {
         reject(new ProtocolError(`the server did not answer ${method} within ${this.limits.requestTimeoutMs} ms`));
       }, this.limits.requestTimeoutMs);
       this.pending.set(id, { resolve, reject, timer, method });
-      this.write(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)}${params === undefined ? '' : `,"params":${paramsText(params)}`}}\n`);
+      this.write(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)}${params === undefined ? '' : `,"params":${JSON.stringify(params)}`}}\n`);
     });
   }
 
@@ -148,9 +155,4 @@ export class ServerChannel {
       this.pending.delete(id);
     }
   }
-}
-
-function paramsText(params: Record<string, unknown> | JsonObject): string {
-  if (params instanceof Map) throw new Error('lossless params are not sent by the warden');
-  return JSON.stringify(params);
 }

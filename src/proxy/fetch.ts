@@ -26,8 +26,9 @@ export interface ServerStreams {
   serverOut: Readable;
 }
 
-/** Fetches once over an open server; answers the server's own requests as a client with no roots would. */
-export async function fetchOnce(io: ServerStreams, offered: string, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs }> {
+/** Opens a classic session as a client of the server (initialize, initialized), answering its requests as a
+ * client with no roots would. */
+export async function openAsClient(io: ServerStreams, offered: string, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ channel: ServerChannel; handshake: Handshake }> {
   const channel: ServerChannel = new ServerChannel(io.serverIn, io.serverOut, limits, {
     message: (msg) => {
       if (msg.kind !== 'request') return;
@@ -42,6 +43,12 @@ export async function fetchOnce(io: ServerStreams, offered: string, capabilities
   const result = await channel.request('initialize', { protocolVersion: offered, capabilities, clientInfo: { name: 'mcp-warden', version: '0.1.0' } });
   const handshake = admitHandshake(result, caps);
   channel.notify('notifications/initialized');
+  return { channel, handshake };
+}
+
+/** Fetches the surface once over an open server. */
+export async function fetchOnce(io: ServerStreams, offered: string, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs }> {
+  const { channel, handshake } = await openAsClient(io, offered, capabilities, caps, limits, onNoise);
   const tools = await listAllTools(channel, caps);
   const catalogs = await listCatalogs(channel, handshake, caps);
   channel.end();

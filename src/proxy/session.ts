@@ -7,6 +7,9 @@ import { admitHandshake, DEFAULT_CAPS, InadmissibleError, type SurfaceCaps } fro
 import type { LockEntry } from '../surface/lockfile.js';
 import type { Posture } from '../surface/posture.js';
 import { DEFAULT_CHANNEL_LIMITS, OWN_ID_PREFIX, ProtocolError, ServerChannel, type ChannelLimits, type ServerMessage } from './channel.js';
+import { evaluate, type Baseline, type LatencyPolicy } from '../canary/baseline.js';
+import type { ProbeSpec } from '../canary/probe.js';
+import { runProbe } from './canary-run.js';
 import { judgeClientPage } from './client-listing.js';
 import { SurfaceJudge, type JudgeConfig, type ListingSource } from './judge.js';
 import { listAllTools, listCatalogs } from './listing.js';
@@ -33,6 +36,8 @@ export interface SessionConfig {
   relistAfterMs: number;
   audit: (e: AuditEvent) => void;
   report: (message: string) => void;
+  /** Canaries run at session start, before the client is released (none without baselines). */
+  canaries?: { probes: ProbeSpec[]; baselines: Record<string, Baseline>; policy: LatencyPolicy; samples: number };
   /** Runs once before anything from the server reaches the client; a throw closes the session. */
   beforeRelease?: () => Promise<void>;
 }
@@ -273,6 +278,7 @@ export class Session {
       if (this.cfg.extra?.catalogs && Object.keys(this.cfg.extra.catalogs).length > 0) {
         this.judge.judgeCatalogs(await listCatalogs(this.server, this.judge.handshake, this.cfg.caps));
       }
+      await this.runCanaries();
       await this.checkBeforeRelease();
     } catch (err) {
       this.failFrom(err);
@@ -281,6 +287,25 @@ export class Session {
     this.released = true;
     this.toClient(heldBytes);
     for (const b of this.held.splice(0)) this.toClient(b);
+  }
+
+  /** Session-start canaries: their answers never reach the client; a failure refuses the session in enforce. */
+  private async runCanaries(): Promise<void> {
+    const c = this.cfg.canaries;
+    if (!c) return;
+    const failures: string[] = [];
+    for (const probe of c.probes) {
+      const base = c.baselines[probe.name];
+      if (!base) continue;
+      const verdict = evaluate(base, await runProbe(this.server, probe, c.samples), c.policy);
+      this.cfg.audit({ event: 'canary', server: this.cfg.serverId, probe: probe.name, result: verdict.pass ? 'pass' : 'fail', failed: verdict.failed, medianMs: verdict.medianMs, thresholdMs: verdict.thresholdMs, source: 'session' });
+      if (!verdict.pass) {
+        const why = `canary "${probe.name}" failed (${verdict.failed.join(', ')}; median ${verdict.medianMs} ms, limit ${verdict.thresholdMs} ms)`;
+        failures.push(why);
+        this.cfg.report(`server '${this.cfg.serverId}': ${why}${this.cfg.posture === 'monitor' ? '; allowed (monitor)' : ''}. Check with: mcp-warden canary check ${this.cfg.serverId}`);
+      }
+    }
+    if (failures.length > 0 && this.cfg.posture === 'enforce') throw new SurfaceRefusal(failures.join('; '));
   }
 
   private async checkBeforeRelease(): Promise<void> {

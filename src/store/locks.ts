@@ -4,6 +4,7 @@ import { LockfileError, parseToolsLock, renderToolsLock, type LockEntry, type To
 import { parseWardenLock, renderWardenLock, type WardenLock, type WardenLockEntry } from '../surface/warden-lock.js';
 import { writeAtomic } from './atomic.js';
 import type { HomePaths } from './paths.js';
+import type { Baseline } from '../canary/baseline.js';
 import { checkTrusted } from './perms.js';
 
 // tools.lock and warden.lock in the home: trust files (refused if others can write them), parsed strictly;
@@ -28,6 +29,15 @@ function readOrEmpty<T>(file: string, label: string, parse: (b: Buffer) => Map<s
   }
 }
 
+/** Replaces one server's canary baselines in warden.lock (the server must be locked already). */
+export function saveCanaryBaselines(paths: HomePaths, id: string, canaries: Record<string, Baseline>): void {
+  const locks = loadLocks(paths);
+  const extra = locks.warden.get(id);
+  if (!extra) throw new WardenError('LOCK_MISSING', `warden.lock has no entry for server '${id}'. Capture one with: mcp-warden lock ${id}`);
+  locks.warden.set(id, { ...extra, canaries });
+  writeAtomic(paths.wardenLock, renderWardenLock(locks.warden));
+}
+
 export interface Locks {
   tools: ToolsLock;
   warden: WardenLock;
@@ -40,11 +50,13 @@ export function loadLocks(paths: HomePaths): Locks {
   };
 }
 
-/** Writes one server's entries into both locks (both files rewritten atomically, in sorted order). */
+/** Writes one server's entries into both locks (both files rewritten atomically, in sorted order); the
+ * server's canary baselines are kept unless `extra` brings new ones. */
 export function saveLockEntry(paths: HomePaths, id: string, entry: LockEntry, extra: WardenLockEntry): void {
   const locks = loadLocks(paths);
+  const canaries = extra.canaries ?? locks.warden.get(id)?.canaries;
   locks.tools.set(id, entry);
-  locks.warden.set(id, extra);
+  locks.warden.set(id, { ...extra, ...(canaries ? { canaries } : {}) });
   writeAtomic(paths.toolsLock, renderToolsLock(locks.tools));
   writeAtomic(paths.wardenLock, renderWardenLock(locks.warden));
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import * as v from 'valibot';
+import { DEFAULT_LATENCY } from '../canary/baseline.js';
 import { WardenError } from '../error.js';
 import { writeJsonAtomic } from './atomic.js';
 import { loadJsonFile } from './json-file.js';
@@ -22,6 +23,25 @@ const trustedPath = v.pipe(
   ),
 );
 
+const regexSource = v.pipe(
+  v.string(),
+  v.check((p) => {
+    try {
+      new RegExp(p);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'expected a valid regular expression'),
+);
+
+const probeSchema = v.strictObject({
+  name: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'expected a canary name of letters, digits, ".", "_" or "-"')),
+  tool: v.pipe(v.string(), v.minLength(1, 'expected a tool name')),
+  arguments: v.optional(v.record(v.string(), v.unknown()), {}),
+  normalize: v.optional(v.array(v.strictObject({ pattern: regexSource, flags: v.optional(v.pipe(v.string(), v.regex(/^[gimsuy]*$/, 'expected regular expression flags'))), replace: v.string() })), []),
+});
+
 const serverSchema = v.strictObject({
   command: v.pipe(v.string(), v.minLength(1, 'expected a command')),
   args: v.optional(v.array(v.string()), []),
@@ -29,7 +49,14 @@ const serverSchema = v.strictObject({
   env: v.optional(v.record(envName, v.string()), {}),
   passEnv: v.optional(v.array(envName), []),
   posture: v.optional(v.picklist(['enforce', 'monitor']), 'enforce'),
-  canaries: v.optional(v.array(v.unknown()), []),
+  canaries: v.optional(v.array(probeSchema), []),
+  canaryLatency: v.optional(
+    v.strictObject({
+      factor: v.pipe(v.number(), v.minValue(1, 'expected at least 1')),
+      slackMs: v.pipe(v.number(), v.minValue(0, 'expected at least 0')),
+    }),
+    () => ({ ...DEFAULT_LATENCY }),
+  ),
   relistEvery: v.optional(
     v.strictObject({
       calls: v.pipe(v.number(), v.integer(), v.minValue(1, 'expected at least 1')),
@@ -47,6 +74,11 @@ export const serversFileSchema = v.strictObject({
 });
 
 export type ServerConfig = v.InferOutput<typeof serverSchema>;
+
+/** A new server entry with every default filled in (what `add` writes). */
+export function newServerConfig(input: v.InferInput<typeof serverSchema>): ServerConfig {
+  return v.parse(serverSchema, input);
+}
 export type ServersFile = v.InferOutput<typeof serversFileSchema>;
 
 /** Loads servers.json; a missing file is an empty configuration. */

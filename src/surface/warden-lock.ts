@@ -5,6 +5,7 @@ import { indentCanonical } from './indent.js';
 import { LockfileError } from './lockfile.js';
 import type { ToolPrint } from './print.js';
 import type { Catalogs } from './catalog.js';
+import type { Baseline } from '../canary/baseline.js';
 import { tagged } from './hash.js';
 
 // warden.lock: what the warden pins beyond tools.lock v1, keyed by the same server names, rendered with the
@@ -23,7 +24,17 @@ const printSchema = v.strictObject({
 
 const digests = v.record(v.string(), sha);
 
+const baselineSchema = v.strictObject({
+  shape: v.union([v.strictObject({ kind: v.literal('error'), code: v.nullable(v.number()) }), v.strictObject({ kind: v.literal('result'), isError: v.boolean() })]),
+  h_text: sha,
+  samples: v.number(),
+  p50_ms: v.number(),
+  p95_ms: v.number(),
+  max_ms: v.number(),
+});
+
 const serverSchema = v.strictObject({
+  canaries: v.optional(v.record(v.string(), baselineSchema)),
   catalogs: v.strictObject({ prompts: v.optional(digests), resources: v.optional(digests), resourceTemplates: v.optional(digests) }),
   h_catalogs: sha,
   conditional: v.array(v.string()),
@@ -37,6 +48,8 @@ const fileSchema = v.strictObject({
 });
 
 export interface WardenLockEntry {
+  /** Canary baselines by probe name (mcp-warden canary record). */
+  canaries?: Record<string, Baseline>;
   /** Digests of each prompt, resource and resource template, by name / uri / uriTemplate. */
   catalogs: Catalogs;
   /** Tools listed only when the client offers capabilities (roots, sampling, elicitation). */
@@ -62,7 +75,7 @@ function plainPrint(p: ToolPrint): Record<string, unknown> {
 
 export function renderWardenLock(lock: WardenLock): string {
   const servers = Object.fromEntries(
-    [...lock].map(([name, e]) => [name, { catalogs: e.catalogs, h_catalogs: catalogsHash(e.catalogs), conditional: e.conditional, artifacts: e.artifacts, tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, plainPrint(p)])) }]),
+    [...lock].map(([name, e]) => [name, { ...(e.canaries ? { canaries: e.canaries } : {}), catalogs: e.catalogs, h_catalogs: catalogsHash(e.catalogs), conditional: e.conditional, artifacts: e.artifacts, tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, plainPrint(p)])) }]),
   );
   return indentCanonical(canonicalize(fromPlain({ warden_lock_version: 1, servers }))) + '\n';
 }
@@ -92,6 +105,7 @@ export function parseWardenLock(bytes: Uint8Array): WardenLock {
     Object.entries(r.output.servers).map(([name, e]) => [
       name,
       {
+        ...(e.canaries ? { canaries: e.canaries } : {}),
         catalogs: checkedCatalogs(name, e.catalogs, e.h_catalogs),
         conditional: e.conditional,
         artifacts: e.artifacts,

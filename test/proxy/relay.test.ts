@@ -46,7 +46,8 @@ describe('the relay', () => {
     expect(s.stderr).toContain('not a JSON-RPC message');
     expect(s.stderr).toContain('[info] server says hello on stdout');
     const exit = auditEvents(home).filter((e) => e.event === 'exit' && e.server === 'noisy').pop();
-    expect(exit?.nonJsonLines).toBe(3); // before the initialize result, the warden's own listing, the client's listing
+    // Noise before: the initialize result, the warden's own listing, its three session-start canary calls, the client's listing.
+    expect(exit?.nonJsonLines).toBe(6);
   });
 
   it('closes the session when the server sends a line over the cap, answering the waiting request', async () => {

@@ -6,6 +6,7 @@ if (secret) process.stderr.write(`leaked SECRET_TOKEN=${secret}\n`);
 serve({
   initialize: (p) => initializeResult(p, 'leak-secret'),
   'tools/list': () => ({ tools: [{ name: 'leak', inputSchema: { type: 'object' } }] }),
-  'tools/call': () => textResult(`SECRET_TOKEN=${secret ?? '(absent)'}`),
+  'tools/call': (p) =>
+    p.name === 'leak' ? textResult(`SECRET_TOKEN=${secret ?? '(absent)'}`) : { isError: true, content: [{ type: 'text', text: `Unknown tool: ${p.name}` }] },
 });
 void write;

@@ -55,7 +55,7 @@ process.stdin.on('data', (chunk) => {
     } else if (msg.method === 'prompts/list' && s.prompts) {
       out(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify({ prompts: s.prompts })}}`);
     } else if (msg.method === 'tools/call') {
-      calls++;
+      if (!msg.params.name.startsWith('mcp-warden-canary')) calls++; // counts the client's calls only
       out(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"called ${msg.params.name}"}]}}`);
       if (s.flip?.notify && calls === s.flip.afterCalls) out('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}');
     } else {

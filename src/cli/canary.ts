@@ -1,0 +1,95 @@
+import { baselineOf, evaluate, type Baseline, type Verdict } from '../canary/baseline.js';
+import { probesOf } from '../canary/probe.js';
+import { appendAudit } from '../audit/log.js';
+import { WardenError } from '../error.js';
+import { runProbe } from '../proxy/canary-run.js';
+import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
+import { DEFAULT_OFFERED, openAsClient } from '../proxy/fetch.js';
+import { DEFAULT_CAPS, InadmissibleError } from '../surface/admit.js';
+import { openHome } from '../store/home.js';
+import { loadLocks, saveCanaryBaselines } from '../store/locks.js';
+import { resolveHome, type HomePaths } from '../store/paths.js';
+import { loadServers, serverById } from '../store/servers.js';
+import { attestAndLaunch, stopLaunched } from './launch.js';
+import { line, printJson } from './output.js';
+
+// `canary record` pins each probe's answer and latency envelope on a fresh launch; `canary check` runs them
+// again out of band and compares (exit 1 on a failed canary). Canary answers never reach any client.
+
+const say = (m: string): void => void process.stderr.write(`mcp-warden: ${m}\n`);
+export const RECORD_SAMPLES = 10;
+export const CHECK_SAMPLES = 5;
+
+/** Runs every probe of a server on one fresh, attested launch: one warm-up call each, then `n` samples. */
+async function sample(paths: HomePaths, id: string, n: number) {
+  const server = serverById(loadServers(paths), id, paths);
+  const offered = loadLocks(paths).tools.get(id)?.protocol.offered ?? DEFAULT_OFFERED;
+  const launched = await attestAndLaunch(paths, id, say);
+  launched.child.stderr.resume();
+  let noise = 0;
+  try {
+    const { channel } = await openAsClient({ serverIn: launched.child.stdin, serverOut: launched.child.stdout }, offered, {}, DEFAULT_CAPS, DEFAULT_CHANNEL_LIMITS, () => noise++);
+    const results = [];
+    for (const probe of probesOf(server.canaries)) {
+      await runProbe(channel, probe, 1);
+      results.push({ probe, obs: await runProbe(channel, probe, n) });
+    }
+    await stopLaunched(paths, id, launched, 'client_eof', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: true, say });
+    return { server, results };
+  } catch (err) {
+    await stopLaunched(paths, id, launched, 'protocol_error', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: false, say });
+    if (err instanceof ProtocolError) throw new WardenError('PROTOCOL_FAILURE', `could not run the canaries of server '${id}': ${err.message}.`);
+    if (err instanceof InadmissibleError) throw new WardenError('SURFACE_INADMISSIBLE', `server '${id}': ${err.reason}.`);
+    throw err;
+  }
+}
+
+/** Records baselines (used by `canary record` and by `add`). */
+export async function recordCanaries(paths: HomePaths, id: string): Promise<Record<string, Baseline>> {
+  const { results } = await sample(paths, id, RECORD_SAMPLES);
+  const baselines: Record<string, Baseline> = {};
+  for (const { probe, obs } of results) {
+    try {
+      baselines[probe.name] = baselineOf(probe.name, obs);
+    } catch (err) {
+      if (err instanceof InadmissibleError) throw new WardenError('SURFACE_INADMISSIBLE', `server '${id}': ${err.reason}.`);
+      throw err;
+    }
+  }
+  saveCanaryBaselines(paths, id, baselines);
+  return baselines;
+}
+
+export async function canaryRecordVerb(homeFlag: string | undefined, id: string): Promise<number> {
+  const paths = resolveHome(homeFlag);
+  openHome(paths, false);
+  const baselines = await recordCanaries(paths, id);
+  for (const [name, b] of Object.entries(baselines)) {
+    line(`${id}/${name}: ${b.shape.kind === 'error' ? `JSON-RPC error ${b.shape.code}` : b.shape.isError ? 'isError result' : 'result'}, text ${b.h_text.slice(0, 23)}…, latency p50 ${b.p50_ms} ms, p95 ${b.p95_ms} ms, max ${b.max_ms} ms (${b.samples} samples)`);
+  }
+  return 0;
+}
+
+export async function canaryCheckVerb(homeFlag: string | undefined, id: string, json: boolean): Promise<number> {
+  const paths = resolveHome(homeFlag);
+  openHome(paths, false);
+  const baselines = loadLocks(paths).warden.get(id)?.canaries;
+  if (!baselines) throw new WardenError('LOCK_MISSING', `warden.lock has no canary baselines for server '${id}'. Record them with: mcp-warden canary record ${id}`);
+  const { server, results } = await sample(paths, id, CHECK_SAMPLES);
+  const verdicts: { name: string; verdict: Verdict | undefined }[] = [];
+  for (const { probe, obs } of results) {
+    const base = baselines[probe.name];
+    const verdict = base ? evaluate(base, obs, server.canaryLatency) : undefined;
+    verdicts.push({ name: probe.name, verdict });
+    if (verdict) await appendAudit(paths.audit, { event: 'canary', server: id, probe: probe.name, result: verdict.pass ? 'pass' : 'fail', failed: verdict.failed, medianMs: verdict.medianMs, thresholdMs: verdict.thresholdMs, source: 'check' });
+  }
+  const failed = verdicts.filter((v) => !v.verdict || !v.verdict.pass);
+  if (json) printJson({ server: id, pass: failed.length === 0, canaries: verdicts.map((v) => ({ name: v.name, ...(v.verdict ?? { pass: false, failed: ['no baseline'] }) })) });
+  else {
+    for (const v of verdicts) {
+      if (!v.verdict) line(`${id}/${v.name}: NO BASELINE (run: mcp-warden canary record ${id})`);
+      else line(`${id}/${v.name}: ${v.verdict.pass ? 'pass' : `FAIL (${v.verdict.failed.join(', ')})`}: median ${v.verdict.medianMs} ms, limit ${v.verdict.thresholdMs} ms`);
+    }
+  }
+  return failed.length === 0 ? 0 : 1;
+}
