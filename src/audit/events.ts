@@ -106,6 +106,12 @@ export interface CanaryEvent {
   source: 'session' | 'check' | 'schedule';
 }
 
+export interface AlertFailedEvent {
+  event: 'alert_failed';
+  sink: string;
+  reason: string;
+}
+
 export interface CatalogDriftEvent {
   event: 'catalog_drift';
   server: string;
@@ -119,4 +125,4 @@ export interface InadmissibleEvent {
   reason: string;
 }
 
-export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | InadmissibleEvent | CatalogDriftEvent | CanaryEvent;
+export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | InadmissibleEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent;

@@ -1,6 +1,6 @@
 import { baselineOf, evaluate, type Baseline, type Verdict } from '../canary/baseline.js';
 import { probesOf } from '../canary/probe.js';
-import { appendAudit } from '../audit/log.js';
+import { recorder } from './recorder.js';
 import { WardenError } from '../error.js';
 import { runProbe } from '../proxy/canary-run.js';
 import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
@@ -76,13 +76,15 @@ export async function canaryCheckVerb(homeFlag: string | undefined, id: string, 
   const baselines = loadLocks(paths).warden.get(id)?.canaries;
   if (!baselines) throw new WardenError('LOCK_MISSING', `warden.lock has no canary baselines for server '${id}'. Record them with: mcp-warden canary record ${id}`);
   const { server, results } = await sample(paths, id, CHECK_SAMPLES);
+  const rec = recorder(paths, loadServers(paths).alerts, say);
   const verdicts: { name: string; verdict: Verdict | undefined }[] = [];
   for (const { probe, obs } of results) {
     const base = baselines[probe.name];
     const verdict = base ? evaluate(base, obs, server.canaryLatency) : undefined;
     verdicts.push({ name: probe.name, verdict });
-    if (verdict) await appendAudit(paths.audit, { event: 'canary', server: id, probe: probe.name, result: verdict.pass ? 'pass' : 'fail', failed: verdict.failed, medianMs: verdict.medianMs, thresholdMs: verdict.thresholdMs, source: 'check' });
+    if (verdict) rec.record({ event: 'canary', server: id, probe: probe.name, result: verdict.pass ? 'pass' : 'fail', failed: verdict.failed, medianMs: verdict.medianMs, thresholdMs: verdict.thresholdMs, source: 'check' });
   }
+  await rec.flush();
   const failed = verdicts.filter((v) => !v.verdict || !v.verdict.pass);
   if (json) printJson({ server: id, pass: failed.length === 0, canaries: verdicts.map((v) => ({ name: v.name, ...(v.verdict ?? { pass: false, failed: ['no baseline'] }) })) });
   else {

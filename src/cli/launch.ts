@@ -40,12 +40,14 @@ function holdBeforeSpawn(): void {
   fs.closeSync(fd);
 }
 
-async function refused(paths: HomePaths, id: string, err: WardenError, facts: Partial<LaunchEvent>): Promise<never> {
-  await appendAudit(paths.audit, { event: 'launch', server: id, decision: 'refuse', reason: err.message, code: err.code, ...facts });
-  throw Object.assign(err, { facts });
-}
+type Record = (e: LaunchEvent) => unknown;
 
-export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: string) => void): Promise<Launched> {
+export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: string) => void, recordEvent?: Record): Promise<Launched> {
+  const record: Record = recordEvent ?? ((e) => appendAudit(paths.audit, e));
+  const refused = async (_paths: HomePaths, _id: string, err: WardenError, facts: Partial<LaunchEvent>): Promise<never> => {
+    await record({ event: 'launch', server: id, decision: 'refuse', reason: err.message, code: err.code, ...facts });
+    throw Object.assign(err, { facts });
+  };
   const config = loadServers(paths);
   const server = serverById(config, id, paths);
   const cache = loadDigestCache(paths);
@@ -98,7 +100,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     if (err instanceof WardenError) return refused(paths, id, err, { ...facts, pid, pgid: pid });
     throw err;
   }
-  await appendAudit(paths.audit, { event: 'launch', server: id, decision: 'allow', reason: 'all artifacts allowlisted', ...facts, pid, pgid: pid });
+  await record({ event: 'launch', server: id, decision: 'allow', reason: 'all artifacts allowlisted', ...facts, pid, pgid: pid });
   return { child, pid, plan, server, started, exited };
 }
 

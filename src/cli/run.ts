@@ -1,6 +1,5 @@
 import { recheckPlan } from '../attest/recheck.js';
-import { appendAudit } from '../audit/log.js';
-import type { AuditEvent, ExitEvent } from '../audit/events.js';
+import type { ExitEvent } from '../audit/events.js';
 import { WardenError } from '../error.js';
 import { answerRefusal } from '../proxy/refuse.js';
 import { SESSION_DEFAULTS, Session } from '../proxy/session.js';
@@ -9,6 +8,8 @@ import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { probesOf } from '../canary/probe.js';
 import { sweepAndAudit } from './common.js';
+import { recorder, type Recorder } from './recorder.js';
+import { loadServers } from '../store/servers.js';
 
 /** Canary calls per probe at session start (their median is compared with the pinned envelope). */
 const SESSION_CANARY_SAMPLES = 3;
@@ -43,19 +44,21 @@ export async function runVerb(homeFlag: string | undefined, id: string): Promise
   let paths: HomePaths;
   let launched: Launched;
   let locks: ReturnType<typeof loadLocks>;
+  let rec: Recorder | undefined;
   try {
     paths = resolveHome(homeFlag);
     openHome(paths, true);
+    rec = recorder(paths, loadServers(paths).alerts, say);
     await sweepAndAudit(paths, say);
     locks = loadLocks(paths);
-    launched = await attestAndLaunch(paths, id, say);
+    launched = await attestAndLaunch(paths, id, say, rec.record);
   } catch (err) {
+    await rec?.flush();
     if (err instanceof WardenError) return refuse(id, err as LaunchRefusal);
     throw err;
   }
   const { child, plan, server } = launched;
-  const pending: Promise<unknown>[] = [];
-  const audit = (e: AuditEvent): void => void pending.push(appendAudit(paths.audit, e).catch((err: Error) => say(`could not write the audit log: ${err.message}`)));
+  const audit = rec.record;
 
   child.stderr.pipe(process.stderr, { end: false });
   const session = new Session(
@@ -90,7 +93,8 @@ export async function runVerb(homeFlag: string | undefined, id: string): Promise
   if (first === 'signal') cause = 'signal';
   else if (first === 'exit' || first.cause === 'server_eof') cause = 'server_exit';
   else cause = first.cause;
+  await rec.flush();
   const code = await finish(paths, id, launched, session, cause, signalled, first === 'exit');
-  await Promise.all(pending);
+  await rec.flush();
   return code;
 }

@@ -66,10 +66,19 @@ const serverSchema = v.strictObject({
   ),
 });
 
+const httpUrl = v.pipe(v.string(), v.url('expected a URL'), v.check((u) => /^https?:$/.test(new URL(u).protocol), 'expected an http or https URL'));
+
+const sinkSchema = v.variant('type', [
+  v.strictObject({ type: v.literal('stderr') }),
+  v.strictObject({ type: v.literal('webhook'), url: httpUrl, timeoutMs: v.optional(v.pipe(v.number(), v.minValue(100)), 3000), retries: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10)), 2) }),
+  v.strictObject({ type: v.literal('exec'), command: v.pipe(v.array(v.string()), v.minLength(1, 'expected a command'), v.check((c) => path.isAbsolute(c[0] ?? ''), 'the command must be an absolute path')), timeoutMs: v.optional(v.pipe(v.number(), v.minValue(100)), 5000) }),
+  v.strictObject({ type: v.literal('journald'), socket: v.optional(absolutePath) }),
+]);
+
 export const serversFileSchema = v.strictObject({
   version: v.literal(1),
   path: v.optional(trustedPath, DEFAULT_TRUSTED_PATH),
-  alerts: v.optional(v.array(v.unknown()), []),
+  alerts: v.optional(v.array(sinkSchema), () => [{ type: 'stderr' as const }]),
   servers: v.record(v.pipe(v.string(), v.regex(SERVER_ID_RE, 'expected a server id of letters, digits, ".", "_" or "-"')), serverSchema),
 });
 

@@ -1,0 +1,34 @@
+import type { AuditEvent } from '../audit/events.js';
+
+// Which audit events are alerts: every refusal, drift, widening block, failed canary. An alert carries the
+// audit event itself (server id, event name, names, field names, digests): audit events never hold
+// descriptions, schema bodies or annotation values, so neither do alerts.
+
+export type AlertEvent = AuditEvent & { ts: string };
+
+export function isAlert(e: AuditEvent): boolean {
+  switch (e.event) {
+    case 'launch':
+      return e.decision === 'refuse';
+    case 'surface':
+      return e.pinState === 'changed' && (e.source === 'handshake' || e.source === 'relist' || e.source === 'client_list');
+    case 'canary':
+      return e.result === 'fail';
+    case 'tier_widening_blocked':
+    case 'call_refused':
+    case 'surface_inadmissible':
+    case 'catalog_drift':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** One line a human reads on a terminal or in a client's MCP log. */
+export function oneLine(e: AlertEvent): string {
+  const facts = Object.entries(e)
+    .filter(([k, v]) => !['ts', 'event', 'server', 'prev'].includes(k) && (typeof v !== 'object' || v === null))
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(' ');
+  return `mcp-warden ALERT ${e.event}${'server' in e ? ` server=${e.server}` : ''}${facts ? ` ${facts}` : ''}`;
+}

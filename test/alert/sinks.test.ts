@@ -1,0 +1,111 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BASE_TOOLS, MARKER, opened, request, shapeshifter, type Shifter } from '../helpers/surface.js';
+import { auditEvents, tempDir } from '../helpers/warden.js';
+
+let sh: Shifter;
+let server: http.Server | undefined;
+afterEach(() => {
+  sh?.cleanup();
+  server?.close();
+  server = undefined;
+});
+
+/** A shifter whose served description drifted, with the given alert sinks. */
+function drifted(alerts: unknown[]): Shifter {
+  const s = shapeshifter({ toolsRaw: BASE_TOOLS });
+  const file = path.join(s.home, 'servers.json');
+  const cfg = JSON.parse(fs.readFileSync(file, 'utf8'));
+  cfg.alerts = alerts;
+  fs.writeFileSync(file, JSON.stringify(cfg));
+  s.serve({ toolsRaw: BASE_TOOLS.replace('Searches the web.', `Searches. ${MARKER}`) });
+  return s;
+}
+
+async function sessionWithRefusedCall(s: Shifter): Promise<{ code: number | null; stderr: string }> {
+  const session = s.session();
+  await opened(session);
+  await request(session, 'tools/call', { name: 'search', arguments: {} });
+  session.close();
+  const { code } = await session.exited;
+  return { code, stderr: session.stderr };
+}
+
+function listen(handler: http.RequestListener): Promise<string> {
+  server = http.createServer(handler);
+  return new Promise((resolve) => server?.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server?.address() as AddressInfo).port}/hook`)));
+}
+
+describe('alert sinks', () => {
+  it('posts each alert to a webhook as JSON, with names and digests but never the text', async () => {
+    const bodies: string[] = [];
+    const url = await listen((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        bodies.push(body);
+        res.end('ok');
+      });
+    });
+    sh = drifted([{ type: 'webhook', url }]);
+    expect((await sessionWithRefusedCall(sh)).code).toBe(0);
+    const events = bodies.map((b) => JSON.parse(b) as Record<string, unknown>);
+    expect(events.map((e) => e.event).sort()).toEqual(['call_refused', 'surface']);
+    expect(events.find((e) => e.event === 'surface')).toMatchObject({ server: 'shifty', pinState: 'changed', changed: [{ name: 'search', fields: ['description'] }] });
+    expect(bodies.join('')).not.toContain(MARKER);
+  });
+
+  it('reports a webhook that fails, in the audit log and on stderr, and the session goes on', async () => {
+    const url = await listen((_req, res) => {
+      res.statusCode = 500;
+      res.end();
+    });
+    sh = drifted([{ type: 'webhook', url, retries: 1, timeoutMs: 1000 }]);
+    const r = await sessionWithRefusedCall(sh);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/alert sink webhook http:\/\/127\.0\.0\.1:\d+ failed: webhook .* failed after 2 attempt\(s\): HTTP 500/);
+    expect(auditEvents(sh.home).find((e) => e.event === 'alert_failed')).toMatchObject({ reason: expect.stringContaining('HTTP 500') });
+  });
+
+  it('runs an exec hook with the event JSON on stdin', async () => {
+    sh = shapeshifter({ toolsRaw: BASE_TOOLS });
+    const out = path.join(sh.dir, 'hook.jsonl');
+    const file = path.join(sh.home, 'servers.json');
+    const cfg = JSON.parse(fs.readFileSync(file, 'utf8'));
+    cfg.alerts = [{ type: 'exec', command: ['/bin/sh', '-c', `cat >> ${out}`] }];
+    fs.writeFileSync(file, JSON.stringify(cfg));
+    sh.serve({ toolsRaw: BASE_TOOLS.replace('"readOnlyHint":false', '"readOnlyHint":true') });
+    await sessionWithRefusedCall(sh);
+    const lines = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.find((e) => e.event === 'tier_widening_blocked')).toMatchObject({ server: 'shifty', tool: 'search', hints: ['readOnlyHint gained'] });
+  });
+
+  it('writes one line a human reads to stderr by default', async () => {
+    sh = drifted([{ type: 'stderr' }]);
+    const r = await sessionWithRefusedCall(sh);
+    expect(r.stderr).toMatch(/^mcp-warden ALERT call_refused server=shifty tool=search reason=/m);
+  });
+
+  it('sends syslog datagrams to a journal socket', async () => {
+    const sockDir = tempDir();
+    const sock = path.join(sockDir, 'journal.sock');
+    sh = drifted([{ type: 'journald', socket: sock }]);
+    const receiver = spawn('python3', ['-c', `import socket,sys\ns=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\ns.bind(${JSON.stringify(sock)})\nprint('ready', flush=True)\nwhile True:\n  print(s.recv(65536).decode(errors='replace'), flush=True)`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let got = '';
+    receiver.stdout.on('data', (d: Buffer) => (got += d.toString()));
+    try {
+      await new Promise<void>((resolve) => receiver.stdout.once('data', () => resolve()));
+      await sessionWithRefusedCall(sh);
+      expect(got).toMatch(/mcp-warden ALERT surface server=shifty/);
+      expect(got).toMatch(/mcp-warden ALERT call_refused server=shifty/);
+      expect(got).not.toContain(MARKER);
+    } finally {
+      receiver.kill();
+      fs.rmSync(sockDir, { recursive: true, force: true });
+    }
+  });
+});
