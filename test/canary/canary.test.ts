@@ -75,6 +75,7 @@ describe('behavioural canaries', () => {
     expect((answer.error as { message: string }).message).toMatch(/canary "unknown-tool" failed \(latency; median \d+(\.\d+)? ms, limit/);
     expect((await s.exited).code).toBe(3);
     expect(auditEvents(home).filter((e) => e.event === 'canary' && e.source === 'session' && e.result === 'fail').length).toBeGreaterThan(0);
+    expect(s.stderr).toMatch(/^mcp-warden ALERT canary server=fs probe=unknown-tool result=fail/m); // the default stderr sink
   });
 
   it('fails a shim that changes the error text of a missing-file read', () => {
