@@ -18,6 +18,8 @@ export function isAlert(e: AuditEvent): boolean {
     case 'call_refused':
     case 'surface_inadmissible':
     case 'catalog_drift':
+    case 'binary_changed':
+    case 'config_invalid':
       return true;
     default:
       return false;

@@ -106,6 +106,20 @@ export interface CanaryEvent {
   source: 'session' | 'check' | 'schedule';
 }
 
+export interface BinaryChangedEvent {
+  event: 'binary_changed';
+  server: string;
+  /** The refusal a launch would now meet (NOT_ALLOWLISTED, DIGEST_MISMATCH, COMMAND_NOT_FOUND…). */
+  code: string;
+  reason: string;
+}
+
+export interface ConfigInvalidEvent {
+  event: 'config_invalid';
+  code: string;
+  reason: string;
+}
+
 export interface AlertFailedEvent {
   event: 'alert_failed';
   sink: string;
@@ -125,4 +139,4 @@ export interface InadmissibleEvent {
   reason: string;
 }
 
-export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | InadmissibleEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent;
+export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | InadmissibleEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent;

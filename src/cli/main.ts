@@ -5,6 +5,7 @@ import { addVerb } from './add.js';
 import { allowlistAdd, allowlistList, allowlistRemove, allowlistVerify } from './allowlist.js';
 import { auditShow, auditVerify } from './audit.js';
 import { canaryCheckVerb, canaryRecordVerb } from './canary.js';
+import { daemonVerb } from './daemon.js';
 import { lockVerb, pinVerb } from './lock.js';
 import { runVerb } from './run.js';
 import { diffVerb, verifyVerb } from './verify.js';
@@ -106,6 +107,11 @@ function main(argv: string[]): void {
     .argument('<id>', 'server id')
     .option('--json', 'machine-readable output')
     .action(act((id: string, opts: { json?: boolean }) => canaryCheckVerb(home(), id, opts.json === true)));
+
+  program
+    .command('daemon')
+    .description('watch the trust files and every allowlisted file; alert on change')
+    .action(act(async () => exitWhenFlushed(await daemonVerb(home()))));
 
   const audit = program.command('audit').description('the hash-chained audit log');
   audit

@@ -1,0 +1,120 @@
+import path from 'node:path';
+import { DigestCache } from '../attest/cache.js';
+import { matchAllowlist, refusalReason } from '../attest/match.js';
+import { planLaunch } from '../attest/plan.js';
+import { ParentDirWatcher, type WatchTarget } from '../daemon/watcher.js';
+import { WardenError } from '../error.js';
+import { loadAllowlist, type AllowlistFile } from '../store/allowlist.js';
+import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
+import { openHome } from '../store/home.js';
+import { loadLocks } from '../store/locks.js';
+import { resolveHome, type HomePaths } from '../store/paths.js';
+import { loadServers, type ServersFile } from '../store/servers.js';
+import { sweepAndAudit } from './common.js';
+import { recorder, type Recorder } from './recorder.js';
+
+// `mcp-warden daemon`: the long-running side. This first part watches the trust files and every allowlisted
+// file a server runs, with each symlink hop and each trusted-PATH directory that could shadow a bare command
+// name: a change re-attests the servers that depend on it, and an artifact that no longer matches is a
+// `binary_changed` alert before anyone launches it. An invalid edit of a trust file is refused with an alert
+// and the last good configuration stays in force. SIGHUP reloads; SIGTERM and SIGINT stop cleanly.
+
+const say = (m: string): void => void process.stderr.write(`mcp-warden daemon: ${m}\n`);
+const CONFIG = '@config';
+
+interface Good {
+  servers: ServersFile;
+  allowlist: AllowlistFile;
+}
+
+function load(paths: HomePaths): Good {
+  const servers = loadServers(paths);
+  const allowlist = loadAllowlist(paths);
+  loadLocks(paths); // refused like the others when invalid
+  return { servers, allowlist };
+}
+
+/** The paths whose change could change what a server runs. */
+async function targetsOf(paths: HomePaths, good: Good, cache: DigestCache): Promise<WatchTarget[]> {
+  const targets: WatchTarget[] = [paths.servers, paths.allowlist, paths.toolsLock, paths.wardenLock].map((p) => ({ path: p, keys: [CONFIG] }));
+  const trusted = good.servers.path.split(':');
+  for (const [id, s] of Object.entries(good.servers.servers)) {
+    // A new file of the same name earlier in the trusted PATH would shadow a bare command.
+    if (!s.command.includes('/')) for (const dir of trusted) targets.push({ path: path.join(dir, s.command), keys: [id] });
+    try {
+      const plan = await planLaunch({ serverId: id, command: s.command, args: s.args, cwd: s.cwd, trustedPath: good.servers.path }, cache);
+      for (const a of plan.artifacts) {
+        if (a.kind === 'package') continue; // package trees are re-digested on change of their entry script and on schedule
+        for (const hop of [...a.chain, a.path]) targets.push({ path: hop, keys: [id] });
+      }
+    } catch {
+      // Unresolvable now: the re-check on any change of its command path will say so.
+    }
+  }
+  return targets;
+}
+
+export async function daemonVerb(homeFlag: string | undefined): Promise<number> {
+  const paths = resolveHome(homeFlag);
+  openHome(paths, true);
+  let good = load(paths);
+  const rec: Recorder = recorder(paths, good.servers.alerts, say);
+  await sweepAndAudit(paths, say);
+  const cache = loadDigestCache(paths);
+  const lastState = new Map<string, string>();
+
+  const recheck = async (id: string): Promise<void> => {
+    const s = good.servers.servers[id];
+    if (!s) return;
+    let state = 'allowed';
+    let reason = '';
+    try {
+      const plan = await planLaunch({ serverId: id, command: s.command, args: s.args, cwd: s.cwd, trustedPath: good.servers.path }, cache);
+      const r = refusalReason(matchAllowlist(plan.artifacts, good.allowlist.entries));
+      if (r) [state, reason] = [r.code, r.text];
+    } catch (err) {
+      if (!(err instanceof WardenError)) throw err;
+      [state, reason] = [err.code, err.message];
+    }
+    const key = `${state}|${reason}`;
+    if (lastState.get(id) === key) return;
+    lastState.set(id, key);
+    if (state === 'allowed') return;
+    say(`server '${id}' would now be refused: ${reason}`);
+    rec.record({ event: 'binary_changed', server: id, code: state, reason });
+  };
+
+  const watcher = new ParentDirWatcher((key) => {
+    if (key === CONFIG) void reload('a trust file changed');
+    else void recheck(key);
+  });
+
+  const reload = async (why: string): Promise<void> => {
+    try {
+      good = load(paths);
+    } catch (err) {
+      if (!(err instanceof WardenError)) throw err;
+      say(`refused the new configuration (${why}): ${err.message} The last good configuration stays in force.`);
+      rec.record({ event: 'config_invalid', code: err.code, reason: err.message });
+      return;
+    }
+    await watcher.set(await targetsOf(paths, good, cache));
+    for (const id of Object.keys(good.servers.servers)) await recheck(id);
+    saveDigestCache(paths, cache);
+  };
+
+  const targets = await targetsOf(paths, good, cache);
+  await watcher.set(targets);
+  for (const id of Object.keys(good.servers.servers)) await recheck(id);
+  saveDigestCache(paths, cache);
+  say(`watching ${new Set(targets.map((t) => t.path)).size} paths for ${Object.keys(good.servers.servers).length} server(s) in ${paths.home}`);
+
+  process.on('SIGHUP', () => void reload('SIGHUP'));
+  await new Promise<void>((resolve) => {
+    for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => resolve());
+  });
+  await watcher.close();
+  await rec.flush();
+  say('stopped');
+  return 0;
+}
