@@ -10,8 +10,11 @@ import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { loadServers, type ServersFile } from '../store/servers.js';
+import { listenForEvents } from '../daemon/event-socket.js';
+import { serveHttp } from '../daemon/http.js';
+import { WardenMetrics } from '../daemon/metrics.js';
 import { sweepAndAudit } from './common.js';
-import { recorder, type Recorder } from './recorder.js';
+import { daemonSocket, recorder, type Recorder } from './recorder.js';
 
 // `mcp-warden daemon`: the long-running side. This first part watches the trust files and every allowlisted
 // file a server runs, with each symlink hop and each trusted-PATH directory that could shadow a bare command
@@ -54,11 +57,36 @@ async function targetsOf(paths: HomePaths, good: Good, cache: DigestCache): Prom
   return targets;
 }
 
-export async function daemonVerb(homeFlag: string | undefined): Promise<number> {
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/** Parses --listen HOST:PORT, refusing anything but a loopback address. */
+function parseListen(listen: string): { host: string; port: number } {
+  const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(listen);
+  const host = m?.[1] ?? '';
+  const port = Number(m?.[2]);
+  if (!m || !LOOPBACK.test(host) || port > 65535) {
+    throw new WardenError('USAGE', `--listen ${listen}: expected a loopback HOST:PORT such as 127.0.0.1:9464 (metrics and status are never served beyond this machine).`);
+  }
+  return { host, port };
+}
+
+export async function daemonVerb(homeFlag: string | undefined, listen: string): Promise<number> {
   const paths = resolveHome(homeFlag);
   openHome(paths, true);
+  const { host, port } = parseListen(listen);
   let good = load(paths);
-  const rec: Recorder = recorder(paths, good.servers.alerts, say);
+  const metrics = new WardenMetrics();
+  const serverStates = new Map<string, { state: string; since: string }>();
+  const base = recorder(paths, good.servers.alerts, say, false);
+  const rec: Recorder = {
+    record: (e) => {
+      base.record(e);
+      metrics.observe(e as unknown as Record<string, unknown>);
+    },
+    flush: () => base.flush(),
+  };
+  const events = await listenForEvents(daemonSocket(paths), (e) => metrics.observe(e));
+  const started = new Date().toISOString();
   await sweepAndAudit(paths, say);
   const cache = loadDigestCache(paths);
   const lastState = new Map<string, string>();
@@ -79,6 +107,7 @@ export async function daemonVerb(homeFlag: string | undefined): Promise<number> 
     const key = `${state}|${reason}`;
     if (lastState.get(id) === key) return;
     lastState.set(id, key);
+    serverStates.set(id, { state, since: new Date().toISOString() });
     if (state === 'allowed') return;
     say(`server '${id}' would now be refused: ${reason}`);
     rec.record({ event: 'binary_changed', server: id, code: state, reason });
@@ -107,13 +136,23 @@ export async function daemonVerb(homeFlag: string | undefined): Promise<number> 
   await watcher.set(targets);
   for (const id of Object.keys(good.servers.servers)) await recheck(id);
   saveDigestCache(paths, cache);
-  say(`watching ${new Set(targets.map((t) => t.path)).size} paths for ${Object.keys(good.servers.servers).length} server(s) in ${paths.home}`);
+  const watched = new Set(targets.map((t) => t.path)).size;
+  const status = (): unknown => {
+    metrics.cacheHits.set(cache.hits);
+    metrics.cacheMisses.set(cache.misses);
+    return { home: paths.home, pid: process.pid, startedAt: started, watchedPaths: watched, servers: Object.fromEntries([...serverStates]) };
+  };
+  const web = await serveHttp(host, port, metrics, status);
+  say(`metrics at ${web.url}/metrics, status at ${web.url}/status, events on ${daemonSocket(paths)}`);
+  say(`watching ${watched} paths for ${Object.keys(good.servers.servers).length} server(s) in ${paths.home}`);
 
   process.on('SIGHUP', () => void reload('SIGHUP'));
   await new Promise<void>((resolve) => {
     for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => resolve());
   });
   await watcher.close();
+  web.server.close();
+  events.close();
   await rec.flush();
   say('stopped');
   return 0;

@@ -110,8 +110,9 @@ function main(argv: string[]): void {
 
   program
     .command('daemon')
-    .description('watch the trust files and every allowlisted file; alert on change')
-    .action(act(async () => exitWhenFlushed(await daemonVerb(home()))));
+    .description('watch the trust files and every allowlisted file; alert on change; serve metrics and status')
+    .option('--listen <host:port>', 'loopback address for /metrics and /status', '127.0.0.1:9464')
+    .action(act(async (opts: { listen: string }) => exitWhenFlushed(await daemonVerb(home(), opts.listen))));
 
   const audit = program.command('audit').description('the hash-chained audit log');
   audit

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
 import { Alerter } from '../alert/dispatch.js';
 import type { SinkConfig } from '../alert/sinks.js';
 import type { AuditEvent } from '../audit/events.js';
@@ -13,7 +16,33 @@ export interface Recorder {
   flush(): Promise<void>;
 }
 
-export function recorder(paths: HomePaths, sinks: SinkConfig[], say: (m: string) => void): Recorder {
+/** The socket a running daemon listens on for the events of `run` sessions. */
+export function daemonSocket(paths: HomePaths): string {
+  return path.join(paths.home, 'daemon.sock');
+}
+
+/** A best-effort line to the daemon: never awaited by the session, dropped when no daemon listens. */
+function daemonLink(paths: HomePaths): { send: (e: AuditEvent) => void; close: () => Promise<void> } {
+  const sock = daemonSocket(paths);
+  if (!fs.existsSync(sock)) return { send: () => {}, close: async () => {} };
+  const conn = net.connect(sock);
+  conn.on('error', () => conn.destroy());
+  let closing: Promise<void> | undefined;
+  return {
+    send: (e) => {
+      if (!conn.destroyed) conn.write(JSON.stringify(e) + '\n');
+    },
+    close: () =>
+      (closing ??= new Promise((resolve) => {
+        if (conn.destroyed) return resolve();
+        const t = setTimeout(() => (conn.destroy(), resolve()), 200);
+        conn.end(() => (clearTimeout(t), resolve()));
+      })),
+  };
+}
+
+export function recorder(paths: HomePaths, sinks: SinkConfig[], say: (m: string) => void, toDaemon = true): Recorder {
+  const link = toDaemon ? daemonLink(paths) : { send: () => {}, close: async () => {} };
   let chain: Promise<unknown> = Promise.resolve();
   const write = (e: AuditEvent): void => {
     chain = chain.then(() => appendAudit(paths.audit, e)).catch((err: Error) => say(`could not write the audit log: ${err.message}`));
@@ -30,10 +59,12 @@ export function recorder(paths: HomePaths, sinks: SinkConfig[], say: (m: string)
     record(e) {
       write(e);
       alerter.consider(e);
+      link.send(e);
     },
     async flush() {
       await alerter.drain(5000);
       await chain;
+      await link.close();
     },
   };
 }

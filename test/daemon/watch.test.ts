@@ -43,7 +43,7 @@ beforeEach(async () => {
   home = path.join(dir, 'home');
   fs.cpSync(template, home, { recursive: true });
   stderr = '';
-  daemon = spawn(process.execPath, [WARDEN, '--home', home, 'daemon'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  daemon = spawn(process.execPath, [WARDEN, '--home', home, 'daemon', '--listen', '127.0.0.1:0'], { stdio: ['pipe', 'pipe', 'pipe'] });
   daemon.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   await waitFor(() => /watching \d+ paths/.test(stderr), 'the daemon to be ready');
 });

@@ -1,0 +1,80 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import parsePrometheus from 'parse-prometheus-text-format';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INITIALIZE, NODE, RawSession, SERVERS, WARDEN, addServer, cli, tempDir } from '../helpers/warden.js';
+
+// The daemon's /metrics (parsed as Prometheus text) and /status, fed by the events of `run` sessions.
+
+let dir: string;
+let home: string;
+let daemon: ChildProcessWithoutNullStreams;
+let stderr = '';
+let base = '';
+
+beforeAll(async () => {
+  dir = tempDir();
+  home = path.join(dir, 'home');
+  addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')]);
+  daemon = spawn(process.execPath, [WARDEN, '--home', home, 'daemon', '--listen', '127.0.0.1:0'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  daemon.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const deadline = Date.now() + 10_000;
+  while (!/watching \d+ paths/.test(stderr)) {
+    if (Date.now() > deadline) throw new Error(`daemon not ready: ${stderr}`);
+    await new Promise((r) => daemon.stderr.once('data', r));
+  }
+  base = /metrics at (http:\/\/127\.0\.0\.1:\d+)\/metrics/.exec(stderr)?.[1] ?? '';
+});
+afterAll(async () => {
+  daemon.kill('SIGTERM');
+  await new Promise((r) => daemon.once('exit', r));
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+interface Family {
+  name: string;
+  metrics: { labels?: Record<string, string>; value?: string; count?: string }[];
+}
+
+async function metrics(): Promise<Family[]> {
+  return parsePrometheus(await (await fetch(`${base}/metrics`)).text()) as Family[];
+}
+
+function value(families: Family[], name: string, labels: Record<string, string>): number {
+  const f = families.find((x) => x.name === name);
+  const m = f?.metrics.find((x) => Object.entries(labels).every(([k, v]) => x.labels?.[k] === v));
+  return Number(m?.value ?? 0);
+}
+
+describe('daemon metrics and status', () => {
+  it('serves Prometheus text whose counters move with the sessions of run', async () => {
+    const before = value(await metrics(), 'mcp_warden_launches_total', { server: 'basic', decision: 'allow' });
+    const s = new RawSession(home, 'basic');
+    s.send(INITIALIZE + '\n');
+    await s.message(1);
+    s.close();
+    await s.exited;
+    const deadline = Date.now() + 5_000;
+    let families = await metrics();
+    while (value(families, 'mcp_warden_launches_total', { server: 'basic', decision: 'allow' }) <= before && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 25));
+      families = await metrics();
+    }
+    expect(value(families, 'mcp_warden_launches_total', { server: 'basic', decision: 'allow' })).toBe(before + 1);
+    expect(value(families, 'mcp_warden_canary_runs_total', { server: 'basic', probe: 'unknown-tool', result: 'pass' })).toBeGreaterThanOrEqual(1);
+    expect(value(families, 'mcp_warden_last_verification_timestamp_seconds', { server: 'basic' })).toBeGreaterThan(Date.now() / 1000 - 60);
+  });
+
+  it('serves its status as JSON', async () => {
+    const status = (await (await fetch(`${base}/status`)).json()) as { home: string; servers: Record<string, { state: string }> };
+    expect(status.home).toBe(home);
+    expect(status.servers.basic?.state).toBe('allowed');
+  });
+
+  it('refuses to listen beyond loopback', () => {
+    const r = cli(home, ['daemon', '--listen', '0.0.0.0:9464']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('expected a loopback HOST:PORT');
+  });
+});
