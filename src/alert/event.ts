@@ -11,7 +11,7 @@ export function isAlert(e: AuditEvent): boolean {
     case 'launch':
       return e.decision === 'refuse';
     case 'surface':
-      return e.pinState === 'changed' && (e.source === 'handshake' || e.source === 'relist' || e.source === 'client_list');
+      return e.pinState === 'changed' && (e.source === 'handshake' || e.source === 'relist' || e.source === 'client_list' || e.source === 'verify');
     case 'canary':
       return e.result === 'fail';
     case 'tier_widening_blocked':
@@ -20,6 +20,7 @@ export function isAlert(e: AuditEvent): boolean {
     case 'catalog_drift':
     case 'binary_changed':
     case 'config_invalid':
+    case 'verify_failed':
       return true;
     default:
       return false;

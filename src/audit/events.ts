@@ -114,6 +114,13 @@ export interface BinaryChangedEvent {
   reason: string;
 }
 
+export interface VerifyFailedEvent {
+  event: 'verify_failed';
+  server: string;
+  code: string;
+  reason: string;
+}
+
 export interface ConfigInvalidEvent {
   event: 'config_invalid';
   code: string;
@@ -139,4 +146,4 @@ export interface InadmissibleEvent {
   reason: string;
 }
 
-export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | InadmissibleEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent;
+export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | InadmissibleEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;

@@ -1,6 +1,6 @@
 import { baselineOf, evaluate, type Baseline, type Verdict } from '../canary/baseline.js';
 import { probesOf } from '../canary/probe.js';
-import { recorder } from './recorder.js';
+import { recorder, type Recorder } from './recorder.js';
 import { WardenError } from '../error.js';
 import { runProbe } from '../proxy/canary-run.js';
 import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
@@ -70,13 +70,11 @@ export async function canaryRecordVerb(homeFlag: string | undefined, id: string)
   return 0;
 }
 
-export async function canaryCheckVerb(homeFlag: string | undefined, id: string, json: boolean): Promise<number> {
-  const paths = resolveHome(homeFlag);
-  openHome(paths, false);
+/** Runs every canary of a server out of band and records each verdict (used by `canary check` and the daemon). */
+export async function checkCanaries(paths: HomePaths, id: string, rec: Recorder, source: 'check' | 'schedule'): Promise<{ name: string; verdict: Verdict | undefined }[]> {
   const baselines = loadLocks(paths).warden.get(id)?.canaries;
   if (!baselines) throw new WardenError('LOCK_MISSING', `warden.lock has no canary baselines for server '${id}'. Record them with: mcp-warden canary record ${id}`);
   const { server, results } = await sample(paths, id, CHECK_SAMPLES);
-  const rec = recorder(paths, loadServers(paths).alerts, say);
   const verdicts: { name: string; verdict: Verdict | undefined }[] = [];
   const latencyOnly = (v: Verdict | undefined): boolean => v !== undefined && !v.pass && v.failed.length === 1 && v.failed[0] === 'latency';
   const judged = results.map(({ probe, obs }) => ({ probe, verdict: baselines[probe.name] ? evaluate(baselines[probe.name] as Baseline, obs, server.canaryLatency) : undefined }));
@@ -90,8 +88,16 @@ export async function canaryCheckVerb(homeFlag: string | undefined, id: string, 
   }
   for (const { probe, verdict } of judged) {
     verdicts.push({ name: probe.name, verdict });
-    if (verdict) rec.record({ event: 'canary', server: id, probe: probe.name, result: verdict.pass ? 'pass' : 'fail', failed: verdict.failed, medianMs: verdict.medianMs, thresholdMs: verdict.thresholdMs, source: 'check' });
+    if (verdict) rec.record({ event: 'canary', server: id, probe: probe.name, result: verdict.pass ? 'pass' : 'fail', failed: verdict.failed, medianMs: verdict.medianMs, thresholdMs: verdict.thresholdMs, source });
   }
+  return verdicts;
+}
+
+export async function canaryCheckVerb(homeFlag: string | undefined, id: string, json: boolean): Promise<number> {
+  const paths = resolveHome(homeFlag);
+  openHome(paths, false);
+  const rec = recorder(paths, loadServers(paths).alerts, say);
+  const verdicts = await checkCanaries(paths, id, rec, 'check');
   await rec.flush();
   const failed = verdicts.filter((v) => !v.verdict || !v.verdict.pass);
   if (json) printJson({ server: id, pass: failed.length === 0, canaries: verdicts.map((v) => ({ name: v.name, ...(v.verdict ?? { pass: false, failed: ['no baseline'] }) })) });

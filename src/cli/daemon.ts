@@ -14,7 +14,9 @@ import { listenForEvents } from '../daemon/event-socket.js';
 import { serveHttp } from '../daemon/http.js';
 import { WardenMetrics } from '../daemon/metrics.js';
 import { sweepAndAudit } from './common.js';
+import { checkCanaries } from './canary.js';
 import { daemonSocket, recorder, type Recorder } from './recorder.js';
+import { check } from './verify.js';
 
 // `mcp-warden daemon`: the long-running side. This first part watches the trust files and every allowlisted
 // file a server runs, with each symlink hop and each trusted-PATH directory that could shadow a bare command
@@ -130,7 +132,9 @@ export async function daemonVerb(homeFlag: string | undefined, listen: string): 
     await watcher.set(await targetsOf(paths, good, cache));
     for (const id of Object.keys(good.servers.servers)) await recheck(id);
     saveDigestCache(paths, cache);
+    schedule();
   };
+  let schedule = (): void => {};
 
   const targets = await targetsOf(paths, good, cache);
   await watcher.set(targets);
@@ -146,10 +150,43 @@ export async function daemonVerb(homeFlag: string | undefined, listen: string): 
   say(`metrics at ${web.url}/metrics, status at ${web.url}/status, events on ${daemonSocket(paths)}`);
   say(`watching ${watched} paths for ${Object.keys(good.servers.servers).length} server(s) in ${paths.home}`);
 
+  // Scheduled out-of-band verification: re-attest, fresh launch, surface verify, canaries.
+  const busy = new Set<string>();
+  const verifyNow = async (id: string): Promise<void> => {
+    if (busy.has(id) || !good.servers.servers[id]) return;
+    busy.add(id);
+    try {
+      const o = await check(paths, id);
+      if (o.error) {
+        say(`scheduled verification of '${id}' failed: ${o.error.message}`);
+        rec.record({ event: 'verify_failed', server: id, code: o.error.code, reason: o.error.message });
+        return;
+      }
+      const changed = (o.diff?.tools ?? []).filter((t) => t.state !== 'matched').map((t) => ({ name: t.name, state: t.state as 'changed' | 'added' | 'removed', classes: t.classes, fields: t.fields }));
+      rec.record({ event: 'surface', server: id, source: 'verify', pinState: o.status === 'drift' ? 'changed' : 'matched', surfaceHash: o.liveSurfaceHash ?? '', ...(o.entry ? { lockedSurfaceHash: o.entry.surface_hash, lockedRevision: o.entry.protocol.era } : {}), revision: o.diff?.era?.live ?? o.entry?.protocol.era ?? '', changed });
+      if (o.status === 'drift') say(`scheduled verification of '${id}': DRIFT (${o.worst}). Review with: mcp-warden diff ${id}`);
+      if (loadLocks(paths).warden.get(id)?.canaries) await checkCanaries(paths, id, rec, 'schedule');
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      say(`scheduled verification of '${id}' failed: ${message}`);
+      rec.record({ event: 'verify_failed', server: id, code: err instanceof WardenError ? err.code : 'INTERNAL', reason: message });
+    } finally {
+      busy.delete(id);
+    }
+  };
+  const timers: NodeJS.Timeout[] = [];
+  schedule = (): void => {
+    for (const t of timers.splice(0)) clearInterval(t);
+    for (const [id, s] of Object.entries(good.servers.servers)) if (s.verifyEvery > 0) timers.push(setInterval(() => void verifyNow(id), s.verifyEvery * 1000));
+    timers.push(setInterval(() => void sweepAndAudit(paths, say), 60_000));
+  };
+  schedule();
+
   process.on('SIGHUP', () => void reload('SIGHUP'));
   await new Promise<void>((resolve) => {
     for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => resolve());
   });
+  for (const t of timers) clearInterval(t);
   await watcher.close();
   web.server.close();
   events.close();

@@ -2,7 +2,9 @@ import { createTwoFilesPatch } from 'diff';
 import { WardenError } from '../error.js';
 import type { LiveTool } from '../surface/admit.js';
 import { diffSurface, worstClass, type SurfaceDiff } from '../surface/diff.js';
-import type { LockEntry } from '../surface/lockfile.js';
+import { surfaceHash, type LockEntry } from '../surface/lockfile.js';
+import { ABSENT, tagged } from '../surface/hash.js';
+import { canonicalize } from '../protocol/json/canonical.js';
 import { diffCatalogs, type CatalogChange } from '../surface/catalog.js';
 import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
@@ -17,7 +19,7 @@ import { fetchSurface } from './surface-fetch.js';
 
 const say = (m: string): void => void process.stderr.write(`mcp-warden: ${m}\n`);
 
-interface Outcome {
+export interface Outcome {
   id: string;
   status: 'ok' | 'drift' | 'error';
   worst?: string;
@@ -27,9 +29,10 @@ interface Outcome {
   live?: LiveTool[];
   entry?: LockEntry;
   liveInstructions?: string | undefined;
+  liveSurfaceHash?: string;
 }
 
-async function check(paths: HomePaths, id: string): Promise<Outcome> {
+export async function check(paths: HomePaths, id: string): Promise<Outcome> {
   try {
     serverById(loadServers(paths), id, paths);
     const locks = loadLocks(paths);
@@ -40,7 +43,9 @@ async function check(paths: HomePaths, id: string): Promise<Outcome> {
     const diff = diffSurface(entry, extra ? { prints: extra.tools, conditional: extra.conditional } : undefined, fetched.handshake, fetched.tools);
     const catalogs = extra ? diffCatalogs(extra.catalogs, fetched.catalogs) : [];
     const worst = worstClass(diff) ?? (diff.era ? 'era' : catalogs.length > 0 ? 'catalog' : undefined);
-    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, live: fetched.tools, entry, liveInstructions: fetched.handshake.instructions };
+    const hs = fetched.handshake;
+    const liveSurfaceHash = surfaceHash(hs.era, hs.instructions === undefined ? ABSENT : tagged(canonicalize(hs.instructions)), fetched.tools.map((t) => ({ name: t.name, h_tool: t.hTool })));
+    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, live: fetched.tools, entry, liveInstructions: hs.instructions, liveSurfaceHash };
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     return { id, status: 'error', error: { code: err.code, message: err.message, exitCode: err.exitCode } };

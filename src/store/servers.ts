@@ -57,6 +57,7 @@ const serverSchema = v.strictObject({
     }),
     () => ({ ...DEFAULT_LATENCY }),
   ),
+  verifyEvery: v.optional(v.pipe(v.number(), v.minValue(0, 'expected seconds (0: never)')), 3600),
   relistEvery: v.optional(
     v.strictObject({
       calls: v.pipe(v.number(), v.integer(), v.minValue(1, 'expected at least 1')),
