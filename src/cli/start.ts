@@ -19,7 +19,8 @@ import { captureLock } from './lock.js';
 // `npm start`: the embedded default. Supervises the reference server-everything (a dev dependency) through
 // `mcp-warden run`, with no hand edits. The checkout's allowlist.json pins the server's script and package
 // tree (paths relative to the checkout); the node interpreter differs per machine, so it is enrolled on first
-// use, loudly, and recorded as trust-on-first-use. Then a short scripted client session shows it working.
+// use, loudly, and recorded as trust-on-first-use. Then a short scripted client session shows it working, and
+// the daemon runs in the foreground on the same home, printing where its metrics and status are.
 
 const CHECKOUT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SERVER_ID = 'everything';
@@ -116,8 +117,21 @@ async function main(): Promise<number> {
   await ensureEnrolled(paths);
   say(`Launching '${SERVER_ID}' through: mcp-warden --home ${paths.home} run ${SERVER_ID}`);
   const code = await demoSession(paths);
-  say(code === 0 ? `Session closed. Audit log: ${paths.audit} (check it with: mcp-warden --home ${paths.home} audit verify)` : `The session failed (exit ${code}); see above.`);
-  return code;
+  if (code !== 0) {
+    say(`The session failed (exit ${code}); see above.`);
+    return code;
+  }
+  say(`Session closed. Audit log: ${paths.audit} (check it with: mcp-warden --home ${paths.home} audit verify)`);
+  say('Starting the daemon on this home (Ctrl-C stops it):');
+  return runDaemon(paths);
+}
+
+/** Runs `mcp-warden daemon` on the embedded default in the foreground, passing signals on. */
+function runDaemon(paths: HomePaths): Promise<number> {
+  const listen = process.env.MCP_WARDEN_LISTEN ?? '127.0.0.1:9464';
+  const child = spawn(process.execPath, [path.join(CHECKOUT, 'dist/cli/main.js'), '--home', paths.home, 'daemon', '--listen', listen], { stdio: 'inherit' });
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => child.kill(sig));
+  return new Promise((resolve) => child.once('exit', (c) => resolve(c ?? 0)));
 }
 
 main().then(

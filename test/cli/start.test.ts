@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,15 +10,34 @@ import { ROOT, auditEvents, cli, tempDir } from '../helpers/warden.js';
 const home = tempDir();
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
-function start(): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'dist/cli/start.js')], { env: { ...process.env, MCP_WARDEN_HOME: home }, encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+/** Runs `npm start`'s script until its daemon says where metrics are, then stops it with SIGTERM. */
+async function start(): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist/cli/start.js')], { env: { ...process.env, MCP_WARDEN_HOME: home, MCP_WARDEN_LISTEN: '127.0.0.1:0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+  await new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, 60_000);
+    const look = (d: Buffer): void => {
+      stderr += d.toString();
+      if (/metrics at http:\/\/127\.0\.0\.1:\d+\/metrics/.test(stderr)) {
+        clearTimeout(t);
+        resolve();
+      }
+    };
+    child.stderr.on('data', look);
+    void exited.then(() => (clearTimeout(t), resolve()));
+  });
+  child.kill('SIGTERM');
+  return { code: await exited, stdout, stderr };
 }
 
 describe('npm start', () => {
-  it('supervises server-everything with no hand edits, enrolling node as trust-on-first-use', () => {
-    const r = start();
+  it('supervises server-everything with no hand edits, enrolling node as trust-on-first-use, then runs the daemon', async () => {
+    const r = await start();
     expect(r.stderr).not.toMatch(/refused/);
+    expect(r.stderr).toMatch(/metrics at http:\/\/127\.0\.0\.1:\d+\/metrics, status at/);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('TRUST ON FIRST USE');
     expect(r.stdout).toContain('echo answered: [{"type":"text","text":"Echo: hello through mcp-warden"}]');
@@ -28,8 +47,8 @@ describe('npm start', () => {
     expect(entries.map((e) => [e.kind, e.trustOnFirstUse === true]).sort()).toEqual([['executable', true], ['package', false], ['script', false]]);
   });
 
-  it('does not enroll anything the second time', () => {
-    const r = start();
+  it('does not enroll anything the second time', async () => {
+    const r = await start();
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain('TRUST ON FIRST USE');
     expect(auditEvents(home).filter((e) => e.event === 'allowlist_changed')).toHaveLength(1);
