@@ -87,7 +87,12 @@ export async function daemonVerb(homeFlag: string | undefined, listen: string): 
     },
     flush: () => base.flush(),
   };
-  const events = await listenForEvents(daemonSocket(paths), (e) => metrics.observe(e));
+  let sweeping: Promise<void> | undefined;
+  const sweep = (): void => {
+    sweeping ??= sweepAndAudit(paths, say).finally(() => (sweeping = undefined));
+  };
+  // A `run` whose connection closes may have died (SIGKILL, OOM): its group is swept at once.
+  const events = await listenForEvents(daemonSocket(paths), (e) => metrics.observe(e), sweep);
   const started = new Date().toISOString();
   await sweepAndAudit(paths, say);
   const cache = loadDigestCache(paths);
@@ -178,7 +183,7 @@ export async function daemonVerb(homeFlag: string | undefined, listen: string): 
   schedule = (): void => {
     for (const t of timers.splice(0)) clearInterval(t);
     for (const [id, s] of Object.entries(good.servers.servers)) if (s.verifyEvery > 0) timers.push(setInterval(() => void verifyNow(id), s.verifyEvery * 1000));
-    timers.push(setInterval(() => void sweepAndAudit(paths, say), 60_000));
+    timers.push(setInterval(sweep, 60_000));
   };
   schedule();
 

@@ -8,7 +8,8 @@ import { LineFramer } from '../protocol/framing.js';
 
 const MAX_LINE = 64 * 1024;
 
-export function listenForEvents(socketPath: string, onEvent: (e: Record<string, unknown>) => void): Promise<net.Server> {
+/** `onClose` runs when a sender goes away (a `run` that ended, or died: the daemon sweeps orphans then). */
+export function listenForEvents(socketPath: string, onEvent: (e: Record<string, unknown>) => void, onClose: () => void = () => {}): Promise<net.Server> {
   fs.rmSync(socketPath, { force: true });
   const server = net.createServer((conn) => {
     const framer = new LineFramer(MAX_LINE, {
@@ -24,6 +25,7 @@ export function listenForEvents(socketPath: string, onEvent: (e: Record<string, 
     });
     conn.on('data', (d: Buffer) => framer.push(d));
     conn.on('error', () => {});
+    conn.on('close', onClose);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

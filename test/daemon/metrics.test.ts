@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import parsePrometheus from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INITIALIZE, NODE, RawSession, SERVERS, WARDEN, addServer, cli, tempDir } from '../helpers/warden.js';
+import { INITIALIZE, NODE, RawSession, SERVERS, WARDEN, addServer, alive, auditEvents as auditEventsOf, cli, tempDir } from '../helpers/warden.js';
 
 // The daemon's /metrics (parsed as Prometheus text) and /status, fed by the events of `run` sessions.
 
@@ -17,6 +17,7 @@ beforeAll(async () => {
   dir = tempDir();
   home = path.join(dir, 'home');
   addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')]);
+  addServer(home, 'grandchild', [NODE, path.join(SERVERS, 'grandchild.mjs')], ['--env', `GRANDCHILD_PID_FILE=${path.join(dir, 'grandchild.pid')}`]);
   daemon = spawn(process.execPath, [WARDEN, '--home', home, 'daemon', '--listen', '127.0.0.1:0'], { stdio: ['pipe', 'pipe', 'pipe'] });
   daemon.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const deadline = Date.now() + 10_000;
@@ -76,5 +77,28 @@ describe('daemon metrics and status', () => {
     const r = cli(home, ['daemon', '--listen', '0.0.0.0:9464']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('expected a loopback HOST:PORT');
+  });
+});
+
+describe('the daemon and dead supervisors', () => {
+  it('sweeps the process group of a run that was SIGKILLed, as soon as its connection drops', async () => {
+    const s = new RawSession(home, 'grandchild');
+    s.send(INITIALIZE + '\n');
+    await s.message(1);
+    const grandchild = Number(fs.readFileSync(path.join(dir, 'grandchild.pid'), 'utf8'));
+    // The live group is the one recorded under run/ (the audit line of this launch may still be on its way).
+    const records = fs.readdirSync(path.join(home, 'run')).filter((n) => n.endsWith('.json'));
+    expect(records).toHaveLength(1);
+    const pgid = Number((records[0] as string).replace('.json', ''));
+    s.proc.kill('SIGKILL');
+    await s.exited;
+    // The audit line follows the stderr line: poll the log (bounded) for the event itself.
+    const deadline = Date.now() + 10_000;
+    while (!auditEventsOf(home).some((e) => e.event === 'orphan_killed' && e.pgid === pgid) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(auditEventsOf(home).find((e) => e.event === 'orphan_killed' && e.pgid === pgid)).toMatchObject({ server: 'grandchild', gone: true, pids: expect.arrayContaining([grandchild]) });
+    expect(alive(grandchild)).toBe(false);
+    expect(stderr).toContain(`killed process group ${pgid} of server 'grandchild'`);
   });
 });
