@@ -40,11 +40,11 @@ function holdBeforeSpawn(): void {
   fs.closeSync(fd);
 }
 
-type Record = (e: LaunchEvent) => unknown;
+type RecordLaunch = (e: LaunchEvent) => unknown;
 
-export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: string) => void, recordEvent?: Record): Promise<Launched> {
-  const record: Record = recordEvent ?? ((e) => appendAudit(paths.audit, e));
-  const refused = async (_paths: HomePaths, _id: string, err: WardenError, facts: Partial<LaunchEvent>): Promise<never> => {
+export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: string) => void, recordEvent?: RecordLaunch): Promise<Launched> {
+  const record: RecordLaunch = recordEvent ?? ((e) => appendAudit(paths.audit, e));
+  const refused = async (err: WardenError, facts: Partial<LaunchEvent>): Promise<never> => {
     await record({ event: 'launch', server: id, decision: 'refuse', reason: err.message, code: err.code, ...facts });
     throw Object.assign(err, { facts });
   };
@@ -55,7 +55,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   try {
     plan = await planLaunch({ serverId: id, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path }, cache);
   } catch (err) {
-    if (err instanceof WardenError) return refused(paths, id, err, {});
+    if (err instanceof WardenError) return refused(err, {});
     throw err;
   }
   const cacheProblem = saveDigestCache(paths, cache);
@@ -69,14 +69,14 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     argv: [plan.argv0, ...plan.args],
     envNames: Object.keys(env).sort(),
   };
-  if (reason) return refused(paths, id, new WardenError(reason.code, `${reason.text}.`), facts);
+  if (reason) return refused(new WardenError(reason.code, `${reason.text}.`), facts);
 
   holdBeforeSpawn();
   let child: ServerProcess;
   try {
     child = await spawnServer({ file: plan.file, args: plan.args, argv0: plan.argv0, cwd: server.cwd, env });
   } catch (err) {
-    if (err instanceof WardenError) return refused(paths, id, err, facts);
+    if (err instanceof WardenError) return refused(err, facts);
     throw err;
   }
   const pid = child.pid as number;
@@ -97,7 +97,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   } catch (err) {
     await killGroupNow(pid);
     removeRunRecord(paths.runDir, pid);
-    if (err instanceof WardenError) return refused(paths, id, err, { ...facts, pid, pgid: pid });
+    if (err instanceof WardenError) return refused(err, { ...facts, pid, pgid: pid });
     throw err;
   }
   await record({ event: 'launch', server: id, decision: 'allow', reason: 'all artifacts allowlisted', ...facts, pid, pgid: pid });
