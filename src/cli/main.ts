@@ -22,6 +22,13 @@ function exitWhenFlushed(code: number): Promise<number> {
 }
 
 function main(argv: string[]): void {
+  // A closed stdout (a reader that went away, `| head`) is not an error of the warden. For `run` it means the
+  // client is gone, and its session ends on stdin EOF; for every other verb there is nothing left to say.
+  const isRun = argv.slice(2).includes('run');
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    if (!isRun) process.exit(process.exitCode ?? 0);
+  });
   const program = new Command('mcp-warden')
     .description('Supply-chain attestation supervisor for stdio MCP servers')
     .option('--home <dir>', 'the warden home (default: $MCP_WARDEN_HOME, else $XDG_CONFIG_HOME/mcp-warden)')

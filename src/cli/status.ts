@@ -6,6 +6,8 @@ import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js'
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
+import { loadLocks } from '../store/locks.js';
+import { recentEvents } from '../audit/tail.js';
 import { line, printJson } from './output.js';
 
 function verdictText(v: ArtifactVerdict): string {
@@ -29,13 +31,28 @@ export async function statusVerb(homeFlag: string | undefined, id: string | unde
   const ids = id ? [id] : Object.keys(config.servers).sort();
   if (id) serverById(config, id, paths);
   const allowlist = loadAllowlist(paths);
+  const locks = loadLocks(paths);
+  const history = recentEvents(paths.audit);
+  const trustOf = (sid: string) => {
+    const entry = locks.tools.get(sid);
+    // The last judgement of a live surface (a session or the daemon), not the act of locking it.
+    const surface = history.filter((e) => e.event === 'surface' && e.server === sid && e.source !== 'lock' && e.source !== 'pin').pop();
+    const canaries = history.filter((e) => e.event === 'canary' && e.server === sid);
+    const lastCanaryTs = canaries.at(-1)?.ts;
+    const lastRound = canaries.filter((e) => e.ts === lastCanaryTs || (typeof e.ts === 'string' && typeof lastCanaryTs === 'string' && Date.parse(lastCanaryTs) - Date.parse(e.ts) < 60_000));
+    return {
+      lock: entry ? { tools: entry.tools.length, revision: entry.protocol.era, surfaceHash: entry.surface_hash, canaryBaselines: Object.keys(locks.warden.get(sid)?.canaries ?? {}).length } : null,
+      pinState: surface ? { state: surface.pinState, source: surface.source, at: surface.ts } : null,
+      lastCanary: lastCanaryTs ? { result: lastRound.every((e) => e.result === 'pass') ? 'pass' : 'fail', at: lastCanaryTs, probes: lastRound.map((e) => ({ probe: e.probe, result: e.result, medianMs: e.medianMs })) } : null,
+    };
+  };
   const cache = loadDigestCache(paths);
   let allOk = true;
   const servers = [];
   for (const sid of ids) servers.push(await describeServer(sid));
   async function describeServer(sid: string) {
     const s = config.servers[sid] as NonNullable<(typeof config.servers)[string]>;
-    const base = { id: sid, command: s.command, args: s.args, posture: s.posture };
+    const base = { id: sid, command: s.command, args: s.args, posture: s.posture, ...trustOf(sid) };
     try {
       const plan = await planLaunch({ serverId: sid, command: s.command, args: s.args, cwd: s.cwd, trustedPath: config.path }, cache);
       const att = matchAllowlist(plan.artifacts, allowlist.entries);
@@ -61,6 +78,9 @@ export async function statusVerb(homeFlag: string | undefined, id: string | unde
   for (const s of servers) {
     line(`${s.id}  ${s.allowed ? 'allowed' : 'REFUSED'}  (posture ${s.posture})`);
     line(`  command   ${[s.command, ...s.args].join(' ')}`);
+    line(`  lock      ${s.lock ? `${s.lock.tools} tools, revision ${s.lock.revision}, ${s.lock.canaryBaselines} canary baseline(s)` : `none (run: mcp-warden lock ${s.id})`}`);
+    line(`  surface   ${s.pinState ? `${String(s.pinState.state)} (${String(s.pinState.source)}, ${String(s.pinState.at)})` : 'not judged in a session yet'}`);
+    line(`  canaries  ${s.lastCanary ? `${s.lastCanary.result} (${String(s.lastCanary.at)})` : 'not run yet'}`);
     if ('error' in s && s.error) line(`  refused   ${s.error.code}: ${s.error.message}`);
     if ('artifacts' in s && s.artifacts) {
       line(`  runs      ${s.resolvedPath}`);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BASE_TOOLS, MARKER, configure, opened, request, shapeshifter, toolNames, type Shifter } from '../helpers/surface.js';
+import { BASE_TOOLS, MARKER, cli, configure, opened, request, shapeshifter, toolNames, type Shifter } from '../helpers/surface.js';
 import { auditEvents } from '../helpers/warden.js';
 
 let sh: Shifter;
@@ -28,6 +28,9 @@ describe('a session whose surface matches the lock', () => {
     expect((await s.exited).code).toBe(0);
     const surface = auditEvents(sh.home).filter((e) => e.event === 'surface' && e.source === 'handshake').pop();
     expect(surface).toMatchObject({ pinState: 'matched', changed: [] });
+    // The trust view: lock, last judgement of the surface, last canaries.
+    const status = (JSON.parse(cli(sh.home, ['status', 'shifty', '--json']).stdout) as { servers: Record<string, unknown>[] }).servers[0];
+    expect(status).toMatchObject({ allowed: true, lock: { tools: 2, canaryBaselines: 1 }, pinState: { state: 'matched', source: 'handshake' }, lastCanary: { result: 'pass' } });
   });
 });
 
