@@ -87,9 +87,25 @@ export async function daemonVerb(homeFlag: string | undefined, listen: string): 
     },
     flush: () => base.flush(),
   };
-  let sweeping: Promise<void> | undefined;
+  // One sweep at a time; a request that arrives during a sweep (which may have read run/ too early) gets
+  // one more sweep after it.
+  let sweeping = false;
+  let again = false;
   const sweep = (): void => {
-    sweeping ??= sweepAndAudit(paths, say).finally(() => (sweeping = undefined));
+    if (sweeping) {
+      again = true;
+      return;
+    }
+    sweeping = true;
+    void sweepAndAudit(paths, say)
+      .catch((err: Error) => say(`orphan sweep failed: ${err.message}`))
+      .finally(() => {
+        sweeping = false;
+        if (again) {
+          again = false;
+          sweep();
+        }
+      });
   };
   // A `run` whose connection closes may have died (SIGKILL, OOM): its group is swept at once.
   const events = await listenForEvents(daemonSocket(paths), (e) => metrics.observe(e), sweep);
