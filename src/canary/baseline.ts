@@ -50,6 +50,11 @@ export interface Verdict {
   thresholdMs: number;
 }
 
+/** A failure on latency alone: worth sampling again (a shim's delay is in every sample, a load spike is not). */
+export function latencyOnly(v: Verdict | undefined): boolean {
+  return v !== undefined && !v.pass && v.failed.length === 1 && v.failed[0] === 'latency';
+}
+
 export function evaluate(base: Baseline, obs: Observation[], policy: LatencyPolicy): Verdict {
   const failed: Verdict['failed'] = [];
   if (obs.some((o) => JSON.stringify(o.shape) !== JSON.stringify(base.shape))) failed.push('shape');

@@ -1,4 +1,4 @@
-import { baselineOf, evaluate, type Baseline, type Verdict } from '../canary/baseline.js';
+import { baselineOf, evaluate, latencyOnly, type Baseline, type Verdict } from '../canary/baseline.js';
 import { probesOf } from '../canary/probe.js';
 import { recorder, type Recorder } from './recorder.js';
 import { WardenError } from '../error.js';
@@ -76,7 +76,6 @@ export async function checkCanaries(paths: HomePaths, id: string, rec: Recorder,
   if (!baselines) throw new WardenError('LOCK_MISSING', `warden.lock has no canary baselines for server '${id}'. Record them with: mcp-warden canary record ${id}`);
   const { server, results } = await sample(paths, id, CHECK_SAMPLES);
   const verdicts: { name: string; verdict: Verdict | undefined }[] = [];
-  const latencyOnly = (v: Verdict | undefined): boolean => v !== undefined && !v.pass && v.failed.length === 1 && v.failed[0] === 'latency';
   const judged = results.map(({ probe, obs }) => ({ probe, verdict: baselines[probe.name] ? evaluate(baselines[probe.name] as Baseline, obs, server.canaryLatency) : undefined }));
   // As at session start: latency-only failures are sampled again (one fresh launch per round, two rounds).
   for (let retry = 0; retry < 2 && judged.some((j) => latencyOnly(j.verdict)); retry++) {

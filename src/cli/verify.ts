@@ -2,9 +2,7 @@ import { createTwoFilesPatch } from 'diff';
 import { WardenError } from '../error.js';
 import type { LiveTool } from '../surface/admit.js';
 import { diffSurface, worstClass, type SurfaceDiff } from '../surface/diff.js';
-import { surfaceHash, type LockEntry } from '../surface/lockfile.js';
-import { ABSENT, tagged } from '../surface/hash.js';
-import { canonicalize } from '../protocol/json/canonical.js';
+import { liveSurfaceHash, type LockEntry } from '../surface/lockfile.js';
 import { diffCatalogs, type CatalogChange } from '../surface/catalog.js';
 import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
@@ -44,8 +42,7 @@ export async function check(paths: HomePaths, id: string): Promise<Outcome> {
     const catalogs = extra ? diffCatalogs(extra.catalogs, fetched.catalogs) : [];
     const worst = worstClass(diff) ?? (diff.era ? 'era' : catalogs.length > 0 ? 'catalog' : undefined);
     const hs = fetched.handshake;
-    const liveSurfaceHash = surfaceHash(hs.era, hs.instructions === undefined ? ABSENT : tagged(canonicalize(hs.instructions)), fetched.tools.map((t) => ({ name: t.name, h_tool: t.hTool })));
-    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, live: fetched.tools, entry, liveInstructions: hs.instructions, liveSurfaceHash };
+    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, live: fetched.tools, entry, liveInstructions: hs.instructions, liveSurfaceHash: liveSurfaceHash(hs, fetched.tools) };
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     return { id, status: 'error', error: { code: err.code, message: err.message, exitCode: err.exitCode } };

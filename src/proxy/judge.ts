@@ -1,9 +1,7 @@
 import type { AuditEvent, ToolChangeRecord } from '../audit/events.js';
-import { canonicalize } from '../protocol/json/canonical.js';
 import type { Handshake, LiveTool } from '../surface/admit.js';
-import { ABSENT, tagged } from '../surface/hash.js';
 import { diffSurface, type LockedExtra, type SurfaceDiff } from '../surface/diff.js';
-import { surfaceHash, type LockEntry } from '../surface/lockfile.js';
+import { liveSurfaceHash, type LockEntry } from '../surface/lockfile.js';
 import { decide, decideUnpinned, type Decisions, type Posture } from '../surface/posture.js';
 import { diffCatalogs, type CatalogChange, type Catalogs } from '../surface/catalog.js';
 
@@ -66,8 +64,7 @@ export class SurfaceJudge {
   private record(tools: readonly LiveTool[], source: ListingSource, partial: boolean, decisions: Decisions, diff: SurfaceDiff | undefined): void {
     const { serverId, entry } = this.cfg;
     const hs = this.handshake;
-    const hInstr = hs.instructions === undefined ? ABSENT : tagged(canonicalize(hs.instructions));
-    const live = surfaceHash(hs.era, hInstr, tools.map((t) => ({ name: t.name, h_tool: t.hTool })));
+    const live = liveSurfaceHash(hs, tools);
     const changed: ToolChangeRecord[] = (diff?.tools ?? [])
       .filter((t) => t.state !== 'matched')
       .map((t) => ({ name: t.name, state: t.state as ToolChangeRecord['state'], classes: t.classes, fields: t.fields, decision: decisions.tools.get(t.name)?.decision ?? 'reported' }));

@@ -7,7 +7,7 @@ import { admitHandshake, DEFAULT_CAPS, InadmissibleError, type SurfaceCaps } fro
 import type { LockEntry } from '../surface/lockfile.js';
 import type { Posture } from '../surface/posture.js';
 import { DEFAULT_CHANNEL_LIMITS, OWN_ID_PREFIX, ProtocolError, ServerChannel, type ChannelLimits, type ServerMessage } from './channel.js';
-import { evaluate, type Baseline, type LatencyPolicy } from '../canary/baseline.js';
+import { evaluate, latencyOnly, type Baseline, type LatencyPolicy } from '../canary/baseline.js';
 import type { ProbeSpec } from '../canary/probe.js';
 import { runProbe } from './canary-run.js';
 import { judgeClientPage } from './client-listing.js';
@@ -300,7 +300,7 @@ export class Session {
       let verdict = evaluate(base, await runProbe(this.server, probe, c.samples), c.policy);
       // A latency-only failure is sampled again (twice): a shim's added delay is in every sample, a load spike
       // is not. Shape and text failures are final at once.
-      for (let retry = 0; retry < 2 && !verdict.pass && verdict.failed.length === 1 && verdict.failed[0] === 'latency'; retry++) {
+      for (let retry = 0; retry < 2 && latencyOnly(verdict); retry++) {
         verdict = evaluate(base, await runProbe(this.server, probe, c.samples), c.policy);
       }
       this.cfg.audit({ event: 'canary', server: this.cfg.serverId, probe: probe.name, result: verdict.pass ? 'pass' : 'fail', failed: verdict.failed, medianMs: verdict.medianMs, thresholdMs: verdict.thresholdMs, source: 'session' });

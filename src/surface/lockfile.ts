@@ -45,12 +45,22 @@ export function surfaceHash(era: string, hInstructions: string, tools: readonly 
   return tagged(canonicalize(fromPlain({ era, h_instructions: hInstructions, tools: sorted })));
 }
 
+/** h_instructions of a handshake: the hash of its instructions string, or the absent sentinel. */
+export function instructionsHash(hs: Handshake): string {
+  return hs.instructions === undefined ? ABSENT : tagged(canonicalize(hs.instructions));
+}
+
+/** The surface_hash of a live surface, as a lock of it would record it. */
+export function liveSurfaceHash(hs: Handshake, tools: readonly LiveTool[]): string {
+  return surfaceHash(hs.era, instructionsHash(hs), tools.map((t) => ({ name: t.name, h_tool: t.hTool })));
+}
+
 /** A lock entry for a live, admitted surface. */
 export function entryFor(command: string, args: string[], offered: string, hs: Handshake, tools: readonly LiveTool[]): LockEntry {
   const lockTools = tools
     .map((t) => ({ name: t.name, h_desc: t.hDesc, h_schema: t.hSchema, h_tool: t.hTool, tool: t.value }))
     .sort(byName);
-  const hInstructions = hs.instructions === undefined ? ABSENT : tagged(canonicalize(hs.instructions));
+  const hInstructions = instructionsHash(hs);
   const entry: LockEntry = {
     transport: 'stdio',
     target: command,
