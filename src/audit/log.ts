@@ -39,7 +39,9 @@ export async function appendAudit(file: string, event: AuditEvent): Promise<stri
   try {
     release = await lockfile.lock(file, {
       retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100 },
-      stale: 10_000,
+      // A writer killed while holding the lock (SIGKILL mid-append) leaves it behind: 2 s (proper-lockfile's
+      // minimum; the holder refreshes it every second) instead of 10 s before others may take it over.
+      stale: 2_000,
     });
   } catch (err) {
     throw new WardenError('AUDIT_LOCKED', `could not lock the audit log ${file} (${(err as Error).message}); if no warden is running, remove ${file}.lock`);
