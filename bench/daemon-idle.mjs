@@ -15,10 +15,14 @@ const TICKS = 100; // USER_HZ
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-idle-'));
 const home = path.join(dir, 'home');
 fs.mkdirSync(home, { mode: 0o700 });
-const script = path.join(ROOT, 'test/servers/basic.mjs');
-const servers = Object.fromEntries(Array.from({ length: 20 }, (_, k) => [`server${k}`, { command: process.execPath, args: [script] }]));
+// The three real servers from npm, in turn: every package tree is watched directory by directory.
+const packages = ['everything', 'filesystem', 'memory'].map((n) => path.join(ROOT, 'node_modules/@modelcontextprotocol', `server-${n}`));
+const servers = Object.fromEntries(Array.from({ length: 20 }, (_, k) => [`server${k}`, { command: process.execPath, args: [path.join(packages[k % 3], 'dist/index.js'), ...(k % 3 === 1 ? [dir] : [])] }]));
 fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify({ version: 1, servers }), { mode: 0o600 });
-for (const p of [process.execPath, script, path.dirname(script)]) spawnSync(process.execPath, [WARDEN, '--home', home, 'allowlist', 'add', p]);
+for (const p of [process.execPath, ...packages.flatMap((root) => [path.join(root, 'dist/index.js'), root])]) {
+  const r = spawnSync(process.execPath, [WARDEN, '--home', home, 'allowlist', 'add', p], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`allowlist add ${p}: ${r.stderr}`);
+}
 
 function cpuTicks(pid) {
   const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -40,10 +44,11 @@ async function measure(child, ready) {
 
 const daemon = spawn(process.execPath, [WARDEN, '--home', home, 'daemon', '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
 let err = '';
-const ready = new Promise((r) => daemon.stderr.on('data', (d) => ((err += d), /watching/.test(err) && r())));
+const ready = new Promise((r) => daemon.stderr.on('data', (d) => ((err += d), /watching \d+ directories/.test(err) && r())));
 const floor = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
 const [d, f] = await Promise.all([measure(daemon, ready), measure(floor, Promise.resolve())]);
 fs.rmSync(dir, { recursive: true, force: true });
+console.log(err.split('\n').filter((l) => /watching \d+ directories/.test(l)).join('\n'));
 console.log(`| idle over ${SECONDS} s | idle node process (floor) | mcp-warden daemon, 20 servers |`);
 console.log('|---|---|---|');
 console.log(`| CPU (% of one core) | ${f.cpu.toFixed(2)} | ${d.cpu.toFixed(2)} |`);

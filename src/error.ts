@@ -32,7 +32,9 @@ export type WardenErrorCode =
   | 'SURFACE_INADMISSIBLE'
   | 'SURFACE_REFUSED'
   | 'SURFACE_DRIFT'
-  | 'PROTOCOL_FAILURE';
+  | 'PROTOCOL_FAILURE'
+  | 'NOTIFY_UNSUPPORTED'
+  | 'NOTIFY_UNAVAILABLE';
 
 const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   USAGE: 2,
@@ -65,6 +67,8 @@ const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   SURFACE_REFUSED: 3,
   SURFACE_DRIFT: 1,
   PROTOCOL_FAILURE: 3,
+  NOTIFY_UNSUPPORTED: 2,
+  NOTIFY_UNAVAILABLE: 2,
 };
 
 export class WardenError extends Error {

@@ -6,7 +6,7 @@ import { refuseRegistryLaunchers } from './launchers.js';
 import { findCommand, resolveFileArg, type ResolvedFile } from './resolve.js';
 import { parseShebang } from './shebang.js';
 import type { StatKey } from './stat-key.js';
-import { digestPackageTree, findPackageRoot } from './tree.js';
+import { digestPackageTree, findPackageRoot, type PackageTree } from './tree.js';
 
 // From a command line in servers.json to what will run: the file to exec (always a realpath, so a symlink
 // re-pointed after attestation changes nothing), its argv, and every artifact it depends on with its digest.
@@ -28,6 +28,8 @@ export interface Artifact {
   packages?: number;
   /** Stat keys of everything in a package tree (not recorded anywhere; for the re-check after launch). */
   treeKeys?: Map<string, string>;
+  /** The directories of a package tree, for watching (package trees only). */
+  treeDirs?: string[];
 }
 
 export interface LaunchPlan {
@@ -59,11 +61,15 @@ async function fileArtifact(kind: ArtifactKind, resolved: ResolvedFile, cache: D
   return { kind, path: resolved.realpath, sha256: d.sha256, chain: resolved.chain, key: d.key };
 }
 
-function treeArtifact(script: string, cache: DigestCache | undefined): Artifact | undefined {
+/** Package trees digested since the caller's last change event, by root: servers sharing a tree digest it once. */
+export type TreeMemo = Map<string, PackageTree>;
+
+function treeArtifact(script: string, cache: DigestCache | undefined, memo: TreeMemo | undefined): Artifact | undefined {
   const root = findPackageRoot(path.dirname(script));
   if (!root) return undefined;
-  const tree = digestPackageTree(root, cache);
-  return { kind: 'package', path: tree.root, sha256: tree.sha256, chain: [tree.root], files: tree.files, packages: tree.packages, treeKeys: tree.keys };
+  const tree = memo?.get(root) ?? digestPackageTree(root, cache);
+  memo?.set(root, tree);
+  return { kind: 'package', path: tree.root, sha256: tree.sha256, chain: [tree.root], files: tree.files, packages: tree.packages, treeKeys: tree.keys, treeDirs: tree.dirs };
 }
 
 /** Finds the script a node command line runs: its first argument that is not an option. */
@@ -81,7 +87,7 @@ function nodeScriptIndex(spec: CommandSpec): number {
 }
 
 /** Resolves and digests a server's command line into a launch plan. Throws WardenError on refusal. */
-export async function planLaunch(spec: CommandSpec, cache?: DigestCache): Promise<LaunchPlan> {
+export async function planLaunch(spec: CommandSpec, cache?: DigestCache, memo?: TreeMemo): Promise<LaunchPlan> {
   refuseRegistryLaunchers(spec.serverId, spec.command, spec.args);
   const exe = findCommand(spec.command, spec.trustedPath, spec.cwd, `the command of server '${spec.serverId}'`);
   const head = readHead(exe.realpath, 256);
@@ -93,7 +99,7 @@ export async function planLaunch(spec: CommandSpec, cache?: DigestCache): Promis
       if (at >= 0) {
         const script = resolveFileArg(spec.args[at] as string, spec.cwd, `the script of server '${spec.serverId}'`);
         artifacts.push(await fileArtifact('script', script, cache));
-        const tree = treeArtifact(script.realpath, cache);
+        const tree = treeArtifact(script.realpath, cache, memo);
         if (tree) artifacts.push(tree);
         const args = [...spec.args];
         args[at] = script.realpath;
@@ -114,7 +120,7 @@ export async function planLaunch(spec: CommandSpec, cache?: DigestCache): Promis
   }
   const artifacts = [await fileArtifact('executable', interp, cache), await fileArtifact('script', exe, cache)];
   if (NODE_NAMES.has(path.basename(interp.realpath))) {
-    const tree = treeArtifact(exe.realpath, cache);
+    const tree = treeArtifact(exe.realpath, cache, memo);
     if (tree) artifacts.push(tree);
   }
   return {

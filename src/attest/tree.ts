@@ -26,6 +26,8 @@ export interface PackageTree {
   missing: string[];
   /** Stat key of every directory and file digested, for a cheap re-check after launch. */
   keys: Map<string, string>;
+  /** Every directory digested, and each node_modules directory a package was found in (for the daemon to watch). */
+  dirs: string[];
 }
 
 /** The nearest directory at or above `from` holding a package.json, or undefined. */
@@ -77,6 +79,7 @@ function resolvePackage(name: string, from: string): string | undefined {
 class Budget {
   files = 0;
   readonly keys = new Map<string, string>();
+  readonly dirs: string[] = [];
   take(root: string): void {
     if (++this.files > MAX_FILES) {
       throw new WardenError('PACKAGE_TREE_INVALID', `the package tree of ${root} has more than ${MAX_FILES} files; the warden will not digest it.`);
@@ -89,6 +92,7 @@ function digestDir(pkgDir: string, cache: DigestCache | undefined, budget: Budge
   const walk = (rel: string): void => {
     const abs = rel ? path.join(pkgDir, rel) : pkgDir;
     budget.keys.set(abs, keyString(statKey(fs.lstatSync(abs, { bigint: true }))));
+    budget.dirs.push(abs);
     for (const entry of fs.readdirSync(abs, { withFileTypes: true })) {
       const childRel = rel ? `${rel}/${entry.name}` : entry.name;
       if (!rel && entry.name === 'node_modules') continue;
@@ -134,6 +138,13 @@ export function digestPackageTree(root: string, cache?: DigestCache): PackageTre
     }
   }
   const lines = [...seen.values()].sort();
+  // Where each package was found: a package added, removed or renamed there changes what Node resolves.
+  const containers = new Set<string>();
+  for (const dir of seen.keys()) {
+    const up = path.dirname(dir);
+    if (path.basename(up) === 'node_modules') containers.add(up);
+    else if (path.basename(path.dirname(up)) === 'node_modules' && path.basename(up).startsWith('@')) containers.add(up).add(path.dirname(up));
+  }
   for (const m of [...missing].sort()) lines.push(`missing\0${m}`);
   return {
     root: fs.realpathSync(root),
@@ -142,5 +153,6 @@ export function digestPackageTree(root: string, cache?: DigestCache): PackageTre
     files: budget.files,
     missing: [...missing].sort(),
     keys: budget.keys,
+    dirs: [...new Set([...budget.dirs, ...containers])].sort(),
   };
 }

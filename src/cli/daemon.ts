@@ -1,63 +1,42 @@
-import path from 'node:path';
-import { DigestCache } from '../attest/cache.js';
-import { matchAllowlist, refusalReason } from '../attest/match.js';
-import { planLaunch } from '../attest/plan.js';
-import { ParentDirWatcher, type WatchTarget } from '../daemon/watcher.js';
-import { WardenError } from '../error.js';
-import { loadAllowlist, type AllowlistFile } from '../store/allowlist.js';
-import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
-import { openHome } from '../store/home.js';
-import { loadLocks } from '../store/locks.js';
-import { resolveHome, type HomePaths } from '../store/paths.js';
-import { loadServers, type ServersFile } from '../store/servers.js';
+import fs from 'node:fs';
+import type { DigestCache } from '../attest/cache.js';
+import type { TreeMemo } from '../attest/plan.js';
 import { listenForEvents } from '../daemon/event-socket.js';
 import { serveHttp } from '../daemon/http.js';
 import { WardenMetrics } from '../daemon/metrics.js';
+import { notifierFromEnv, type Notifier } from '../daemon/notify.js';
+import { Progress } from '../daemon/progress.js';
+import { ParentDirWatcher, type WatchTarget } from '../daemon/watcher.js';
+import { WardenError } from '../error.js';
+import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
+import { openHome } from '../store/home.js';
+import { resolveHome } from '../store/paths.js';
 import { sweepAndAudit } from './common.js';
-import { checkCanaries } from './canary.js';
-import { daemonSocket, recorder, type Recorder } from './recorder.js';
-import { check } from './verify.js';
+import { attestServer, CONFIG, configTargets, loadGood, type Good } from './daemon-watch.js';
+import { scheduledVerifier, type VerificationResult } from './daemon-schedule.js';
+import { recorder, type Recorder } from './recorder.js';
 
-// `mcp-warden daemon`: the long-running side. This first part watches the trust files and every allowlisted
-// file a server runs, with each symlink hop and each trusted-PATH directory that could shadow a bare command
-// name: a change re-attests the servers that depend on it, and an artifact that no longer matches is a
-// `binary_changed` alert before anyone launches it. An invalid edit of a trust file is refused with an alert
-// and the last good configuration stays in force. SIGHUP reloads; SIGTERM and SIGINT stop cleanly.
+// `mcp-warden daemon`: the long-running side. It watches the trust files and every allowlisted file a server
+// runs (each symlink hop, each trusted-PATH directory that could shadow a bare command name, each directory of
+// a package tree): a change re-attests the servers that depend on it, and an artifact that no longer matches is
+// a `binary_changed` alert before anyone launches it. An invalid edit of a trust file is refused with an alert
+// and the last good configuration stays in force. It runs scheduled verifications, sweeps orphans, serves
+// /metrics and /status on loopback, and speaks sd_notify (READY, RELOADING, STOPPING, and WATCHDOG only while
+// its loops make progress). SIGHUP reloads; SIGTERM and SIGINT stop cleanly.
+
+/** What /status answers (and `mcp-warden status` shows when the daemon runs). */
+export interface DaemonStatus {
+  home: string;
+  pid: number;
+  startedAt: string;
+  metrics: string;
+  watchedDirectories: number;
+  servers: Record<string, { attestation: { state: string; since: string } | null; lastVerification: VerificationResult | null }>;
+}
 
 const say = (m: string): void => void process.stderr.write(`mcp-warden daemon: ${m}\n`);
-const CONFIG = '@config';
-
-interface Good {
-  servers: ServersFile;
-  allowlist: AllowlistFile;
-}
-
-function load(paths: HomePaths): Good {
-  const servers = loadServers(paths);
-  const allowlist = loadAllowlist(paths);
-  loadLocks(paths); // refused like the others when invalid
-  return { servers, allowlist };
-}
-
-/** The paths whose change could change what a server runs. */
-async function targetsOf(paths: HomePaths, good: Good, cache: DigestCache): Promise<WatchTarget[]> {
-  const targets: WatchTarget[] = [paths.servers, paths.allowlist, paths.toolsLock, paths.wardenLock].map((p) => ({ path: p, keys: [CONFIG] }));
-  const trusted = good.servers.path.split(':');
-  for (const [id, s] of Object.entries(good.servers.servers)) {
-    // A new file of the same name earlier in the trusted PATH would shadow a bare command.
-    if (!s.command.includes('/')) for (const dir of trusted) targets.push({ path: path.join(dir, s.command), keys: [id] });
-    try {
-      const plan = await planLaunch({ serverId: id, command: s.command, args: s.args, cwd: s.cwd, trustedPath: good.servers.path }, cache);
-      for (const a of plan.artifacts) {
-        if (a.kind === 'package') continue; // package trees are re-digested on change of their entry script and on schedule
-        for (const hop of [...a.chain, a.path]) targets.push({ path: hop, keys: [id] });
-      }
-    } catch {
-      // Unresolvable now: the re-check on any change of its command path will say so.
-    }
-  }
-  return targets;
-}
+const SWEEP_EVERY_MS = 60_000;
+const MAX_RELOAD_MS = 2 * 60_000;
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
@@ -72,13 +51,35 @@ function parseListen(listen: string): { host: string; port: number } {
   return { host, port };
 }
 
+/** Sends WATCHDOG=1 every half interval while nothing is stalled; says once when it starts withholding. */
+function runWatchdog(notify: Notifier, progress: Progress): NodeJS.Timeout | undefined {
+  if (!notify.watchdogMs) return undefined;
+  let withheld = '';
+  return setInterval(
+    () => {
+      const stalled = progress.stalled().join('; ');
+      if (!stalled) notify.send('WATCHDOG=1');
+      else if (stalled !== withheld) {
+        say(`withholding the watchdog ping, systemd will restart the daemon: ${stalled}`);
+        notify.send(`STATUS=stalled: ${stalled}`);
+      }
+      withheld = stalled;
+    },
+    Math.max(1, Math.floor(notify.watchdogMs / 2)),
+  );
+}
+
 export async function daemonVerb(homeFlag: string | undefined, listen: string): Promise<number> {
+  // First, so that nothing this process starts can inherit NOTIFY_SOCKET or WATCHDOG_*.
+  const notify = notifierFromEnv(process.env, say);
   const paths = resolveHome(homeFlag);
   openHome(paths, true);
   const { host, port } = parseListen(listen);
-  let good = load(paths);
+  let good: Good = loadGood(paths);
+  const progress = new Progress();
   const metrics = new WardenMetrics();
   const serverStates = new Map<string, { state: string; since: string }>();
+  const verifications = new Map<string, VerificationResult>();
   const base = recorder(paths, good.servers.alerts, say, false);
   const rec: Recorder = {
     record: (e) => {
@@ -87,8 +88,9 @@ export async function daemonVerb(homeFlag: string | undefined, listen: string): 
     },
     flush: () => base.flush(),
   };
-  // One sweep at a time; a request that arrives during a sweep (which may have read run/ too early) gets
-  // one more sweep after it.
+
+  // One sweep at a time; a request that arrives during a sweep (which may have read run/ too early) gets one
+  // more sweep after it.
   let sweeping = false;
   let again = false;
   const sweep = (): void => {
@@ -101,117 +103,131 @@ export async function daemonVerb(homeFlag: string | undefined, listen: string): 
       .catch((err: Error) => say(`orphan sweep failed: ${err.message}`))
       .finally(() => {
         sweeping = false;
+        progress.beat('orphan sweep');
         if (again) {
           again = false;
           sweep();
         }
       });
   };
-  // A `run` whose connection closes may have died (SIGKILL, OOM): its group is swept at once.
-  const events = await listenForEvents(daemonSocket(paths), (e) => metrics.observe(e), sweep);
+  // A `run` whose connection closes may have died (SIGKILL, OOM): its group is swept at once, and again a little
+  // later, because the kernel closes a dying process's sockets before the process is gone from /proc (until
+  // then its supervisor still looks alive and its group is left alone).
+  const sweepAfterDisconnect = (): void => {
+    sweep();
+    for (const ms of [250, 2_000]) setTimeout(sweep, ms).unref();
+  };
+  const events = await listenForEvents(paths.eventSocket, (e) => metrics.observe(e), sweepAfterDisconnect);
   const started = new Date().toISOString();
   await sweepAndAudit(paths, say);
-  const cache = loadDigestCache(paths);
+  const cache: DigestCache = loadDigestCache(paths);
+
+  // Attestation state per server, and what to watch for it; re-checks of one server never overlap.
   const lastState = new Map<string, string>();
-
-  const recheck = async (id: string): Promise<void> => {
-    const s = good.servers.servers[id];
-    if (!s) return;
-    let state = 'allowed';
-    let reason = '';
-    try {
-      const plan = await planLaunch({ serverId: id, command: s.command, args: s.args, cwd: s.cwd, trustedPath: good.servers.path }, cache);
-      const r = refusalReason(matchAllowlist(plan.artifacts, good.allowlist.entries));
-      if (r) [state, reason] = [r.code, r.text];
-    } catch (err) {
-      if (!(err instanceof WardenError)) throw err;
-      [state, reason] = [err.code, err.message];
-    }
-    const key = `${state}|${reason}`;
-    if (lastState.get(id) === key) return;
-    lastState.set(id, key);
-    serverStates.set(id, { state, since: new Date().toISOString() });
-    if (state === 'allowed') return;
-    say(`server '${id}' would now be refused: ${reason}`);
-    rec.record({ event: 'binary_changed', server: id, code: state, reason });
-  };
-
+  const targets = new Map<string, WatchTarget[]>();
+  const queues = new Map<string, Promise<void>>();
+  // Trees digested since the last change event: servers that share one digest it once per event.
+  const trees: TreeMemo = new Map();
   const watcher = new ParentDirWatcher((key) => {
+    trees.clear();
     if (key === CONFIG) void reload('a trust file changed');
-    else void recheck(key);
+    else void recheck(key).then(retarget);
   });
-
-  const reload = async (why: string): Promise<void> => {
-    try {
-      good = load(paths);
-    } catch (err) {
-      if (!(err instanceof WardenError)) throw err;
-      say(`refused the new configuration (${why}): ${err.message} The last good configuration stays in force.`);
-      rec.record({ event: 'config_invalid', code: err.code, reason: err.message });
-      return;
-    }
-    await watcher.set(await targetsOf(paths, good, cache));
+  const retarget = (): Promise<void> => watcher.set([...configTargets(paths), ...[...targets.values()].flat()]);
+  const recheck = (id: string): Promise<void> => {
+    const next = (queues.get(id) ?? Promise.resolve()).then(async () => {
+      const a = await attestServer(good, id, cache, trees);
+      if (!a) return void targets.delete(id);
+      targets.set(id, a.targets);
+      const key = `${a.state}|${a.reason}`;
+      if (lastState.get(id) === key) return;
+      lastState.set(id, key);
+      serverStates.set(id, { state: a.state, since: new Date().toISOString() });
+      if (a.state === 'allowed') return;
+      say(`server '${id}' would now be refused: ${a.reason}`);
+      rec.record({ event: 'binary_changed', server: id, code: a.state, reason: a.reason });
+    });
+    queues.set(id, next.catch((err: Error) => say(`re-check of '${id}' failed: ${err.message}`)));
+    return next;
+  };
+  const checkAll = async (): Promise<void> => {
+    trees.clear();
+    for (const id of [...targets.keys()]) if (!good.servers.servers[id]) targets.delete(id);
     for (const id of Object.keys(good.servers.servers)) await recheck(id);
+    trees.clear();
+    await retarget();
     saveDigestCache(paths, cache);
-    schedule();
   };
-  let schedule = (): void => {};
 
-  const targets = await targetsOf(paths, good, cache);
-  await watcher.set(targets);
-  for (const id of Object.keys(good.servers.servers)) await recheck(id);
-  saveDigestCache(paths, cache);
-  const watched = new Set(targets.map((t) => t.path)).size;
-  const status = (): unknown => {
-    metrics.cacheHits.set(cache.hits);
-    metrics.cacheMisses.set(cache.misses);
-    return { home: paths.home, pid: process.pid, startedAt: started, watchedPaths: watched, servers: Object.fromEntries([...serverStates]) };
-  };
-  const web = await serveHttp(host, port, metrics, status);
-  say(`metrics at ${web.url}/metrics, status at ${web.url}/status, events on ${daemonSocket(paths)}`);
-  say(`watching ${watched} paths for ${Object.keys(good.servers.servers).length} server(s) in ${paths.home}`);
-
-  // Scheduled out-of-band verification: re-attest, fresh launch, surface verify, canaries.
-  const busy = new Set<string>();
-  const verifyNow = async (id: string): Promise<void> => {
-    if (busy.has(id) || !good.servers.servers[id]) return;
-    busy.add(id);
-    try {
-      const o = await check(paths, id);
-      if (o.error) {
-        say(`scheduled verification of '${id}' failed: ${o.error.message}`);
-        rec.record({ event: 'verify_failed', server: id, code: o.error.code, reason: o.error.message });
-        return;
-      }
-      const changed = (o.diff?.tools ?? []).filter((t) => t.state !== 'matched').map((t) => ({ name: t.name, state: t.state as 'changed' | 'added' | 'removed', classes: t.classes, fields: t.fields }));
-      rec.record({ event: 'surface', server: id, source: 'verify', pinState: o.status === 'drift' ? 'changed' : 'matched', surfaceHash: o.liveSurfaceHash ?? '', ...(o.entry ? { lockedSurfaceHash: o.entry.surface_hash, lockedRevision: o.entry.protocol.era } : {}), revision: o.diff?.era?.live ?? o.entry?.protocol.era ?? '', changed });
-      if (o.status === 'drift') say(`scheduled verification of '${id}': DRIFT (${o.worst}). Review with: mcp-warden diff ${id}`);
-      if (loadLocks(paths).warden.get(id)?.canaries) await checkCanaries(paths, id, rec, 'schedule');
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      say(`scheduled verification of '${id}' failed: ${message}`);
-      rec.record({ event: 'verify_failed', server: id, code: err instanceof WardenError ? err.code : 'INTERNAL', reason: message });
-    } finally {
-      busy.delete(id);
-    }
-  };
+  const verifyNow = scheduledVerifier(paths, (id) => Boolean(good.servers.servers[id]), rec, say, progress, (id, r) => verifications.set(id, r));
   const timers: NodeJS.Timeout[] = [];
-  schedule = (): void => {
+  const schedule = (): void => {
     for (const t of timers.splice(0)) clearInterval(t);
     for (const [id, s] of Object.entries(good.servers.servers)) if (s.verifyEvery > 0) timers.push(setInterval(() => void verifyNow(id), s.verifyEvery * 1000));
-    timers.push(setInterval(sweep, 60_000));
   };
-  schedule();
+  const summary = (): string => `watching ${watcher.directories} directories for ${Object.keys(good.servers.servers).length} server(s)`;
 
-  process.on('SIGHUP', () => void reload('SIGHUP'));
+  const reload = async (why: string): Promise<void> => {
+    const done = progress.begin('reload', MAX_RELOAD_MS);
+    try {
+      try {
+        good = loadGood(paths);
+      } catch (err) {
+        if (!(err instanceof WardenError)) throw err;
+        say(`refused the new configuration (${why}): ${err.message} The last good configuration stays in force.`);
+        rec.record({ event: 'config_invalid', code: err.code, reason: err.message });
+        return;
+      }
+      await checkAll();
+      schedule();
+    } finally {
+      done();
+    }
+  };
+
+  await checkAll();
+  let metricsUrl = '';
+  const status = (): DaemonStatus => {
+    metrics.cacheHits.set(cache.hits);
+    metrics.cacheMisses.set(cache.misses);
+    const servers: DaemonStatus['servers'] = {};
+    for (const id of Object.keys(good.servers.servers)) {
+      const a = serverStates.get(id);
+      servers[id] = { attestation: a ?? null, lastVerification: verifications.get(id) ?? null };
+    }
+    return { home: paths.home, pid: process.pid, startedAt: started, metrics: metricsUrl, watchedDirectories: watcher.directories, servers };
+  };
+  const web = await serveHttp({ host, port }, metrics, status);
+  metricsUrl = `${web.url}/metrics`;
+  const local = await serveHttp({ socketPath: paths.statusSocket }, metrics, status);
+  say(`metrics at ${web.url}/metrics, status at ${web.url}/status and on ${paths.statusSocket}, events on ${paths.eventSocket}`);
+  say(summary() + ` in ${paths.home}`);
+  schedule();
+  progress.expectEvery('orphan sweep', 3 * SWEEP_EVERY_MS);
+  const sweeper = setInterval(sweep, SWEEP_EVERY_MS);
+  progress.probe('metrics and status endpoint', () => web.server.listening && local.server.listening);
+  progress.probe('event socket', () => events.listening);
+  notify.send(`READY=1\nSTATUS=${summary()}`);
+  const watchdog = runWatchdog(notify, progress);
+
+  process.on('SIGHUP', () => {
+    notify.send(`RELOADING=1\nMONOTONIC_USEC=${process.hrtime.bigint() / 1000n}`);
+    void reload('SIGHUP').finally(() => notify.send(`READY=1\nSTATUS=${summary()}`));
+  });
   await new Promise<void>((resolve) => {
     for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => resolve());
   });
+  notify.send('STOPPING=1');
+  clearInterval(watchdog);
+  clearInterval(sweeper);
   for (const t of timers) clearInterval(t);
   await watcher.close();
   web.server.close();
+  local.server.close();
   events.close();
+  for (const sock of [paths.statusSocket, paths.eventSocket]) fs.rmSync(sock, { force: true });
   await rec.flush();
+  notify.close();
   say('stopped');
   return 0;
 }

@@ -16,14 +16,9 @@ export interface Recorder {
   flush(): Promise<void>;
 }
 
-/** The socket a running daemon listens on for the events of `run` sessions. */
-export function daemonSocket(paths: HomePaths): string {
-  return path.join(paths.home, 'daemon.sock');
-}
-
 /** A best-effort line to the daemon: never awaited by the session, dropped when no daemon listens. */
 function daemonLink(paths: HomePaths): { send: (e: AuditEvent) => void; close: () => Promise<void> } {
-  const sock = daemonSocket(paths);
+  const sock = paths.eventSocket;
   if (!fs.existsSync(sock)) return { send: () => {}, close: async () => {} };
   const conn = net.connect(sock);
   conn.on('error', () => conn.destroy());

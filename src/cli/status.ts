@@ -8,6 +8,8 @@ import { resolveHome } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
 import { loadLocks } from '../store/locks.js';
 import { recentEvents } from '../audit/tail.js';
+import { fetchDaemonStatus } from '../daemon/status-client.js';
+import type { DaemonStatus } from './daemon.js';
 import { line, printJson } from './output.js';
 
 function verdictText(v: ArtifactVerdict): string {
@@ -23,7 +25,8 @@ function verdictText(v: ArtifactVerdict): string {
   }
 }
 
-/** The trust view: per server its command, what it resolves to, digests, and whether each is allowlisted. */
+/** The trust view: per server its command, what it resolves to, digests, and whether each is allowlisted;
+ *  with what a running daemon last saw (its attestation watch and scheduled verification) when one runs. */
 export async function statusVerb(homeFlag: string | undefined, id: string | undefined, json: boolean): Promise<number> {
   const paths = resolveHome(homeFlag);
   openHome(paths, false);
@@ -46,13 +49,16 @@ export async function statusVerb(homeFlag: string | undefined, id: string | unde
       lastCanary: lastCanaryTs ? { result: lastRound.every((e) => e.result === 'pass') ? 'pass' : 'fail', at: lastCanaryTs, probes: lastRound.map((e) => ({ probe: e.probe, result: e.result, medianMs: e.medianMs })) } : null,
     };
   };
+  const live = (await fetchDaemonStatus(paths.statusSocket)) as DaemonStatus | undefined;
+  const daemon = live ? { running: true, pid: live.pid, startedAt: live.startedAt, metrics: live.metrics } : { running: false };
   const cache = loadDigestCache(paths);
   let allOk = true;
   const servers = [];
   for (const sid of ids) servers.push(await describeServer(sid));
   async function describeServer(sid: string) {
     const s = config.servers[sid] as NonNullable<(typeof config.servers)[string]>;
-    const base = { id: sid, command: s.command, args: s.args, posture: s.posture, ...trustOf(sid) };
+    const watched = live?.servers?.[sid];
+    const base = { id: sid, command: s.command, args: s.args, posture: s.posture, ...trustOf(sid), ...(live ? { daemon: { attestation: watched?.attestation ?? null, lastVerification: watched?.lastVerification ?? null } } : {}) };
     try {
       const plan = await planLaunch({ serverId: sid, command: s.command, args: s.args, cwd: s.cwd, trustedPath: config.path }, cache);
       const att = matchAllowlist(plan.artifacts, allowlist.entries);
@@ -71,9 +77,10 @@ export async function statusVerb(homeFlag: string | undefined, id: string | unde
   }
   saveDigestCache(paths, cache);
   if (json) {
-    printJson({ home: paths.home, servers });
+    printJson({ home: paths.home, daemon, servers });
     return allOk ? 0 : 1;
   }
+  line(live ? `daemon    running (pid ${live.pid}, since ${live.startedAt}), metrics at ${live.metrics}` : `daemon    not running (this view is read from the files in ${paths.home})`);
   if (servers.length === 0) line(`No servers in ${paths.servers}. Add one with: mcp-warden add <id> -- <command> [args...]`);
   for (const s of servers) {
     line(`${s.id}  ${s.allowed ? 'allowed' : 'REFUSED'}  (posture ${s.posture})`);
@@ -81,6 +88,12 @@ export async function statusVerb(homeFlag: string | undefined, id: string | unde
     line(`  lock      ${s.lock ? `${s.lock.tools} tools, revision ${s.lock.revision}, ${s.lock.canaryBaselines} canary baseline(s)` : `none (run: mcp-warden lock ${s.id})`}`);
     line(`  surface   ${s.pinState ? `${String(s.pinState.state)} (${String(s.pinState.source)}, ${String(s.pinState.at)})` : 'not judged in a session yet'}`);
     line(`  canaries  ${s.lastCanary ? `${s.lastCanary.result} (${String(s.lastCanary.at)})` : 'not run yet'}`);
+    if (s.daemon) {
+      const a = s.daemon.attestation;
+      const v = s.daemon.lastVerification;
+      line(`  watched   ${a ? `${a.state === 'allowed' ? 'allowed' : `REFUSED (${a.state})`} since ${a.since}` : 'not yet checked by the daemon'}`);
+      line(`  verified  ${v ? `${v.surface}${v.detail ? ` (${v.detail})` : ''} at ${v.at}` : 'no scheduled verification yet'}`);
+    }
     if ('error' in s && s.error) line(`  refused   ${s.error.code}: ${s.error.message}`);
     if ('artifacts' in s && s.artifacts) {
       line(`  runs      ${s.resolvedPath}`);

@@ -1,10 +1,15 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WardenMetrics } from './metrics.js';
 
-// /metrics (Prometheus text format) and /status (JSON) on a loopback address only.
+// /metrics (Prometheus text format) and /status (JSON), on a loopback address for scrapers, and on an
+// owner-only Unix socket in the home for `mcp-warden status` (which then cannot be answered by another local
+// user who bound the TCP port after the daemon stopped).
 
-export function serveHttp(host: string, port: number, metrics: WardenMetrics, status: () => unknown): Promise<{ server: http.Server; url: string }> {
+export type Listen = { host: string; port: number } | { socketPath: string };
+
+export function serveHttp(listen: Listen, metrics: WardenMetrics, status: () => unknown): Promise<{ server: http.Server; url: string }> {
   const server = http.createServer((req, res) => {
     void (async () => {
       if (req.method !== 'GET') {
@@ -20,7 +25,15 @@ export function serveHttp(host: string, port: number, metrics: WardenMetrics, st
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    if ('socketPath' in listen) {
+      fs.rmSync(listen.socketPath, { force: true });
+      server.listen(listen.socketPath, () => {
+        fs.chmodSync(listen.socketPath, 0o600);
+        resolve({ server, url: `unix:${listen.socketPath}` });
+      });
+      return;
+    }
+    server.listen(listen.port, listen.host, () => {
       const a = server.address() as AddressInfo;
       resolve({ server, url: `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` });
     });

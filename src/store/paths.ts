@@ -11,6 +11,10 @@ export interface HomePaths {
   audit: string;
   cacheDir: string;
   runDir: string;
+  /** Where a running daemon hears the events of `run` sessions (owner-only). */
+  eventSocket: string;
+  /** Where a running daemon answers /status and /metrics for `mcp-warden status` (owner-only). */
+  statusSocket: string;
 }
 
 /** The home: --home, else MCP_WARDEN_HOME, else $XDG_CONFIG_HOME/mcp-warden, else ~/.config/mcp-warden. */
@@ -28,5 +32,7 @@ export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = p
     audit: path.join(home, 'audit.log'),
     cacheDir: path.join(home, 'cache'),
     runDir: path.join(home, 'run'),
+    eventSocket: path.join(home, 'daemon.sock'),
+    statusSocket: path.join(home, 'status.sock'),
   };
 }

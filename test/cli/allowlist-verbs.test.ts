@@ -80,8 +80,10 @@ describe('allowlist verbs', () => {
 
   it('status shows each artifact with its digest and whether it is allowlisted', () => {
     addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')]);
+    fs.writeFileSync(path.join(home, 'status.sock'), ''); // left behind by a daemon that was killed: nobody answers
     const r = cli(home, ['status']);
     expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`daemon    not running (this view is read from the files in ${home})`);
     expect(r.stdout).toMatch(/^basic {2}allowed {2}\(posture enforce\)/m);
     expect(r.stdout).toMatch(/executable \/usr\/bin\/node\n +sha256 [0-9a-f]{64} {2}allowlisted/);
     cli(home, ['allowlist', 'remove', NODE]);

@@ -21,7 +21,7 @@ beforeAll(async () => {
   daemon = spawn(process.execPath, [WARDEN, '--home', home, 'daemon', '--listen', '127.0.0.1:0'], { stdio: ['pipe', 'pipe', 'pipe'] });
   daemon.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const deadline = Date.now() + 10_000;
-  while (!/watching \d+ paths/.test(stderr)) {
+  while (!/watching \d+ directories/.test(stderr)) {
     if (Date.now() > deadline) throw new Error(`daemon not ready: ${stderr}`);
     await new Promise((r) => daemon.stderr.once('data', r));
   }
@@ -68,9 +68,20 @@ describe('daemon metrics and status', () => {
   });
 
   it('serves its status as JSON', async () => {
-    const status = (await (await fetch(`${base}/status`)).json()) as { home: string; servers: Record<string, { state: string }> };
+    const status = (await (await fetch(`${base}/status`)).json()) as { home: string; servers: Record<string, { attestation: { state: string } }> };
     expect(status.home).toBe(home);
-    expect(status.servers.basic?.state).toBe('allowed');
+    expect(status.servers.basic?.attestation.state).toBe('allowed');
+  });
+
+  it('answers mcp-warden status, which then shows what the daemon watches', async () => {
+    const r = cli(home, ['status', '--json']);
+    expect(r.code).toBe(0);
+    const view = JSON.parse(r.stdout) as { daemon: { running: boolean; pid: number; metrics: string }; servers: { id: string; daemon?: { attestation: { state: string } } }[] };
+    expect(view.daemon).toMatchObject({ running: true, pid: daemon.pid, metrics: `${base}/metrics` });
+    expect(view.servers.find((x) => x.id === 'basic')?.daemon?.attestation.state).toBe('allowed');
+    const human = cli(home, ['status', 'basic']);
+    expect(human.stdout).toContain(`daemon    running (pid ${daemon.pid}`);
+    expect(human.stdout).toMatch(/^ {2}watched {3}allowed since /m);
   });
 
   it('refuses to listen beyond loopback', () => {
@@ -97,7 +108,7 @@ describe('the daemon and dead supervisors', () => {
     while (!auditEventsOf(home).some((e) => e.event === 'orphan_killed' && e.pgid === pgid) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));
     }
-    expect(auditEventsOf(home).find((e) => e.event === 'orphan_killed' && e.pgid === pgid)).toMatchObject({ server: 'grandchild', gone: true, pids: expect.arrayContaining([grandchild]) });
+    expect(auditEventsOf(home).find((e) => e.event === 'orphan_killed' && e.pgid === pgid), `no orphan_killed for group ${pgid}; daemon said:\n${stderr}`).toMatchObject({ server: 'grandchild', gone: true, pids: expect.arrayContaining([grandchild]) });
     expect(alive(grandchild)).toBe(false);
     expect(stderr).toContain(`killed process group ${pgid} of server 'grandchild'`);
   });

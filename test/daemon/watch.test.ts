@@ -18,6 +18,8 @@ const rel = {
   script: 'servers/basic.mjs',
   link: 'bin2/mcp-basic',
   early: 'bin1/mcp-basic',
+  module: 'servers/lib/rpc.mjs',
+  added: 'servers/lib/extra.mjs',
 };
 
 beforeAll(() => {
@@ -45,7 +47,7 @@ beforeEach(async () => {
   stderr = '';
   daemon = spawn(process.execPath, [WARDEN, '--home', home, 'daemon', '--listen', '127.0.0.1:0'], { stdio: ['pipe', 'pipe', 'pipe'] });
   daemon.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  await waitFor(() => /watching \d+ paths/.test(stderr), 'the daemon to be ready');
+  await waitFor(() => /watching \d+ directories/.test(stderr), 'the daemon to be ready');
 });
 afterEach(async () => {
   daemon?.kill('SIGTERM');
@@ -68,6 +70,7 @@ function restore(): void {
   }
   originals.clear();
   fs.rmSync(path.join(shared, rel.early), { force: true });
+  fs.rmSync(path.join(shared, rel.added), { force: true });
   fs.rmSync(path.join(shared, rel.link), { force: true });
   fs.symlinkSync('../servers/basic.mjs', path.join(shared, rel.link));
 }
@@ -142,6 +145,16 @@ describe('the daemon watching allowlisted files', () => {
   it('alerts when a new file earlier in the trusted PATH would shadow the command', async () => {
     fs.writeFileSync(path.join(shared, rel.early), evil, { mode: 0o755 });
     await expectAlert(/NOT_ALLOWLISTED/);
+  });
+
+  it('alerts when a module deep in the package tree is edited', async () => {
+    mutate(rel.module, (p) => fs.appendFileSync(p, '// appended\n'));
+    await expectAlert(/DIGEST_MISMATCH/);
+  });
+
+  it('alerts when a file is added to a directory of the package tree', async () => {
+    fs.writeFileSync(path.join(shared, rel.added), evil);
+    await expectAlert(/DIGEST_MISMATCH/);
   });
 
   it('refuses an invalid allowlist edit with an alert and keeps the last good one', async () => {

@@ -1,6 +1,10 @@
 // A well-behaved server with two tools: echo, and env, which reports whether a named variable reached it.
-// It announces itself on stderr, as real servers do.
+// It announces itself on stderr, as real servers do. With ENV_NAMES_FILE set, it writes the names of its
+// environment variables there when it starts (for tests of what a launch inherits with no call made).
+import fs from 'node:fs';
 import { initializeResult, serve, textResult } from './lib/rpc.mjs';
+
+if (process.env.ENV_NAMES_FILE) fs.writeFileSync(process.env.ENV_NAMES_FILE, JSON.stringify(Object.keys(process.env).sort()));
 
 process.stderr.write('basic: ready\n');
 serve({
