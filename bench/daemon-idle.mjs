@@ -11,6 +11,8 @@ const WARDEN = path.join(ROOT, 'dist/cli/main.js');
 const i = process.argv.indexOf('--seconds');
 const SECONDS = i > 0 ? Number(process.argv[i + 1]) : 30;
 const TICKS = 100; // USER_HZ
+// Start-up digests thousands of files (in a worker thread); V8 then trims its heap for a while. Idle means after that.
+const SETTLE_MS = Number(process.env.SETTLE_MS ?? 30_000);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-idle-'));
 const home = path.join(dir, 'home');
@@ -33,7 +35,7 @@ const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid
 
 async function measure(child, ready) {
   await ready;
-  await new Promise((r) => setTimeout(r, 2000)); // let start-up work finish
+  await new Promise((r) => setTimeout(r, SETTLE_MS)); // let start-up work finish
   const t0 = cpuTicks(child.pid);
   await new Promise((r) => setTimeout(r, SECONDS * 1000));
   const cpu = ((cpuTicks(child.pid) - t0) / TICKS / SECONDS) * 100;

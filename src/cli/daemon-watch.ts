@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { DigestCache } from '../attest/cache.js';
 import { matchAllowlist, refusalReason } from '../attest/match.js';
 import { planLaunch, type TreeMemo } from '../attest/plan.js';
@@ -60,4 +61,28 @@ export async function attestServer(good: Good, id: string, cache: DigestCache, m
     if (!(err instanceof WardenError)) throw err;
     return { state: err.code, reason: err.message, targets };
   }
+}
+
+export interface AttestRound {
+  paths: HomePaths;
+  good: Good;
+  ids: string[];
+}
+
+export interface AttestRoundResult {
+  results: Record<string, Attested | undefined>;
+  hits: number;
+  misses: number;
+  cacheError?: string;
+}
+
+/** Re-attests `ids` in a worker thread (see daemon-attest-worker.ts for why). */
+export function attestInWorker(round: AttestRound): Promise<AttestRoundResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./daemon-attest-worker.js', import.meta.url), { workerData: round });
+    let result: AttestRoundResult | undefined;
+    worker.once('message', (m: AttestRoundResult) => (result = m));
+    worker.once('error', reject);
+    worker.once('exit', (code) => (result ? resolve(result) : reject(new Error(`the attestation worker exited with code ${code} and no result`))));
+  });
 }

@@ -1,6 +1,4 @@
 import fs from 'node:fs';
-import type { DigestCache } from '../attest/cache.js';
-import type { TreeMemo } from '../attest/plan.js';
 import { listenForEvents } from '../daemon/event-socket.js';
 import { serveHttp } from '../daemon/http.js';
 import { WardenMetrics } from '../daemon/metrics.js';
@@ -8,11 +6,10 @@ import { notifierFromEnv, type Notifier } from '../daemon/notify.js';
 import { Progress } from '../daemon/progress.js';
 import { ParentDirWatcher, type WatchTarget } from '../daemon/watcher.js';
 import { WardenError } from '../error.js';
-import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
 import { sweepAndAudit } from './common.js';
-import { attestServer, CONFIG, configTargets, loadGood, type Good } from './daemon-watch.js';
+import { attestInWorker, CONFIG, configTargets, loadGood, type Attested, type Good } from './daemon-watch.js';
 import { scheduledVerifier, type VerificationResult } from './daemon-schedule.js';
 import { recorder, type Recorder } from './recorder.js';
 
@@ -37,6 +34,7 @@ export interface DaemonStatus {
 const say = (m: string): void => void process.stderr.write(`mcp-warden daemon: ${m}\n`);
 const SWEEP_EVERY_MS = 60_000;
 const MAX_RELOAD_MS = 2 * 60_000;
+const MAX_ROUND_MS = 5 * 60_000;
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
@@ -120,43 +118,55 @@ export async function daemonVerb(homeFlag: string | undefined, listen: string): 
   const events = await listenForEvents(paths.eventSocket, (e) => metrics.observe(e), sweepAfterDisconnect);
   const started = new Date().toISOString();
   await sweepAndAudit(paths, say);
-  const cache: DigestCache = loadDigestCache(paths);
-
-  // Attestation state per server, and what to watch for it; re-checks of one server never overlap.
+  // Attestation state per server, and what to watch for it. Rounds run one at a time in a worker thread; a
+  // server asked for during a round is re-checked in the next one.
   const lastState = new Map<string, string>();
   const targets = new Map<string, WatchTarget[]>();
-  const queues = new Map<string, Promise<void>>();
-  // Trees digested since the last change event: servers that share one digest it once per event.
-  const trees: TreeMemo = new Map();
-  const watcher = new ParentDirWatcher((key) => {
-    trees.clear();
-    if (key === CONFIG) void reload('a trust file changed');
-    else void recheck(key).then(retarget);
-  });
-  const retarget = (): Promise<void> => watcher.set([...configTargets(paths), ...[...targets.values()].flat()]);
-  const recheck = (id: string): Promise<void> => {
-    const next = (queues.get(id) ?? Promise.resolve()).then(async () => {
-      const a = await attestServer(good, id, cache, trees);
-      if (!a) return void targets.delete(id);
-      targets.set(id, a.targets);
-      const key = `${a.state}|${a.reason}`;
-      if (lastState.get(id) === key) return;
-      lastState.set(id, key);
-      serverStates.set(id, { state: a.state, since: new Date().toISOString() });
-      if (a.state === 'allowed') return;
-      say(`server '${id}' would now be refused: ${a.reason}`);
-      rec.record({ event: 'binary_changed', server: id, code: a.state, reason: a.reason });
-    });
-    queues.set(id, next.catch((err: Error) => say(`re-check of '${id}' failed: ${err.message}`)));
-    return next;
+  const cacheStats = { hits: 0, misses: 0 };
+  const pending = new Set<string>();
+  let running: Promise<void> | undefined;
+  const apply = (id: string, a: Attested | undefined): void => {
+    if (!a) return void targets.delete(id);
+    targets.set(id, a.targets);
+    const key = `${a.state}|${a.reason}`;
+    if (lastState.get(id) === key) return;
+    lastState.set(id, key);
+    serverStates.set(id, { state: a.state, since: new Date().toISOString() });
+    if (a.state === 'allowed') return;
+    say(`server '${id}' would now be refused: ${a.reason}`);
+    rec.record({ event: 'binary_changed', server: id, code: a.state, reason: a.reason });
   };
+  const rounds = async (): Promise<void> => {
+    try {
+      while (pending.size > 0) {
+        const ids = [...pending].filter((id) => good.servers.servers[id]);
+        pending.clear();
+        const done = progress.begin('attestation round', MAX_ROUND_MS);
+        try {
+          const r = await attestInWorker({ paths, good, ids });
+          cacheStats.hits += r.hits;
+          cacheStats.misses += r.misses;
+          if (r.cacheError) say(r.cacheError);
+          for (const id of ids) apply(id, r.results[id]);
+        } catch (err) {
+          say(`re-attesting ${ids.map((id) => `'${id}'`).join(', ')} failed: ${(err as Error).message}`);
+        } finally {
+          done();
+        }
+        await watcher.set([...configTargets(paths), ...[...targets.values()].flat()]);
+      }
+    } finally {
+      running = undefined;
+    }
+  };
+  const attest = (ids: string[]): Promise<void> => {
+    for (const id of ids) pending.add(id);
+    return (running ??= rounds());
+  };
+  const watcher = new ParentDirWatcher((key) => void (key === CONFIG ? reload('a trust file changed') : attest([key])));
   const checkAll = async (): Promise<void> => {
-    trees.clear();
     for (const id of [...targets.keys()]) if (!good.servers.servers[id]) targets.delete(id);
-    for (const id of Object.keys(good.servers.servers)) await recheck(id);
-    trees.clear();
-    await retarget();
-    saveDigestCache(paths, cache);
+    await attest(Object.keys(good.servers.servers));
   };
 
   const verifyNow = scheduledVerifier(paths, (id) => Boolean(good.servers.servers[id]), rec, say, progress, (id, r) => verifications.set(id, r));
@@ -188,8 +198,8 @@ export async function daemonVerb(homeFlag: string | undefined, listen: string): 
   await checkAll();
   let metricsUrl = '';
   const status = (): DaemonStatus => {
-    metrics.cacheHits.set(cache.hits);
-    metrics.cacheMisses.set(cache.misses);
+    metrics.cacheHits.set(cacheStats.hits);
+    metrics.cacheMisses.set(cacheStats.misses);
     const servers: DaemonStatus['servers'] = {};
     for (const id of Object.keys(good.servers.servers)) {
       const a = serverStates.get(id);

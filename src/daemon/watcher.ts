@@ -1,15 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { FSWatcher } from 'chokidar';
 
-// Watching files for change the way that works (FACTS.md, chokidar 5): a watcher on a single file goes deaf
-// after an unlink + recreate (what install(1) does) and never sees `ln -sfn`; watching the parent directory
-// (depth 0) and filtering by name sees write, rename-over, unlink + recreate, cp, mv and ln -sfn in ~1.4 ms.
-// A package tree is watched directory by directory with fs.watch (one inotify watch each, any entry counts):
-// chokidar took 1.1 s and +50 MB RSS for the 718 directories of the three reference servers' trees, fs.watch
-// 7 ms and +0.2 MB (docs/adr/0010-watching-package-trees.md). A directory replaced as a whole (its watch goes
-// deaf) raises an event in its parent, which is watched too; the re-check that follows re-targets. Events for
-// the same key are coalesced over `debounceMs` (an `npm install` into a tree is one re-check, not thousands).
+// Watching files for change the way that works on Linux: a watch on a file itself goes deaf after an unlink +
+// recreate (what install(1) does) and never sees `ln -sfn`; a watch on its directory sees write, rename-over,
+// unlink + recreate, cp, mv and ln -sfn, by name (FACTS.md). So every watch here is on a directory (fs.watch,
+// one inotify watch each): the parent of each watched file, and each directory of a package tree, where any
+// entry counts. chokidar did the same for files but took 1.1 s and +50 MB RSS for the 718 directories of the
+// reference servers' trees (fs.watch: 7 ms, +0.2 MB), and re-adding a watched directory could lose an event
+// (docs/adr/0010-watching-directories.md).
+//
+// A directory that does not exist yet is covered by watching its nearest existing ancestor; a directory
+// replaced as a whole is noticed in its parent. Either way the owner re-checks and calls set() again, which
+// re-targets. Events for the same key are coalesced over `debounceMs` (an `npm install` is one re-check).
 
 export interface WatchTarget {
   /** Absolute path whose changes matter (the file need not exist: a new file there matters too). */
@@ -20,86 +22,88 @@ export interface WatchTarget {
   contents?: boolean;
 }
 
+interface DirWatch {
+  watch: fs.FSWatcher;
+  ino: number;
+}
+
 export class ParentDirWatcher {
-  private watcher: FSWatcher | undefined;
+  /** Exact paths -> keys. */
   private byPath = new Map<string, Set<string>>();
+  /** Directories where any entry counts -> keys. */
   private byDir = new Map<string, Set<string>>();
-  private readonly dirWatches = new Map<string, { watch: fs.FSWatcher; ino: number }>();
+  private readonly watches = new Map<string, DirWatch>();
   private readonly pending = new Map<string, NodeJS.Timeout>();
-  private readonly ready: Promise<void>;
-  private resolveReady!: () => void;
 
   constructor(
     private readonly onChange: (key: string, changedPath: string) => void,
     private readonly debounceMs = 50,
-  ) {
-    this.ready = new Promise((r) => (this.resolveReady = r));
-  }
+  ) {}
 
-  /** Replaces the set of watched paths; resolves once the watcher is ready. */
+  /** Replaces the set of watched paths. */
   async set(targets: WatchTarget[]): Promise<void> {
-    this.byPath = new Map();
-    this.byDir = new Map();
+    const byPath = new Map<string, Set<string>>();
+    const byDir = new Map<string, Set<string>>();
+    const add = (map: Map<string, Set<string>>, p: string, keys: string[]): void => {
+      const set = map.get(p) ?? new Set<string>();
+      for (const k of keys) set.add(k);
+      map.set(p, set);
+    };
     for (const t of targets) {
-      const map = t.contents ? this.byDir : this.byPath;
-      const keys = map.get(t.path) ?? new Set<string>();
-      for (const k of t.keys) keys.add(k);
-      map.set(t.path, keys);
+      const dir = t.contents ? t.path : path.dirname(t.path);
+      const existing = nearestDirectory(dir);
+      if (existing === dir) add(t.contents ? byDir : byPath, t.path, t.keys);
+      else if (existing) add(byDir, existing, t.keys); // not there yet: any change in the closest ancestor re-checks
+      // A directory reached through a symlink (/bin on merged-/usr systems) is watched where it points, and
+      // the symlink itself in its parent, so re-pointing it is seen too.
+      if (existing && isSymlink(existing) && nearestDirectory(path.dirname(existing)) === path.dirname(existing)) add(byPath, existing, t.keys);
     }
-    this.setDirWatches();
-    const dirs = [...new Set([...this.byPath.keys()].map((p) => path.dirname(p)))].sort();
-    if (!this.watcher) {
-      this.watcher = new FSWatcher({ depth: 0, ignoreInitial: true, followSymlinks: false, alwaysStat: false });
-      for (const ev of ['add', 'change', 'unlink', 'addDir', 'unlinkDir'] as const) this.watcher.on(ev, (p: string) => this.event(p));
-      this.watcher.on('ready', () => this.resolveReady());
-      this.watcher.on('error', () => {});
-      this.watcher.add(dirs);
-      await this.ready;
-      return;
-    }
-    const wanted = new Set([...dirs, ...dirs.map((d) => path.dirname(d))]);
-    const stale = Object.keys(this.watcher.getWatched()).filter((d) => !wanted.has(d));
-    if (stale.length > 0) this.watcher.unwatch(stale);
-    this.watcher.add(dirs);
-  }
-
-  /** Watches each directory of byDir that exists; drops the others, and any whose directory was replaced. */
-  private setDirWatches(): void {
-    for (const [dir, w] of this.dirWatches) {
-      if (this.byDir.has(dir) && inodeOf(dir) === w.ino) continue;
+    this.byPath = byPath;
+    this.byDir = byDir;
+    const dirs = new Set([...byDir.keys(), ...[...byPath.keys()].map((p) => path.dirname(p))]);
+    for (const [dir, w] of this.watches) {
+      if (dirs.has(dir) && inodeOf(dir) === w.ino) continue;
       w.watch.close();
-      this.dirWatches.delete(dir);
+      this.watches.delete(dir);
     }
-    for (const dir of this.byDir.keys()) {
-      if (this.dirWatches.has(dir)) continue;
-      const ino = inodeOf(dir);
-      if (ino === undefined) continue; // gone already: the event that said so re-checks its server
-      try {
-        const watch = fs.watch(dir, { persistent: true }, (_type, name) => this.event(path.join(dir, name ? name.toString() : '.')));
-        watch.on('error', () => this.event(path.join(dir, '.')));
-        this.dirWatches.set(dir, { watch, ino });
-      } catch {
-        // Unreadable or vanished in between: as above.
-      }
-    }
+    for (const dir of dirs) if (!this.watches.has(dir)) this.watchDir(dir);
   }
 
   /** How many directories are watched (one inotify watch each). */
   get directories(): number {
-    const chokidarDirs = this.watcher ? Object.keys(this.watcher.getWatched()).filter((d) => !this.dirWatches.has(d)).length : 0;
-    return chokidarDirs + this.dirWatches.size;
+    return this.watches.size;
   }
 
-  private event(p: string): void {
-    const abs = path.resolve(p);
-    const keys = new Set([...(this.byPath.get(abs) ?? []), ...(this.byDir.get(path.dirname(abs)) ?? [])]);
+  private watchDir(dir: string): void {
+    const ino = inodeOf(dir);
+    if (ino === undefined) return;
+    try {
+      const watch = fs.watch(dir, { persistent: true }, (_type, name) => this.event(dir, name ? name.toString() : undefined));
+      // The directory went away or the watch broke: everything that depends on it re-checks.
+      watch.on('error', () => this.event(dir, undefined));
+      this.watches.set(dir, { watch, ino });
+    } catch {
+      // Vanished or unreadable in between: whoever depends on it is re-checked by the event that removed it,
+      // or by the scheduled verification.
+    }
+  }
+
+  private event(dir: string, name: string | undefined): void {
+    const keys = new Set(this.byDir.get(dir) ?? []);
+    if (name === undefined) {
+      // No name (queue overflow, broken watch): every file watched in this directory may have changed.
+      for (const [p, ks] of this.byPath) if (path.dirname(p) === dir) for (const k of ks) keys.add(k);
+    } else {
+      for (const k of this.byPath.get(path.join(dir, name)) ?? []) keys.add(k);
+    }
+    const changed = name === undefined ? dir : path.join(dir, name);
     for (const key of keys) {
       clearTimeout(this.pending.get(key));
       this.pending.set(
         key,
         setTimeout(() => {
           this.pending.delete(key);
-          this.onChange(key, p);
+          this.onChange(key, changed);
         }, this.debounceMs),
       );
     }
@@ -107,17 +111,34 @@ export class ParentDirWatcher {
 
   async close(): Promise<void> {
     for (const t of this.pending.values()) clearTimeout(t);
-    for (const w of this.dirWatches.values()) w.watch.close();
-    this.dirWatches.clear();
-    await this.watcher?.close();
+    this.pending.clear();
+    for (const w of this.watches.values()) w.watch.close();
+    this.watches.clear();
   }
 }
 
+/** The inode of the directory `dir` names (through a symlink, as inotify watches it), if it is one. */
 function inodeOf(dir: string): number | undefined {
   try {
-    const st = fs.lstatSync(dir);
+    const st = fs.statSync(dir);
     return st.isDirectory() ? st.ino : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** `dir` when it is a directory, else its nearest ancestor that is one. */
+function nearestDirectory(dir: string): string | undefined {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (inodeOf(d) !== undefined) return d;
+    if (path.dirname(d) === d) return undefined;
+  }
+}
+
+function isSymlink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
   }
 }

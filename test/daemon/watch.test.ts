@@ -79,7 +79,10 @@ async function waitFor(pred: () => boolean, what: string, ms = 10_000): Promise<
   const deadline = Date.now() + ms;
   while (!pred()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\nstderr: ${stderr}`);
-    await new Promise<void>((r) => daemon?.stderr.once('data', () => r()) ?? r());
+    await new Promise<void>((r) => {
+      const t = setTimeout(r, Math.max(0, deadline - Date.now()));
+      daemon?.stderr.once('data', () => (clearTimeout(t), r()));
+    });
   }
 }
 
