@@ -163,7 +163,7 @@ export async function daemonVerb(homeFlag: string | undefined, listen: string): 
     for (const id of ids) pending.add(id);
     return (running ??= rounds());
   };
-  const watcher = new ParentDirWatcher((key) => void (key === CONFIG ? reload('a trust file changed') : attest([key])));
+  const watcher = new ParentDirWatcher((key) => void (key === CONFIG ? reload('a trust file changed') : attest([key])), 50, say);
   const checkAll = async (): Promise<void> => {
     for (const id of [...targets.keys()]) if (!good.servers.servers[id]) targets.delete(id);
     await attest(Object.keys(good.servers.servers));

@@ -38,6 +38,7 @@ export class ParentDirWatcher {
   constructor(
     private readonly onChange: (key: string, changedPath: string) => void,
     private readonly debounceMs = 50,
+    private readonly warn: (m: string) => void = () => {},
   ) {}
 
   /** Replaces the set of watched paths. */
@@ -66,7 +67,11 @@ export class ParentDirWatcher {
       w.watch.close();
       this.watches.delete(dir);
     }
-    for (const dir of dirs) if (!this.watches.has(dir)) this.watchDir(dir);
+    const failed: string[] = [];
+    for (const dir of dirs) if (!this.watches.has(dir)) this.watchDir(dir, failed);
+    if (failed.length > 0) {
+      this.warn(`cannot watch ${failed.length} director${failed.length === 1 ? 'y' : 'ies'} (first: ${failed[0]}); changes there are caught only by the scheduled verification. If the reason is ENOSPC, raise fs.inotify.max_user_watches.`);
+    }
   }
 
   /** How many directories are watched (one inotify watch each). */
@@ -74,7 +79,7 @@ export class ParentDirWatcher {
     return this.watches.size;
   }
 
-  private watchDir(dir: string): void {
+  private watchDir(dir: string, failed: string[]): void {
     const ino = inodeOf(dir);
     if (ino === undefined) return;
     try {
@@ -82,9 +87,9 @@ export class ParentDirWatcher {
       // The directory went away or the watch broke: everything that depends on it re-checks.
       watch.on('error', () => this.event(dir, undefined));
       this.watches.set(dir, { watch, ino });
-    } catch {
-      // Vanished or unreadable in between: whoever depends on it is re-checked by the event that removed it,
-      // or by the scheduled verification.
+    } catch (err) {
+      // Vanished in between: the event that removed it re-checks whoever depends on it. Anything else is said.
+      if (inodeOf(dir) !== undefined) failed.push(`${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
   }
 
