@@ -34,7 +34,10 @@ export type WardenErrorCode =
   | 'SURFACE_DRIFT'
   | 'PROTOCOL_FAILURE'
   | 'NOTIFY_UNSUPPORTED'
-  | 'NOTIFY_UNAVAILABLE';
+  | 'NOTIFY_UNAVAILABLE'
+  | 'CLIENT_CONFIG_INVALID'
+  | 'CLIENT_CONFIG_CHANGED'
+  | 'INSTALL_FAILED';
 
 const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   USAGE: 2,
@@ -69,6 +72,9 @@ const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   PROTOCOL_FAILURE: 3,
   NOTIFY_UNSUPPORTED: 2,
   NOTIFY_UNAVAILABLE: 2,
+  CLIENT_CONFIG_INVALID: 2,
+  CLIENT_CONFIG_CHANGED: 2,
+  INSTALL_FAILED: 3,
 };
 
 export class WardenError extends Error {

@@ -1,15 +1,10 @@
-import { createInterface } from 'node:readline/promises';
-import { planLaunch, type Artifact } from '../attest/plan.js';
-import { appendAudit } from '../audit/log.js';
 import { WardenError } from '../error.js';
-import { loadAllowlist, saveAllowlist, upsertEntry } from '../store/allowlist.js';
-import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
-import { SERVER_ID_RE, loadServers, newServerConfig, saveServers } from '../store/servers.js';
-import { recordCanaries } from './canary.js';
-import { captureLock } from './lock.js';
-import { line } from './output.js';
+import { SERVER_ID_RE, loadServers } from '../store/servers.js';
+import type { LockEntry } from '../surface/lockfile.js';
+import { describeArtifact, lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec } from './enroll.js';
+import { confirm, line } from './output.js';
 
 export interface AddOptions {
   env: string[];
@@ -32,21 +27,6 @@ function envOptions(specs: string[]): { env: Record<string, string>; passEnv: st
   return { env, passEnv };
 }
 
-function describeArtifact(a: Artifact): string {
-  const extra = a.kind === 'package' ? ` (${a.packages} packages, ${a.files} files)` : '';
-  const via = a.chain.length > 1 ? `\n      via ${a.chain.join(' -> ')}` : '';
-  return `  ${a.kind.padEnd(10)} ${a.path}${extra}\n      sha256 ${a.sha256}${via}`;
-}
-
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
-}
-
 /** `mcp-warden add`: resolve and digest the command, allowlist what it runs, write the server entry. */
 export async function addVerb(homeFlag: string | undefined, id: string, commandLine: string[], opts: AddOptions): Promise<number> {
   if (!SERVER_ID_RE.test(id)) throw new WardenError('USAGE', `'${id}' is not a valid server id: use letters, digits, ".", "_" or "-" (at most 64).`);
@@ -59,9 +39,8 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
     throw new WardenError('SERVER_EXISTS', `server '${id}' is already in ${paths.servers}. Choose another id, or edit that entry by hand.`);
   }
   const { env, passEnv } = envOptions(opts.env);
-  const cache = loadDigestCache(paths);
-  const plan = await planLaunch({ serverId: id, command, args, cwd: opts.cwd, trustedPath: config.path }, cache);
-  saveDigestCache(paths, cache);
+  const spec: EnrollSpec = { command, args, env, passEnv, posture: opts.posture ?? 'enforce', ...(opts.cwd ? { cwd: opts.cwd } : {}) };
+  const plan = await planEnrollment(paths, id, spec);
 
   line(`Server '${id}' runs ${plan.file} ${plan.args.join(' ')}`);
   line('It depends on these artifacts, which will be allowlisted:');
@@ -72,32 +51,18 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
     return 1;
   }
 
-  const allowlist = loadAllowlist(paths);
-  const now = new Date().toISOString();
-  for (const a of plan.artifacts) {
-    const change = upsertEntry(allowlist, { path: a.path, kind: a.kind, sha256: a.sha256, addedAt: now, note: `added by 'mcp-warden add ${id}'` });
-    if (change.action === 'unchanged') continue;
-    const previousSha256 = change.action === 'replace' ? change.previous.sha256 : undefined;
-    await appendAudit(paths.audit, { event: 'allowlist_changed', action: change.action, path: a.path, kind: a.kind, sha256: a.sha256, ...(previousSha256 ? { previousSha256 } : {}), by: `add ${id}` });
-    if (previousSha256) line(`Replaced the allowlisted digest of ${a.path}: was ${previousSha256}`);
-  }
-  saveAllowlist(paths, allowlist);
-  const entry = newServerConfig({ command, args, env, passEnv, posture: opts.posture ?? 'enforce', ...(opts.cwd ? { cwd: opts.cwd } : {}) });
-  config.servers[id] = entry;
-  saveServers(paths, config);
+  await trustAndAdd(paths, id, spec, plan, `add ${id}`, line);
   line(`Added server '${id}' to ${paths.servers}.`);
   line('Launching it once to lock its tool surface...');
-  try {
-    const locked = await captureLock(paths, id, 'lock');
-    line(`Locked ${locked.tools.length} tools (revision ${locked.protocol.era}, surface ${locked.surface_hash}) in ${paths.toolsLock}.`);
-    const baselines = await recordCanaries(paths, id);
-    line(`Recorded ${Object.keys(baselines).length} canary baseline(s) in ${paths.wardenLock}.`);
-  } catch (err) {
-    if (!(err instanceof WardenError)) throw err;
-    line(`The server was added, but its surface could not be locked: ${err.message}`);
+  const enrolled = await lockAndBaseline(paths, id);
+  if (enrolled.lockError) {
+    line(`The server was added, but its surface could not be locked: ${enrolled.lockError.message}`);
     line(`Fix that, then run: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} lock ${id}`);
-    return err.exitCode;
+    return enrolled.lockError.exitCode;
   }
+  const locked = enrolled.lock as LockEntry;
+  line(`Locked ${locked.tools.length} tools (revision ${locked.protocol.era}, surface ${locked.surface_hash}) in ${paths.toolsLock}.`);
+  line(`Recorded ${enrolled.baselines ?? 0} canary baseline(s) in ${paths.wardenLock}.`);
   line(`Point your client at: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} run ${id}`);
   return 0;
 }

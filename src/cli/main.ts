@@ -10,6 +10,8 @@ import { lockVerb, pinVerb } from './lock.js';
 import { runVerb } from './run.js';
 import { diffVerb, verifyVerb } from './verify.js';
 import { statusVerb } from './status.js';
+import { importVerb, type ImportOptions } from './import.js';
+import { unwrapVerb, type UnwrapOptions } from './unwrap.js';
 
 // The command line: one verb per file; this file only wires them to commander and maps failures to exit
 // codes (2 for usage, a WardenError's own code otherwise). Expected failures print one sentence, no stack.
@@ -137,6 +139,24 @@ function main(argv: string[]): void {
     .argument('[id]', 'one server')
     .option('--json', 'machine-readable output')
     .action(act((id: string | undefined, opts: { json?: boolean }) => statusVerb(home(), id, opts.json === true)));
+
+  program
+    .command('import')
+    .description("enroll the stdio servers of an MCP client's config file and rewrite them to run through the warden")
+    .argument('<client-config-file>', 'claude_desktop_config.json, .mcp.json, ~/.claude.json, .cursor/mcp.json or .vscode/mcp.json')
+    .option('--yes', 'do not ask before trusting and rewriting')
+    .option('--dry-run', 'show the changes as a diff; write nothing')
+    .option('--install', 'replace npx entries by a pinned install of the package (npm install at the resolved version)')
+    .option('--json', 'machine-readable output')
+    .action(act((file: string, opts: ImportOptions) => importVerb(home(), file, opts)));
+
+  program
+    .command('unwrap')
+    .description('restore, byte for byte, the client config entries that import rewrote')
+    .argument('<client-config-file>', 'a file imported before')
+    .option('--dry-run', 'show the changes as a diff; write nothing')
+    .option('--json', 'machine-readable output')
+    .action(act((file: string, opts: UnwrapOptions) => unwrapVerb(home(), file, opts)));
 
   try {
     program.parse(argv);

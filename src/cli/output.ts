@@ -1,3 +1,5 @@
+import { createInterface } from 'node:readline/promises';
+
 // Printing for humans (aligned columns) and for scripts (--json, one document on stdout).
 
 export function printJson(value: unknown): void {
@@ -18,4 +20,24 @@ export function line(text = ''): void {
 
 export function shortSha(sha: string): string {
   return sha.slice(0, 16);
+}
+
+/** Asks on the terminal (stderr, so stdout stays clean for scripts); true for y or yes. */
+export async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+/** A progress line on a terminal (overwritten by the next); nothing when stderr is a pipe or a file. */
+export function progress(text: string): void {
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${text}`);
+}
+
+/** Ends a progress line, if one was shown. */
+export function progressDone(): void {
+  if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
 }

@@ -14,6 +14,14 @@ export function writeAtomic(file: string, data: string | Buffer): void {
   syncDir(path.dirname(file));
 }
 
+/** Writes a file that is not the warden's (a client's configuration) atomically, keeping its mode. */
+export function writeAtomicKeepingMode(file: string, data: string): void {
+  writeFileAtomic ??= require('write-file-atomic') as typeof WriteFileAtomic;
+  const mode = fs.statSync(file).mode & 0o7777;
+  writeFileAtomic.sync(file, data, { mode, fsync: true });
+  syncDir(path.dirname(file));
+}
+
 /** Serializes a value as the warden writes every JSON file: two-space indent, trailing newline. */
 export function writeJsonAtomic(file: string, value: unknown): void {
   writeAtomic(file, JSON.stringify(value, null, 2) + '\n');

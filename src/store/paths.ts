@@ -11,6 +11,12 @@ export interface HomePaths {
   audit: string;
   cacheDir: string;
   runDir: string;
+  /** What `import` changed in client configuration files, for `unwrap`. */
+  imports: string;
+  /** Copies of client configuration files taken before `import` or `unwrap` wrote them. */
+  backupsDir: string;
+  /** npm packages `import --install` installed at a pinned version. */
+  packagesDir: string;
   /** Where a running daemon hears the events of `run` sessions (owner-only). */
   eventSocket: string;
   /** Where a running daemon answers /status and /metrics for `mcp-warden status` (owner-only). */
@@ -32,6 +38,9 @@ export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = p
     audit: path.join(home, 'audit.log'),
     cacheDir: path.join(home, 'cache'),
     runDir: path.join(home, 'run'),
+    imports: path.join(home, 'imports.json'),
+    backupsDir: path.join(home, 'backups'),
+    packagesDir: path.join(home, 'packages'),
     eventSocket: path.join(home, 'daemon.sock'),
     statusSocket: path.join(home, 'status.sock'),
   };

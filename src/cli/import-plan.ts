@@ -1,0 +1,79 @@
+import path from 'node:path';
+import { classify, type EntryPlan } from '../clientconfig/classify.js';
+import type { ClientConfig, ClientEntry } from '../clientconfig/read.js';
+import { valueAt, wrapEntryText } from '../clientconfig/rewrite.js';
+import { resolveHome, type HomePaths } from '../store/paths.js';
+import { SERVER_ID_RE, type ServersFile } from '../store/servers.js';
+import type { EnrollSpec } from './enroll.js';
+
+// Deciding, for each entry of a client configuration, what `import` does with it, before anything is written:
+// the server id it gets, the servers.json entry, and the text that will replace it in the client's file.
+
+export type Result = 'imported' | 'already' | 'remote' | 'refused' | 'failed';
+
+export interface Proposal {
+  entry: ClientEntry;
+  plan: EntryPlan;
+  /** For entries to import: the server id, and whether servers.json already has it with this very command. */
+  id?: string;
+  reuse?: boolean;
+  spec?: EnrollSpec;
+}
+
+export interface Outcome {
+  name: string;
+  project?: string;
+  id?: string;
+  result: Result;
+  detail?: string;
+}
+
+/** How a client launches the warden: the node running it, its script, and --home unless it is the default. */
+export function wardenLaunch(paths: HomePaths): { command: string; prefix: string[] } {
+  const { MCP_WARDEN_HOME: _, ...env } = process.env;
+  const isDefault = resolveHome(undefined, env).home === paths.home;
+  return { command: process.execPath, prefix: [path.resolve(process.argv[1] as string), ...(isDefault ? [] : ['--home', paths.home])] };
+}
+
+export function specFor(plan: Extract<EntryPlan, { action: 'import' }>): EnrollSpec {
+  return { command: plan.command, args: plan.args, env: {}, passEnv: Object.keys(plan.env).sort(), posture: 'enforce', ...(plan.cwd ? { cwd: plan.cwd } : {}) };
+}
+
+function sameSpec(a: ServersFile['servers'][string], b: EnrollSpec): boolean {
+  return a.command === b.command && JSON.stringify(a.args) === JSON.stringify(b.args) && a.cwd === b.cwd && JSON.stringify([...a.passEnv].sort()) === JSON.stringify(b.passEnv);
+}
+
+/** The server id for an entry: its name made valid, then "-2", "-3"... when another server has it. */
+export function chooseId(entry: ClientEntry, spec: EnrollSpec, servers: ServersFile, taken: Set<string>): { id: string; reuse: boolean } {
+  const project = entry.project ? `${path.basename(entry.project)}.` : '';
+  let base = `${project}${entry.name}`.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 60) || 'server';
+  if (!SERVER_ID_RE.test(base)) base = `s-${base}`.slice(0, 60);
+  for (let n = 1; ; n++) {
+    const id = n === 1 ? base : `${base}-${n}`;
+    const existing = Object.hasOwn(servers.servers, id) ? servers.servers[id] : undefined;
+    if (existing && sameSpec(existing, spec) && !taken.has(id)) return { id, reuse: true };
+    if (!existing && !taken.has(id)) return { id, reuse: false };
+  }
+}
+
+export function propose(cfg: ClientConfig, servers: ServersFile): Proposal[] {
+  const taken = new Set<string>();
+  return cfg.entries.map((entry) => {
+    const plan = classify(entry, path.dirname(cfg.file));
+    if (plan.action !== 'import') return { entry, plan };
+    const spec = specFor(plan);
+    const { id, reuse } = chooseId(entry, spec, servers, taken);
+    taken.add(id);
+    return { entry, plan, id, reuse, spec };
+  });
+}
+
+/** The client file's text with `entry` launching the warden as server `id`, and the entry's new value. */
+export function wrapInto(text: string, entry: ClientEntry, id: string, launch: { command: string; prefix: string[] }): { text: string; value: unknown } {
+  const out = wrapEntryText(text, entry.location, launch.command, [...launch.prefix, 'run', id]);
+  return { text: out, value: valueAt(out, entry.location) };
+}
+
+export function outcomeOf(p: Proposal, result: Result, detail?: string): Outcome {
+  return { name: p.entry.name, ...(p.entry.project ? { project: p.entry.project } : {}), ...(p.id ? { id: p.id } : {}), result, ...(detail ? { detail } : {}) };
+}

@@ -1,0 +1,182 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createTwoFilesPatch } from 'diff';
+import type { LaunchPlan } from '../attest/plan.js';
+import { readClientConfig, CLIENT_LABELS, type ClientConfig } from '../clientconfig/read.js';
+import { WardenError } from '../error.js';
+import { writeAtomic, writeAtomicKeepingMode } from '../store/atomic.js';
+import { openHome } from '../store/home.js';
+import { loadImports, locationKey, saveImports, type ImportRecord } from '../store/imports.js';
+import { loadLocks } from '../store/locks.js';
+import { resolveHome, type HomePaths } from '../store/paths.js';
+import { loadServers } from '../store/servers.js';
+import { describeArtifact, lockAndBaseline, planEnrollment, trustAndAdd } from './enroll.js';
+import { chooseId, propose, outcomeOf, specFor, wardenLaunch, wrapInto, type Outcome, type Proposal } from './import-plan.js';
+import { installPinned } from './install-npm.js';
+import { confirm, line, printJson, progress, progressDone } from './output.js';
+
+// `mcp-warden import <client-config-file>`: every stdio server of a client's configuration is enrolled (allowlist,
+// servers.json, lock, canary baselines) and its entry rewritten to launch it through the warden; remote entries
+// are reported and left alone; registry launchers are refused, or with --install replaced by a pinned install.
+// A backup of the file is taken first; only the replaced entries' bytes change; imports.json records their
+// original text for `unwrap`. Importing again changes nothing.
+
+export interface ImportOptions {
+  yes?: boolean;
+  dryRun?: boolean;
+  install?: boolean;
+  json?: boolean;
+}
+
+/** A copy of a client file in the home, before it is written (owner-only: client files can hold secrets). */
+export function backup(paths: HomePaths, file: string, text: string): string {
+  fs.mkdirSync(paths.backupsDir, { recursive: true, mode: 0o700 });
+  const dest = path.join(paths.backupsDir, `${path.basename(file)}.${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  writeAtomic(dest, text);
+  return dest;
+}
+
+/** Writes the client file unless it changed since it was read (a client may rewrite its own file at any time). */
+export function rewriteClientFile(cfg: ClientConfig, text: string): void {
+  if (fs.readFileSync(cfg.file, 'utf8') !== cfg.text) {
+    throw new WardenError('CLIENT_CONFIG_CHANGED', `${cfg.file} changed while the warden was working on it (did the client rewrite it?); it was not written. Run the same command again.`);
+  }
+  writeAtomicKeepingMode(cfg.file, text);
+}
+
+/** Turns an `npx <package>` entry into a plain one running a pinned install of it. */
+async function resolveNpx(paths: HomePaths, p: Proposal, taken: Set<string>): Promise<Proposal> {
+  if (p.plan.action !== 'npx') return p;
+  const installed = await installPinned(paths, p.plan.pkg);
+  const plan = { action: 'import' as const, command: process.execPath, args: [installed.script, ...p.plan.args], env: p.plan.env, ...(p.plan.cwd ? { cwd: p.plan.cwd } : {}) };
+  const spec = specFor(plan);
+  const { id, reuse } = chooseId(p.entry, spec, loadServers(paths), taken);
+  taken.add(id);
+  return { ...p, plan, spec, id, reuse };
+}
+
+function summarize(outcomes: Outcome[]): string {
+  const counts = new Map<string, number>();
+  for (const o of outcomes) counts.set(o.result, (counts.get(o.result) ?? 0) + 1);
+  return [...counts].map(([k, n]) => `${n} ${k}`).join(', ');
+}
+
+export async function importVerb(homeFlag: string | undefined, file: string, opts: ImportOptions): Promise<number> {
+  const paths = resolveHome(homeFlag);
+  openHome(paths, !opts.dryRun);
+  const cfg = readClientConfig(path.resolve(file));
+  const launch = wardenLaunch(paths);
+  const proposals = propose(cfg, loadServers(paths));
+  const taken = new Set(proposals.flatMap((p) => (p.id ? [p.id] : [])));
+  const outcomes: Outcome[] = [];
+  const say = (m: string): void => void (opts.json ? process.stderr.write(m + '\n') : line(m));
+
+  // Entries that will not be imported, said now; npx entries installed first when asked to.
+  const todo: Proposal[] = [];
+  for (const p of proposals) {
+    if (p.plan.action === 'remote') outcomes.push(outcomeOf(p, 'remote', `${p.plan.url || 'a remote server'}: not a local process, left as it is`));
+    else if (p.plan.action === 'wrapped') outcomes.push(outcomeOf(p, 'already', 'already launched through the warden'));
+    else if (p.plan.action === 'refused') outcomes.push(outcomeOf(p, 'refused', p.plan.reason));
+    else if (p.plan.action === 'npx' && !opts.install) outcomes.push(outcomeOf(p, 'refused', `${p.plan.refusal} Or let the warden do it: mcp-warden import --install ${cfg.file}`));
+    else todo.push(p);
+  }
+  if (opts.dryRun) return dryRun(cfg, todo, outcomes, launch, opts);
+
+  // Resolve and digest everything first, so that what will be trusted is shown before anything is written.
+  const planned: { p: Proposal; plan: LaunchPlan }[] = [];
+  for (const [i, raw] of todo.entries()) {
+    progress(`[${i + 1}/${todo.length}] resolving and digesting '${raw.entry.name}'...`);
+    try {
+      const p = await resolveNpx(paths, raw, taken);
+      planned.push({ p, plan: await planEnrollment(paths, p.id as string, p.spec as NonNullable<Proposal['spec']>) });
+    } catch (err) {
+      if (!(err instanceof WardenError)) throw err;
+      outcomes.push(outcomeOf(raw, 'refused', `${err.code}: ${err.message}`));
+    }
+  }
+  progressDone();
+  if (planned.length > 0 && process.stdin.isTTY && !opts.yes) {
+    for (const { p, plan } of planned) {
+      say(`'${p.entry.name}' -> server '${p.id}'${p.reuse ? ' (already in servers.json)' : ''}, runs ${plan.file} ${plan.args.join(' ')}`);
+      for (const a of plan.artifacts) say(describeArtifact(a));
+    }
+    if (!(await confirm(`Trust these, enroll ${planned.length} server(s) and rewrite ${cfg.file}? [y/N] `))) {
+      say('Nothing was changed.');
+      return 1;
+    }
+  }
+
+  const backupFile = planned.length > 0 ? backup(paths, cfg.file, cfg.text) : undefined;
+  let text = cfg.text;
+  const records: ImportRecord[] = [];
+  for (const [i, { p, plan }] of planned.entries()) {
+    const id = p.id as string;
+    progress(`[${i + 1}/${planned.length}] enrolling '${id}' (launching it to lock its surface)...`);
+    if (!p.reuse) await trustAndAdd(paths, id, p.spec as NonNullable<Proposal['spec']>, plan, `import ${path.basename(cfg.file)}`, say);
+    const enrolled = loadLocks(paths).tools.has(id) ? {} : await withEnv(p.plan.action === 'import' ? p.plan.env : {}, () => lockAndBaseline(paths, id));
+    if (enrolled.lockError) {
+      outcomes.push(outcomeOf(p, 'failed', `added to servers.json but its surface could not be locked, so the entry was left as it is: ${enrolled.lockError.message} Fix that, then import again.`));
+      continue;
+    }
+    const wrapped = wrapInto(text, p.entry, id, launch);
+    text = wrapped.text;
+    const value = wrapped.value;
+    records.push({ id, location: p.entry.location, original: p.entry.text, wrapped: value, importedAt: new Date().toISOString() });
+    const detail = enrolled.lock ? `${plan.artifacts.length} artifact(s) allowlisted, ${enrolled.lock.tools.length} tools locked, ${enrolled.baselines ?? 0} canary baseline(s)` : 'already enrolled';
+    outcomes.push(outcomeOf(p, 'imported', detail));
+  }
+  progressDone();
+  if (records.length > 0) {
+    rewriteClientFile(cfg, text);
+    const imports = loadImports(paths);
+    const rec = imports.files[cfg.file] ?? { client: cfg.kind, entries: [] };
+    const replaced = new Set(records.map((r) => locationKey(r.location)));
+    rec.entries = [...rec.entries.filter((r) => !replaced.has(locationKey(r.location))), ...records];
+    imports.files[cfg.file] = rec;
+    saveImports(paths, imports);
+  }
+  report(cfg, outcomes, opts, backupFile);
+  return outcomes.some((o) => o.result === 'refused' || o.result === 'failed') ? 3 : 0;
+}
+
+function report(cfg: ClientConfig, outcomes: Outcome[], opts: ImportOptions, backupFile?: string, diff?: string): void {
+  if (opts.json) {
+    printJson({ file: cfg.file, client: cfg.kind, dryRun: opts.dryRun === true, ...(backupFile ? { backup: backupFile } : {}), ...(diff !== undefined ? { diff } : {}), entries: outcomes });
+    return;
+  }
+  if (diff) process.stdout.write(diff);
+  line(`${cfg.file} (${CLIENT_LABELS[cfg.kind]}): ${outcomes.length === 0 ? 'no servers' : summarize(outcomes)}${opts.dryRun ? ' (dry run: nothing was written)' : ''}`);
+  for (const o of outcomes) line(`  ${o.result.padEnd(9)}${o.project ? `${o.project}: ` : ''}${o.name}${o.id && o.id !== o.name ? ` (server '${o.id}')` : ''}${o.detail ? ` — ${o.detail}` : ''}`);
+  if (backupFile) line(`Backup of the original: ${backupFile}. To switch back: mcp-warden unwrap ${cfg.file}`);
+}
+
+function dryRun(cfg: ClientConfig, todo: Proposal[], outcomes: Outcome[], launch: ReturnType<typeof wardenLaunch>, opts: ImportOptions): number {
+  let text = cfg.text;
+  for (const p of todo) {
+    const id = p.id ?? p.entry.name;
+    text = wrapInto(text, p.entry, id, launch).text;
+    outcomes.push(outcomeOf({ ...p, id }, 'imported', p.plan.action === 'npx' ? `would install ${p.plan.pkg} at the version the registry resolves, then enroll it` : 'would be enrolled'));
+  }
+  const diff = text !== cfg.text ? createTwoFilesPatch(cfg.file, cfg.file, cfg.text, text, 'now', 'after import') : '';
+  report(cfg, outcomes, opts, undefined, diff);
+  return outcomes.some((o) => o.result === 'refused') ? 3 : 0;
+}
+
+/** Runs `fn` with the client's literal env values set (what the client will pass when it launches the warden),
+ *  so the enrolling launch starts the server as the client would; values with client variables are not known. */
+async function withEnv<T>(env: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+  const saved = new Map<string, string | undefined>();
+  for (const [k, v] of Object.entries(env)) {
+    if (v.includes('${')) continue;
+    saved.set(k, process.env[k]);
+    process.env[k] = v;
+  }
+  try {
+    return await fn();
+  } finally {
+    for (const [k, v] of saved) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}

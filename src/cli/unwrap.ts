@@ -1,0 +1,71 @@
+import path from 'node:path';
+import { createTwoFilesPatch } from 'diff';
+import { readClientConfig, CLIENT_LABELS } from '../clientconfig/read.js';
+import { applySplices, sameValue, type Splice } from '../clientconfig/rewrite.js';
+import { WardenError } from '../error.js';
+import { openHome } from '../store/home.js';
+import { loadImports, locationKey, saveImports } from '../store/imports.js';
+import { resolveHome } from '../store/paths.js';
+import { backup, rewriteClientFile } from './import.js';
+import { line, printJson } from './output.js';
+
+// `mcp-warden unwrap <client-config-file>`: puts back, byte for byte, every entry `import` replaced in that file,
+// where the entry is still what the warden wrote. An entry edited since is left alone and reported. The servers
+// stay enrolled in the home (allowlist, servers.json, locks), so importing again is quick.
+
+export interface UnwrapOptions {
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+type Result = 'restored' | 'changed' | 'missing';
+
+export async function unwrapVerb(homeFlag: string | undefined, file: string, opts: UnwrapOptions): Promise<number> {
+  const paths = resolveHome(homeFlag);
+  openHome(paths, false);
+  const abs = path.resolve(file);
+  const imports = loadImports(paths);
+  const rec = imports.files[abs];
+  if (!rec || rec.entries.length === 0) {
+    throw new WardenError('USAGE', `the warden has no record of importing ${abs} (in ${paths.imports}), so there is nothing to unwrap. Was it imported with another --home?`);
+  }
+  const cfg = readClientConfig(abs);
+  const byLocation = new Map(cfg.entries.map((e) => [locationKey(e.location), e]));
+  const splices: Splice[] = [];
+  const outcomes: { name: string; id: string; result: Result; detail?: string }[] = [];
+  const kept = [];
+  for (const r of rec.entries) {
+    const name = r.location.at(-1) as string;
+    const entry = byLocation.get(locationKey(r.location));
+    if (!entry) {
+      outcomes.push({ name, id: r.id, result: 'missing', detail: 'no longer in the file; its original is kept in imports.json' });
+      kept.push(r);
+    } else if (!sameValue(entry.value, r.wrapped)) {
+      outcomes.push({ name, id: r.id, result: 'changed', detail: 'edited since it was imported, so it was left as it is; its original is kept in imports.json' });
+      kept.push(r);
+    } else {
+      splices.push({ offset: entry.offset, length: entry.length, text: r.original });
+      outcomes.push({ name, id: r.id, result: 'restored' });
+    }
+  }
+  const after = applySplices(cfg.text, splices);
+  const diff = opts.dryRun && splices.length > 0 ? createTwoFilesPatch(abs, abs, cfg.text, after, 'now', 'after unwrap') : undefined;
+  let backupFile: string | undefined;
+  if (!opts.dryRun && splices.length > 0) {
+    backupFile = backup(paths, abs, cfg.text);
+    rewriteClientFile(cfg, after);
+    if (kept.length > 0) imports.files[abs] = { ...rec, entries: kept };
+    else delete imports.files[abs];
+    saveImports(paths, imports);
+  }
+  if (opts.json) {
+    printJson({ file: abs, client: cfg.kind, dryRun: opts.dryRun === true, ...(backupFile ? { backup: backupFile } : {}), ...(diff !== undefined ? { diff } : {}), entries: outcomes });
+  } else {
+    if (diff) process.stdout.write(diff);
+    const restored = outcomes.filter((o) => o.result === 'restored').length;
+    line(`${abs} (${CLIENT_LABELS[cfg.kind]}): ${restored} entr${restored === 1 ? 'y' : 'ies'} ${opts.dryRun ? 'would be ' : ''}restored${opts.dryRun ? ' (dry run: nothing was written)' : ''}`);
+    for (const o of outcomes) line(`  ${o.result.padEnd(9)}${o.name} (server '${o.id}')${o.detail ? ` — ${o.detail}` : ''}`);
+    if (backupFile) line(`Backup of the file as it was: ${backupFile}. The servers stay enrolled in ${paths.home}.`);
+  }
+  return outcomes.every((o) => o.result === 'restored') ? 0 : 1;
+}

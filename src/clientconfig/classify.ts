@@ -1,0 +1,78 @@
+import path from 'node:path';
+import { refuseRegistryLaunchers } from '../attest/launchers.js';
+import { WardenError } from '../error.js';
+import type { ClientEntry } from './read.js';
+
+// What to do with one entry of a client configuration. Nothing here touches the disk.
+
+export type EntryPlan =
+  | { action: 'import'; command: string; args: string[]; cwd?: string; env: Record<string, string> }
+  | { action: 'npx'; pkg: string; args: string[]; env: Record<string, string>; cwd?: string; refusal: string }
+  | { action: 'wrapped' }
+  | { action: 'remote'; url: string }
+  | { action: 'refused'; reason: string };
+
+const REMOTE_TYPES = new Set(['http', 'sse', 'streamable-http', 'streamableHttp', 'ws']);
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const NPX_FLAGS = new Set(['-y', '--yes', '-q', '--quiet', '--no-install']);
+
+/** Whether an entry already launches the warden (`<node> <.../main.js|mcp-warden> [--home H] run <id>`). */
+export function isWrapped(value: unknown): boolean {
+  if (!value || typeof value !== 'object') return false;
+  const args = (value as { args?: unknown }).args;
+  if (!Array.isArray(args)) return false;
+  const command = String((value as { command?: unknown }).command ?? '');
+  const words = [command, ...args.map(String)];
+  const run = words.indexOf('run');
+  return run > 0 && words.slice(0, run).some((w) => /(^|\/)mcp-warden$|\/dist\/cli\/main\.js$/.test(w));
+}
+
+function npxPackage(args: string[]): { pkg: string; rest: string[] } | undefined {
+  let i = 0;
+  while (i < args.length && NPX_FLAGS.has(args[i] as string)) i++;
+  const pkg = args[i];
+  if (!pkg || pkg.startsWith('-')) return undefined; // -p/--package and other forms: not installed for the user
+  return { pkg, rest: args.slice(i + 1) };
+}
+
+export function classify(entry: ClientEntry, configDir: string): EntryPlan {
+  const v = entry.value;
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return { action: 'refused', reason: 'the entry is not an object' };
+  const o = v as Record<string, unknown>;
+  if (typeof o.url === 'string' || (typeof o.type === 'string' && REMOTE_TYPES.has(o.type))) return { action: 'remote', url: typeof o.url === 'string' ? o.url : '' };
+  if (isWrapped(o)) return { action: 'wrapped' };
+  if (o.type !== undefined && o.type !== 'stdio') return { action: 'refused', reason: `unknown transport type ${JSON.stringify(o.type)}` };
+  if (typeof o.command !== 'string' || o.command === '') return { action: 'refused', reason: 'no "command"' };
+  if (o.args !== undefined && (!Array.isArray(o.args) || o.args.some((a) => typeof a !== 'string'))) return { action: 'refused', reason: '"args" is not a list of strings' };
+  if (o.envFile !== undefined) {
+    return { action: 'refused', reason: '"envFile": the warden passes a server only the variables it knows by name; move them into "env" (the client still supplies the values), then import again' };
+  }
+  const env: Record<string, string> = {};
+  if (o.env !== undefined) {
+    if (!o.env || typeof o.env !== 'object' || Array.isArray(o.env)) return { action: 'refused', reason: '"env" is not an object' };
+    for (const [k, val] of Object.entries(o.env)) {
+      if (!ENV_NAME.test(k)) return { action: 'refused', reason: `"env" names ${JSON.stringify(k)}, which is not an environment variable name` };
+      if (typeof val !== 'string') return { action: 'refused', reason: `"env" > "${k}" is not a string` };
+      env[k] = val;
+    }
+  }
+  let cwd: string | undefined;
+  if (o.cwd !== undefined) {
+    if (typeof o.cwd !== 'string' || o.cwd.includes('${')) return { action: 'refused', reason: '"cwd" is not a plain path (variables such as ${workspaceFolder} are resolved by the client at launch, not known here)' };
+    cwd = path.resolve(configDir, o.cwd);
+  }
+  const command = o.command;
+  const args = (o.args as string[] | undefined) ?? [];
+  if ([command, ...args].some((w) => w.includes('${'))) {
+    return { action: 'refused', reason: 'its command line uses client variables (${...}), resolved by the client at launch time, so the warden cannot know what it runs' };
+  }
+  try {
+    refuseRegistryLaunchers(entry.name, command, args);
+  } catch (err) {
+    if (!(err instanceof WardenError)) throw err;
+    const npx = path.basename(command) === 'npx' ? npxPackage(args) : undefined;
+    if (npx) return { action: 'npx', pkg: npx.pkg, args: npx.rest, env, ...(cwd ? { cwd } : {}), refusal: err.message };
+    return { action: 'refused', reason: err.message };
+  }
+  return { action: 'import', command, args, env, ...(cwd ? { cwd } : {}) };
+}

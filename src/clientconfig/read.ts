@@ -1,0 +1,136 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { WardenError } from '../error.js';
+
+// An MCP client's configuration file, read with the exact text and offsets of every server entry, so that an
+// entry can be replaced, and later restored, without touching a byte around it. The shapes (from the clients'
+// documentation):
+//   Claude Desktop  claude_desktop_config.json   { "mcpServers": { name: { command, args, env } } }
+//   Claude Code     .mcp.json                    { "mcpServers": { name: { type?, command, args, env } | { type: "http", url } } }
+//                   ~/.claude.json               the same at the top level (user scope) and under "projects": { dir: { "mcpServers" } }
+//   Cursor          .cursor/mcp.json             { "mcpServers": { name: { command, args, env } | { url } } }
+//   VS Code         .vscode/mcp.json (JSONC)     { "inputs": [...], "servers": { name: { type, command, args, env, envFile } } }
+// Comments and trailing commas are accepted everywhere (VS Code's format has them; the others are plain JSON, a
+// subset). A duplicated name is refused: JSON.parse, which most clients use, keeps the last, editors the first.
+
+export type ClientKind = 'claude-desktop' | 'claude-code' | 'claude-code-user' | 'cursor' | 'vscode' | 'mcp-servers';
+
+export const CLIENT_LABELS: Record<ClientKind, string> = {
+  'claude-desktop': 'Claude Desktop',
+  'claude-code': 'Claude Code (project .mcp.json)',
+  'claude-code-user': 'Claude Code (~/.claude.json)',
+  cursor: 'Cursor',
+  vscode: 'VS Code',
+  'mcp-servers': 'an "mcpServers" configuration',
+};
+
+const MAX_FILE = 16 * 1024 * 1024;
+
+export interface ClientEntry {
+  /** The entry's name in the file. */
+  name: string;
+  /** Where its value is: ["mcpServers", name], ["servers", name] or ["projects", dir, "mcpServers", name]. */
+  location: string[];
+  /** The Claude Code project directory an entry of ~/.claude.json belongs to. */
+  project?: string;
+  value: unknown;
+  /** The exact source text of the value, and where it is. */
+  text: string;
+  offset: number;
+  length: number;
+}
+
+export interface ClientConfig {
+  file: string;
+  kind: ClientKind;
+  text: string;
+  entries: ClientEntry[];
+}
+
+function kindOf(file: string, root: Node): ClientKind {
+  const base = path.basename(file);
+  const parent = path.basename(path.dirname(file));
+  if (base === 'claude_desktop_config.json') return 'claude-desktop';
+  if (base === '.claude.json') return 'claude-code-user';
+  if (base === '.mcp.json') return 'claude-code';
+  if (base === 'mcp.json' && parent === '.cursor') return 'cursor';
+  if (base === 'mcp.json' && parent === '.vscode') return 'vscode';
+  const keys = new Set((root.children ?? []).map((p) => p.children?.[0]?.value as string));
+  return keys.has('servers') && !keys.has('mcpServers') ? 'vscode' : 'mcp-servers';
+}
+
+function lineCol(text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n');
+  return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
+}
+
+/** The properties of an object node, refusing a name given twice. */
+function properties(file: string, text: string, node: Node, where: string): Map<string, Node> {
+  const out = new Map<string, Node>();
+  for (const prop of node.children ?? []) {
+    const [key, value] = prop.children ?? [];
+    if (!key || !value) continue;
+    const name = key.value as string;
+    if (out.has(name)) {
+      throw new WardenError('CLIENT_CONFIG_INVALID', `${file}: "${name}" appears twice in ${where} (${lineCol(text, key.offset)}); clients disagree on which one counts. Remove one, then import again.`);
+    }
+    out.set(name, value);
+  }
+  return out;
+}
+
+function entriesOf(file: string, text: string, container: Node | undefined, prefix: string[], project?: string): ClientEntry[] {
+  if (!container) return [];
+  const where = prefix.map((p) => `"${p}"`).join(' > ');
+  if (container.type !== 'object') throw new WardenError('CLIENT_CONFIG_INVALID', `${file}: ${where} is not an object (${lineCol(text, container.offset)}).`);
+  return [...properties(file, text, container, where)].map(([name, node]) => ({
+    name,
+    location: [...prefix, name],
+    ...(project !== undefined ? { project } : {}),
+    value: getNodeValue(node) as unknown,
+    text: text.slice(node.offset, node.offset + node.length),
+    offset: node.offset,
+    length: node.length,
+  }));
+}
+
+export function parseClientConfig(file: string, text: string): ClientConfig {
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const first = errors[0];
+  if (first || !root) {
+    const at = first ? ` at ${lineCol(text, first.offset)}: ${printParseErrorCode(first.error)}` : '';
+    throw new WardenError('CLIENT_CONFIG_INVALID', `${file} is not valid JSON${at}. Nothing was changed.`);
+  }
+  if (root.type !== 'object') throw new WardenError('CLIENT_CONFIG_INVALID', `${file}: expected a JSON object at the top level. Nothing was changed.`);
+  const kind = kindOf(file, root);
+  const top = properties(file, text, root, 'the top level');
+  const entries: ClientEntry[] = [];
+  if (kind === 'vscode') entries.push(...entriesOf(file, text, top.get('servers'), ['servers']));
+  else entries.push(...entriesOf(file, text, top.get('mcpServers'), ['mcpServers']));
+  const projects = kind === 'claude-code-user' ? top.get('projects') : undefined;
+  if (projects?.type === 'object') {
+    for (const [dir, node] of properties(file, text, projects, '"projects"')) {
+      if (node.type !== 'object') continue;
+      entries.push(...entriesOf(file, text, properties(file, text, node, `"projects" > "${dir}"`).get('mcpServers'), ['projects', dir, 'mcpServers'], dir));
+    }
+  }
+  if (!top.has(kind === 'vscode' ? 'servers' : 'mcpServers') && !projects) {
+    throw new WardenError('CLIENT_CONFIG_INVALID', `${file} has no "${kind === 'vscode' ? 'servers' : 'mcpServers'}" object: is it an MCP client configuration (Claude Desktop, Claude Code, Cursor, VS Code)?`);
+  }
+  return { file, kind, text, entries };
+}
+
+export function readClientConfig(file: string): ClientConfig {
+  let text: string;
+  try {
+    const st = fs.statSync(file);
+    if (!st.isFile()) throw new Error('not a regular file');
+    if (st.size > MAX_FILE) throw new Error(`larger than ${MAX_FILE} bytes`);
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new WardenError('FILE_UNREADABLE', `cannot read the client configuration ${file}: ${(err as Error).message}.`);
+  }
+  return parseClientConfig(file, text);
+}
