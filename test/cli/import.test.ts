@@ -1,0 +1,242 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { parse as parseJsonc } from 'jsonc-parser';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NODE, ROOT, SERVERS, WARDEN, cli, tempDir } from '../helpers/warden.js';
+
+// `import` and `unwrap` on a fixture configuration of each client (test/fixtures/clients/README.md), with the
+// rewritten entries launched by real clients: the MCP SDK client and the MCP inspector CLI.
+
+const FIXTURES = path.join(ROOT, 'test/fixtures/clients');
+let dir: string;
+let home: string;
+beforeEach(() => {
+  dir = tempDir();
+  home = path.join(dir, 'home');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const FILES = {
+  'claude-desktop': 'claude-desktop/claude_desktop_config.json',
+  'claude-code': 'claude-code/.mcp.json',
+  'claude-code-user': 'claude-code-user/.claude.json',
+  cursor: 'cursor/.cursor/mcp.json',
+  vscode: 'vscode/.vscode/mcp.json',
+} as const;
+
+/** Copies a fixture into the test's directory with the node binary and the fixture servers filled in. */
+function clientFile(kind: keyof typeof FILES): string {
+  const dest = path.join(dir, 'clients', FILES[kind]);
+  fs.mkdirSync(path.dirname(dest), { recursive: true });
+  fs.writeFileSync(dest, fs.readFileSync(path.join(FIXTURES, FILES[kind]), 'utf8').replaceAll('@NODE@', NODE).replaceAll('@SERVERS@', SERVERS), { mode: 0o644 });
+  return dest;
+}
+
+interface Report {
+  file: string;
+  client: string;
+  backup?: string;
+  diff?: string;
+  entries: { name: string; project?: string; id?: string; result: string; detail?: string }[];
+}
+
+function importJson(file: string, flags: string[] = []): { code: number | null; report: Report; stderr: string } {
+  const r = cli(home, ['import', file, '--yes', '--json', ...flags]);
+  return { code: r.code, report: JSON.parse(r.stdout || '{}') as Report, stderr: r.stderr };
+}
+
+const results = (report: Report): Record<string, string> => Object.fromEntries(report.entries.map((e) => [e.project ? `${e.project}:${e.name}` : e.name, e.result]));
+const servers = (): Record<string, { command: string; args: string[]; cwd?: string; env: Record<string, string>; passEnv: string[] }> => JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')).servers;
+const wardenArgs = (id: string): string[] => [WARDEN, '--home', home, 'run', id];
+
+async function listThrough(entry: { command: string; args: string[]; env?: Record<string, string> }, extraEnv: Record<string, string> = {}): Promise<{ tools: string[]; env: (name: string) => Promise<string> }> {
+  const transport = new StdioClientTransport({ command: entry.command, args: entry.args, env: { PATH: process.env.PATH ?? '', ...entry.env, ...extraEnv }, stderr: 'pipe' });
+  const client = new Client({ name: 'import-test', version: '1.0.0' });
+  await client.connect(transport);
+  const tools = (await client.listTools()).tools.map((t) => t.name);
+  return {
+    tools,
+    env: async (name) => {
+      const r = (await client.callTool({ name: 'env', arguments: { name } })) as { content: { text: string }[] };
+      await client.close();
+      return (JSON.parse(r.content[0]?.text ?? '{}') as Record<string, string | null>)[name] ?? '(absent)';
+    },
+  };
+}
+
+describe('import and unwrap, one client format at a time', () => {
+  const expected: Record<keyof typeof FILES, { code: number; results: Record<string, string> }> = {
+    'claude-desktop': { code: 3, results: { basic: 'imported', 'leak-secret': 'imported', memory: 'refused', 'remote-docs': 'remote' } },
+    'claude-code': { code: 3, results: { basic: 'imported', api: 'remote', fetcher: 'refused' } },
+    'claude-code-user': { code: 0, results: { basic: 'imported', '/home/dev/project-a:raw': 'imported' } },
+    cursor: { code: 0, results: { 'basic-in-dir': 'imported', remote: 'remote' } },
+    vscode: { code: 3, results: { basic: 'imported', github: 'remote', 'from-env-file': 'refused' } },
+  };
+
+  it.each(Object.keys(FILES) as (keyof typeof FILES)[])('%s: enrolls each stdio server, rewrites only its entry, and unwrap restores the original bytes', (kind) => {
+    const file = clientFile(kind);
+    const original = fs.readFileSync(file);
+    const { code, report, stderr } = importJson(file);
+    expect(stderr).toBe('');
+    expect(code).toBe(expected[kind].code);
+    expect(report.client).toBe(kind);
+    expect(results(report)).toEqual(expected[kind].results);
+    expect(fs.readFileSync(report.backup as string)).toEqual(original);
+    expect(fs.statSync(report.backup as string).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o644); // the client's file keeps its mode
+
+    // Each imported entry now launches the warden; every other entry is as it was.
+    const before = parseJsonc(original.toString('utf8')) as Record<string, unknown>;
+    const after = parseJsonc(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const at = (doc: Record<string, unknown>, e: Report['entries'][number]): Record<string, unknown> => {
+      const container = (e.project ? (doc.projects as Record<string, Record<string, unknown>>)[e.project] : doc) as Record<string, unknown>;
+      return (container[kind === 'vscode' ? 'servers' : 'mcpServers'] as Record<string, Record<string, unknown>>)[e.name] as Record<string, unknown>;
+    };
+    for (const e of report.entries) {
+      if (e.result !== 'imported') {
+        expect(at(after, e)).toEqual(at(before, e));
+        continue;
+      }
+      const { cwd: _, ...kept } = at(before, e);
+      expect(at(after, e)).toEqual({ ...kept, command: process.execPath, args: wardenArgs(e.id as string) });
+      expect(servers()[e.id as string]?.command).toBe(NODE);
+    }
+    const r = cli(home, ['unwrap', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(fs.readFileSync(file)).toEqual(original);
+  }, 60_000);
+
+  it('keeps the comments, inputs and trailing commas of a VS Code file, and the env block of the entry', () => {
+    const file = clientFile('vscode');
+    importJson(file);
+    const after = fs.readFileSync(file, 'utf8');
+    expect(after).toContain('// Servers for this workspace.');
+    expect(after).toContain('/* The basic fixture server; its token comes from the prompt above. */');
+    expect(after).toContain('"API_TOKEN": "${input:api-token}", // resolved by VS Code at launch');
+    expect(after).toContain('"id": "api-token"');
+    expect(servers().basic).toMatchObject({ command: NODE, args: [path.join(SERVERS, 'basic.mjs')], env: {}, passEnv: ['API_TOKEN'] });
+  }, 60_000);
+
+  it('moves a Cursor entry's cwd into servers.json and out of the client entry', () => {
+    const file = clientFile('cursor');
+    importJson(file);
+    expect(servers()['basic-in-dir']).toMatchObject({ command: NODE, args: ['basic.mjs'], cwd: SERVERS, passEnv: ['API_TOKEN'] });
+    const entry = JSON.parse(fs.readFileSync(file, 'utf8')).mcpServers['basic-in-dir'];
+    expect(entry).toEqual({ command: process.execPath, args: wardenArgs('basic-in-dir'), env: { API_TOKEN: 'token-from-cursor' } });
+  }, 60_000);
+
+  it('names Claude Code project servers after their project', () => {
+    const file = clientFile('claude-code-user');
+    const { report } = importJson(file);
+    expect(report.entries.find((e) => e.name === 'raw')?.id).toBe('project-a.raw');
+    expect(servers()['project-a.raw']?.passEnv).toEqual(['PROJECT']);
+  }, 60_000);
+});
+
+describe('import as a user meets it', () => {
+  it('changes nothing when run a second time', () => {
+    const file = clientFile('claude-desktop');
+    importJson(file);
+    const snapshot = (): string[] => [file, ...['servers.json', 'allowlist.json', 'tools.lock', 'warden.lock', 'imports.json'].map((f) => path.join(home, f))].map((f) => fs.readFileSync(f, 'utf8'));
+    const before = snapshot();
+    const backups = fs.readdirSync(path.join(home, 'backups'));
+    const { code, report } = importJson(file);
+    expect(code).toBe(3); // the npx entry is still refused
+    expect(results(report)).toEqual({ basic: 'already', 'leak-secret': 'already', memory: 'refused', 'remote-docs': 'remote' });
+    expect(snapshot()).toEqual(before);
+    expect(fs.readdirSync(path.join(home, 'backups'))).toEqual(backups);
+  }, 60_000);
+
+  it('shows the change as a diff with --dry-run and writes nothing, not even the home', () => {
+    const file = clientFile('claude-desktop');
+    const original = fs.readFileSync(file);
+    const r = cli(home, ['import', file, '--dry-run']);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toContain(`--- ${file}`);
+    expect(r.stdout).toContain(`+      "args": ${JSON.stringify(wardenArgs('basic')).replaceAll(',', ', ')},`);
+    expect(r.stdout).toContain('(dry run: nothing was written)');
+    expect(fs.readFileSync(file)).toEqual(original);
+    expect(fs.existsSync(home)).toBe(false);
+  });
+
+  it('explains how to pin an npx entry instead of trusting it', () => {
+    const file = clientFile('claude-desktop');
+    const { report } = importJson(file);
+    const memory = report.entries.find((e) => e.name === 'memory');
+    expect(memory?.detail).toMatch(/launched with npx, which downloads and runs whatever version the registry serves/);
+    expect(memory?.detail).toContain(`mcp-warden import --install ${file}`);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).mcpServers.memory).toEqual({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory@2026.8.31'] });
+  }, 60_000);
+
+  it('leaves an entry edited since the import alone on unwrap, and says so', () => {
+    const file = clientFile('claude-desktop');
+    importJson(file);
+    const edited = fs.readFileSync(file, 'utf8').replace('"run", "basic"', '"run", "basic", "--extra"');
+    fs.writeFileSync(file, edited);
+    const r = cli(home, ['unwrap', file]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/changed +basic \(server 'basic'\) — edited since it was imported/);
+    expect(r.stdout).toMatch(/restored +leak-secret/);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).mcpServers.basic.args).toContain('--extra');
+  }, 60_000);
+
+  it('refuses a file in which a server name appears twice, or that is not JSON, and changes nothing', () => {
+    const file = path.join(dir, 'claude_desktop_config.json');
+    fs.writeFileSync(file, '{"mcpServers": {"a": {"command": "/bin/true"},\n "a": {"command": "/bin/false"}}}');
+    const dup = cli(home, ['import', file, '--yes']);
+    expect(dup.code).toBe(2);
+    expect(dup.stderr).toContain(`CLIENT_CONFIG_INVALID: ${file}: "a" appears twice in "mcpServers" (line 2, column 2)`);
+    fs.writeFileSync(file, '{"mcpServers": {\n  "a": {"command": "/bin/true"}\n  "b": {}}}');
+    const bad = cli(home, ['import', file, '--yes']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(`${file} is not valid JSON at line 3, column 3: CommaExpected. Nothing was changed.`);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('clients launching the rewritten entries', () => {
+  it('the SDK client lists and calls through the rewritten Claude Desktop entry, with the env it sets', async () => {
+    const file = clientFile('claude-desktop');
+    importJson(file);
+    const entry = JSON.parse(fs.readFileSync(file, 'utf8')).mcpServers.basic;
+    const session = await listThrough(entry);
+    expect(session.tools).toEqual(['echo', 'env']);
+    expect(await session.env('API_TOKEN')).toBe('token-from-claude-desktop');
+  }, 60_000);
+
+  it('the MCP inspector CLI runs a server from the rewritten config file by name', async () => {
+    const file = clientFile('claude-desktop');
+    importJson(file);
+    const inspector = path.join(ROOT, 'node_modules/.bin/mcp-inspector');
+    const { stdout } = await promisify(execFile)(inspector, ['--cli', '--config', file, '--server', 'basic', '--method', 'tools/call', '--tool-name', 'env', '--tool-arg', 'name=API_TOKEN'], {
+      timeout: 60_000,
+      env: { ...process.env, DANGEROUSLY_OMIT_AUTH: 'true' },
+    });
+    expect(stdout).toContain('token-from-claude-desktop');
+  }, 60_000);
+
+  it('a VS Code input stays with the client: the value it substitutes reaches the server through the warden', async () => {
+    const file = clientFile('vscode');
+    importJson(file);
+    const entry = (parseJsonc(fs.readFileSync(file, 'utf8')) as { servers: Record<string, { command: string; args: string[]; env: Record<string, string> }> }).servers.basic as { command: string; args: string[]; env: Record<string, string> };
+    expect(entry.env).toEqual({ API_TOKEN: '${input:api-token}' });
+    const session = await listThrough({ ...entry, env: {} }, { API_TOKEN: 'typed-into-the-prompt' });
+    expect(await session.env('API_TOKEN')).toBe('typed-into-the-prompt');
+  }, 60_000);
+
+  it('--install enrolls a pinned copy of an npx package, which the SDK client then uses', async () => {
+    const file = clientFile('claude-desktop');
+    const { code, report } = importJson(file, ['--install']);
+    expect(code).toBe(0);
+    expect(results(report).memory).toBe('imported');
+    const installed = path.join(home, 'packages/@modelcontextprotocol+server-memory@2026.8.31/node_modules/@modelcontextprotocol/server-memory');
+    expect(servers().memory).toMatchObject({ command: process.execPath, args: [path.join(installed, 'dist/index.js')] });
+    const entry = JSON.parse(fs.readFileSync(file, 'utf8')).mcpServers.memory;
+    const session = await listThrough(entry);
+    expect(session.tools).toContain('create_entities');
+  }, 120_000);
+});
