@@ -18,6 +18,8 @@ export interface Proposal {
   id?: string;
   reuse?: boolean;
   spec?: EnrollSpec;
+  /** name@version, when --install installed the package an npx entry named. */
+  installed?: string;
 }
 
 export interface Outcome {

@@ -52,7 +52,7 @@ async function resolveNpx(paths: HomePaths, p: Proposal, taken: Set<string>): Pr
   const spec = specFor(plan);
   const { id, reuse } = chooseId(p.entry, spec, loadServers(paths), taken);
   taken.add(id);
-  return { ...p, plan, spec, id, reuse };
+  return { ...p, plan, spec, id, reuse, installed: `${installed.name}@${installed.version}` };
 }
 
 function summarize(outcomes: Outcome[]): string {
@@ -122,7 +122,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
     text = wrapped.text;
     const value = wrapped.value;
     records.push({ id, location: p.entry.location, original: p.entry.text, wrapped: value, importedAt: new Date().toISOString() });
-    const detail = enrolled.lock ? `${plan.artifacts.length} artifact(s) allowlisted, ${enrolled.lock.tools.length} tools locked, ${enrolled.baselines ?? 0} canary baseline(s)` : 'already enrolled';
+    const detail = (p.installed ? `installed ${p.installed}, ` : '') + (enrolled.lock ? `${plan.artifacts.length} artifact(s) allowlisted, ${enrolled.lock.tools.length} tools locked, ${enrolled.baselines ?? 0} canary baseline(s)` : 'already enrolled');
     outcomes.push(outcomeOf(p, 'imported', detail));
   }
   progressDone();
@@ -147,7 +147,7 @@ function report(cfg: ClientConfig, outcomes: Outcome[], opts: ImportOptions, bac
   if (diff) process.stdout.write(diff);
   line(`${cfg.file} (${CLIENT_LABELS[cfg.kind]}): ${outcomes.length === 0 ? 'no servers' : summarize(outcomes)}${opts.dryRun ? ' (dry run: nothing was written)' : ''}`);
   for (const o of outcomes) line(`  ${o.result.padEnd(9)}${o.project ? `${o.project}: ` : ''}${o.name}${o.id && o.id !== o.name ? ` (server '${o.id}')` : ''}${o.detail ? ` — ${o.detail}` : ''}`);
-  if (backupFile) line(`Backup of the original: ${backupFile}. To switch back: mcp-warden unwrap ${cfg.file}`);
+  if (backupFile) line(`Backup of the file as it was before this import: ${backupFile}. To switch back: mcp-warden unwrap ${cfg.file}`);
 }
 
 function dryRun(cfg: ClientConfig, todo: Proposal[], outcomes: Outcome[], launch: ReturnType<typeof wardenLaunch>, opts: ImportOptions): number {

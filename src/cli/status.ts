@@ -11,6 +11,7 @@ import { recentEvents } from '../audit/tail.js';
 import { fetchDaemonStatus } from '../daemon/status-client.js';
 import type { DaemonStatus } from './daemon.js';
 import { line, printJson } from './output.js';
+import { printDetail, printOverview } from './status-view.js';
 
 function verdictText(v: ArtifactVerdict): string {
   switch (v.state) {
@@ -81,28 +82,8 @@ export async function statusVerb(homeFlag: string | undefined, id: string | unde
     return allOk ? 0 : 1;
   }
   line(live ? `daemon    running (pid ${live.pid}, since ${live.startedAt}), metrics at ${live.metrics}` : `daemon    not running (this view is read from the files in ${paths.home})`);
-  if (servers.length === 0) line(`No servers in ${paths.servers}. Add one with: mcp-warden add <id> -- <command> [args...]`);
-  for (const s of servers) {
-    line(`${s.id}  ${s.allowed ? 'allowed' : 'REFUSED'}  (posture ${s.posture})`);
-    line(`  command   ${[s.command, ...s.args].join(' ')}`);
-    line(`  lock      ${s.lock ? `${s.lock.tools} tools, revision ${s.lock.revision}, ${s.lock.canaryBaselines} canary baseline(s)` : `none (run: mcp-warden lock ${s.id})`}`);
-    line(`  surface   ${s.pinState ? `${String(s.pinState.state)} (${String(s.pinState.source)}, ${String(s.pinState.at)})` : 'not judged in a session yet'}`);
-    line(`  canaries  ${s.lastCanary ? `${s.lastCanary.result} (${String(s.lastCanary.at)})` : 'not run yet'}`);
-    if (s.daemon) {
-      const a = s.daemon.attestation;
-      const v = s.daemon.lastVerification;
-      line(`  watched   ${a ? `${a.state === 'allowed' ? 'allowed' : `REFUSED (${a.state})`} since ${a.since}` : 'not yet checked by the daemon'}`);
-      line(`  verified  ${v ? `${v.surface}${v.detail ? ` (${v.detail})` : ''} at ${v.at}` : 'no scheduled verification yet'}`);
-    }
-    if ('error' in s && s.error) line(`  refused   ${s.error.code}: ${s.error.message}`);
-    if ('artifacts' in s && s.artifacts) {
-      line(`  runs      ${s.resolvedPath}`);
-      for (const a of s.artifacts) {
-        line(`  ${a.kind.padEnd(11)}${a.path}`);
-        line(`             sha256 ${a.sha256}  ${a.note}`);
-        if (a.chain.length > 1) line(`             via ${a.chain.join(' -> ')}`);
-      }
-    }
-  }
+  if (servers.length === 0) line(`No servers in ${paths.servers}. Add one with: mcp-warden add <id> -- <command> [args...], or import a client's configuration with: mcp-warden import <file>`);
+  else if (id) for (const s of servers) printDetail(s);
+  else printOverview(servers);
   return allOk ? 0 : 1;
 }

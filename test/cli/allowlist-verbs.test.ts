@@ -84,8 +84,11 @@ describe('allowlist verbs', () => {
     const r = cli(home, ['status']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`daemon    not running (this view is read from the files in ${home})`);
-    expect(r.stdout).toMatch(/^basic {2}allowed {2}\(posture enforce\)/m);
-    expect(r.stdout).toMatch(/executable \/usr\/bin\/node\n +sha256 [0-9a-f]{64} {2}allowlisted/);
+    expect(r.stdout).toMatch(/^basic +allowed +2 tools +not judged yet +not run yet +\S+\/basic\.mjs$/m);
+    expect(r.stdout).toMatch(/^basic +executable +[0-9a-f]{16} +allowlisted +\/usr\/bin\/node$/m);
+    const one = cli(home, ['status', 'basic']);
+    expect(one.stdout).toMatch(/^basic {2}allowed {2}\(posture enforce\)/m);
+    expect(one.stdout).toMatch(/executable \/usr\/bin\/node\n +sha256 [0-9a-f]{64} {2}allowlisted/);
     cli(home, ['allowlist', 'remove', NODE]);
     const after = cli(home, ['status', 'basic', '--json']);
     expect(after.code).toBe(1);

@@ -1,0 +1,68 @@
+import { line, printTable } from './output.js';
+
+// How `mcp-warden status` reads for a person: one table row per server and one per artifact for the whole
+// home, or every detail of one server (`status <id>`). Scripts use --json, which holds everything.
+
+export interface ServerView {
+  id: string;
+  command: string;
+  args: string[];
+  posture: string;
+  allowed: boolean;
+  resolvedPath?: string;
+  error?: { code: string; message: string };
+  artifacts?: { kind: string; path: string; sha256: string; chain: string[]; state: string; note: string }[];
+  lock: { tools: number; revision: string; surfaceHash: string; canaryBaselines: number } | null;
+  pinState: { state: unknown; source: unknown; at: unknown } | null;
+  lastCanary: { result: string; at: unknown } | null;
+  daemon?: { attestation: { state: string; since: string } | null; lastVerification: { at: string; surface: string; detail?: string } | null };
+}
+
+/** "2026-11-29 14:33Z" from an ISO timestamp. */
+function when(at: unknown): string {
+  return typeof at === 'string' ? `${at.slice(0, 10)} ${at.slice(11, 16)}Z` : '?';
+}
+
+const STATE: Record<string, string> = { allowed: 'allowlisted', not_allowlisted: 'NOT ALLOWLISTED', digest_mismatch: 'CHANGED', digest_at_other_path: 'ELSEWHERE' };
+
+export function printOverview(servers: ServerView[]): void {
+  line();
+  printTable([
+    ['SERVER', 'TRUST', 'LOCK', 'SURFACE', 'CANARIES', 'RUNS'],
+    ...servers.map((s) => [
+      s.id,
+      s.allowed ? 'allowed' : `REFUSED${s.error ? ` (${s.error.code})` : ''}`,
+      s.lock ? `${s.lock.tools} tools` : 'none',
+      s.pinState ? `${String(s.pinState.state)} ${when(s.pinState.at)}` : 'not judged yet',
+      s.lastCanary ? `${s.lastCanary.result} ${when(s.lastCanary.at)}` : 'not run yet',
+      s.artifacts?.find((a) => a.kind === 'script')?.path ?? s.resolvedPath ?? s.command,
+    ]),
+  ]);
+  line();
+  printTable([['SERVER', 'KIND', 'SHA256', 'STATE', 'PATH'], ...servers.flatMap((s) => (s.artifacts ?? []).map((a) => [s.id, a.kind, a.sha256.slice(0, 16), STATE[a.state] ?? a.state, a.path]))]);
+  const refused = servers.filter((s) => !s.allowed);
+  if (refused.length > 0) line(`\nRefused: ${refused.map((s) => s.id).join(', ')}. Details: mcp-warden status <id>`);
+}
+
+export function printDetail(s: ServerView): void {
+  line(`${s.id}  ${s.allowed ? 'allowed' : 'REFUSED'}  (posture ${s.posture})`);
+  line(`  command   ${[s.command, ...s.args].join(' ')}`);
+  line(`  lock      ${s.lock ? `${s.lock.tools} tools, revision ${s.lock.revision}, ${s.lock.canaryBaselines} canary baseline(s)` : `none (run: mcp-warden lock ${s.id})`}`);
+  line(`  surface   ${s.pinState ? `${String(s.pinState.state)} (${String(s.pinState.source)}, ${String(s.pinState.at)})` : 'not judged in a session yet'}`);
+  line(`  canaries  ${s.lastCanary ? `${s.lastCanary.result} (${String(s.lastCanary.at)})` : 'not run yet'}`);
+  if (s.daemon) {
+    const a = s.daemon.attestation;
+    const v = s.daemon.lastVerification;
+    line(`  watched   ${a ? `${a.state === 'allowed' ? 'allowed' : `REFUSED (${a.state})`} since ${a.since}` : 'not yet checked by the daemon'}`);
+    line(`  verified  ${v ? `${v.surface}${v.detail ? ` (${v.detail})` : ''} at ${v.at}` : 'no scheduled verification yet'}`);
+  }
+  if (s.error) line(`  refused   ${s.error.code}: ${s.error.message}`);
+  if (s.artifacts) {
+    line(`  runs      ${s.resolvedPath}`);
+    for (const a of s.artifacts) {
+      line(`  ${a.kind.padEnd(11)}${a.path}`);
+      line(`             sha256 ${a.sha256}  ${a.note}`);
+      if (a.chain.length > 1) line(`             via ${a.chain.join(' -> ')}`);
+    }
+  }
+}
