@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -105,6 +105,11 @@ describe('import and unwrap, one client format at a time', () => {
       expect(at(after, e)).toEqual({ ...kept, command: process.execPath, args: wardenArgs(e.id as string) });
       expect(servers()[e.id as string]?.command).toBe(NODE);
     }
+    const wrapped = fs.readFileSync(file);
+    const dry = cli(home, ['unwrap', '--dry-run', file]);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('(dry run: nothing was written)');
+    expect(fs.readFileSync(file)).toEqual(wrapped);
     const r = cli(home, ['unwrap', file]);
     expect(r.code, r.stderr).toBe(0);
     expect(fs.readFileSync(file)).toEqual(original);
@@ -121,7 +126,7 @@ describe('import and unwrap, one client format at a time', () => {
     expect(servers().basic).toMatchObject({ command: NODE, args: [path.join(SERVERS, 'basic.mjs')], env: {}, passEnv: ['API_TOKEN'] });
   }, 60_000);
 
-  it('moves a Cursor entry's cwd into servers.json and out of the client entry', () => {
+  it("moves a Cursor entry's cwd into servers.json and out of the client entry", () => {
     const file = clientFile('cursor');
     importJson(file);
     expect(servers()['basic-in-dir']).toMatchObject({ command: NODE, args: ['basic.mjs'], cwd: SERVERS, passEnv: ['API_TOKEN'] });
@@ -162,6 +167,19 @@ describe('import as a user meets it', () => {
     expect(fs.readFileSync(file)).toEqual(original);
     expect(fs.existsSync(home)).toBe(false);
   });
+
+  it('shows its progress on a terminal, and nothing of it on a pipe', () => {
+    const file = clientFile('claude-desktop');
+    // script(1) gives the command a pseudo-terminal; --yes because a terminal would otherwise be asked.
+    const command = [process.execPath, WARDEN, '--home', home, 'import', '--yes', file].map((a) => `'${a}'`).join(' ');
+    const tty = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', timeout: 60_000 });
+    expect(tty.stdout).toContain("[1/2] resolving and digesting 'basic'...");
+    expect(tty.stdout).toContain("[2/2] enrolling 'leak-secret' (launching it to lock its surface)...");
+    fs.rmSync(home, { recursive: true });
+    const piped = cli(home, ['import', '--yes', file]);
+    expect(piped.stderr).toBe('');
+    expect(piped.stdout).not.toContain('[1/2]');
+  }, 60_000);
 
   it('explains how to pin an npx entry instead of trusting it', () => {
     const file = clientFile('claude-desktop');
