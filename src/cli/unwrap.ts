@@ -23,13 +23,13 @@ type Result = 'restored' | 'changed' | 'missing';
 export async function unwrapVerb(homeFlag: string | undefined, file: string, opts: UnwrapOptions): Promise<number> {
   const paths = resolveHome(homeFlag);
   openHome(paths, false);
-  const abs = path.resolve(file);
+  const cfg = readClientConfig(path.resolve(file));
+  const abs = cfg.file;
   const imports = loadImports(paths);
   const rec = imports.files[abs];
   if (!rec || rec.entries.length === 0) {
     throw new WardenError('USAGE', `the warden has no record of importing ${abs} (in ${paths.imports}), so there is nothing to unwrap. Was it imported with another --home?`);
   }
-  const cfg = readClientConfig(abs);
   const byLocation = new Map(cfg.entries.map((e) => [locationKey(e.location), e]));
   const splices: Splice[] = [];
   const outcomes: { name: string; id: string; result: Result; detail?: string }[] = [];
@@ -69,3 +69,4 @@ export async function unwrapVerb(homeFlag: string | undefined, file: string, opt
   }
   return outcomes.every((o) => o.result === 'restored') ? 0 : 1;
 }
+

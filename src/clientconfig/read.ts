@@ -95,7 +95,8 @@ function entriesOf(file: string, text: string, container: Node | undefined, pref
   }));
 }
 
-export function parseClientConfig(file: string, text: string): ClientConfig {
+/** `named` is the path the user gave (its name says which client); `file` the real file behind it. */
+export function parseClientConfig(file: string, text: string, named = file): ClientConfig {
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   const first = errors[0];
@@ -104,7 +105,7 @@ export function parseClientConfig(file: string, text: string): ClientConfig {
     throw new WardenError('CLIENT_CONFIG_INVALID', `${file} is not valid JSON${at}. Nothing was changed.`);
   }
   if (root.type !== 'object') throw new WardenError('CLIENT_CONFIG_INVALID', `${file}: expected a JSON object at the top level. Nothing was changed.`);
-  const kind = kindOf(file, root);
+  const kind = kindOf(named, root);
   const top = properties(file, text, root, 'the top level');
   const entries: ClientEntry[] = [];
   if (kind === 'vscode') entries.push(...entriesOf(file, text, top.get('servers'), ['servers']));
@@ -122,15 +123,19 @@ export function parseClientConfig(file: string, text: string): ClientConfig {
   return { file, kind, text, entries };
 }
 
-export function readClientConfig(file: string): ClientConfig {
+/** Reads the file `given` names; through a symlink (a dotfiles manager's), the real file is the one read and
+ *  later written, so the link stays a link. */
+export function readClientConfig(given: string): ClientConfig {
   let text: string;
+  let file = given;
   try {
+    file = fs.realpathSync(given);
     const st = fs.statSync(file);
     if (!st.isFile()) throw new Error('not a regular file');
     if (st.size > MAX_FILE) throw new Error(`larger than ${MAX_FILE} bytes`);
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new WardenError('FILE_UNREADABLE', `cannot read the client configuration ${file}: ${(err as Error).message}.`);
+    throw new WardenError('FILE_UNREADABLE', `cannot read the client configuration ${given}: ${(err as Error).message}.`);
   }
-  return parseClientConfig(file, text);
+  return parseClientConfig(file, text, given);
 }

@@ -168,6 +168,20 @@ describe('import as a user meets it', () => {
     expect(fs.existsSync(home)).toBe(false);
   });
 
+  it('writes through a symlinked config file (a dotfiles manager\'s) and leaves the link a link', () => {
+    const real = clientFile('claude-desktop');
+    const original = fs.readFileSync(real);
+    const link = path.join(dir, 'claude_desktop_config.json');
+    fs.symlinkSync(real, link);
+    const { report } = importJson(link);
+    expect(report.file).toBe(real);
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(fs.readFileSync(link, 'utf8')).mcpServers.basic.args).toEqual(wardenArgs('basic'));
+    expect(cli(home, ['unwrap', link]).code).toBe(0);
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(fs.readFileSync(real)).toEqual(original);
+  }, 60_000);
+
   it('shows its progress on a terminal, and nothing of it on a pipe', () => {
     const file = clientFile('claude-desktop');
     // script(1) gives the command a pseudo-terminal; --yes because a terminal would otherwise be asked.
