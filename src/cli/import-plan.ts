@@ -30,10 +30,15 @@ export interface Outcome {
   detail?: string;
 }
 
+/** The home a client's `mcp-warden run` uses without --home (the client's environment has no MCP_WARDEN_HOME). */
+export function defaultHome(): string {
+  const { MCP_WARDEN_HOME: _, ...env } = process.env;
+  return resolveHome(undefined, env).home;
+}
+
 /** How a client launches the warden: the node running it, its script, and --home unless it is the default. */
 export function wardenLaunch(paths: HomePaths): { command: string; prefix: string[] } {
-  const { MCP_WARDEN_HOME: _, ...env } = process.env;
-  const isDefault = resolveHome(undefined, env).home === paths.home;
+  const isDefault = defaultHome() === paths.home;
   return { command: process.execPath, prefix: [path.resolve(process.argv[1] as string), ...(isDefault ? [] : ['--home', paths.home])] };
 }
 

@@ -11,7 +11,7 @@ import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { loadServers } from '../store/servers.js';
 import { describeArtifact, lockAndBaseline, planEnrollment, trustAndAdd } from './enroll.js';
-import { chooseId, propose, outcomeOf, specFor, wardenLaunch, wrapInto, type Outcome, type Proposal } from './import-plan.js';
+import { chooseId, defaultHome, propose, outcomeOf, specFor, wardenLaunch, wrapInto, type Outcome, type Proposal } from './import-plan.js';
 import { installPinned } from './install-npm.js';
 import { confirm, line, printJson, progress, progressDone } from './output.js';
 
@@ -55,6 +55,14 @@ async function resolveNpx(paths: HomePaths, p: Proposal, taken: Set<string>): Pr
   return { ...p, plan, spec, id, reuse, installed: `${installed.name}@${installed.version}` };
 }
 
+/** An entry that launches the warden already: fine if it names a server of this home, refused otherwise. */
+function wrappedOutcome(p: Proposal, target: { id: string; home?: string }, paths: HomePaths, known: Set<string>): Outcome {
+  const home = target.home !== undefined ? path.resolve(target.home) : defaultHome();
+  if (home !== paths.home) return outcomeOf(p, 'refused', `it already runs server '${target.id}' through the warden, but with the home ${home}; to look at it: mcp-warden --home ${home} status ${target.id}`);
+  if (!known.has(target.id)) return outcomeOf(p, 'refused', `it runs 'mcp-warden run ${target.id}', but ${paths.servers} has no server '${target.id}'`);
+  return outcomeOf({ ...p, id: target.id }, 'already', 'already launched through the warden');
+}
+
 function summarize(outcomes: Outcome[]): string {
   const counts = new Map<string, number>();
   for (const o of outcomes) counts.set(o.result, (counts.get(o.result) ?? 0) + 1);
@@ -68,6 +76,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   const launch = wardenLaunch(paths);
   const proposals = propose(cfg, loadServers(paths));
   const taken = new Set(proposals.flatMap((p) => (p.id ? [p.id] : [])));
+  const known = new Set(Object.keys(loadServers(paths).servers));
   const outcomes: Outcome[] = [];
   const say = (m: string): void => void (opts.json ? process.stderr.write(m + '\n') : line(m));
 
@@ -75,7 +84,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   const todo: Proposal[] = [];
   for (const p of proposals) {
     if (p.plan.action === 'remote') outcomes.push(outcomeOf(p, 'remote', `${p.plan.url || 'a remote server'}: not a local process, left as it is`));
-    else if (p.plan.action === 'wrapped') outcomes.push(outcomeOf(p, 'already', 'already launched through the warden'));
+    else if (p.plan.action === 'wrapped') outcomes.push(wrappedOutcome(p, p.plan, paths, known));
     else if (p.plan.action === 'refused') outcomes.push(outcomeOf(p, 'refused', p.plan.reason));
     else if (p.plan.action === 'npx' && !opts.install) outcomes.push(outcomeOf(p, 'refused', `${p.plan.refusal} Or let the warden do it: mcp-warden import --install ${cfg.file}`));
     else todo.push(p);
@@ -101,7 +110,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
       for (const a of plan.artifacts) say(describeArtifact(a));
     }
     if (!(await confirm(`Trust these, enroll ${planned.length} server(s) and rewrite ${cfg.file}? [y/N] `))) {
-      say('Nothing was changed.');
+      say('Nothing was enrolled and the file was not changed.');
       return 1;
     }
   }

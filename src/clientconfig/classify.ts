@@ -8,7 +8,7 @@ import type { ClientEntry } from './read.js';
 export type EntryPlan =
   | { action: 'import'; command: string; args: string[]; cwd?: string; env: Record<string, string> }
   | { action: 'npx'; pkg: string; args: string[]; env: Record<string, string>; cwd?: string; refusal: string }
-  | { action: 'wrapped' }
+  | { action: 'wrapped'; id: string; home?: string }
   | { action: 'remote'; url: string }
   | { action: 'refused'; reason: string };
 
@@ -16,15 +16,17 @@ const REMOTE_TYPES = new Set(['http', 'sse', 'streamable-http', 'streamableHttp'
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NPX_FLAGS = new Set(['-y', '--yes', '-q', '--quiet', '--no-install']);
 
-/** Whether an entry already launches the warden (`<node> <.../main.js|mcp-warden> [--home H] run <id>`). */
-export function isWrapped(value: unknown): boolean {
-  if (!value || typeof value !== 'object') return false;
+/** The server id (and --home) of an entry that already launches the warden (`[node] <mcp-warden|.../main.js>
+ *  [--home H] run <id>`), or undefined. */
+export function wardenTarget(value: unknown): { id: string; home?: string } | undefined {
+  if (!value || typeof value !== 'object') return undefined;
   const args = (value as { args?: unknown }).args;
-  if (!Array.isArray(args)) return false;
-  const command = String((value as { command?: unknown }).command ?? '');
-  const words = [command, ...args.map(String)];
+  if (!Array.isArray(args)) return undefined;
+  const words = [String((value as { command?: unknown }).command ?? ''), ...args.map(String)];
   const run = words.indexOf('run');
-  return run > 0 && words.slice(0, run).some((w) => /(^|\/)mcp-warden$|\/dist\/cli\/main\.js$/.test(w));
+  if (run < 1 || !words.slice(0, run).some((w) => /(^|\/)mcp-warden$|\/dist\/cli\/main\.js$/.test(w))) return undefined;
+  const home = words.indexOf('--home');
+  return { id: words[run + 1] ?? '', ...(home > 0 && home < run ? { home: words[home + 1] as string } : {}) };
 }
 
 function npxPackage(args: string[]): { pkg: string; rest: string[] } | undefined {
@@ -40,7 +42,8 @@ export function classify(entry: ClientEntry, configDir: string): EntryPlan {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return { action: 'refused', reason: 'the entry is not an object' };
   const o = v as Record<string, unknown>;
   if (typeof o.url === 'string' || (typeof o.type === 'string' && REMOTE_TYPES.has(o.type))) return { action: 'remote', url: typeof o.url === 'string' ? o.url : '' };
-  if (isWrapped(o)) return { action: 'wrapped' };
+  const target = wardenTarget(o);
+  if (target) return { action: 'wrapped', ...target };
   if (o.type !== undefined && o.type !== 'stdio') return { action: 'refused', reason: `unknown transport type ${JSON.stringify(o.type)}` };
   if (typeof o.command !== 'string' || o.command === '') return { action: 'refused', reason: 'no "command"' };
   if (o.args !== undefined && (!Array.isArray(o.args) || o.args.some((a) => typeof a !== 'string'))) return { action: 'refused', reason: '"args" is not a list of strings' };

@@ -156,6 +156,15 @@ describe('import as a user meets it', () => {
     expect(fs.readdirSync(path.join(home, 'backups'))).toEqual(backups);
   }, 60_000);
 
+  it('refuses an entry that already runs through the warden but with another home, naming that home', () => {
+    const file = clientFile('claude-desktop');
+    importJson(file);
+    const other = path.join(dir, 'other-home');
+    const r = cli(other, ['import', '--yes', '--json', file]);
+    const basic = (JSON.parse(r.stdout) as Report).entries.find((e) => e.name === 'basic');
+    expect(basic).toMatchObject({ result: 'refused', detail: `it already runs server 'basic' through the warden, but with the home ${home}; to look at it: mcp-warden --home ${home} status basic` });
+  }, 60_000);
+
   it('shows the change as a diff with --dry-run and writes nothing, not even the home', () => {
     const file = clientFile('claude-desktop');
     const original = fs.readFileSync(file);
