@@ -1,17 +1,13 @@
 import type { Readable, Writable } from 'node:stream';
-import type { AuditEvent } from '../audit/events.js';
 import { LineFramer } from '../protocol/framing.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { classify, errorResponse } from '../protocol/message.js';
-import { admitHandshake, DEFAULT_CAPS, InadmissibleError, type SurfaceCaps } from '../surface/admit.js';
-import type { LockEntry } from '../surface/lockfile.js';
-import type { Posture } from '../surface/posture.js';
-import { DEFAULT_CHANNEL_LIMITS, OWN_ID_PREFIX, ProtocolError, ServerChannel, type ChannelLimits, type ServerMessage } from './channel.js';
-import { evaluate, latencyOnly, type Baseline, type LatencyPolicy } from '../canary/baseline.js';
-import type { ProbeSpec } from '../canary/probe.js';
-import { runProbe } from './canary-run.js';
+import { admitHandshake, InadmissibleError } from '../surface/admit.js';
+import { OWN_ID_PREFIX, ProtocolError, ServerChannel, type ServerMessage } from './channel.js';
+import { runSessionCanaries } from './session-canaries.js';
+import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
 import { judgeClientPage } from './client-listing.js';
-import { SurfaceJudge, type JudgeConfig, type ListingSource } from './judge.js';
+import { SurfaceJudge, type ListingSource } from './judge.js';
 import { listAllTools, listCatalogs } from './listing.js';
 
 // The in-band session. The bytes the client and the server exchange are relayed as they are, except where
@@ -25,36 +21,7 @@ import { listAllTools, listCatalogs } from './listing.js';
 // - notifications/tools/list_changed, and every N calls or T ms, trigger a re-list before anything else moves.
 // What is not forwarded is answered or reported, never dropped silently (docs/adr/0006).
 
-export interface SessionConfig {
-  serverId: string;
-  posture: Posture;
-  entry: LockEntry | undefined;
-  extra: JudgeConfig['extra'];
-  caps: SurfaceCaps;
-  channel: ChannelLimits;
-  relistAfterCalls: number;
-  relistAfterMs: number;
-  audit: (e: AuditEvent) => void;
-  report: (message: string) => void;
-  /** Canaries run at session start, before the client is released (none without baselines). */
-  canaries?: { probes: ProbeSpec[]; baselines: Record<string, Baseline>; policy: LatencyPolicy; samples: number };
-  /** Runs once before anything from the server reaches the client; a throw closes the session. */
-  beforeRelease?: () => Promise<void>;
-}
-
-export const SESSION_DEFAULTS = { caps: DEFAULT_CAPS, channel: DEFAULT_CHANNEL_LIMITS };
-
-export type SessionEnd =
-  | { cause: 'client_eof' }
-  | { cause: 'server_eof' }
-  | { cause: 'protocol_error' | 'verification_failed' | 'surface_refused' | 'inadmissible'; message: string };
-
-export interface SessionStats {
-  nonJsonLines: number;
-  oversizeLines: number;
-  refusedClientLines: number;
-  refusedCalls: number;
-}
+export { SESSION_DEFAULTS, type SessionConfig, type SessionEnd } from './session-config.js';
 
 const INVALID_REQUEST = -32600;
 const PARSE_ERROR = -32700;
@@ -278,7 +245,7 @@ export class Session {
       if (this.cfg.extra?.catalogs && Object.keys(this.cfg.extra.catalogs).length > 0) {
         this.judge.judgeCatalogs(await listCatalogs(this.server, this.judge.handshake, this.cfg.caps));
       }
-      await this.runCanaries();
+      await runSessionCanaries(this.server, this.cfg);
       await this.checkBeforeRelease();
     } catch (err) {
       this.failFrom(err);
@@ -287,30 +254,6 @@ export class Session {
     this.released = true;
     this.toClient(heldBytes);
     for (const b of this.held.splice(0)) this.toClient(b);
-  }
-
-  /** Session-start canaries: their answers never reach the client; a failure refuses the session in enforce. */
-  private async runCanaries(): Promise<void> {
-    const c = this.cfg.canaries;
-    if (!c) return;
-    const failures: string[] = [];
-    for (const probe of c.probes) {
-      const base = c.baselines[probe.name];
-      if (!base) continue;
-      let verdict = evaluate(base, await runProbe(this.server, probe, c.samples), c.policy);
-      // A latency-only failure is sampled again (twice): a shim's added delay is in every sample, a load spike
-      // is not. Shape and text failures are final at once.
-      for (let retry = 0; retry < 2 && latencyOnly(verdict); retry++) {
-        verdict = evaluate(base, await runProbe(this.server, probe, c.samples), c.policy);
-      }
-      this.cfg.audit({ event: 'canary', server: this.cfg.serverId, probe: probe.name, result: verdict.pass ? 'pass' : 'fail', failed: verdict.failed, medianMs: verdict.medianMs, thresholdMs: verdict.thresholdMs, source: 'session' });
-      if (!verdict.pass) {
-        const why = `canary "${probe.name}" failed (${verdict.failed.join(', ')}; median ${verdict.medianMs} ms, limit ${verdict.thresholdMs} ms)`;
-        failures.push(why);
-        this.cfg.report(`server '${this.cfg.serverId}': ${why}${this.cfg.posture === 'monitor' ? '; allowed (monitor)' : ''}. Check with: mcp-warden canary check ${this.cfg.serverId}`);
-      }
-    }
-    if (failures.length > 0 && this.cfg.posture === 'enforce') throw new SurfaceRefusal(failures.join('; '));
   }
 
   private async checkBeforeRelease(): Promise<void> {
@@ -395,4 +338,3 @@ export class Session {
   }
 }
 
-class SurfaceRefusal extends Error {}

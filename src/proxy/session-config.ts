@@ -1,0 +1,44 @@
+import type { AuditEvent } from '../audit/events.js';
+import type { Baseline, LatencyPolicy } from '../canary/baseline.js';
+import type { ProbeSpec } from '../canary/probe.js';
+import { DEFAULT_CAPS, type SurfaceCaps } from '../surface/admit.js';
+import type { LockEntry } from '../surface/lockfile.js';
+import type { Posture } from '../surface/posture.js';
+import { DEFAULT_CHANNEL_LIMITS, type ChannelLimits } from './channel.js';
+import type { JudgeConfig } from './judge.js';
+
+// What an in-band session is given, how it ends, and what it counts.
+
+export interface SessionConfig {
+  serverId: string;
+  posture: Posture;
+  entry: LockEntry | undefined;
+  extra: JudgeConfig['extra'];
+  caps: SurfaceCaps;
+  channel: ChannelLimits;
+  relistAfterCalls: number;
+  relistAfterMs: number;
+  audit: (e: AuditEvent) => void;
+  report: (message: string) => void;
+  /** Canaries run at session start, before the client is released (none without baselines). */
+  canaries?: { probes: ProbeSpec[]; baselines: Record<string, Baseline>; policy: LatencyPolicy; samples: number };
+  /** Runs once before anything from the server reaches the client; a throw closes the session. */
+  beforeRelease?: () => Promise<void>;
+}
+
+export const SESSION_DEFAULTS = { caps: DEFAULT_CAPS, channel: DEFAULT_CHANNEL_LIMITS };
+
+export type SessionEnd =
+  | { cause: 'client_eof' }
+  | { cause: 'server_eof' }
+  | { cause: 'protocol_error' | 'verification_failed' | 'surface_refused' | 'inadmissible'; message: string };
+
+export interface SessionStats {
+  nonJsonLines: number;
+  oversizeLines: number;
+  refusedClientLines: number;
+  refusedCalls: number;
+}
+
+/** The session is refused on its surface or its canaries (exit 3), not failed. */
+export class SurfaceRefusal extends Error {}
