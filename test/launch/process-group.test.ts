@@ -1,7 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INITIALIZE, NODE, RawSession, SERVERS, addServer, alive, auditEvents, tempDir } from '../helpers/warden.js';
+import { INITIALIZE, NODE, RawSession, SERVERS, WARDEN, addServer, alive, auditEvents, tempDir } from '../helpers/warden.js';
 
 let home: string;
 let pidFile: string;
@@ -80,5 +81,29 @@ describe('the server process group', () => {
     expect(orphan).toMatchObject({ server: 'grandchild', gone: true });
     expect(orphan?.pids).toEqual(expect.arrayContaining([grandchild]));
     expect(fs.existsSync(path.join(home, 'run', `${pid}.json`))).toBe(false);
+  });
+
+  it('survives a client that stops reading: no crash on EPIPE, the session ends at stdin EOF and the group is stopped', async () => {
+    const s = new RawSession(home, 'basic');
+    s.send(INITIALIZE + '\n');
+    await s.message(1);
+    const stdout = s.proc.stdout;
+    stdout.destroy(); // the client's read end is gone: the warden's next writes fail with EPIPE
+    s.send('{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n');
+    s.send('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"into the void"}}}\n');
+    s.close();
+    const exit = await s.exited;
+    expect(exit.code).toBe(0);
+    expect(s.stderr).not.toMatch(/EPIPE|\n\s+at /);
+    expect(lastExit('basic')).toMatchObject({ cause: 'client_eof' });
+  });
+});
+
+describe('a verb whose reader goes away', () => {
+  it('exits quietly when its stdout is closed early (| head)', () => {
+    const r = spawnSync('sh', ['-c', `'${process.execPath}' '${WARDEN}' --home '${home}' audit show | head -c 10`], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toHaveLength(10);
+    expect(r.stderr).toBe('');
   });
 });
