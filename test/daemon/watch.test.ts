@@ -160,6 +160,22 @@ describe('the daemon watching allowlisted files', () => {
     await expectAlert(/DIGEST_MISMATCH/);
   });
 
+  it('alerts when the whole package directory is swapped for an edited copy', async () => {
+    const root = path.join(shared, 'servers');
+    const copy = path.join(shared, 'servers.new');
+    const old = path.join(shared, 'servers.old');
+    fs.cpSync(root, copy, { recursive: true });
+    fs.appendFileSync(path.join(copy, 'lib/rpc.mjs'), '// appended\n');
+    try {
+      fs.renameSync(root, old);
+      fs.renameSync(copy, root);
+      await expectAlert(/DIGEST_MISMATCH/);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.renameSync(old, root);
+    }
+  });
+
   it('refuses an invalid allowlist edit with an alert and keeps the last good one', async () => {
     fs.writeFileSync(path.join(home, 'allowlist.json'), '{"version":1,"entries":[');
     await waitFor(() => /refused the new configuration/.test(stderr), 'the refusal');
