@@ -36,10 +36,15 @@ export function defaultHome(): string {
   return resolveHome(undefined, env).home;
 }
 
+/** The warden's own script, as this process was started (an npm bin link stays a link: it survives upgrades). */
+export function wardenScript(): string {
+  return path.resolve(process.argv[1] as string);
+}
+
 /** How a client launches the warden: the node running it, its script, and --home unless it is the default. */
 export function wardenLaunch(paths: HomePaths): { command: string; prefix: string[] } {
   const isDefault = defaultHome() === paths.home;
-  return { command: process.execPath, prefix: [path.resolve(process.argv[1] as string), ...(isDefault ? [] : ['--home', paths.home])] };
+  return { command: process.execPath, prefix: [wardenScript(), ...(isDefault ? [] : ['--home', paths.home])] };
 }
 
 export function specFor(plan: Extract<EntryPlan, { action: 'import' }>): EnrollSpec {
@@ -66,7 +71,7 @@ export function chooseId(entry: ClientEntry, spec: EnrollSpec, servers: ServersF
 export function propose(cfg: ClientConfig, servers: ServersFile): Proposal[] {
   const taken = new Set<string>();
   return cfg.entries.map((entry) => {
-    const plan = classify(entry, path.dirname(cfg.file));
+    const plan = classify(entry, wardenScript());
     if (plan.action !== 'import') return { entry, plan };
     const spec = specFor(plan);
     const { id, reuse } = chooseId(entry, spec, servers, taken);

@@ -16,15 +16,16 @@ const REMOTE_TYPES = new Set(['http', 'sse', 'streamable-http', 'streamableHttp'
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NPX_FLAGS = new Set(['-y', '--yes', '-q', '--quiet', '--no-install']);
 
-/** The server id (and --home) of an entry that already launches the warden (`[node] <mcp-warden|.../main.js>
- *  [--home H] run <id>`), or undefined. */
-export function wardenTarget(value: unknown): { id: string; home?: string } | undefined {
+/** The server id (and --home) of an entry that already launches the warden (`[node] <warden> [--home H] run
+ *  <id>`, where <warden> is `wardenScript`, a file named mcp-warden, or an installed mcp-warden's main.js). */
+export function wardenTarget(value: unknown, wardenScript: string): { id: string; home?: string } | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const args = (value as { args?: unknown }).args;
   if (!Array.isArray(args)) return undefined;
   const words = [String((value as { command?: unknown }).command ?? ''), ...args.map(String)];
   const run = words.indexOf('run');
-  if (run < 1 || !words.slice(0, run).some((w) => /(^|\/)mcp-warden$|\/dist\/cli\/main\.js$/.test(w))) return undefined;
+  const isWarden = (w: string): boolean => w === wardenScript || /(^|\/)mcp-warden$|\/mcp-warden\/dist\/cli\/main\.js$/.test(w);
+  if (run < 1 || !words.slice(0, run).some(isWarden)) return undefined;
   const home = words.indexOf('--home');
   return { id: words[run + 1] ?? '', ...(home > 0 && home < run ? { home: words[home + 1] as string } : {}) };
 }
@@ -37,12 +38,12 @@ function npxPackage(args: string[]): { pkg: string; rest: string[] } | undefined
   return { pkg, rest: args.slice(i + 1) };
 }
 
-export function classify(entry: ClientEntry, configDir: string): EntryPlan {
+export function classify(entry: ClientEntry, wardenScript: string): EntryPlan {
   const v = entry.value;
   if (!v || typeof v !== 'object' || Array.isArray(v)) return { action: 'refused', reason: 'the entry is not an object' };
   const o = v as Record<string, unknown>;
   if (typeof o.url === 'string' || (typeof o.type === 'string' && REMOTE_TYPES.has(o.type))) return { action: 'remote', url: typeof o.url === 'string' ? o.url : '' };
-  const target = wardenTarget(o);
+  const target = wardenTarget(o, wardenScript);
   if (target) return { action: 'wrapped', ...target };
   if (o.type !== undefined && o.type !== 'stdio') return { action: 'refused', reason: `unknown transport type ${JSON.stringify(o.type)}` };
   if (typeof o.command !== 'string' || o.command === '') return { action: 'refused', reason: 'no "command"' };
@@ -62,7 +63,8 @@ export function classify(entry: ClientEntry, configDir: string): EntryPlan {
   let cwd: string | undefined;
   if (o.cwd !== undefined) {
     if (typeof o.cwd !== 'string' || o.cwd.includes('${')) return { action: 'refused', reason: '"cwd" is not a plain path (variables such as ${workspaceFolder} are resolved by the client at launch, not known here)' };
-    cwd = path.resolve(configDir, o.cwd);
+    if (!path.isAbsolute(o.cwd)) return { action: 'refused', reason: `"cwd" ${JSON.stringify(o.cwd)} is relative: the client resolves it against its own working directory, which the warden cannot know; make it absolute` };
+    cwd = o.cwd;
   }
   const command = o.command;
   const args = (o.args as string[] | undefined) ?? [];
