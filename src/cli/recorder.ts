@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import { Alerter } from '../alert/dispatch.js';
 import type { SinkConfig } from '../alert/sinks.js';
 import type { AuditEvent } from '../audit/events.js';
