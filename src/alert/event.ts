@@ -16,6 +16,7 @@ export function isAlert(e: AuditEvent): boolean {
       return e.result === 'fail';
     case 'tier_widening_blocked':
     case 'call_refused':
+    case 'read_refused':
     case 'surface_inadmissible':
     case 'catalog_drift':
     case 'binary_changed':
@@ -27,11 +28,16 @@ export function isAlert(e: AuditEvent): boolean {
   }
 }
 
+/** Control characters (a newline in a name could forge a second alert line) written as \uXXXX. */
+function escaped(v: unknown): string {
+  return String(v).replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** One line a human reads on a terminal or in a client's MCP log. */
 export function oneLine(e: AlertEvent): string {
   const facts = Object.entries(e)
     .filter(([k, v]) => !['ts', 'event', 'server', 'prev'].includes(k) && (typeof v !== 'object' || v === null))
-    .map(([k, v]) => `${k}=${String(v)}`)
+    .map(([k, v]) => `${k}=${escaped(v)}`)
     .join(' ');
   return `mcp-warden ALERT ${e.event}${'server' in e ? ` server=${e.server}` : ''}${facts ? ` ${facts}` : ''}`;
 }

@@ -95,6 +95,16 @@ export interface CallRefusedEvent {
   reason: string;
 }
 
+/** A prompts/get or resources/read of an item that changed or appeared since the lock (enforce). */
+export interface ReadRefusedEvent {
+  event: 'read_refused';
+  server: string;
+  kind: 'prompt' | 'resource';
+  /** The prompt name or resource URI (at most 128 characters). */
+  id: string;
+  reason: string;
+}
+
 export interface CanaryEvent {
   event: 'canary';
   server: string;
@@ -146,4 +156,4 @@ export interface InadmissibleEvent {
   reason: string;
 }
 
-export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | InadmissibleEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;
+export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;

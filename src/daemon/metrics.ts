@@ -30,6 +30,7 @@ export class WardenMetrics {
         if (e.pinState === 'changed') this.drift.inc({ server, source: String(e.source) });
         break;
       case 'call_refused':
+      case 'read_refused':
         this.refusedCalls.inc({ server });
         break;
       case 'tier_widening_blocked':

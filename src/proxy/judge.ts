@@ -23,6 +23,9 @@ export type ListingSource = 'handshake' | 'relist' | 'client_list';
 export class SurfaceJudge {
   /** Tools the client may call on this session. */
   readonly approved = new Set<string>();
+  /** Prompts and static resources the client may not get or read on this session: changed or added since the
+   *  lock, in enforce (resource templates are reported only: a template does not say which reads it serves). */
+  readonly blocked = { prompts: new Set<string>(), resources: new Set<string>() };
   private lastReported: string | undefined;
   private readonly wideningReported = new Set<string>();
 
@@ -31,12 +34,18 @@ export class SurfaceJudge {
     readonly handshake: Handshake,
   ) {}
 
-  /** Compares the prompts, resources and templates served with the locked digests; reports, never gates. */
+  /** Compares the prompts, resources and templates served with the locked digests; in enforce, a changed or
+   *  added prompt or resource is blocked for this session. */
   judgeCatalogs(live: Catalogs): CatalogChange[] {
     const changes = diffCatalogs(this.cfg.extra?.catalogs, live);
-    if (changes.length > 0) {
-      this.cfg.audit({ event: 'catalog_drift', server: this.cfg.serverId, changes });
-      for (const c of changes.slice(0, 10)) this.cfg.report(`server '${this.cfg.serverId}': ${c.kind} "${c.id.slice(0, 128)}" ${c.state} since the lock (reported; prompts and resources are not gated). Review with: mcp-warden diff ${this.cfg.serverId}`);
+    if (changes.length === 0) return changes;
+    this.cfg.audit({ event: 'catalog_drift', server: this.cfg.serverId, changes });
+    const enforce = this.cfg.posture === 'enforce';
+    for (const c of changes) if (enforce && c.state !== 'removed' && c.kind !== 'resourceTemplates') this.blocked[c.kind].add(c.id);
+    for (const c of changes.slice(0, 10)) {
+      const gated = c.state !== 'removed' && c.kind !== 'resourceTemplates';
+      const what = !gated ? 'reported' : enforce ? `${c.kind === 'prompts' ? 'getting' : 'reading'} it is refused on this session` : 'allowed (monitor)';
+      this.cfg.report(`server '${this.cfg.serverId}': ${c.kind} "${c.id.slice(0, 128)}" ${c.state} since the lock; ${what}. Review with: mcp-warden diff ${this.cfg.serverId}`);
     }
     return changes;
   }

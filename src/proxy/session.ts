@@ -160,6 +160,7 @@ export class Session {
         } else this.state = 'open'; // a stateless client (server/discover …): client listings are judged in-band
       }
       if (msg.method === 'tools/call' && !(await this.admitCall(msg.id, msg.value))) return;
+      if ((msg.method === 'prompts/get' || msg.method === 'resources/read') && !this.admitRead(msg.id, msg.method, msg.value)) return;
       if (msg.method === 'tools/list') this.clientLists.add(msg.id);
       this.pendingClient.add(msg.id);
     } else if (msg.kind === 'notification' && msg.method === 'notifications/initialized' && this.swallowInitialized) {
@@ -187,6 +188,24 @@ export class Session {
     this.cfg.audit({ event: 'call_refused', server: this.cfg.serverId, tool: toolName.slice(0, 128), reason });
     this.cfg.report(`refused a call to tool "${toolName.slice(0, 128)}": ${reason}. Review with: mcp-warden diff ${this.cfg.serverId}`);
     this.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused the call to tool "${toolName.slice(0, 128)}" of server '${this.cfg.serverId}': ${reason}. Run 'mcp-warden diff ${this.cfg.serverId}' to see why.`));
+    return false;
+  }
+
+  /** Refuses getting a prompt or reading a resource that changed or appeared since the lock (enforce). */
+  private admitRead(id: string, method: 'prompts/get' | 'resources/read', value: JsonObject): boolean {
+    const params = value.get('params');
+    const key = method === 'prompts/get' ? 'name' : 'uri';
+    const raw = params instanceof Map ? params.get(key) : undefined;
+    const item = typeof raw === 'string' ? raw : '';
+    const blocked = method === 'prompts/get' ? this.judge?.blocked.prompts : this.judge?.blocked.resources;
+    if (!blocked?.has(item)) return true;
+    const kind = method === 'prompts/get' ? 'prompt' : 'resource';
+    const shown = item.slice(0, 128);
+    const reason = 'changed or added since the lock (enforce)';
+    this.stats.refusedCalls++;
+    this.cfg.audit({ event: 'read_refused', server: this.cfg.serverId, kind, id: shown, reason });
+    this.cfg.report(`refused ${method} of ${kind} "${shown}": ${reason}. Review with: mcp-warden diff ${this.cfg.serverId}`);
+    this.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused ${method} of ${kind} "${shown}" of server '${this.cfg.serverId}': ${reason}. Run 'mcp-warden diff ${this.cfg.serverId}' to see why.`));
     return false;
   }
 
@@ -242,9 +261,8 @@ export class Session {
       this.swallowInitialized = true;
       await this.list('handshake');
       if (this.stopped) return;
-      if (this.cfg.extra?.catalogs && Object.keys(this.cfg.extra.catalogs).length > 0) {
-        this.judge.judgeCatalogs(await listCatalogs(this.server, this.judge.handshake, this.cfg.caps));
-      }
+      // With a warden.lock entry, what the server advertises beyond tools is judged too (an added prompt included).
+      if (this.cfg.extra) this.judge.judgeCatalogs(await listCatalogs(this.server, this.judge.handshake, this.cfg.caps));
       await runSessionCanaries(this.server, this.cfg);
       await this.checkBeforeRelease();
     } catch (err) {

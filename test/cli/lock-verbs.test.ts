@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BASE_TOOLS, MARKER, opened, shapeshifter, type Shifter } from '../helpers/surface.js';
+import { BASE_TOOLS, MARKER, configure, opened, request, shapeshifter, type Shifter } from '../helpers/surface.js';
 import { auditEvents, cli } from '../helpers/warden.js';
 
 let sh: Shifter;
@@ -39,23 +39,41 @@ describe('lock, verify, diff and pin', () => {
     expect(auditEvents(sh.home).filter((e) => e.event === 'surface' && e.source === 'pin')).toHaveLength(2);
   });
 
-  it('digests prompts: a changed prompt is drift for verify, and reported in-band without gating', async () => {
+  it('digests prompts: a changed prompt is drift for verify, and a session in enforce refuses to get it', async () => {
     const prompts = [{ name: 'summarize', description: 'Summarize the text.', arguments: [{ name: 'text', required: true }] }];
     sh = shapeshifter({ toolsRaw: BASE_TOOLS, prompts });
     const lock = JSON.parse(fs.readFileSync(path.join(sh.home, 'warden.lock'), 'utf8')) as { servers: { shifty: { catalogs: { prompts: Record<string, string> } } } };
     expect(Object.keys(lock.servers.shifty.catalogs.prompts)).toEqual(['summarize']);
     expect(cli(sh.home, ['verify']).code).toBe(0);
-    sh.serve({ toolsRaw: BASE_TOOLS, prompts: [{ ...prompts[0], description: `Summarize. ${MARKER}` }] });
+    sh.serve({ toolsRaw: BASE_TOOLS, prompts: [{ ...prompts[0], description: `Summarize. ${MARKER}` }, { name: 'added', description: 'New.' }] });
     const r = cli(sh.home, ['verify', '--json']);
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout)).toMatchObject({ servers: [{ status: 'drift', worst: 'catalog', catalogs: [{ kind: 'prompts', id: 'summarize', state: 'changed' }] }] });
+    expect(JSON.parse(r.stdout)).toMatchObject({ servers: [{ status: 'drift', worst: 'catalog', catalogs: [{ kind: 'prompts', id: 'summarize', state: 'changed' }, { kind: 'prompts', id: 'added', state: 'added' }] }] });
     const s = sh.session();
     expect((await opened(s)).result).toBeDefined();
+    const got = await request(s, 'prompts/get', { name: 'summarize', arguments: { text: 'x' } });
+    expect(got.error).toMatchObject({ code: -32001, message: expect.stringContaining('mcp-warden refused prompts/get of prompt "summarize"') });
+    expect((await request(s, 'prompts/get', { name: 'added' })).error).toMatchObject({ code: -32001 });
+    expect(JSON.stringify(got)).not.toContain(MARKER);
     s.close();
     await s.exited;
-    expect(s.stderr).toContain('prompts "summarize" changed since the lock');
-    expect(auditEvents(sh.home).find((e) => e.event === 'catalog_drift')).toMatchObject({ changes: [{ kind: 'prompts', id: 'summarize', state: 'changed' }] });
+    expect(s.stderr).toContain('prompts "summarize" changed since the lock; getting it is refused on this session');
+    expect(auditEvents(sh.home).find((e) => e.event === 'catalog_drift')).toMatchObject({ changes: [{ kind: 'prompts', id: 'summarize', state: 'changed' }, { kind: 'prompts', id: 'added', state: 'added' }] });
+    expect(auditEvents(sh.home).filter((e) => e.event === 'read_refused')).toMatchObject([{ kind: 'prompt', id: 'summarize' }, { kind: 'prompt', id: 'added' }]);
     expect(fs.readFileSync(path.join(sh.home, 'audit.log'), 'utf8')).not.toContain(MARKER);
+  });
+
+  it('lets a monitor session get a changed prompt, and says so', async () => {
+    const prompts = [{ name: 'summarize', description: 'Summarize the text.' }];
+    sh = shapeshifter({ toolsRaw: BASE_TOOLS, prompts });
+    configure(sh.home, { posture: 'monitor' });
+    sh.serve({ toolsRaw: BASE_TOOLS, prompts: [{ name: 'summarize', description: 'Summarize, differently.' }] });
+    const s = sh.session();
+    await opened(s);
+    expect((await request(s, 'prompts/get', { name: 'summarize' })).result).toMatchObject({ description: 'Summarize, differently.' });
+    s.close();
+    await s.exited;
+    expect(s.stderr).toContain('prompts "summarize" changed since the lock; allowed (monitor)');
   });
 
   it('lock refuses to overwrite an entry, and pin refuses a missing one', () => {

@@ -54,6 +54,10 @@ process.stdin.on('data', (chunk) => {
       }
     } else if (msg.method === 'prompts/list' && s.prompts) {
       out(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify({ prompts: s.prompts })}}`);
+    } else if (msg.method === 'prompts/get' && s.prompts) {
+      const p = s.prompts.find((x) => x.name === msg.params?.name);
+      const result = p ? { description: p.description, messages: [{ role: 'user', content: { type: 'text', text: p.description } }] } : undefined;
+      out(result ? `{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(result)}}` : `{"jsonrpc":"2.0","id":${id},"error":{"code":-32602,"message":"Unknown prompt"}}`);
     } else if (msg.method === 'tools/call') {
       if (!msg.params.name.startsWith('mcp-warden-canary')) calls++; // counts the client's calls only
       out(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"called ${msg.params.name}"}]}}`);
