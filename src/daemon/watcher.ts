@@ -6,8 +6,8 @@ import path from 'node:path';
 // unlink + recreate, cp, mv and ln -sfn, by name (FACTS.md). So every watch here is on a directory (fs.watch,
 // one inotify watch each): the parent of each watched file, and each directory of a package tree, where any
 // entry counts. chokidar did the same for files but took 1.1 s and +50 MB RSS for the 718 directories of the
-// reference servers' trees (fs.watch: 7 ms, +0.2 MB), and re-adding a watched directory could lose an event
-// (docs/adr/0010-watching-directories.md).
+// reference servers' trees (fs.watch: 7 ms, +0.2 MB), and seemed to lose events while re-adding watched
+// directories (docs/adr/0010-watching-directories.md).
 //
 // A directory that does not exist yet is covered by watching its nearest existing ancestor; a directory
 // replaced as a whole is noticed in its parent. Either way the owner re-checks and calls set() again, which
