@@ -74,9 +74,10 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   openHome(paths, !opts.dryRun);
   const cfg = readClientConfig(path.resolve(file));
   const launch = wardenLaunch(paths);
-  const proposals = propose(cfg, loadServers(paths));
+  const servers = loadServers(paths);
+  const proposals = propose(cfg, servers);
   const taken = new Set(proposals.flatMap((p) => (p.id ? [p.id] : [])));
-  const known = new Set(Object.keys(loadServers(paths).servers));
+  const known = new Set(Object.keys(servers.servers));
   const outcomes: Outcome[] = [];
   const say = (m: string): void => void (opts.json ? process.stderr.write(m + '\n') : line(m));
 
