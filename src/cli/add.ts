@@ -1,7 +1,7 @@
 import { WardenError } from '../error.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
-import { SERVER_ID_RE, loadServers } from '../store/servers.js';
+import { ENV_NAME_RE, SERVER_ID_RE, loadServers } from '../store/servers.js';
 import type { LockEntry } from '../surface/lockfile.js';
 import { describeArtifact, lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec } from './enroll.js';
 import { confirm, line } from './output.js';
@@ -20,7 +20,7 @@ function envOptions(specs: string[]): { env: Record<string, string>; passEnv: st
   for (const spec of specs) {
     const eq = spec.indexOf('=');
     const name = eq < 0 ? spec : spec.slice(0, eq);
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new WardenError('USAGE', `--env ${spec}: '${name}' is not an environment variable name.`);
+    if (!ENV_NAME_RE.test(name)) throw new WardenError('USAGE', `--env ${spec}: '${name}' is not an environment variable name.`);
     if (eq < 0) passEnv.push(name);
     else env[name] = spec.slice(eq + 1);
   }

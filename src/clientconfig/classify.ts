@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { refuseRegistryLaunchers } from '../attest/launchers.js';
 import { WardenError } from '../error.js';
+import { ENV_NAME_RE } from '../store/servers.js';
 import type { ClientEntry } from './read.js';
 
 // What to do with one entry of a client configuration. Nothing here touches the disk.
@@ -13,7 +14,6 @@ export type EntryPlan =
   | { action: 'refused'; reason: string };
 
 const REMOTE_TYPES = new Set(['http', 'sse', 'streamable-http', 'streamableHttp', 'ws']);
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NPX_FLAGS = new Set(['-y', '--yes', '-q', '--quiet', '--no-install']);
 
 /** The server id (and --home) of an entry that already launches the warden (`[node] <warden> [--home H] run
@@ -55,7 +55,7 @@ export function classify(entry: ClientEntry, wardenScript: string): EntryPlan {
   if (o.env !== undefined) {
     if (!o.env || typeof o.env !== 'object' || Array.isArray(o.env)) return { action: 'refused', reason: '"env" is not an object' };
     for (const [k, val] of Object.entries(o.env)) {
-      if (!ENV_NAME.test(k)) return { action: 'refused', reason: `"env" names ${JSON.stringify(k)}, which is not an environment variable name` };
+      if (!ENV_NAME_RE.test(k)) return { action: 'refused', reason: `"env" names ${JSON.stringify(k)}, which is not an environment variable name` };
       if (typeof val !== 'string') return { action: 'refused', reason: `"env" > "${k}" is not a string` };
       env[k] = val;
     }

@@ -10,7 +10,7 @@ export const DEFAULT_TRUSTED_PATH = '/usr/local/bin:/usr/bin:/bin';
 /** Re-list a live session's tools after this many calls or seconds without a listing (docs/formats.md). */
 export const DEFAULT_RELIST = { calls: 200, seconds: 300 };
 export const SERVER_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const absolutePath = v.pipe(v.string(), v.check((p) => path.isAbsolute(p), 'expected an absolute path'));
 const envName = v.pipe(v.string(), v.regex(ENV_NAME_RE, 'expected an environment variable name'));
