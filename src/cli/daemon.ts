@@ -8,6 +8,7 @@ import { ParentDirWatcher, type WatchTarget } from '../daemon/watcher.js';
 import { WardenError } from '../error.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
+import { startTimeOf } from '../launch/proc.js';
 import { sweepAndAudit } from './common.js';
 import { attestInWorker, CONFIG, configTargets, loadGood, type Attested, type Good } from './daemon-watch.js';
 import { scheduledVerifier, type VerificationResult } from './daemon-schedule.js';
@@ -108,12 +109,16 @@ export async function daemonVerb(homeFlag: string | undefined, listen: string): 
         }
       });
   };
-  // A `run` whose connection closes may have died (SIGKILL, OOM): its group is swept at once, and again a little
-  // later, because the kernel closes a dying process's sockets before the process is gone from /proc (until
-  // then its supervisor still looks alive and its group is left alone).
-  const sweepAfterDisconnect = (): void => {
-    sweep();
-    for (const ms of [250, 2_000]) setTimeout(sweep, ms).unref();
+  // A `run` whose connection closes may have died (SIGKILL, OOM): its group is swept once that process is gone.
+  // The kernel closes a dying process's sockets before it leaves /proc, and until then its supervisor still
+  // looks alive to the sweep, so the daemon waits (bounded) for the pid the `run` said it has.
+  const sweepAfterDisconnect = (pid: number | undefined): void => {
+    const deadline = Date.now() + 5_000;
+    const poll = (): void => {
+      if (pid === undefined || startTimeOf(pid) === undefined || Date.now() > deadline) sweep();
+      else setTimeout(poll, 20).unref();
+    };
+    poll();
   };
   const events = await listenForEvents(paths.eventSocket, (e) => metrics.observe(e), sweepAfterDisconnect);
   const started = new Date().toISOString();

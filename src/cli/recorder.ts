@@ -21,6 +21,8 @@ function daemonLink(paths: HomePaths): { send: (e: AuditEvent) => void; close: (
   if (!fs.existsSync(sock)) return { send: () => {}, close: async () => {} };
   const conn = net.connect(sock);
   conn.on('error', () => conn.destroy());
+  // Who is speaking: when this connection drops, the daemon waits for this pid to be gone, then sweeps.
+  conn.write(JSON.stringify({ hello: { pid: process.pid } }) + '\n');
   let closing: Promise<void> | undefined;
   return {
     send: (e) => {

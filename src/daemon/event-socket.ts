@@ -8,15 +8,20 @@ import { LineFramer } from '../protocol/framing.js';
 
 const MAX_LINE = 64 * 1024;
 
-/** `onClose` runs when a sender goes away (a `run` that ended, or died: the daemon sweeps orphans then). */
-export function listenForEvents(socketPath: string, onEvent: (e: Record<string, unknown>) => void, onClose: () => void = () => {}): Promise<net.Server> {
+/** `onClose` runs when a sender goes away (a `run` that ended, or died: the daemon sweeps orphans then), with
+ *  the pid the sender said it has in its first line (`{"hello":{"pid":N}}`), if it said one. */
+export function listenForEvents(socketPath: string, onEvent: (e: Record<string, unknown>) => void, onClose: (pid: number | undefined) => void = () => {}): Promise<net.Server> {
   fs.rmSync(socketPath, { force: true });
   const server = net.createServer((conn) => {
+    let pid: number | undefined;
     const framer = new LineFramer(MAX_LINE, {
       line: (bytes) => {
         try {
           const e = JSON.parse(bytes.toString('utf8')) as unknown;
-          if (e && typeof e === 'object' && !Array.isArray(e)) onEvent(e as Record<string, unknown>);
+          if (!e || typeof e !== 'object' || Array.isArray(e)) return;
+          const hello = (e as { hello?: { pid?: unknown } }).hello;
+          if (hello) pid = Number.isInteger(hello.pid) && (hello.pid as number) > 1 ? (hello.pid as number) : undefined;
+          else onEvent(e as Record<string, unknown>);
         } catch {
           // not an event: ignored (the sender is a `run` of the same user; nothing to answer)
         }
@@ -25,7 +30,7 @@ export function listenForEvents(socketPath: string, onEvent: (e: Record<string, 
     });
     conn.on('data', (d: Buffer) => framer.push(d));
     conn.on('error', () => {});
-    conn.on('close', onClose);
+    conn.on('close', () => onClose(pid));
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
