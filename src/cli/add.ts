@@ -1,4 +1,5 @@
 import { WardenError } from '../error.js';
+import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
 import { ENV_NAME_RE, SERVER_ID_RE, loadServers } from '../store/servers.js';
@@ -40,7 +41,9 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   }
   const { env, passEnv } = envOptions(opts.env);
   const spec: EnrollSpec = { command, args, env, passEnv, posture: opts.posture ?? 'enforce', ...(opts.cwd ? { cwd: opts.cwd } : {}) };
-  const plan = await planEnrollment(paths, id, spec);
+  const cache = loadDigestCache(paths);
+  const plan = await planEnrollment(paths, id, spec, cache);
+  saveDigestCache(paths, cache);
 
   line(`Server '${id}' runs ${plan.file} ${plan.args.join(' ')}`);
   line('It depends on these artifacts, which will be allowlisted:');

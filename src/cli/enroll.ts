@@ -1,8 +1,8 @@
-import { planLaunch, type Artifact, type LaunchPlan } from '../attest/plan.js';
+import type { DigestCache } from '../attest/cache.js';
+import { planLaunch, type Artifact, type LaunchPlan, type TreeMemo } from '../attest/plan.js';
 import { appendAudit } from '../audit/log.js';
 import { WardenError } from '../error.js';
 import { loadAllowlist, saveAllowlist, upsertEntry } from '../store/allowlist.js';
-import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, newServerConfig, saveServers } from '../store/servers.js';
 import type { LockEntry } from '../surface/lockfile.js';
@@ -29,11 +29,10 @@ export interface Enrollment {
   lockError?: WardenError;
 }
 
-export async function planEnrollment(paths: HomePaths, id: string, spec: EnrollSpec): Promise<LaunchPlan> {
-  const cache = loadDigestCache(paths);
-  const plan = await planLaunch({ serverId: id, command: spec.command, args: spec.args, cwd: spec.cwd, trustedPath: loadServers(paths).path }, cache);
-  saveDigestCache(paths, cache);
-  return plan;
+/** Resolves and digests what `spec` runs. The digest cache (and, for several servers, the tree memo) is the
+ *  caller's: loaded once and saved once however many servers it plans. */
+export function planEnrollment(paths: HomePaths, id: string, spec: EnrollSpec, cache: DigestCache, memo?: TreeMemo): Promise<LaunchPlan> {
+  return planLaunch({ serverId: id, command: spec.command, args: spec.args, cwd: spec.cwd, trustedPath: loadServers(paths).path }, cache, memo);
 }
 
 export function describeArtifact(a: Artifact): string {

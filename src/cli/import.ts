@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import type { LaunchPlan } from '../attest/plan.js';
+import type { LaunchPlan, TreeMemo } from '../attest/plan.js';
 import { readClientConfig, CLIENT_LABELS, type ClientConfig } from '../clientconfig/read.js';
 import { WardenError } from '../error.js';
 import { writeAtomic, writeAtomicKeepingMode } from '../store/atomic.js';
+import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import { openHome } from '../store/home.js';
 import { loadImports, locationKey, saveImports, type ImportRecord } from '../store/imports.js';
 import { loadLocks } from '../store/locks.js';
@@ -94,17 +95,21 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
 
   // Resolve and digest everything first, so that what will be trusted is shown before anything is written.
   const planned: { p: Proposal; plan: LaunchPlan }[] = [];
+  const cache = loadDigestCache(paths);
+  const trees: TreeMemo = new Map(); // servers of one package tree digest it once
   for (const [i, raw] of todo.entries()) {
     progress(`[${i + 1}/${todo.length}] resolving and digesting '${raw.entry.name}'...`);
     try {
       const p = await resolveNpx(paths, raw, taken);
-      planned.push({ p, plan: await planEnrollment(paths, p.id as string, p.spec as NonNullable<Proposal['spec']>) });
+      planned.push({ p, plan: await planEnrollment(paths, p.id as string, p.spec as NonNullable<Proposal['spec']>, cache, trees) });
     } catch (err) {
       if (!(err instanceof WardenError)) throw err;
       outcomes.push(outcomeOf(raw, 'refused', `${err.code}: ${err.message}`));
     }
   }
   progressDone();
+  const cacheError = saveDigestCache(paths, cache);
+  if (cacheError) say(cacheError);
   if (planned.length > 0 && process.stdin.isTTY && !opts.yes) {
     for (const { p, plan } of planned) {
       say(`'${p.entry.name}' -> server '${p.id}'${p.reuse ? ' (already in servers.json)' : ''}, runs ${plan.file} ${plan.args.join(' ')}`);
