@@ -37,7 +37,8 @@ export type WardenErrorCode =
   | 'NOTIFY_UNAVAILABLE'
   | 'CLIENT_CONFIG_INVALID'
   | 'CLIENT_CONFIG_CHANGED'
-  | 'INSTALL_FAILED';
+  | 'INSTALL_FAILED'
+  | 'CANARY_STALE';
 
 const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   USAGE: 2,
@@ -75,6 +76,7 @@ const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   CLIENT_CONFIG_INVALID: 2,
   CLIENT_CONFIG_CHANGED: 2,
   INSTALL_FAILED: 3,
+  CANARY_STALE: 1,
 };
 
 export class WardenError extends Error {

@@ -36,6 +36,8 @@ export interface ExitEvent {
   nonJsonLines: number;
   oversizeLines: number;
   refusedClientLines: number;
+  /** Messages from the server that were not forwarded (answers to no waiting request, batches). */
+  refusedServerMessages?: number;
   durationMs: number;
 }
 
@@ -150,10 +152,27 @@ export interface CatalogDriftEvent {
   changes: { kind: string; id: string; state: string }[];
 }
 
+/** A message from the server that was not forwarded: an answer no request waits for (an id of another form,
+ *  unknown, repeated), a late answer to the warden's own request, or a batch. Never the message's content. */
+export interface ServerMessageRefusedEvent {
+  event: 'server_message_refused';
+  server: string;
+  reason: 'unmatched_id' | 'late_answer' | 'batch';
+}
+
+/** A client message that was not forwarded because the warden does not relay it (a batch). */
+export interface ClientMessageRefusedEvent {
+  event: 'client_message_refused';
+  server: string;
+  reason: 'batch';
+  /** How many requests in it were answered with the refusal. */
+  requests: number;
+}
+
 export interface InadmissibleEvent {
   event: 'surface_inadmissible';
   server: string;
   reason: string;
 }
 
-export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;
+export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;

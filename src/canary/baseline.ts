@@ -7,6 +7,8 @@ import type { Observation, Shape } from './probe.js';
 // loaded 2-core machine does not (docs/canaries.md has the calibration).
 
 export interface Baseline {
+  /** The tool the default probe called (drawn at record time); absent for configured probes. */
+  tool?: string;
   shape: Shape;
   h_text: string;
   samples: number;
@@ -30,7 +32,7 @@ function quantile(xs: number[], q: number): number {
 const round = (x: number): number => Math.round(x * 1000) / 1000;
 
 /** A baseline from K observations, which must agree on shape and text (a probe that varies is useless). */
-export function baselineOf(probe: string, obs: Observation[]): Baseline {
+export function baselineOf(probe: string, obs: Observation[], tool?: string): Baseline {
   const first = obs[0];
   if (!first) throw new InadmissibleError(`canary "${probe}" produced no observation`);
   for (const o of obs) {
@@ -39,7 +41,7 @@ export function baselineOf(probe: string, obs: Observation[]): Baseline {
     }
   }
   const l = obs.map((o) => o.latencyMs);
-  return { shape: first.shape, h_text: first.hText, samples: obs.length, p50_ms: round(quantile(l, 0.5)), p95_ms: round(quantile(l, 0.95)), max_ms: round(Math.max(...l)) };
+  return { ...(tool === undefined ? {} : { tool }), shape: first.shape, h_text: first.hText, samples: obs.length, p50_ms: round(quantile(l, 0.5)), p95_ms: round(quantile(l, 0.95)), max_ms: round(Math.max(...l)) };
 }
 
 export interface Verdict {

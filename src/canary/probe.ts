@@ -4,7 +4,9 @@ import { tagged } from '../surface/hash.js';
 
 // A canary is a call the operator chose to be harmless, whose answer was pinned: the shape of the response,
 // its text after declared normalizations, and how long it took. Every server gets one without configuration:
-// a tools/call of a tool name that cannot exist.
+// a tools/call of a tool name the server does not have. The name is drawn when the baseline is recorded and
+// kept with it: an ordinary-looking name, so that nothing in the probe names the warden (docs/adr/0012).
+// Baselines recorded before that carry no name and keep the name they were recorded with.
 
 export interface Normalization {
   pattern: string;
@@ -19,16 +21,41 @@ export interface ProbeSpec {
   normalize: Normalization[];
 }
 
-export const DEFAULT_PROBE: ProbeSpec = {
-  name: 'unknown-tool',
-  tool: 'mcp-warden-canary-no-such-tool',
-  arguments: {},
-  normalize: [],
-};
+export const DEFAULT_PROBE_NAME = 'unknown-tool';
+/** The tool the default probe called before its name was drawn per server. */
+export const LEGACY_DEFAULT_TOOL = 'mcp-warden-canary-no-such-tool';
 
-/** The probes of a server: the default one, then the configured ones. */
-export function probesOf(configured: readonly ProbeSpec[]): ProbeSpec[] {
-  return [DEFAULT_PROBE, ...configured.filter((p) => p.name !== DEFAULT_PROBE.name)];
+const VERBS = ['get', 'list', 'read', 'describe', 'lookup', 'query', 'search', 'show', 'inspect', 'find', 'fetch', 'check'];
+const NOUNS = ['record', 'item', 'entry', 'status', 'summary', 'details', 'metadata', 'report', 'index', 'info', 'history', 'settings'];
+
+/** A tool name that reads like any other and is not one of `taken`. */
+export function drawUnknownTool(taken: ReadonlySet<string>, random: () => number = Math.random): string {
+  const pick = (xs: string[]): string => xs[Math.floor(random() * xs.length)] as string;
+  for (;;) {
+    const name = `${pick(VERBS)}_${pick(NOUNS)}${random() < 0.5 ? '' : `_${pick(NOUNS)}`}`;
+    if (!taken.has(name)) return name;
+  }
+}
+
+/** The probes of a server: the default one (calling `defaultTool`), then the configured ones. */
+export function probesOf(configured: readonly ProbeSpec[], defaultTool: string): ProbeSpec[] {
+  const builtIn: ProbeSpec = { name: DEFAULT_PROBE_NAME, tool: defaultTool, arguments: {}, normalize: [] };
+  return [builtIn, ...configured.filter((p) => p.name !== DEFAULT_PROBE_NAME)];
+}
+
+/** The default probe's tool as its baseline recorded it. */
+export function defaultToolOf(baselines: Record<string, { tool?: string }> | undefined): string {
+  return baselines?.[DEFAULT_PROBE_NAME]?.tool ?? LEGACY_DEFAULT_TOOL;
+}
+
+/** The default probe must never call a tool the server has (its name was drawn as one it did not have). */
+export function collides(probe: ProbeSpec, listed: ReadonlySet<string>): boolean {
+  return probe.name === DEFAULT_PROBE_NAME && listed.has(probe.tool);
+}
+
+/** Why a default probe was not run: its tool became a real tool of the server (calling it could do something). */
+export function collisionMessage(serverId: string, probe: ProbeSpec): string {
+  return `server '${serverId}' now has a tool named "${probe.tool}", the name its default canary calls as one it does not have; the canary was not run. Record new baselines with: mcp-warden canary record ${serverId}`;
 }
 
 /** The shape of an answer: a JSON-RPC error (with its code) or a result (with its isError flag). */

@@ -6,10 +6,11 @@ import { SESSION_DEFAULTS, Session } from '../proxy/session.js';
 import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
-import { probesOf } from '../canary/probe.js';
+import { defaultToolOf, probesOf } from '../canary/probe.js';
 import { sweepAndAudit } from './common.js';
 import { recorder, type Recorder } from './recorder.js';
 import { loadServers } from '../store/servers.js';
+import { saveClientSeen } from '../store/client-seen.js';
 
 /** Canary calls per probe at session start (their median is compared with the pinned envelope). */
 const SESSION_CANARY_SAMPLES = 3;
@@ -74,7 +75,11 @@ export async function runVerb(homeFlag: string | undefined, id: string): Promise
       audit,
       report: say,
       beforeRelease: async () => recheckPlan(plan),
-      ...(locks.warden.get(id)?.canaries ? { canaries: { probes: probesOf(server.canaries), baselines: locks.warden.get(id)?.canaries ?? {}, policy: server.canaryLatency, samples: SESSION_CANARY_SAMPLES } } : {}),
+      clientSeen: (clientInfo) => setImmediate(() => {
+        const problem = saveClientSeen(paths, id, clientInfo);
+        if (problem) say(problem);
+      }),
+      ...(locks.warden.get(id)?.canaries ? { canaries: { probes: probesOf(server.canaries, defaultToolOf(locks.warden.get(id)?.canaries)), baselines: locks.warden.get(id)?.canaries ?? {}, policy: server.canaryLatency, samples: SESSION_CANARY_SAMPLES } } : {}),
     },
   );
   session.start();

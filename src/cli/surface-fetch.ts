@@ -2,6 +2,7 @@ import { WardenError } from '../error.js';
 import { InadmissibleError, DEFAULT_CAPS, type Handshake, type LiveTool } from '../surface/admit.js';
 import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
 import { FULL_CAPABILITIES, fetchOnce } from '../proxy/fetch.js';
+import { loadClientSeen } from '../store/client-seen.js';
 import type { HomePaths } from '../store/paths.js';
 import { attestAndLaunch } from './launch.js';
 import { stopLaunched } from './launch.js';
@@ -26,7 +27,7 @@ async function fetchWith(paths: HomePaths, id: string, offered: string, capabili
   launched.child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
   let noise = 0;
   try {
-    const got = await fetchOnce({ serverIn: launched.child.stdin, serverOut: launched.child.stdout }, offered, capabilities, DEFAULT_CAPS, { ...DEFAULT_CHANNEL_LIMITS, requestTimeoutMs: 20_000 }, () => noise++);
+    const got = await fetchOnce({ serverIn: launched.child.stdin, serverOut: launched.child.stdout }, { offered, clientInfo: loadClientSeen(paths, id) }, capabilities, DEFAULT_CAPS, { ...DEFAULT_CHANNEL_LIMITS, requestTimeoutMs: 20_000 }, () => noise++);
     await stopLaunched(paths, id, launched, 'client_eof', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: true, say });
     return { ...got, plan: launched.plan };
   } catch (err) {

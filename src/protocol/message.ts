@@ -1,12 +1,16 @@
-import { JsonNumber, JsonReadError, readJson, type JsonValue, type ReadLimits } from './json/reader.js';
+import { JsonNumber, JsonReadError, readJson, type JsonValue, type ReadCapture, type ReadLimits } from './json/reader.js';
 
 // Classifying one JSON-RPC line without re-serializing it: its kind, method, and id as the exact JSON text
-// it arrived as (so an id of 9007199254740993 is answered with those digits).
+// it arrived as (so an id of 9007199254740993 is answered with those digits), with the byte span of that id in
+// the line, so that a relay can give the message another id and leave every other byte as it was.
+
+/** Byte offsets [start, end) of the id's value in the line. */
+export type IdSpan = [number, number];
 
 export type Classified =
-  | { kind: 'request'; method: string; id: string; value: Map<string, JsonValue> }
+  | { kind: 'request'; method: string; id: string; idSpan: IdSpan; value: Map<string, JsonValue> }
   | { kind: 'notification'; method: string; value: Map<string, JsonValue> }
-  | { kind: 'response'; id: string; value: Map<string, JsonValue> }
+  | { kind: 'response'; id: string; idSpan: IdSpan; value: Map<string, JsonValue> }
   | { kind: 'batch'; value: JsonValue[] }
   | { kind: 'invalid'; reason: string };
 
@@ -21,8 +25,9 @@ export function idText(v: JsonValue | undefined): string | undefined {
 /** Classifies one line (newline included or not). Never throws. */
 export function classify(line: Uint8Array, limits: ReadLimits): Classified {
   let value: JsonValue;
+  const capture: ReadCapture = {};
   try {
-    value = readJson(line, limits);
+    value = readJson(line, limits, capture);
   } catch (err) {
     if (err instanceof JsonReadError) return { kind: 'invalid', reason: `${err.kind}: ${err.message}` };
     throw err;
@@ -34,10 +39,10 @@ export function classify(line: Uint8Array, limits: ReadLimits): Classified {
   const id = idText(value.get('id'));
   if (hasId && id === undefined) return { kind: 'invalid', reason: 'id is not a string, number or null' };
   if (typeof method === 'string') {
-    return hasId && id !== undefined ? { kind: 'request', method, id, value } : { kind: 'notification', method, value };
+    return hasId && id !== undefined && capture.idSpan ? { kind: 'request', method, id, idSpan: capture.idSpan, value } : { kind: 'notification', method, value };
   }
   if (value.has('method')) return { kind: 'invalid', reason: 'method is not a string' };
-  if (hasId && id !== undefined && (value.has('result') || value.has('error'))) return { kind: 'response', id, value };
+  if (hasId && id !== undefined && capture.idSpan && (value.has('result') || value.has('error'))) return { kind: 'response', id, idSpan: capture.idSpan, value };
   return { kind: 'invalid', reason: 'neither a request, a notification nor a response' };
 }
 
@@ -45,4 +50,11 @@ export function classify(line: Uint8Array, limits: ReadLimits): Classified {
 export function errorResponse(id: string, code: number, message: string, data?: unknown): Buffer {
   const error = data === undefined ? { code, message } : { code, message, data };
   return Buffer.from(`{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(error)}}\n`);
+}
+
+/** The line with its id's bytes replaced by `id` (the JSON text of another id); every other byte is kept. */
+export function withId(line: Buffer, span: IdSpan, id: Buffer): Buffer {
+  const [start, end] = span;
+  if (id.equals(line.subarray(start, end))) return line;
+  return Buffer.concat([line.subarray(0, start), id, line.subarray(end)]);
 }

@@ -1,14 +1,16 @@
 import type { Readable, Writable } from 'node:stream';
 import { LineFramer } from '../protocol/framing.js';
 import type { JsonObject, JsonValue, ReadLimits } from '../protocol/json/reader.js';
-import { classify, type Classified } from '../protocol/message.js';
+import { classify, withId, type Classified } from '../protocol/message.js';
 import { InadmissibleError } from '../surface/admit.js';
+import { RequestStyle } from './request-style.js';
 
-// The warden's side of the server's stdio: frames its stdout, tells apart the responses to the warden's own
-// requests (ids in a reserved string namespace no client may use; they never reach the client) from
-// everything else, and writes to its stdin with backpressure.
-
-export const OWN_ID_PREFIX = 'mcp-warden-';
+// The warden's side of the server's stdio. Every request the server receives, the client's and the warden's
+// own alike, carries an id from one counter (0, 1, 2… as an SDK client numbers them): the server cannot tell
+// whose a request is by its id (docs/adr/0012). A response is accepted only when its id is, lexeme for
+// lexeme, the id of a request still waiting; anything else (another form of the same number, a string, an
+// unknown or repeated id, a batch) is refused and never reaches the client. An answer to the client gets the
+// client's own id back, byte for byte; every other byte of it is relayed as it came.
 
 export interface ChannelLimits {
   maxLine: number;
@@ -23,18 +25,37 @@ export const DEFAULT_CHANNEL_LIMITS: ChannelLimits = {
   requestTimeoutMs: 30_000,
 };
 
-export type ServerMessage = Exclude<Classified, { kind: 'invalid' }>;
+/** A request or notification from the server (its requests use the server's own ids, towards the client). */
+export type ServerMessage = Extract<Classified, { kind: 'request' | 'notification' }>;
+export type ClientRequestMessage = Extract<Classified, { kind: 'request' }>;
+export type ResponseMessage = Extract<Classified, { kind: 'response' }>;
+
+/** A client request forwarded to the server, while it waits for its answer. */
+export interface ClientRequest {
+  method: string;
+  /** The client's id as JSON text (for error answers). */
+  clientId: string;
+  /** The id the server was given, as JSON text. */
+  serverId: string;
+}
+
+/** Why a message from the server was not forwarded. */
+export type RefusedReason = 'unmatched_id' | 'late_answer' | 'batch';
 
 export interface ChannelEvents {
-  /** A message that is not a response to the warden's own request, with its original bytes. */
+  /** A request or notification from the server, with its original bytes. */
   message(msg: ServerMessage, bytes: Buffer): void;
+  /** The answer to a client request, with the client's own id restored in its bytes. */
+  answer(request: ClientRequest, msg: ResponseMessage, bytes: Buffer): void;
+  /** A message that is not forwarded: an answer to no waiting request, or a batch. */
+  refused(reason: RefusedReason, detail: string): void;
   /** A line that is not a JSON-RPC message (log noise). */
   noise(bytes: Buffer, reason: string): void;
   /** A message that no verdict can be built on (the session must close). */
   inadmissible(err: InadmissibleError): void;
   /** A line over the cap; the channel is unusable after this. */
   oversize(seen: number): void;
-  /** The server closed its stdout; `rest` is a final line without newline, if any. */
+  /** The server closed its stdout. */
   end(): void;
 }
 
@@ -45,23 +66,24 @@ export class ProtocolError extends Error {
   }
 }
 
-interface Pending {
-  resolve: (response: JsonObject) => void;
-  reject: (err: Error) => void;
-  timer: NodeJS.Timeout;
-  method: string;
-}
+type Waiting =
+  | { owner: 'warden'; method: string; resolve: (response: JsonObject) => void; reject: (err: Error) => void; timer: NodeJS.Timeout }
+  | { owner: 'client'; request: ClientRequest; clientIdBytes: Buffer }
+  | { owner: 'expired' };
+
+const NO_EVENTS: ChannelEvents = { message() {}, answer() {}, refused() {}, noise() {}, inadmissible() {}, oversize() {}, end() {} };
 
 export class ServerChannel {
-  private nextId = 1;
-  private readonly pending = new Map<string, Pending>();
+  private nextId = 0;
+  private readonly waiting = new Map<string, Waiting>();
   private ended = false;
+  readonly style = new RequestStyle();
 
   constructor(
     private readonly serverIn: Writable,
     serverOut: Readable,
     private readonly limits: ChannelLimits,
-    private readonly on: ChannelEvents,
+    private readonly on: ChannelEvents = NO_EVENTS,
   ) {
     const framer = new LineFramer(limits.maxLine, {
       line: (bytes) => this.onLine(bytes),
@@ -94,15 +116,49 @@ export class ServerChannel {
       this.on.noise(bytes, msg.reason);
       return;
     }
-    if (msg.kind === 'response' && msg.id.startsWith(`"${OWN_ID_PREFIX}`)) {
-      const p = this.pending.get(msg.id);
-      if (!p) return; // a late answer to a request that timed out: never the client's
-      this.pending.delete(msg.id);
-      clearTimeout(p.timer);
-      p.resolve(msg.value);
+    if (msg.kind === 'batch') {
+      // The warden never sends a batch, so no batch can carry an answer it waits for; one is never forwarded.
+      this.on.refused('batch', `a JSON-RPC batch of ${msg.value.length} element(s)`);
       return;
     }
-    this.on.message(msg, bytes);
+    if (msg.kind !== 'response') {
+      this.on.message(msg, bytes);
+      return;
+    }
+    const w = this.waiting.get(msg.id);
+    if (!w) {
+      this.on.refused('unmatched_id', `an answer with id ${shown(msg.id)}, which no waiting request has`);
+      return;
+    }
+    this.waiting.delete(msg.id);
+    if (w.owner === 'expired') this.on.refused('late_answer', `a late answer to a request of the warden's that timed out (id ${msg.id})`);
+    else if (w.owner === 'warden') {
+      clearTimeout(w.timer);
+      w.resolve(msg.value);
+    } else this.on.answer(w.request, msg, withId(bytes, msg.idSpan, w.clientIdBytes));
+  }
+
+  /** Gives a client request the next id; returns what waits for its answer and the bytes to send. */
+  forward(msg: ClientRequestMessage, bytes: Buffer): { request: ClientRequest; bytes: Buffer } {
+    const serverId = String(this.nextId++);
+    const request: ClientRequest = { method: msg.method, clientId: msg.id, serverId };
+    const clientIdBytes = Buffer.from(bytes.subarray(msg.idSpan[0], msg.idSpan[1]));
+    this.waiting.set(serverId, { owner: 'client', request, clientIdBytes });
+    this.style.learn(msg.method, msg.value);
+    return { request, bytes: withId(bytes, msg.idSpan, Buffer.from(serverId, 'latin1')) };
+  }
+
+  /** The server id of a client request still waiting, by the client's id (for a client's cancellation). */
+  serverIdOf(clientId: string): string | undefined {
+    for (const [serverId, w] of this.waiting) if (w.owner === 'client' && w.request.clientId === clientId) return serverId;
+    return undefined;
+  }
+
+  /** Client requests still waiting for an answer, oldest first. */
+  clientRequestsWaiting(): ClientRequest[] {
+    const out: ClientRequest[] = [];
+    for (const w of this.waiting.values()) if (w.owner === 'client') out.push(w.request);
+    return out;
   }
 
   /** Writes bytes to the server; false if it can take no more (the caller may wait for 'drain'). */
@@ -125,7 +181,7 @@ export class ServerChannel {
     const error = response.get('error');
     if (error !== undefined) {
       const m = error instanceof Map ? error.get('message') : undefined;
-      throw new ProtocolError(`the server answered ${method} with an error: ${typeof m === 'string' ? m.slice(0, 200) : 'no message'}`);
+      throw new ProtocolError(`the server answered ${method} with an error: ${typeof m === 'string' ? shown(m, 200) : 'no message'}`);
     }
     return response.get('result');
   }
@@ -133,26 +189,33 @@ export class ServerChannel {
   /** Sends a request of the warden's own and resolves with the whole response message (result or error). */
   requestMessage(method: string, params: Record<string, unknown> | undefined): Promise<JsonObject> {
     if (this.ended) return Promise.reject(new ProtocolError('the server closed its stdout'));
-    const id = JSON.stringify(`${OWN_ID_PREFIX}${this.nextId++}`);
+    const id = String(this.nextId++);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.pending.delete(id);
+        this.waiting.set(id, { owner: 'expired' });
         reject(new ProtocolError(`the server did not answer ${method} within ${this.limits.requestTimeoutMs} ms`));
       }, this.limits.requestTimeoutMs);
-      this.pending.set(id, { resolve, reject, timer, method });
-      this.write(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)}${params === undefined ? '' : `,"params":${JSON.stringify(params)}`}}\n`);
+      this.waiting.set(id, { owner: 'warden', method, resolve, reject, timer });
+      this.write(this.style.build(method, params, id));
     });
   }
 
   notify(method: string): void {
-    this.write(`{"jsonrpc":"2.0","method":${JSON.stringify(method)}}\n`);
+    this.write(this.style.buildNotification(method));
   }
 
   private failAll(err: Error): void {
-    for (const [id, p] of this.pending) {
-      clearTimeout(p.timer);
-      p.reject(err);
-      this.pending.delete(id);
+    for (const [id, w] of this.waiting) {
+      if (w.owner !== 'warden') continue;
+      clearTimeout(w.timer);
+      w.reject(err);
+      this.waiting.delete(id);
     }
   }
+}
+
+/** Server-chosen text for a report: escaped, and cut at `max` characters. */
+function shown(text: string, max = 64): string {
+  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
+  return JSON.stringify(cut).slice(1, -1);
 }

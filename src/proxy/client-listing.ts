@@ -1,8 +1,9 @@
 import type { AuditEvent } from '../audit/events.js';
-import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
+import { readJson, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
 import { serialize } from '../protocol/json/write.js';
 import { errorResponse } from '../protocol/message.js';
 import { InadmissibleError, ListingAdmitter, type SurfaceCaps } from '../surface/admit.js';
+import type { ClientRequest } from './channel.js';
 import type { SurfaceJudge } from './judge.js';
 
 const WARDEN_REFUSED = -32001;
@@ -10,12 +11,13 @@ const WARDEN_REFUSED = -32001;
 /**
  * Judges one page of a tools/list response on its way to the client and returns the bytes to forward: the
  * original bytes when every tool is approved; otherwise the message re-serialized (member order and number
- * lexemes kept) without the tools that are not; an error instead of a page that cannot be admitted.
+ * lexemes kept, the client's id restored) without the tools that are not; an error instead of a page that
+ * cannot be admitted. `bytes` already carry the client's id.
  */
 export function judgeClientPage(
   judge: SurfaceJudge,
   value: Map<string, JsonValue>,
-  id: string,
+  request: ClientRequest,
   bytes: Buffer,
   cfg: { serverId: string; caps: SurfaceCaps; audit: (e: AuditEvent) => void; report: (m: string) => void },
 ): Buffer {
@@ -30,12 +32,13 @@ export function judgeClientPage(
     if (!(err instanceof InadmissibleError)) throw err;
     cfg.audit({ event: 'surface_inadmissible', server: cfg.serverId, reason: err.reason });
     cfg.report(`refused a tools/list page of server '${cfg.serverId}': ${err.reason}`);
-    return errorResponse(id, WARDEN_REFUSED, `mcp-warden refused this tools/list page of server '${cfg.serverId}': ${err.reason}.`);
+    return errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused this tools/list page of server '${cfg.serverId}': ${err.reason}.`);
   }
   const decisions = judge.judge(tools, 'client_list', true);
   const keep = tools.filter((t) => decisions.tools.get(t.name)?.decision === 'allow');
   if (keep.length === tools.length) return bytes;
   const rewritten = new Map(value);
+  rewritten.set('id', readJson(request.clientId));
   rewritten.set('result', new Map([...(result as JsonObject)].map(([k, v]) => [k, k === 'tools' ? keep.map((t) => t.value) : v])));
   return Buffer.from(serialize(rewritten) + '\n');
 }

@@ -26,29 +26,38 @@ export interface ServerStreams {
   serverOut: Readable;
 }
 
+/** Who the warden says it is out of band: the revision it offers and a client identity that is not its own
+ *  (the one last seen in band for the server; docs/adr/0012). */
+export interface OutOfBandClient {
+  offered: string;
+  clientInfo: { name: string; version: string };
+}
+
 /** Opens a classic session as a client of the server (initialize, initialized), answering its requests as a
  * client with no roots would. */
-export async function openAsClient(io: ServerStreams, offered: string, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ channel: ServerChannel; handshake: Handshake }> {
+export async function openAsClient(io: ServerStreams, client: OutOfBandClient, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ channel: ServerChannel; handshake: Handshake }> {
   const channel: ServerChannel = new ServerChannel(io.serverIn, io.serverOut, limits, {
     message: (msg) => {
       if (msg.kind !== 'request') return;
       const reply = msg.method === 'roots/list' ? '{"roots":[]}' : undefined;
       channel.write(reply ? `{"jsonrpc":"2.0","id":${msg.id},"result":${reply}}\n` : `{"jsonrpc":"2.0","id":${msg.id},"error":{"code":-32601,"message":"mcp-warden does not serve ${msg.method.slice(0, 64)} while fetching a surface"}}\n`);
     },
+    answer: () => {}, // the warden is the only client here: every answer is its own
+    refused: (_reason, detail) => onNoise(detail),
     noise: (_b, reason) => onNoise(reason),
     inadmissible: () => {},
     oversize: () => {},
     end: () => {},
   });
-  const result = await channel.request('initialize', { protocolVersion: offered, capabilities, clientInfo: { name: 'mcp-warden', version: '0.1.0' } });
+  const result = await channel.request('initialize', { protocolVersion: client.offered, capabilities, clientInfo: client.clientInfo });
   const handshake = admitHandshake(result, caps);
   channel.notify('notifications/initialized');
   return { channel, handshake };
 }
 
 /** Fetches the surface once over an open server. */
-export async function fetchOnce(io: ServerStreams, offered: string, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs }> {
-  const { channel, handshake } = await openAsClient(io, offered, capabilities, caps, limits, onNoise);
+export async function fetchOnce(io: ServerStreams, client: OutOfBandClient, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs }> {
+  const { channel, handshake } = await openAsClient(io, client, capabilities, caps, limits, onNoise);
   const tools = await listAllTools(channel, caps);
   const catalogs = await listCatalogs(channel, handshake, caps);
   channel.end();

@@ -23,6 +23,8 @@ export type ListingSource = 'handshake' | 'relist' | 'client_list';
 export class SurfaceJudge {
   /** Tools the client may call on this session. */
   readonly approved = new Set<string>();
+  /** Every tool of the last complete listing, approved or not. */
+  readonly listed = new Set<string>();
   /** Prompts and static resources the client may not get or read on this session: changed or added since the
    *  lock, in enforce (resource templates are reported only: a template does not say which reads it serves). */
   readonly blocked = { prompts: new Set<string>(), resources: new Set<string>() };
@@ -61,7 +63,11 @@ export class SurfaceJudge {
       if (partial) diff = { ...diff, tools: diff.tools.filter((t) => t.state !== 'removed') };
       decisions = decide(diff, posture);
     }
-    if (!partial) this.approved.clear();
+    if (!partial) {
+      this.approved.clear();
+      this.listed.clear();
+      for (const t of tools) this.listed.add(t.name);
+    }
     for (const [name, d] of decisions.tools) {
       if (d.decision === 'allow') this.approved.add(name);
       else this.approved.delete(name);

@@ -1,17 +1,23 @@
 import { evaluate, latencyOnly } from '../canary/baseline.js';
+import { collides, collisionMessage } from '../canary/probe.js';
 import { runProbe } from './canary-run.js';
 import type { ServerChannel } from './channel.js';
 import { SurfaceRefusal, type SessionConfig } from './session-config.js';
 
 /** Session-start canaries, run before the client is released: their answers never reach the client, and a
  *  failure refuses the session in enforce (reported, and let through, in monitor). */
-export async function runSessionCanaries(server: ServerChannel, cfg: SessionConfig): Promise<void> {
+export async function runSessionCanaries(server: ServerChannel, cfg: SessionConfig, listed: ReadonlySet<string>): Promise<void> {
   const c = cfg.canaries;
   if (!c) return;
   const failures: string[] = [];
   for (const probe of c.probes) {
     const base = c.baselines[probe.name];
     if (!base) continue;
+    if (collides(probe, listed)) {
+      failures.push(`canary "${probe.name}" was not run`);
+      cfg.report(collisionMessage(cfg.serverId, probe));
+      continue;
+    }
     let verdict = evaluate(base, await runProbe(server, probe, c.samples), c.policy);
     // A latency-only failure is sampled again (twice): a shim's added delay is in every sample, a load spike
     // is not. Shape and text failures are final at once.

@@ -22,6 +22,8 @@ export interface SessionConfig {
   report: (message: string) => void;
   /** Canaries run at session start, before the client is released (none without baselines). */
   canaries?: { probes: ProbeSpec[]; baselines: Record<string, Baseline>; policy: LatencyPolicy; samples: number };
+  /** Told the client's clientInfo from its initialize (out-of-band sessions present it later). */
+  clientSeen?: (clientInfo: unknown) => void;
   /** Runs once before anything from the server reaches the client; a throw closes the session. */
   beforeRelease?: () => Promise<void>;
 }
@@ -37,6 +39,7 @@ export interface SessionStats {
   nonJsonLines: number;
   oversizeLines: number;
   refusedClientLines: number;
+  refusedServerMessages: number;
   refusedCalls: number;
 }
 

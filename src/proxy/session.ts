@@ -1,9 +1,10 @@
 import type { Readable, Writable } from 'node:stream';
 import { LineFramer } from '../protocol/framing.js';
-import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
-import { classify, errorResponse } from '../protocol/message.js';
+import { JsonNumber, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
+import { serialize } from '../protocol/json/write.js';
+import { classify, errorResponse, idText } from '../protocol/message.js';
 import { admitHandshake, InadmissibleError } from '../surface/admit.js';
-import { OWN_ID_PREFIX, ProtocolError, ServerChannel, type ServerMessage } from './channel.js';
+import { ProtocolError, ServerChannel, type ClientRequest, type RefusedReason, type ResponseMessage, type ServerMessage } from './channel.js';
 import { runSessionCanaries } from './session-canaries.js';
 import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
 import { judgeClientPage } from './client-listing.js';
@@ -18,8 +19,11 @@ import { listAllTools, listCatalogs } from './listing.js';
 // - a client tools/list response is judged in-band and loses the tools that are not approved (the only
 //   message the warden re-serializes);
 // - tools/call for a tool not approved on this session is answered with an error and not forwarded;
-// - notifications/tools/list_changed, and every N calls or T ms, trigger a re-list before anything else moves.
-// What is not forwarded is answered or reported, never dropped silently (docs/adr/0006).
+// - notifications/tools/list_changed, and every N calls or T ms, trigger a re-list before anything else moves;
+// - the server sees one id space for the client's requests and the warden's (the channel gives every request
+//   the next number); an answer reaches the client only as the answer to one waiting request of its own;
+// - batches are not relayed in either direction (a client's is answered with an error per request in it).
+// What is not forwarded is answered or reported, never dropped silently (docs/adr/0006, 0012).
 
 export { SESSION_DEFAULTS, type SessionConfig, type SessionEnd } from './session-config.js';
 
@@ -27,20 +31,23 @@ const INVALID_REQUEST = -32600;
 const PARSE_ERROR = -32700;
 const WARDEN_REFUSED = -32001;
 
-type Item = { from: 'client'; bytes: Buffer } | { from: 'server'; msg: ServerMessage; bytes: Buffer; seq: number };
+type Item =
+  | { from: 'client'; bytes: Buffer }
+  | { from: 'server'; msg: ServerMessage; bytes: Buffer; seq: number }
+  | { from: 'server'; answers: ClientRequest; msg: ResponseMessage; bytes: Buffer; seq: number };
 
 export class Session {
-  readonly stats: SessionStats = { nonJsonLines: 0, oversizeLines: 0, refusedClientLines: 0, refusedCalls: 0 };
+  readonly stats: SessionStats = { nonJsonLines: 0, oversizeLines: 0, refusedClientLines: 0, refusedServerMessages: 0, refusedCalls: 0 };
   readonly ended: Promise<SessionEnd>;
   private resolveEnd!: (e: SessionEnd) => void;
   private readonly server: ServerChannel;
   private judge: SurfaceJudge | undefined;
   private state: 'new' | 'initializing' | 'open' = 'new';
+  /** The client's initialize: its own id (for the refusal) and the id the server was given. */
   private initId: string | undefined;
+  private initServerId: string | undefined;
   private swallowInitialized = false;
   private readonly queue: Item[] = [];
-  private readonly pendingClient = new Set<string>();
-  private readonly clientLists = new Set<string>();
   private seq = 0;
   private lastListStartSeq = -1;
   private callsSinceList = 0;
@@ -58,6 +65,8 @@ export class Session {
     this.ended = new Promise((r) => (this.resolveEnd = r));
     this.server = new ServerChannel(io.serverIn, io.serverOut, cfg.channel, {
       message: (msg, bytes) => this.enqueue({ from: 'server', msg, bytes, seq: this.seq++ }),
+      answer: (answers, msg, bytes) => this.enqueue({ from: 'server', answers, msg, bytes, seq: this.seq++ }),
+      refused: (reason, detail) => this.onRefusedServerMessage(reason, detail),
       noise: (bytes, reason) => this.onNoise(bytes, reason),
       inadmissible: (err) => this.failFrom(err),
       oversize: () => {
@@ -106,6 +115,7 @@ export class Session {
       while (this.queue.length > 0 && !this.stopped) {
         const item = this.queue.shift() as Item;
         if (item.from === 'client') await this.onClientLine(item.bytes);
+        else if ('answers' in item) await this.onServerAnswer(item.answers, item.msg, item.bytes);
         else await this.onServerMessage(item.msg, item.bytes, item.seq);
       }
     } catch (err) {
@@ -148,26 +158,62 @@ export class Session {
       this.toClient(errorResponse('null', syntax ? PARSE_ERROR : INVALID_REQUEST, `mcp-warden: not forwarded: ${msg.reason}`));
       return;
     }
+    if (msg.kind === 'batch') {
+      this.refuseClientBatch(msg.value);
+      return;
+    }
     if (msg.kind === 'request') {
-      if (msg.id.startsWith(`"${OWN_ID_PREFIX}`)) {
-        this.toClient(errorResponse(msg.id, INVALID_REQUEST, `mcp-warden: ids starting with "${OWN_ID_PREFIX}" are reserved for the warden`));
-        return;
-      }
-      if (this.state === 'new') {
-        if (msg.method === 'initialize') {
-          this.state = 'initializing';
-          this.initId = msg.id;
-        } else this.state = 'open'; // a stateless client (server/discover …): client listings are judged in-band
-      }
+      const initialize = this.state === 'new' && msg.method === 'initialize';
+      if (this.state === 'new') this.state = initialize ? 'initializing' : 'open'; // a stateless client (server/discover …): client listings are judged in-band
       if (msg.method === 'tools/call' && !(await this.admitCall(msg.id, msg.value))) return;
       if ((msg.method === 'prompts/get' || msg.method === 'resources/read') && !this.admitRead(msg.id, msg.method, msg.value)) return;
-      if (msg.method === 'tools/list') this.clientLists.add(msg.id);
-      this.pendingClient.add(msg.id);
-    } else if (msg.kind === 'notification' && msg.method === 'notifications/initialized' && this.swallowInitialized) {
+      const forwarded = this.server.forward(msg, bytes);
+      if (initialize) {
+        const params = msg.value.get('params');
+        this.cfg.clientSeen?.(params instanceof Map ? params.get('clientInfo') : undefined);
+        this.initId = msg.id;
+        this.initServerId = forwarded.request.serverId;
+      }
+      this.toServer(forwarded.bytes);
+      return;
+    }
+    if (msg.kind === 'notification' && msg.method === 'notifications/initialized' && this.swallowInitialized) {
       this.swallowInitialized = false; // the warden already sent the server its own
       return;
     }
-    this.toServer(bytes);
+    if (msg.kind === 'notification' && msg.method === 'notifications/cancelled') {
+      const out = this.cancellationForServer(msg.value);
+      if (out) this.toServer(out);
+      return;
+    }
+    this.toServer(bytes); // a notification, or the client's answer to a request of the server's (its ids)
+  }
+
+  /** The client's cancellation with the request's id as the server knows it; none when the request is not
+   *  waiting at the server (the warden answered it itself, or the server already did). */
+  private cancellationForServer(value: JsonObject): Buffer | undefined {
+    const params = value.get('params');
+    const clientId = params instanceof Map ? idText(params.get('requestId')) : undefined;
+    const serverId = clientId === undefined ? undefined : this.server.serverIdOf(clientId);
+    if (serverId === undefined) return undefined;
+    const rewritten = new Map(value);
+    rewritten.set('params', new Map([...(params as JsonObject)].map(([k, v]) => [k, k === 'requestId' ? new JsonNumber(serverId) : v])));
+    return Buffer.from(serialize(rewritten) + '\n');
+  }
+
+  /** A client batch (legal in revision 2025-03-26 only) is not relayed: every request in it is answered with
+   *  the refusal, so none waits forever and none reaches the server unjudged. */
+  private refuseClientBatch(elements: JsonValue[]): void {
+    const ids = elements.flatMap((e) => {
+      const id = e instanceof Map && typeof e.get('method') === 'string' ? idText(e.get('id')) : undefined;
+      return id === undefined ? [] : [id];
+    });
+    this.stats.refusedClientLines++;
+    this.cfg.audit({ event: 'client_message_refused', server: this.cfg.serverId, reason: 'batch', requests: ids.length });
+    this.cfg.report(`refused a JSON-RPC batch from the client (${elements.length} element(s)): batches are not relayed; send each message on its own line`);
+    const message = 'mcp-warden: JSON-RPC batches are not relayed; send each message on its own line';
+    if (ids.length === 0) this.toClient(errorResponse('null', INVALID_REQUEST, message));
+    else this.toClient(Buffer.from(`[${ids.map((id) => errorResponse(id, INVALID_REQUEST, message).toString().trimEnd()).join(',')}]\n`));
   }
 
   /** Decides a tools/call: re-lists first when due; refuses a tool not approved on this session. */
@@ -211,28 +257,24 @@ export class Session {
 
   // ---- server to client ----
 
-  private async onServerMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<void> {
+  /** The answer to one waiting client request (its id already the client's own). */
+  private async onServerAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Buffer): Promise<void> {
     if (this.state === 'initializing') {
-      if (msg.kind === 'response' && msg.id === this.initId) await this.handshake(msg.value, bytes);
+      if (request.serverId === this.initServerId) await this.handshake(msg.value, bytes);
       else this.held.push(bytes); // nothing reaches the client before the surface is verified
       return;
     }
-    if (!this.checked) {
-      // A session without a handshake (a stateless client): the load check still runs before the first byte.
-      try {
-        await this.checkBeforeRelease();
-      } catch (err) {
-        this.failFrom(err);
-        return;
-      }
+    if (!(await this.checkedBeforeFirstByte())) return;
+    if (request.method === 'tools/list' && this.judge) this.toClient(judgeClientPage(this.judge, msg.value, request, bytes, this.cfg));
+    else this.toClient(bytes);
+  }
+
+  private async onServerMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<void> {
+    if (this.state === 'initializing') {
+      this.held.push(bytes); // nothing reaches the client before the surface is verified
+      return;
     }
-    if (msg.kind === 'response') {
-      this.pendingClient.delete(msg.id);
-      if (this.clientLists.delete(msg.id)) {
-        this.toClient(this.judgeClientListing(msg.value, msg.id, bytes));
-        return;
-      }
-    }
+    if (!(await this.checkedBeforeFirstByte())) return;
     if (msg.kind === 'notification' && msg.method === 'notifications/tools/list_changed' && this.judge && seq >= this.lastListStartSeq) {
       await this.relist('relist');
       if (this.stopped) return;
@@ -240,9 +282,26 @@ export class Session {
     this.toClient(bytes);
   }
 
+  /** A session without a handshake (a stateless client): the load check still runs before the first byte. */
+  private async checkedBeforeFirstByte(): Promise<boolean> {
+    if (this.checked) return true;
+    try {
+      await this.checkBeforeRelease();
+      return true;
+    } catch (err) {
+      this.failFrom(err);
+      return false;
+    }
+  }
+
+  private onRefusedServerMessage(reason: RefusedReason, detail: string): void {
+    this.stats.refusedServerMessages++;
+    this.cfg.audit({ event: 'server_message_refused', server: this.cfg.serverId, reason });
+    this.cfg.report(`server '${this.cfg.serverId}' sent ${detail}; not forwarded`);
+  }
+
   private async handshake(result: Map<string, JsonValue>, heldBytes: Buffer): Promise<void> {
     this.state = 'open';
-    this.pendingClient.delete(this.initId as string);
     if (!result.has('result')) {
       // The server refused initialize itself: there is no surface; the client sees why.
       try {
@@ -263,7 +322,7 @@ export class Session {
       if (this.stopped) return;
       // With a warden.lock entry, what the server advertises beyond tools is judged too (an added prompt included).
       if (this.cfg.extra) this.judge.judgeCatalogs(await listCatalogs(this.server, this.judge.handshake, this.cfg.caps));
-      await runSessionCanaries(this.server, this.cfg);
+      await runSessionCanaries(this.server, this.cfg, this.judge.listed);
       await this.checkBeforeRelease();
     } catch (err) {
       this.failFrom(err);
@@ -294,11 +353,6 @@ export class Session {
     const tools = await listAllTools(this.server, this.cfg.caps);
     const decisions = (this.judge as SurfaceJudge).judge(tools, source, false);
     if (decisions.serverRefusal) throw new SurfaceRefusal(decisions.serverRefusal);
-  }
-
-  private judgeClientListing(value: Map<string, JsonValue>, id: string, bytes: Buffer): Buffer {
-    if (!this.judge) return bytes;
-    return judgeClientPage(this.judge, value, id, bytes, this.cfg);
   }
 
   private onNoise(bytes: Buffer, reason: string): void {
@@ -340,7 +394,7 @@ export class Session {
   fail(cause: 'protocol_error' | 'verification_failed' | 'surface_refused' | 'inadmissible', message: string): void {
     if (this.stopped) return;
     this.cfg.report(message);
-    const waiting = new Set(this.pendingClient);
+    const waiting = new Set(this.server.clientRequestsWaiting().map((r) => r.clientId));
     if (this.initId && !this.released) waiting.add(this.initId);
     const hint = ` Run 'mcp-warden status ${this.cfg.serverId}' or 'mcp-warden diff ${this.cfg.serverId}' for details.`;
     for (const id of waiting) this.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden closed the session: ${message}.${hint}`, { cause, server: this.cfg.serverId }));

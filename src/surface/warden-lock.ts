@@ -25,6 +25,7 @@ const printSchema = v.strictObject({
 const digests = v.record(v.string(), sha);
 
 const baselineSchema = v.strictObject({
+  tool: v.optional(v.string()),
   shape: v.union([v.strictObject({ kind: v.literal('error'), code: v.nullable(v.number()) }), v.strictObject({ kind: v.literal('result'), isError: v.boolean() })]),
   h_text: sha,
   samples: v.number(),

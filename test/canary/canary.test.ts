@@ -99,7 +99,9 @@ describe('behavioural canaries', () => {
     s.close();
     await s.exited;
     expect(s.stderr).toContain('failed (latency');
-    expect(s.stdoutBytes.toString()).not.toContain('mcp-warden-canary');
+    const drawn = JSON.parse(fs.readFileSync(path.join(home, 'warden.lock'), 'utf8')).servers.fs.canaries['unknown-tool'].tool as string;
+    expect(drawn).toMatch(/^[a-z]+_[a-z]+(_[a-z]+)?$/);
+    expect(s.stdoutBytes.toString()).not.toContain(drawn);
     expect(s.stdoutBytes.toString()).not.toContain('does-not-exist');
   });
 

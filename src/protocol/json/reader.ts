@@ -17,6 +17,12 @@ export interface ReadLimits {
   maxDepth: number;
 }
 
+/** Filled in by readJson when given: where the top-level member "id" of an object sits, as byte offsets into
+ *  the input [start, end) of its value (so a relay can replace the id and keep every other byte). */
+export interface ReadCapture {
+  idSpan?: [number, number];
+}
+
 export const DEFAULT_READ_LIMITS: ReadLimits = { maxBytes: 16 * 1024 * 1024, maxDepth: 64 };
 
 export type JsonReadErrorKind =
@@ -44,7 +50,7 @@ export class JsonReadError extends Error {
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Parses one JSON text. Throws JsonReadError; never returns a partial value. */
-export function readJson(input: Uint8Array | string, limits: ReadLimits = DEFAULT_READ_LIMITS): JsonValue {
+export function readJson(input: Uint8Array | string, limits: ReadLimits = DEFAULT_READ_LIMITS, capture?: ReadCapture): JsonValue {
   let text: string;
   if (typeof input === 'string') {
     text = input;
@@ -61,7 +67,24 @@ export function readJson(input: Uint8Array | string, limits: ReadLimits = DEFAUL
       throw new JsonReadError('invalid_utf8', 'invalid UTF-8', 0, 1, 1);
     }
   }
-  return new Reader(text, limits.maxDepth).document();
+  const reader = new Reader(text, limits.maxDepth);
+  const value = reader.document();
+  if (capture && reader.idSpan) {
+    const [s, e] = reader.idSpan;
+    capture.idSpan = typeof input === 'string' ? [s, e] : byteSpan(text, input.byteLength, s, e);
+  }
+  return value;
+}
+
+/** Byte offsets of text offsets [s, e) in its UTF-8 encoding, counting from the nearer end of the text. */
+function byteSpan(text: string, byteLength: number, s: number, e: number): [number, number] {
+  const inner = Buffer.byteLength(text.slice(s, e));
+  if (s <= text.length - e) {
+    const start = Buffer.byteLength(text.slice(0, s));
+    return [start, start + inner];
+  }
+  const end = byteLength - Buffer.byteLength(text.slice(e));
+  return [end - inner, end];
 }
 
 const NUMBER_RE = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
@@ -69,6 +92,8 @@ const NUMBER_RE = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 class Reader {
   private pos = 0;
   private depth = 0;
+  /** Text offsets of the top-level member "id" value, when the document is an object that has one. */
+  idSpan: [number, number] | undefined;
 
   constructor(
     private readonly text: string,
@@ -128,8 +153,10 @@ class Reader {
       this.pos++;
       this.skipWs();
       path.push(key);
+      const valueStart = this.pos;
       out.set(key, this.value(path));
       path.pop();
+      if (key === 'id' && this.depth === 1) this.idSpan = [valueStart, this.pos];
       this.skipWs();
       const c = this.text.charCodeAt(this.pos);
       if (c === 0x2c) {

@@ -1,0 +1,77 @@
+import { serialize } from '../protocol/json/write.js';
+import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
+
+// The warden's own requests must not be told apart from the client's by anything the warden controls. Ids are
+// handled by the channel (one counter for both); this is the rest of a request's form: the order of its
+// top-level members, whether an empty `params` is sent or left out, and the `_meta` the client sends on its
+// requests (its progress token aside, which names one request of the client's). It is learned from the
+// client's own requests on this session, per method where the client has sent that method, else from its
+// latest request. Before any (out of band) it is an SDK client's form, which is what most clients send:
+// {"method":…,"params":…,"jsonrpc":"2.0","id":N}, params left out when empty.
+
+const MEMBERS = ['method', 'params', 'jsonrpc', 'id'] as const;
+
+interface Form {
+  order: string[];
+  emptyParams: 'omit' | 'object';
+  meta: JsonObject | undefined;
+}
+
+const SDK_FORM: Form = { order: [...MEMBERS], emptyParams: 'omit', meta: undefined };
+
+export class RequestStyle {
+  private latest: Form = SDK_FORM;
+  private readonly byMethod = new Map<string, Form>();
+
+  /** Takes the form of one of the client's requests. */
+  learn(method: string, request: JsonObject): void {
+    const prior = this.byMethod.get(method) ?? this.latest;
+    const order = [...request.keys()].filter((k) => (MEMBERS as readonly string[]).includes(k));
+    if (!order.includes('params')) order.splice(order.indexOf('method') + 1, 0, 'params');
+    if (order.length !== MEMBERS.length) return; // not a well-formed request: nothing to learn from
+    const params = request.get('params');
+    let emptyParams = prior.emptyParams;
+    let meta: JsonObject | undefined;
+    if (params === undefined) emptyParams = 'omit';
+    else if (params instanceof Map) {
+      if ([...params.keys()].every((k) => k === '_meta')) emptyParams = 'object';
+      const m = params.get('_meta');
+      if (m instanceof Map) {
+        meta = new Map(m);
+        meta.delete('progressToken');
+        if (meta.size === 0) meta = undefined;
+      }
+    }
+    const form = { order, emptyParams, meta };
+    this.byMethod.set(method, form);
+    this.latest = form;
+  }
+
+  /** One request line in the client's form. `id` is JSON text; params values are plain JSON. */
+  build(method: string, params: Record<string, unknown> | undefined, id: string): string {
+    const form = this.byMethod.get(method) ?? this.latest;
+    const members: string[] = [];
+    for (const k of form.order) {
+      if (k === 'method') members.push(`"method":${JSON.stringify(method)}`);
+      else if (k === 'jsonrpc') members.push('"jsonrpc":"2.0"');
+      else if (k === 'id') members.push(`"id":${id}`);
+      else {
+        const p = paramsText(params, form.meta);
+        if (p !== undefined || form.emptyParams === 'object') members.push(`"params":${p ?? '{}'}`);
+      }
+    }
+    return `{${members.join(',')}}\n`;
+  }
+
+  /** A notification without params in the client's form (the order of its request members, less the id). */
+  buildNotification(method: string): string {
+    const members = this.latest.order.filter((k) => k === 'method' || k === 'jsonrpc').map((k) => (k === 'method' ? `"method":${JSON.stringify(method)}` : '"jsonrpc":"2.0"'));
+    return `{${members.join(',')}}\n`;
+  }
+}
+
+function paramsText(params: Record<string, unknown> | undefined, meta: JsonValue | undefined): string | undefined {
+  const parts = Object.entries(params ?? {}).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+  if (meta !== undefined) parts.push(`"_meta":${serialize(meta)}`);
+  return parts.length > 0 ? `{${parts.join(',')}}` : undefined;
+}
