@@ -265,8 +265,14 @@ export class Session {
       return;
     }
     if (!(await this.checkedBeforeFirstByte())) return;
-    if (request.method === 'tools/list' && this.judge) this.toClient(judgeClientPage(this.judge, msg.value, request, bytes, this.cfg));
-    else this.toClient(bytes);
+    if (request.method !== 'tools/list') this.toClient(bytes);
+    else if (this.judge) this.toClient(judgeClientPage(this.judge, msg.value, request, bytes, this.cfg));
+    else {
+      // No handshake (a stateless client, or a server that refused initialize): nothing to judge the listing
+      // against, so it is not passed on unjudged.
+      this.cfg.report(`refused a tools/list answer of server '${this.cfg.serverId}': this session has no verified handshake to judge it against`);
+      this.toClient(errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused this tools/list answer of server '${this.cfg.serverId}': the session has no verified handshake to judge it against (stateless sessions are not judged yet; use a client that sends initialize).`));
+    }
   }
 
   private async onServerMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<void> {

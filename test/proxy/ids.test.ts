@@ -100,6 +100,19 @@ describe('answers the warden does not judge are never forwarded', () => {
   });
 });
 
+describe('a session with no handshake to judge against', () => {
+  it('refuses a client listing it has no verified surface to judge with, instead of passing it on', async () => {
+    serve({ drift: true });
+    const s = new RawSession(home, 'tf');
+    s.send('{"jsonrpc":"2.0","id":"x","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}\n');
+    const answer = await s.message(1);
+    s.close();
+    await s.exited;
+    expect(answer).toMatchObject({ id: 'x', error: { code: -32001, message: expect.stringMatching(/no verified handshake/) } });
+    expect(s.stdoutBytes.toString()).not.toContain(POISON);
+  });
+});
+
 describe("the warden's own requests cannot be told from the client's", () => {
   /** Requests (lines with a method and an id) the server received, parsed. */
   const received = (): { line: string; msg: Record<string, unknown> }[] =>
