@@ -18,6 +18,7 @@ export function isAlert(e: AuditEvent): boolean {
     case 'call_refused':
     case 'read_refused':
     case 'surface_inadmissible':
+    case 'server_message_refused':
     case 'catalog_drift':
     case 'binary_changed':
     case 'config_invalid':
