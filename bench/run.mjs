@@ -1,6 +1,8 @@
 // mcp-warden benchmarks, each side by side with its baseline in one run (see docs/performance.md).
-//   node bench/run.mjs [--rounds N] [--launches N] [--digest-mb N]
-// Needs a build (npm run build). Writes bench/out/results.json and prints a Markdown table.
+//   node bench/run.mjs [--rounds N] [--launches N] [--digest-mb N] [--before OTHER/dist/cli/main.js]
+// Needs a build (npm run build). Writes bench/out/results.json and prints a Markdown table. With --before, a
+// second build of the warden (e.g. the previous commit's, built in a git worktree) is measured beside this one
+// in the same run, so that what a change costs is read off one table.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +19,7 @@ const arg = (name, dflt) => {
 const ROUNDS = arg('rounds', 2000);
 const LAUNCHES = arg('launches', 15);
 const DIGEST_MB = arg('digest-mb', 500);
+const BEFORE = process.argv.includes('--before') ? path.resolve(process.argv[process.argv.indexOf('--before') + 1]) : undefined;
 
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -134,13 +137,21 @@ if (add.status !== 0) throw new Error(add.stderr);
 const direct = [process.execPath, [EVERYTHING, 'stdio']];
 const raw = [process.execPath, [path.join(ROOT, 'bench/raw-relay.mjs'), process.execPath, EVERYTHING, 'stdio']];
 const warden = [process.execPath, [WARDEN, '--home', home, 'run', 'everything']];
+let before;
+if (BEFORE) {
+  const beforeHome = path.join(dir, 'home-before');
+  const r = spawnSync(process.execPath, [BEFORE, '--home', beforeHome, 'add', 'everything', '--yes', '--', process.execPath, EVERYTHING, 'stdio'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(r.stderr);
+  before = [process.execPath, [BEFORE, '--home', beforeHome, 'run', 'everything']];
+}
 
 const results = { machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version }, rounds: ROUNDS, launches: LAUNCHES };
-const [rtDirect, rtRaw, rtWarden] = await roundTrips([direct, raw, warden]);
-const rt = { direct: rtDirect, raw: rtRaw, warden: rtWarden };
+const [rtDirect, rtRaw, rtWarden, rtBefore] = await roundTrips(before ? [direct, raw, warden, before] : [direct, raw, warden]);
+const rt = { direct: rtDirect, raw: rtRaw, warden: rtWarden, ...(before ? { before: rtBefore } : {}) };
 results.roundTripMs = Object.fromEntries(Object.entries(rt).map(([k, v]) => [k, { p50: median(v), p95: quantile(v, 0.95) }]));
 await launchTimes(...warden); // warm the digest cache and the page cache
-const lt = { direct: await launchTimes(...direct), raw: await launchTimes(...raw), warden: await launchTimes(...warden) };
+if (before) await launchTimes(...before);
+const lt = { direct: await launchTimes(...direct), raw: await launchTimes(...raw), warden: await launchTimes(...warden), ...(before ? { before: await launchTimes(...before) } : {}) };
 results.launchMs = Object.fromEntries(Object.entries(lt).map(([k, v]) => [k, { p50: median(v), min: Math.min(...v) }]));
 results.listing = await listingCost();
 const big = path.join(dir, 'big.bin');
@@ -159,6 +170,13 @@ console.log(`| tools/call echo round trip p50 (ms, ${ROUNDS} calls) | ${f(r.dire
 console.log(`| tools/call echo round trip p95 (ms) | ${f(r.direct.p95)} | ${f(r.raw.p95)} | ${f(r.warden.p95)} | +${f(r.warden.p95 - r.direct.p95)} |`);
 const l = results.launchMs;
 console.log(`| spawn to initialize result p50 (ms, ${LAUNCHES} launches, warm cache) | ${l.direct.p50.toFixed(0)} | ${l.raw.p50.toFixed(0)} | ${l.warden.p50.toFixed(0)} | +${(l.warden.p50 - l.direct.p50).toFixed(0)} |`);
+if (before) {
+  console.log(`\n| this build against --before (same run) | before | this build | difference |`);
+  console.log('|---|---|---|---|');
+  console.log(`| tools/call echo round trip p50 (ms) | ${f(r.before.p50)} | ${f(r.warden.p50)} | ${f(r.warden.p50 - r.before.p50)} |`);
+  console.log(`| tools/call echo round trip p95 (ms) | ${f(r.before.p95)} | ${f(r.warden.p95)} | ${f(r.warden.p95 - r.before.p95)} |`);
+  console.log(`| spawn to initialize result p50 (ms) | ${l.before.p50.toFixed(0)} | ${l.warden.p50.toFixed(0)} | ${(l.warden.p50 - l.before.p50).toFixed(0)} |`);
+}
 const ls = results.listing;
 console.log(`\n| admit a 1,000-tool listing (${(ls.bytes / 1024).toFixed(0)} KiB, real tools from the corpus) | JSON.parse + JSON.stringify + sha256 per tool (floor) | mcp-warden (lossless parse, RFC 8785 + exact digests, prints) |`);
 console.log('|---|---|---|');

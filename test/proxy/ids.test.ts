@@ -62,6 +62,7 @@ describe('answers the warden does not judge are never forwarded', () => {
     expect(refusals().length).toBeGreaterThanOrEqual(1);
     expect(refusals().every((e) => e.reason === 'batch')).toBe(true);
     expect(s.stderr).toMatch(/sent a JSON-RPC batch of 1 element\(s\); not forwarded/);
+    expect(s.stderr).toMatch(/^mcp-warden ALERT server_message_refused server=tf reason=batch/m);
   });
 
   it('does not forward a second answer to a request already answered', async () => {
