@@ -31,10 +31,10 @@ const INVALID_REQUEST = -32600;
 const PARSE_ERROR = -32700;
 const WARDEN_REFUSED = -32001;
 
-type Item =
-  | { from: 'client'; bytes: Buffer }
+type ServerItem =
   | { from: 'server'; msg: ServerMessage; bytes: Buffer; seq: number }
   | { from: 'server'; answers: ClientRequest; msg: ResponseMessage; bytes: Buffer; seq: number };
+type Item = { from: 'client'; bytes: Buffer } | ServerItem;
 
 export class Session {
   readonly stats: SessionStats = { nonJsonLines: 0, oversizeLines: 0, refusedClientLines: 0, refusedServerMessages: 0, refusedCalls: 0 };
@@ -54,7 +54,8 @@ export class Session {
   private lastListAt = Date.now();
   private released = false;
   private checked = false;
-  private readonly held: Buffer[] = [];
+  /** What the server sent before its initialize result; judged like the rest once the session is released. */
+  private readonly held: ServerItem[] = [];
   private stopped = false;
   private finished = false;
 
@@ -115,8 +116,7 @@ export class Session {
       while (this.queue.length > 0 && !this.stopped) {
         const item = this.queue.shift() as Item;
         if (item.from === 'client') await this.onClientLine(item.bytes);
-        else if ('answers' in item) await this.onServerAnswer(item.answers, item.msg, item.bytes);
-        else await this.onServerMessage(item.msg, item.bytes, item.seq);
+        else await this.onServerItem(item);
       }
     } catch (err) {
       this.failFrom(err);
@@ -257,13 +257,27 @@ export class Session {
 
   // ---- server to client ----
 
-  /** The answer to one waiting client request (its id already the client's own). */
-  private async onServerAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Buffer): Promise<void> {
+  private async onServerItem(item: ServerItem): Promise<void> {
     if (this.state === 'initializing') {
-      if (request.serverId === this.initServerId) await this.handshake(msg.value, bytes);
-      else this.held.push(bytes); // nothing reaches the client before the surface is verified
+      // Nothing reaches the client before the surface is verified.
+      if ('answers' in item && item.answers.serverId === this.initServerId) await this.handshake(item.msg.value, item.bytes);
+      else this.held.push(item);
       return;
     }
+    if ('answers' in item) await this.onServerAnswer(item.answers, item.msg, item.bytes);
+    else await this.onServerMessage(item.msg, item.bytes, item.seq);
+  }
+
+  /** Releases what was held, in order, through the same judge and gates as what comes after. */
+  private async releaseHeld(): Promise<void> {
+    for (const item of this.held.splice(0)) {
+      if (this.stopped) return;
+      await this.onServerItem(item);
+    }
+  }
+
+  /** The answer to one waiting client request (its id already the client's own). */
+  private async onServerAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Buffer): Promise<void> {
     if (!(await this.checkedBeforeFirstByte())) return;
     if (request.method !== 'tools/list') this.toClient(bytes);
     else if (this.judge) this.toClient(judgeClientPage(this.judge, msg.value, request, bytes, this.cfg));
@@ -276,10 +290,6 @@ export class Session {
   }
 
   private async onServerMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<void> {
-    if (this.state === 'initializing') {
-      this.held.push(bytes); // nothing reaches the client before the surface is verified
-      return;
-    }
     if (!(await this.checkedBeforeFirstByte())) return;
     if (msg.kind === 'notification' && msg.method === 'notifications/tools/list_changed' && this.judge && seq >= this.lastListStartSeq) {
       await this.relist('relist');
@@ -317,7 +327,7 @@ export class Session {
         return;
       }
       this.toClient(heldBytes);
-      for (const b of this.held.splice(0)) this.toClient(b);
+      await this.releaseHeld();
       return;
     }
     try {
@@ -336,7 +346,7 @@ export class Session {
     }
     this.released = true;
     this.toClient(heldBytes);
-    for (const b of this.held.splice(0)) this.toClient(b);
+    await this.releaseHeld();
   }
 
   private async checkBeforeRelease(): Promise<void> {

@@ -101,6 +101,20 @@ describe('answers the warden does not judge are never forwarded', () => {
   });
 });
 
+describe('answers held during the handshake', () => {
+  it('judges a listing the client asked for before its initialize was answered, before releasing it', async () => {
+    serve({ drift: true, lateInit: true }); // the listing is answered first, while the initialize result is awaited
+    const s = new RawSession(home, 'tf');
+    s.send(`${INITIALIZE}\n{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n`);
+    await s.until(() => s.lines().length >= 2, 'both answers');
+    s.close();
+    await s.exited;
+    const listing = s.lines().map((l) => JSON.parse(l.toString()) as Record<string, unknown>).find((m) => m.id === 2);
+    expect(listing).toMatchObject({ result: { tools: [] } });
+    expect(s.stdoutBytes.toString()).not.toContain(POISON);
+  });
+});
+
 describe('a session with no handshake to judge against', () => {
   it('refuses a client listing it has no verified surface to judge with, instead of passing it on', async () => {
     serve({ drift: true });

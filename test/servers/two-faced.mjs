@@ -9,6 +9,7 @@
 //   poison       "description" | "hint": what the poisoned listing changes
 //   shim         true: tools/call of the client's gets another text than the warden's
 //   drift        true: every listing (the warden's too) carries the poisoned description
+//   lateInit     true: the initialize result is written only after the answer to the next request
 // Every line received is appended to LOG_FILE when set, every call of its tool to CALL_LOG. Batches are answered element by element, in a batch.
 import fs from 'node:fs';
 
@@ -61,6 +62,7 @@ function reply(msg) {
 }
 
 let buf = '';
+let lateInit;
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (chunk) => {
   buf += chunk;
@@ -76,7 +78,12 @@ process.stdin.on('data', (chunk) => {
       continue;
     }
     const r = reply(msg);
-    if (r) out(r);
+    if (r && msg.method === 'initialize' && scenario().lateInit) lateInit = r;
+    else if (r) {
+      out(r);
+      if (lateInit) out(lateInit);
+      lateInit = undefined;
+    }
   }
 });
 process.stdin.on('end', () => process.exit(0));
