@@ -58,11 +58,14 @@ beforeAll(() => {
   addServer(home, 'escaper-stay', [process.execPath, path.join(SERVERS, 'escaper.mjs'), pidFile(), 'detached,setsid,cleared,orphan', 'stay']);
   addServer(home, 'basic', [process.execPath, path.join(SERVERS, 'basic.mjs')]);
 });
-afterEach(async () => {
-  await escapers([], 0).catch(() => ({})); // collect whatever `add` or a test left, so it is killed
+/** Kills whatever `add` or a test left (their pids are in the file), and starts a fresh file. */
+async function reset(): Promise<void> {
+  await escapers([], 0).catch(() => ({}));
   killSeen();
   fs.rmSync(pidFile(), { force: true });
-});
+}
+
+afterEach(reset);
 afterAll(() => {
   killSeen();
   fs.rmSync(home, { recursive: true, force: true });
@@ -70,7 +73,7 @@ afterAll(() => {
 
 describe('descendants that leave the process group', () => {
   it('are all stopped at close, and exit says so (groupGone only when they are gone)', async () => {
-    fs.rmSync(pidFile(), { force: true });
+    await reset();
     const s = new RawSession(home, 'escaper');
     s.send(INITIALIZE + '\n');
     await s.message(1);
@@ -89,7 +92,7 @@ describe('descendants that leave the process group', () => {
   });
 
   it('without a cgroup, still stops what the marker and the process tree find', async () => {
-    fs.rmSync(pidFile(), { force: true });
+    await reset();
     const s = new RawSession(home, 'escaper-stay', { ...process.env, MCP_WARDEN_TEST_NO_CGROUP: '1' });
     s.send(INITIALIZE + '\n');
     await s.message(1);
@@ -106,7 +109,7 @@ describe('descendants that leave the process group', () => {
   });
 
   it('are found by the sweep after the warden was SIGKILLed', async () => {
-    fs.rmSync(pidFile(), { force: true });
+    await reset();
     const s = new RawSession(home, 'escaper');
     s.send(INITIALIZE + '\n');
     await s.message(1);
@@ -130,7 +133,7 @@ describe('descendants that leave the process group', () => {
   });
 
   it("never kills another user's process that carries the session marker, but does kill the warden user's", async () => {
-    fs.rmSync(pidFile(), { force: true });
+    await reset();
     const s = new RawSession(home, 'escaper-stay');
     s.send(INITIALIZE + '\n');
     await s.message(1);
