@@ -32,7 +32,13 @@ export interface ExitEvent {
   exitCode: number | null;
   signal: string | null;
   stoppedBy: 'exited' | 'sigterm' | 'sigkill';
+  /** True only when the process group and every descendant found outside it are gone. */
   groupGone: boolean;
+  /** How many processes outside the server's process group were found and stopped, and their pids. */
+  escaped: number;
+  escapedPids: number[];
+  /** The mechanisms that applied: 'group', 'cgroup' (where the host let the warden make one), 'marker', 'tree'. */
+  containment: string[];
   nonJsonLines: number;
   oversizeLines: number;
   refusedClientLines: number;
@@ -47,6 +53,16 @@ export interface OrphanKilledEvent {
   pgid: number;
   pids: number[];
   gone: boolean;
+  escaped: number;
+  escapedPids: number[];
+  containment: string[];
+}
+
+/** A run record (or run/ itself) another user could have written: never acted on. */
+export interface RunRecordRefusedEvent {
+  event: 'run_record_refused';
+  file: string;
+  reason: string;
 }
 
 export interface EnrollEvent {
@@ -175,4 +191,4 @@ export interface InadmissibleEvent {
   reason: string;
 }
 
-export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;
+export type AuditEvent = LaunchEvent | ExitEvent | OrphanKilledEvent | RunRecordRefusedEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;

@@ -1,7 +1,8 @@
 import type { LaunchPlan } from '../attest/plan.js';
 import type { ArtifactRecord } from '../audit/events.js';
 import { appendAudit } from '../audit/log.js';
-import { killGroupNow } from '../launch/kill.js';
+import { WardenError } from '../error.js';
+import { killSessionNow } from '../launch/kill.js';
 import { sweepOrphans } from '../launch/run-records.js';
 import type { HomePaths } from '../store/paths.js';
 
@@ -10,10 +11,30 @@ export function artifactRecords(plan: LaunchPlan): ArtifactRecord[] {
   return plan.artifacts.map((a) => ({ kind: a.kind, path: a.path, sha256: a.sha256, chain: a.chain }));
 }
 
-/** Kills process groups left by supervisors that died, and records each in the audit log. */
+/**
+ * Kills the sessions (process group and escaped descendants) left by supervisors that died, and records each
+ * in the audit log. A record another user could have written is reported and audited, never acted on; an
+ * insecure run/ is audited and refused (FILE_INSECURE).
+ */
 export async function sweepAndAudit(paths: HomePaths, say: (m: string) => void): Promise<void> {
-  for (const g of await sweepOrphans(paths.runDir, (pgid) => killGroupNow(pgid))) {
-    say(`killed process group ${g.pgid} of server '${g.serverId}', left running by a warden that died (pids ${g.pids.join(', ')}).`);
-    await appendAudit(paths.audit, { event: 'orphan_killed', server: g.serverId, pgid: g.pgid, pids: g.pids, gone: g.gone });
+  let result: Awaited<ReturnType<typeof sweepOrphans>>;
+  try {
+    result = await sweepOrphans(paths.runDir, (target) => killSessionNow(target));
+  } catch (err) {
+    if (err instanceof WardenError && err.code === 'FILE_INSECURE') {
+      await appendAudit(paths.audit, { event: 'run_record_refused', file: paths.runDir, reason: err.message });
+    }
+    throw err;
+  }
+  for (const r of result.refused) {
+    say(`ignored the run record ${r.file}: ${r.reason}, so another user could have written it; nothing was killed on its word. Inspect it, then remove it: rm ${r.file}`);
+    await appendAudit(paths.audit, { event: 'run_record_refused', file: r.file, reason: r.reason });
+  }
+  for (const g of result.swept) {
+    const { pids, escapedPids, gone, containment } = g.stop;
+    const outside = escapedPids.length > 0 ? `, ${escapedPids.length} of them outside its process group` : '';
+    say(`killed process group ${g.pgid} of server '${g.serverId}', left running by a warden that died (pids ${pids.join(', ')}${outside}).`);
+    if (!gone) say(`some processes of server '${g.serverId}' survived SIGKILL; check 'ps -o pid,stat,cmd -p ${pids.join(',')}'.`);
+    await appendAudit(paths.audit, { event: 'orphan_killed', server: g.serverId, pgid: g.pgid, pids, gone, escaped: escapedPids.length, escapedPids, containment });
   }
 }

@@ -5,9 +5,12 @@ import { appendAudit } from '../audit/log.js';
 import type { ExitEvent, LaunchEvent } from '../audit/events.js';
 import { WardenError } from '../error.js';
 import { buildEnv } from '../launch/env.js';
-import { DEFAULT_STOP, killGroupNow, stopGroup } from '../launch/kill.js';
-import { startTimeOf } from '../launch/proc.js';
-import { removeRunRecord, writeRunRecord } from '../launch/run-records.js';
+import { createSessionCgroup, removeCgroup, type Cgroup } from '../launch/cgroup.js';
+import { DEFAULT_STOP, killSessionNow, stopSession } from '../launch/kill.js';
+import { MARKER_ENV, newMarker } from '../launch/marker.js';
+import { realUidOf, startTimeOf } from '../launch/proc.js';
+import { checkRunDir, removeRunRecord, writeRunRecord } from '../launch/run-records.js';
+import type { SessionTarget } from '../launch/session-scan.js';
 import { spawnServer, verifyExecuted, type ServerProcess } from '../launch/spawn.js';
 import { loadAllowlist } from '../store/allowlist.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
@@ -26,6 +29,9 @@ export interface Launched {
   plan: LaunchPlan;
   server: ServerConfig;
   started: number;
+  /** What stopping the session looks for: its group, cgroup, marker and descendants. */
+  target: SessionTarget;
+  cgroup: Cgroup | undefined;
   exited: Promise<{ code: number | null; signal: string | null }>;
 }
 
@@ -61,7 +67,9 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const cacheProblem = saveDigestCache(paths, cache);
   if (cacheProblem) say(cacheProblem);
   const reason = refusalReason(matchAllowlist(plan.artifacts, loadAllowlist(paths).entries));
-  const env = buildEnv({ trustedPath: config.path, env: server.env, passEnv: server.passEnv });
+  // The session marker goes last, so no configured value can replace it (docs/adr/0013).
+  const marker = newMarker();
+  const env = { ...buildEnv({ trustedPath: config.path, env: server.env, passEnv: server.passEnv }), [MARKER_ENV]: marker };
   const facts: Partial<LaunchEvent> = {
     resolvedPath: plan.file,
     chain: plan.artifacts[0]?.chain ?? [],
@@ -71,37 +79,57 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   };
   if (reason) return refused(new WardenError(reason.code, `${reason.text}.`), facts);
 
+  try {
+    checkRunDir(paths.runDir); // the record written below must be one no other user can plant or replace
+  } catch (err) {
+    if (err instanceof WardenError) return refused(err, facts);
+    throw err;
+  }
+
   holdBeforeSpawn();
   let child: ServerProcess;
+  let cgroup = createSessionCgroup();
   try {
-    child = await spawnServer({ file: plan.file, args: plan.args, argv0: plan.argv0, cwd: server.cwd, env });
+    const spawned = await spawnServer({ file: plan.file, args: plan.args, argv0: plan.argv0, cwd: server.cwd, env, cgroup });
+    child = spawned.child;
+    if (!spawned.contained && cgroup) {
+      await removeCgroup(cgroup);
+      cgroup = undefined;
+    }
   } catch (err) {
+    if (cgroup) await removeCgroup(cgroup);
     if (err instanceof WardenError) return refused(err, facts);
     throw err;
   }
   const pid = child.pid as number;
   const started = Date.now();
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  writeRunRecord(paths.runDir, {
-    serverId: id,
-    pgid: pid,
-    leaderStart: startTimeOf(pid) ?? '',
-    supervisorPid: process.pid,
-    supervisorStart: startTimeOf(process.pid) ?? '',
-    startedAt: new Date(started).toISOString(),
-  });
+  const uids = [...new Set([process.getuid?.() ?? 0, realUidOf(pid) ?? process.getuid?.() ?? 0])];
+  const target: SessionTarget = { pgid: pid, marker, cgroup: cgroup?.dir, uids };
   const exe = plan.artifacts[0];
   try {
+    writeRunRecord(paths.runDir, {
+      serverId: id,
+      pgid: pid,
+      leaderStart: startTimeOf(pid) ?? '',
+      supervisorPid: process.pid,
+      supervisorStart: startTimeOf(process.pid) ?? '',
+      startedAt: new Date(started).toISOString(),
+      marker,
+      ...(cgroup ? { cgroup: cgroup.dir } : {}),
+      uid: uids[uids.length - 1] as number,
+    });
     if (!exe?.key) throw new WardenError('EXEC_MISMATCH', 'no digested executable to verify against.');
     verifyExecuted(pid, exe.key, exe.path);
   } catch (err) {
-    await killGroupNow(pid);
+    const stop = await killSessionNow(target);
+    if (cgroup && stop.gone) await removeCgroup(cgroup);
     removeRunRecord(paths.runDir, pid);
     if (err instanceof WardenError) return refused(err, { ...facts, pid, pgid: pid });
     throw err;
   }
   await record({ event: 'launch', server: id, decision: 'allow', reason: 'all artifacts allowlisted', ...facts, pid, pgid: pid });
-  return { child, pid, plan, server, started, exited };
+  return { child, pid, plan, server, started, target, cgroup, exited };
 }
 
 export interface SessionCounts {
@@ -112,7 +140,8 @@ export interface SessionCounts {
 
 /**
  * Ends a launched server: its stdin is closed and it has a grace period to exit (skipped when it already
- * exited or the warden closed the session), then its group gets SIGTERM and SIGKILL; the exit is audited.
+ * exited or the warden closed the session), then its session (process group, cgroup, and descendants found by marker or parent) gets SIGTERM and
+ * SIGKILL; the exit is audited.
  */
 export async function stopLaunched(paths: HomePaths, id: string, launched: Launched, cause: ExitEvent['cause'], counts: SessionCounts, opts: { grace: boolean; signal?: string; say: (m: string) => void }): Promise<{ code: number | null }> {
   const { child, pid, exited, started } = launched;
@@ -120,10 +149,14 @@ export async function stopLaunched(paths: HomePaths, id: string, launched: Launc
     child.stdin.end();
     await Promise.race([exited, new Promise((r) => setTimeout(r, DEFAULT_STOP.graceMs))]);
   }
-  const stop = await stopGroup(pid, DEFAULT_STOP);
+  const stop = await stopSession(launched.target, DEFAULT_STOP);
   const exit = await Promise.race([exited, new Promise<{ code: null; signal: null }>((r) => setTimeout(() => r({ code: null, signal: null }), 1000))]);
-  removeRunRecord(paths.runDir, pid);
-  if (!stop.gone) opts.say(`members of process group ${pid} survived SIGKILL; check 'ps -g ${pid}'.`);
+  if (stop.gone) {
+    if (launched.cgroup) await removeCgroup(launched.cgroup);
+    removeRunRecord(paths.runDir, pid); // else kept: the next sweep tries again
+  } else {
+    opts.say(`processes of server '${id}' (pids ${stop.pids.join(', ')}) survived SIGKILL; check 'ps -o pid,stat,cmd -p ${stop.pids.join(',')}'.`);
+  }
   await appendAudit(paths.audit, {
     event: 'exit',
     server: id,
@@ -134,6 +167,9 @@ export async function stopLaunched(paths: HomePaths, id: string, launched: Launc
     signal: exit.signal ?? opts.signal ?? null,
     stoppedBy: stop.by,
     groupGone: stop.gone,
+    escaped: stop.escapedPids.length,
+    escapedPids: stop.escapedPids,
+    containment: stop.containment,
     ...counts,
     durationMs: Date.now() - started,
   });

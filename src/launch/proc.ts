@@ -1,11 +1,13 @@
 import fs from 'node:fs';
 
-// Reading /proc: which live (non-zombie) processes are in a process group, and a process's start time (to
-// tell a pid from a later process that reused it).
+// Reading /proc: the processes that exist (pid, parent, group, state, start time), which live (non-zombie)
+// processes are in a process group, a process's start time (to tell a pid from a later process that reused
+// it) and its real uid.
 
-interface ProcStat {
+export interface ProcStat {
   pid: number;
   state: string;
+  ppid: number;
   pgrp: number;
   starttime: string;
 }
@@ -20,23 +22,44 @@ export function readProcStat(pid: number): ProcStat | undefined {
   }
   const close = text.lastIndexOf(')');
   const fields = text.slice(close + 2).split(' ');
-  // After "pid (comm) ": state is field 3, pgrp field 5, starttime field 22 (1-based in proc(5)).
-  return { pid, state: fields[0] ?? '?', pgrp: Number(fields[2]), starttime: fields[19] ?? '' };
+  // After "pid (comm) ": state is field 3, ppid field 4, pgrp field 5, starttime field 22 (1-based in proc(5)).
+  return { pid, state: fields[0] ?? '?', ppid: Number(fields[1]), pgrp: Number(fields[2]), starttime: fields[19] ?? '' };
+}
+
+function live(st: ProcStat | undefined): st is ProcStat {
+  return st !== undefined && st.state !== 'Z' && st.state !== 'X';
+}
+
+/** Every live (non-zombie) process on the machine. */
+export function liveProcesses(): ProcStat[] {
+  const out: ProcStat[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const st = readProcStat(Number(name));
+    if (live(st)) out.push(st);
+  }
+  return out;
 }
 
 /** Live members of a process group, zombies excluded. */
 export function groupMembers(pgid: number): number[] {
-  const out: number[] = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const st = readProcStat(Number(name));
-    if (st && st.pgrp === pgid && st.state !== 'Z' && st.state !== 'X') out.push(st.pid);
-  }
-  return out;
+  return liveProcesses()
+    .filter((st) => st.pgrp === pgid)
+    .map((st) => st.pid);
 }
 
 /** The start time of a process (clock ticks since boot), or undefined when it does not exist. */
 export function startTimeOf(pid: number): string | undefined {
   const st = readProcStat(pid);
   return st && st.state !== 'Z' ? st.starttime : undefined;
+}
+
+/** The real uid of a process (the "Uid:" line of /proc/PID/status), or undefined when it is gone. */
+export function realUidOf(pid: number): number | undefined {
+  try {
+    const m = /^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
 }

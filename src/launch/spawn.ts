@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { WardenError } from '../error.js';
 import { sameInode, sameKey, statKey, type StatKey } from '../attest/stat-key.js';
+import { spawnInCgroup, type Cgroup } from './cgroup.js';
 
 export type ServerProcess = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -12,24 +13,31 @@ export interface SpawnSpec {
   argv0: string;
   cwd: string | undefined;
   env: Record<string, string>;
+  /** The session's cgroup, if it has one: the server is born in it. */
+  cgroup?: Cgroup | undefined;
 }
 
-/** Starts the server in its own process group with piped stdio. Resolves once exec has happened. */
-export function spawnServer(spec: SpawnSpec): Promise<ServerProcess> {
+/**
+ * Starts the server in its own process group (and cgroup, when given) with piped stdio. Resolves once exec
+ * has happened, saying whether the server was born in the cgroup.
+ */
+export function spawnServer(spec: SpawnSpec): Promise<{ child: ServerProcess; contained: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(spec.file, spec.args, {
-      argv0: spec.argv0,
-      cwd: spec.cwd,
-      env: spec.env,
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const { result: child, contained } = spawnInCgroup(spec.cgroup, () =>
+      spawn(spec.file, spec.args, {
+        argv0: spec.argv0,
+        cwd: spec.cwd,
+        env: spec.env,
+        detached: true,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      }),
+    );
     // A server that closes its stdin early must not crash the warden with EPIPE.
     child.stdin.on('error', () => {});
     child.once('error', (err) =>
       reject(new WardenError('LAUNCH_FAILED', `could not start ${spec.file}: ${err.message}`, { cause: err })),
     );
-    child.once('spawn', () => resolve(child));
+    child.once('spawn', () => resolve({ child, contained }));
   });
 }
 

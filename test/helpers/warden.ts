@@ -77,8 +77,10 @@ export class RawSession {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private waiters: (() => void)[] = [];
 
-  constructor(home: string, id: string, env: NodeJS.ProcessEnv = process.env) {
-    this.proc = spawn(process.execPath, [WARDEN, '--home', home, 'run', id], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  /** `wrap`: a command the warden is started under (`[...wrap, node, warden, …]`), e.g. to change its namespaces. */
+  constructor(home: string, id: string, env: NodeJS.ProcessEnv = process.env, wrap: string[] = []) {
+    const [cmd, ...args] = [...wrap, process.execPath, WARDEN, '--home', home, 'run', id] as [string, ...string[]];
+    this.proc = spawn(cmd, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.proc.stdin.on('error', () => {});
     this.proc.stdout.on('data', (d: Buffer) => {
       this.stdoutBytes = Buffer.concat([this.stdoutBytes, d]);

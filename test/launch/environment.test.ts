@@ -37,17 +37,17 @@ describe('the server environment', () => {
     expect(r.text).toBe(`SECRET_TOKEN=${SECRET}`);
   });
 
-  it('gives the server exactly PATH (trusted), HOME, TMPDIR and what servers.json sets', async () => {
+  it('gives the server exactly PATH (trusted), HOME, TMPDIR, the session marker and what servers.json sets', async () => {
     const r = await callTool('basic', 'env', { name: 'PATH' });
     const seen = JSON.parse(r.text) as { PATH: string; names: string[] };
     expect(seen.PATH).toBe('/usr/local/bin:/usr/bin:/bin');
-    expect(seen.names).toEqual(['HOME', 'MODE', 'PATH', 'TMPDIR']);
+    expect(seen.names).toEqual(['HOME', 'MCP_WARDEN_SESSION', 'MODE', 'PATH', 'TMPDIR']);
   });
 
   it('records environment names, never values, in the audit log', () => {
     const log = fs.readFileSync(path.join(home, 'audit.log'), 'utf8');
     expect(log).not.toContain(SECRET);
     const launch = auditEvents(home).filter((e) => e.event === 'launch' && e.server === 'given').pop();
-    expect(launch?.envNames).toEqual(['HOME', 'PATH', 'SECRET_TOKEN', 'TMPDIR']);
+    expect(launch?.envNames).toEqual(['HOME', 'MCP_WARDEN_SESSION', 'PATH', 'SECRET_TOKEN', 'TMPDIR']);
   });
 });

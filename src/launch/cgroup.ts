@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+// A cgroup (v2) of the server's own, where the host lets us make one: every descendant stays in it whatever it
+// does (setsid, double fork, cleared environment), and cgroup.kill (Linux 5.14) kills all of it at once, with
+// no race against fork. The cgroup is made below the warden's own cgroup (a delegated subtree for a user, any
+// directory for root); the warden steps into it only for the synchronous spawn() call, so the child is born
+// inside, and steps back out at once. Where no writable cgroup2 hierarchy exists, launch goes on without one
+// (the marker and the process tree still apply) — see docs/adr/0013-descendant-containment.md.
+
+const NAME = /^mcp-warden-\d+-[0-9a-f]{16}$/;
+const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+
+export interface Cgroup {
+  /** The session's cgroup directory. */
+  dir: string;
+  /** The warden's own cgroup directory, to step back into after spawn. */
+  home: string;
+}
+
+/** The cgroup2 mount point and the warden's own cgroup directory under it, or undefined. */
+function ownCgroupDir(): { mount: string; dir: string } | undefined {
+  try {
+    const line = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n').find((l) => / - cgroup2 /.test(l));
+    const own = fs.readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((l) => l.startsWith('0::'));
+    if (!line || !own) return undefined;
+    const fields = line.split(' ');
+    const [root, mount] = [fields[3] as string, fields[4] as string];
+    const ownPath = own.slice(3);
+    if (!ownPath.startsWith(root)) return undefined;
+    return { mount, dir: path.join(mount, ownPath.slice(root.length)) };
+  } catch {
+    return undefined;
+  }
+}
+
+function moveSelf(dir: string): boolean {
+  try {
+    fs.writeFileSync(path.join(dir, 'cgroup.procs'), String(process.pid));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Makes the session's cgroup and checks that the warden can step in and out of it; undefined if it cannot. */
+export function createSessionCgroup(): Cgroup | undefined {
+  const own = ownCgroupDir();
+  if (!own) return undefined;
+  const dir = path.join(own.dir, `mcp-warden-${process.pid}-${randomBytes(8).toString('hex')}`);
+  try {
+    fs.mkdirSync(dir, { mode: 0o755 });
+  } catch {
+    return undefined;
+  }
+  const cg = { dir, home: own.dir };
+  if (!fs.existsSync(path.join(dir, 'cgroup.kill')) || !moveSelf(dir) || !moveSelf(own.dir)) {
+    rmdir(dir);
+    return undefined;
+  }
+  return cg;
+}
+
+/** Runs a synchronous spawn with the warden inside the cgroup, so the child is born there. */
+export function spawnInCgroup<T>(cg: Cgroup | undefined, spawnNow: () => T): { result: T; contained: boolean } {
+  if (!cg || !moveSelf(cg.dir)) return { result: spawnNow(), contained: false };
+  try {
+    return { result: spawnNow(), contained: true };
+  } finally {
+    // If stepping out failed, killCgroup refuses to act on a cgroup the warden itself is in.
+    moveSelf(cg.home);
+  }
+}
+
+export function cgroupProcs(dir: string): number[] {
+  try {
+    return fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** SIGKILLs every process in the cgroup at once (cgroup.kill). False if it could not (or must not). */
+export function killCgroup(dir: string): boolean {
+  if (cgroupProcs(dir).includes(process.pid)) return false;
+  try {
+    fs.writeFileSync(path.join(dir, 'cgroup.kill'), '1');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function populated(dir: string): boolean {
+  try {
+    return /^populated 1$/m.test(fs.readFileSync(path.join(dir, 'cgroup.events'), 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+function rmdir(dir: string): void {
+  try {
+    fs.rmdirSync(dir);
+  } catch {
+    // EBUSY while populated, ENOENT if gone.
+  }
+}
+
+/** Removes the cgroup once it is empty (exited members linger until reaped); one still populated stays. */
+export async function removeCgroup(cg: { dir: string }, ms = 1000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (populated(cg.dir) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  rmdir(cg.dir);
+}
+
+/**
+ * A cgroup directory named by a run record, if it is one this warden could have made: a real directory
+ * called mcp-warden-PID-HEX on the cgroup2 mount, owned by the warden's uid. Anything else is ignored.
+ */
+export function recordedCgroup(dir: unknown): string | undefined {
+  if (typeof dir !== 'string' || !path.isAbsolute(dir) || path.normalize(dir) !== dir || !NAME.test(path.basename(dir))) return undefined;
+  const own = ownCgroupDir();
+  if (!own || !dir.startsWith(own.mount + '/')) return undefined;
+  try {
+    const st = fs.lstatSync(dir);
+    return st.isDirectory() && st.uid === uid ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
