@@ -4,6 +4,7 @@ import { DEFAULT_LATENCY } from '../canary/baseline.js';
 import { WardenError } from '../error.js';
 import { writeJsonAtomic } from './atomic.js';
 import { loadJsonFile } from './json-file.js';
+import { ownRecord } from './own-record.js';
 import type { HomePaths } from './paths.js';
 
 export const DEFAULT_TRUSTED_PATH = '/usr/local/bin:/usr/bin:/bin';
@@ -80,7 +81,7 @@ export const serversFileSchema = v.strictObject({
   version: v.literal(1),
   path: v.optional(trustedPath, DEFAULT_TRUSTED_PATH),
   alerts: v.optional(v.array(sinkSchema), () => [{ type: 'stderr' as const }]),
-  servers: v.record(v.pipe(v.string(), v.regex(SERVER_ID_RE, 'expected a server id of letters, digits, ".", "_" or "-"')), serverSchema),
+  servers: ownRecord(v.pipe(v.string(), v.regex(SERVER_ID_RE, 'expected a server id of letters, digits, ".", "_" or "-"')), serverSchema),
 });
 
 export type ServerConfig = v.InferOutput<typeof serverSchema>;
