@@ -37,7 +37,9 @@ export type WardenErrorCode =
   | 'NOTIFY_UNAVAILABLE'
   | 'CLIENT_CONFIG_INVALID'
   | 'CLIENT_CONFIG_CHANGED'
-  | 'INSTALL_FAILED';
+  | 'INSTALL_FAILED'
+  | 'FILE_LOCKED'
+  | 'EXEC_HANDED_OFF';
 
 const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   USAGE: 2,
@@ -75,6 +77,8 @@ const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   CLIENT_CONFIG_INVALID: 2,
   CLIENT_CONFIG_CHANGED: 2,
   INSTALL_FAILED: 3,
+  FILE_LOCKED: 3,
+  EXEC_HANDED_OFF: 3,
 };
 
 export class WardenError extends Error {
