@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import lockfile from 'proper-lockfile';
 import { WardenError } from '../error.js';
+import { checkTrusted } from '../store/perms.js';
 import { GENESIS, lineHash } from './chain.js';
 import type { AuditEvent } from './events.js';
 
@@ -79,8 +80,16 @@ function oversizeMarker(record: Record<string, unknown>, bytes: number): string 
   return fits({ ...minimal, truncated: true, truncation }) ?? JSON.stringify({ ts: record.ts, prev: record.prev, event: record.event, truncated: true, truncation });
 }
 
+/** Refuses an audit log (or its lock) that another user owns or could write: the chain proves nothing then,
+ *  and the warden never acts on (or appends to) a line someone else could have written. */
+export function checkAuditFiles(file: string): void {
+  checkTrusted(file, 'the audit log', 'file');
+  checkTrusted(`${file}.lock`, 'the audit log lock', 'file');
+}
+
 /** Appends one event; returns the line written. */
 export async function appendAudit(file: string, event: AuditEvent): Promise<string> {
+  checkAuditFiles(file);
   if (!fs.existsSync(file)) fs.writeFileSync(file, '', { mode: 0o600, flag: 'a' });
   let release: () => Promise<void>;
   try {
@@ -94,6 +103,7 @@ export async function appendAudit(file: string, event: AuditEvent): Promise<stri
     throw new WardenError('AUDIT_LOCKED', `could not lock the audit log ${file} (${(err as Error).message}); if no warden is running, remove ${file}.lock`);
   }
   try {
+    checkAuditFiles(file); // again under the lock: the lock directory is ours now, the log must still be
     const prev = lastLine(file);
     const record = { ts: new Date().toISOString(), prev: prev === undefined ? GENESIS : lineHash(prev), ...event };
     let line = JSON.stringify(record);

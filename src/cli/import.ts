@@ -7,6 +7,7 @@ import { WardenError } from '../error.js';
 import { writeAtomic, writeAtomicKeepingMode } from '../store/atomic.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import { openHome } from '../store/home.js';
+import { checkTrusted } from '../store/perms.js';
 import { locationKey, updateImports, type ImportRecord } from '../store/imports.js';
 import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
@@ -32,6 +33,7 @@ export interface ImportOptions {
 /** A copy of a client file in the home, before it is written (owner-only: client files can hold secrets). */
 export function backup(paths: HomePaths, file: string, text: string): string {
   fs.mkdirSync(paths.backupsDir, { recursive: true, mode: 0o700 });
+  checkTrusted(paths.backupsDir, 'the backups directory', 'file');
   const dest = path.join(paths.backupsDir, `${path.basename(file)}.${new Date().toISOString().replace(/[:.]/g, '-')}`);
   writeAtomic(dest, text);
   return dest;
