@@ -93,7 +93,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const exe = plan.artifacts[0];
   try {
     if (!exe?.key) throw new WardenError('EXEC_MISMATCH', 'no digested executable to verify against.');
-    verifyExecuted(pid, exe.key, exe.path);
+    verifyExecuted(pid, exe.key, exe.path, { serverId: id, script: plan.artifacts.find((a) => a.kind === 'script')?.path });
   } catch (err) {
     await killGroupNow(pid);
     removeRunRecord(paths.runDir, pid);
