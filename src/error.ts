@@ -38,7 +38,9 @@ export type WardenErrorCode =
   | 'CLIENT_CONFIG_INVALID'
   | 'CLIENT_CONFIG_CHANGED'
   | 'INSTALL_FAILED'
-  | 'CANARY_STALE';
+  | 'CANARY_STALE'
+  | 'FILE_LOCKED'
+  | 'EXEC_HANDED_OFF';
 
 const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   USAGE: 2,
@@ -77,6 +79,8 @@ const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   CLIENT_CONFIG_CHANGED: 2,
   INSTALL_FAILED: 3,
   CANARY_STALE: 1,
+  FILE_LOCKED: 3,
+  EXEC_HANDED_OFF: 3,
 };
 
 export class WardenError extends Error {

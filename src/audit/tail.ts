@@ -1,7 +1,9 @@
 import fs from 'node:fs';
+import { checkAuditFiles } from './log.js';
 
 /** The audit events in the last `maxBytes` of the log (whole lines only), oldest first. */
 export function recentEvents(file: string, maxBytes = 4 * 1024 * 1024): Record<string, unknown>[] {
+  checkAuditFiles(file);
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');

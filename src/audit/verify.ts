@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { GENESIS, lineHash } from './chain.js';
+import { checkAuditFiles } from './log.js';
 
 export type ChainResult =
   | { ok: true; lines: number }
@@ -7,6 +8,7 @@ export type ChainResult =
 
 /** Walks the chain and names the first line (1-based) that breaks it. */
 export function verifyChain(file: string): ChainResult {
+  checkAuditFiles(file);
   const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
   if (text === '') return { ok: true, lines: 0 };
   if (!text.endsWith('\n')) {

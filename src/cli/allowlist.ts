@@ -2,7 +2,7 @@ import { DigestCache } from '../attest/cache.js';
 import { digestForAllowlist } from '../attest/allowlist-digest.js';
 import { appendAudit } from '../audit/log.js';
 import { WardenError } from '../error.js';
-import { loadAllowlist, saveAllowlist, upsertEntry, type AllowlistEntry } from '../store/allowlist.js';
+import { loadAllowlist, updateAllowlist, upsertEntry, type AllowlistEntry } from '../store/allowlist.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
 import { line, printJson, printTable, shortSha } from './output.js';
@@ -20,14 +20,13 @@ export function allowlistList(homeFlag: string | undefined, json: boolean): numb
 export async function allowlistAdd(homeFlag: string | undefined, target: string, note: string | undefined): Promise<number> {
   const paths = resolveHome(homeFlag);
   openHome(paths, true);
-  const allowlist = loadAllowlist(paths);
+  loadAllowlist(paths); // an invalid or insecure allowlist is refused before anything is digested
   const d = await digestForAllowlist(target);
-  const change = upsertEntry(allowlist, { ...d, addedAt: new Date().toISOString(), note: note ?? 'added by mcp-warden allowlist add' });
+  const change = await updateAllowlist(paths, (allowlist) => upsertEntry(allowlist, { ...d, addedAt: new Date().toISOString(), note: note ?? 'added by mcp-warden allowlist add' }));
   if (change.action === 'unchanged') {
     line(`${d.kind} ${d.path} is already allowlisted with sha256 ${d.sha256}.`);
     return 0;
   }
-  saveAllowlist(paths, allowlist);
   const previousSha256 = change.action === 'replace' ? change.previous.sha256 : undefined;
   await appendAudit(paths.audit, { event: 'allowlist_changed', action: change.action, path: d.path, kind: d.kind, sha256: d.sha256, ...(previousSha256 ? { previousSha256 } : {}), by: 'allowlist add' });
   line(`${previousSha256 ? 'Replaced' : 'Added'} ${d.kind} ${d.path} sha256 ${d.sha256}${previousSha256 ? ` (was ${previousSha256})` : ''}.`);
@@ -37,13 +36,14 @@ export async function allowlistAdd(homeFlag: string | undefined, target: string,
 export async function allowlistRemove(homeFlag: string | undefined, target: string): Promise<number> {
   const paths = resolveHome(homeFlag);
   openHome(paths, false);
-  const allowlist = loadAllowlist(paths);
-  const gone = allowlist.entries.filter((e) => e.path === target);
-  if (gone.length === 0) {
-    throw new WardenError('USAGE', `${target} is not in the allowlist ${paths.allowlist}; 'mcp-warden allowlist list' shows the exact paths.`);
-  }
-  allowlist.entries = allowlist.entries.filter((e) => e.path !== target);
-  saveAllowlist(paths, allowlist);
+  const gone = await updateAllowlist(paths, (allowlist) => {
+    const matching = allowlist.entries.filter((e) => e.path === target);
+    if (matching.length === 0) {
+      throw new WardenError('USAGE', `${target} is not in the allowlist ${paths.allowlist}; 'mcp-warden allowlist list' shows the exact paths.`);
+    }
+    allowlist.entries = allowlist.entries.filter((e) => e.path !== target);
+    return matching;
+  });
   for (const e of gone) {
     await appendAudit(paths.audit, { event: 'allowlist_changed', action: 'remove', path: e.path, kind: e.kind, sha256: e.sha256, by: 'allowlist remove' });
     line(`Removed ${e.kind} ${e.path}.`);

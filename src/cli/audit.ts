@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { checkAuditFiles } from '../audit/log.js';
 import { verifyChain } from '../audit/verify.js';
 import { resolveHome } from '../store/paths.js';
 import { line, printJson } from './output.js';
@@ -14,6 +15,7 @@ export function auditVerify(homeFlag: string | undefined, json: boolean): number
 
 export function auditShow(homeFlag: string | undefined, json: boolean): number {
   const paths = resolveHome(homeFlag);
+  checkAuditFiles(paths.audit);
   const text = fs.existsSync(paths.audit) ? fs.readFileSync(paths.audit, 'utf8') : '';
   const events = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
   if (json) {

@@ -66,7 +66,7 @@ export async function recordCanaries(paths: HomePaths, id: string): Promise<Reco
       throw err;
     }
   }
-  saveCanaryBaselines(paths, id, baselines);
+  await saveCanaryBaselines(paths, id, baselines);
   return baselines;
 }
 

@@ -43,7 +43,7 @@ export interface Attested {
 
 /** Re-attests one server against the allowlist, as `run` would before launching it. */
 export async function attestServer(good: Good, id: string, cache: DigestCache, memo: TreeMemo): Promise<Attested | undefined> {
-  const s = good.servers.servers[id];
+  const s = Object.hasOwn(good.servers.servers, id) ? good.servers.servers[id] : undefined;
   if (!s) return undefined;
   const targets: WatchTarget[] = [];
   // A new file of the same name earlier in the trusted PATH would shadow a bare command.

@@ -144,7 +144,7 @@ export async function daemonVerb(homeFlag: string | undefined, listen: string): 
   const rounds = async (): Promise<void> => {
     try {
       while (pending.size > 0) {
-        const ids = [...pending].filter((id) => good.servers.servers[id]);
+        const ids = [...pending].filter((id) => Object.hasOwn(good.servers.servers, id));
         pending.clear();
         const done = progress.begin('attestation round', MAX_ROUND_MS);
         try {
@@ -170,11 +170,11 @@ export async function daemonVerb(homeFlag: string | undefined, listen: string): 
   };
   const watcher = new ParentDirWatcher((key) => void (key === CONFIG ? reload('a trust file changed') : attest([key])), 50, say);
   const checkAll = async (): Promise<void> => {
-    for (const id of [...targets.keys()]) if (!good.servers.servers[id]) targets.delete(id);
+    for (const id of [...targets.keys()]) if (!Object.hasOwn(good.servers.servers, id)) targets.delete(id);
     await attest(Object.keys(good.servers.servers));
   };
 
-  const verifyNow = scheduledVerifier(paths, (id) => Boolean(good.servers.servers[id]), rec, say, progress, (id, r) => verifications.set(id, r));
+  const verifyNow = scheduledVerifier(paths, (id) => Object.hasOwn(good.servers.servers, id), rec, say, progress, (id, r) => verifications.set(id, r));
   const timers: NodeJS.Timeout[] = [];
   const schedule = (): void => {
     for (const t of timers.splice(0)) clearInterval(t);

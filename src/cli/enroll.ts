@@ -2,9 +2,9 @@ import type { DigestCache } from '../attest/cache.js';
 import { planLaunch, type Artifact, type LaunchPlan, type TreeMemo } from '../attest/plan.js';
 import { appendAudit } from '../audit/log.js';
 import { WardenError } from '../error.js';
-import { loadAllowlist, saveAllowlist, upsertEntry } from '../store/allowlist.js';
+import { updateAllowlist, upsertEntry } from '../store/allowlist.js';
 import type { HomePaths } from '../store/paths.js';
-import { loadServers, newServerConfig, saveServers } from '../store/servers.js';
+import { loadServers, newServerConfig, updateServers } from '../store/servers.js';
 import type { LockEntry } from '../surface/lockfile.js';
 import { recordCanaries } from './canary.js';
 import { captureLock } from './lock.js';
@@ -43,19 +43,25 @@ export function describeArtifact(a: Artifact): string {
 
 /** Allowlists the plan's artifacts and writes the server entry (`by` says who, in the audit log). */
 export async function trustAndAdd(paths: HomePaths, id: string, spec: EnrollSpec, plan: LaunchPlan, by: string, say: (m: string) => void): Promise<void> {
-  const allowlist = loadAllowlist(paths);
   const now = new Date().toISOString();
-  for (const a of plan.artifacts) {
-    const change = upsertEntry(allowlist, { path: a.path, kind: a.kind, sha256: a.sha256, addedAt: now, note: `added by 'mcp-warden ${by}'` });
+  // Both files are read-modify-written under their locks (store/update.ts): a concurrent add or import
+  // never loses this update, nor this one theirs.
+  const changes = await updateAllowlist(paths, (allowlist) =>
+    plan.artifacts.map((a) => ({ a, change: upsertEntry(allowlist, { path: a.path, kind: a.kind, sha256: a.sha256, addedAt: now, note: `added by 'mcp-warden ${by}'` }) })),
+  );
+  for (const { a, change } of changes) {
     if (change.action === 'unchanged') continue;
     const previousSha256 = change.action === 'replace' ? change.previous.sha256 : undefined;
     await appendAudit(paths.audit, { event: 'allowlist_changed', action: change.action, path: a.path, kind: a.kind, sha256: a.sha256, ...(previousSha256 ? { previousSha256 } : {}), by });
     if (previousSha256) say(`Replaced the allowlisted digest of ${a.path}: was ${previousSha256}`);
   }
-  saveAllowlist(paths, allowlist);
-  const config = loadServers(paths);
-  config.servers[id] = newServerConfig({ command: spec.command, args: spec.args, env: spec.env, passEnv: spec.passEnv, posture: spec.posture, ...(spec.cwd ? { cwd: spec.cwd } : {}) });
-  saveServers(paths, config);
+  const entry = newServerConfig({ command: spec.command, args: spec.args, env: spec.env, passEnv: spec.passEnv, posture: spec.posture, ...(spec.cwd ? { cwd: spec.cwd } : {}) });
+  await updateServers(paths, (config) => {
+    if (Object.hasOwn(config.servers, id)) {
+      throw new WardenError('SERVER_EXISTS', `server '${id}' was added to ${paths.servers} by another command meanwhile; it was left as it is. Choose another id, or edit that entry by hand.`);
+    }
+    config.servers[id] = entry;
+  });
 }
 
 /** Locks the surface and records canary baselines; a failure is returned, not thrown. */

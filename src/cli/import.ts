@@ -7,7 +7,8 @@ import { WardenError } from '../error.js';
 import { writeAtomic, writeAtomicKeepingMode } from '../store/atomic.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import { openHome } from '../store/home.js';
-import { loadImports, locationKey, saveImports, type ImportRecord } from '../store/imports.js';
+import { checkTrusted } from '../store/perms.js';
+import { locationKey, updateImports, type ImportRecord } from '../store/imports.js';
 import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { loadServers } from '../store/servers.js';
@@ -32,6 +33,7 @@ export interface ImportOptions {
 /** A copy of a client file in the home, before it is written (owner-only: client files can hold secrets). */
 export function backup(paths: HomePaths, file: string, text: string): string {
   fs.mkdirSync(paths.backupsDir, { recursive: true, mode: 0o700 });
+  checkTrusted(paths.backupsDir, 'the backups directory', 'file');
   const dest = path.join(paths.backupsDir, `${path.basename(file)}.${new Date().toISOString().replace(/[:.]/g, '-')}`);
   writeAtomic(dest, text);
   return dest;
@@ -143,12 +145,12 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   progressDone();
   if (records.length > 0) {
     rewriteClientFile(cfg, text);
-    const imports = loadImports(paths);
-    const rec = imports.files[cfg.file] ?? { client: cfg.kind, entries: [] };
-    const replaced = new Set(records.map((r) => locationKey(r.location)));
-    rec.entries = [...rec.entries.filter((r) => !replaced.has(locationKey(r.location))), ...records];
-    imports.files[cfg.file] = rec;
-    saveImports(paths, imports);
+    await updateImports(paths, (imports) => {
+      const rec = Object.hasOwn(imports.files, cfg.file) ? (imports.files[cfg.file] as (typeof imports.files)[string]) : { client: cfg.kind, entries: [] };
+      const replaced = new Set(records.map((r) => locationKey(r.location)));
+      rec.entries = [...rec.entries.filter((r) => !replaced.has(locationKey(r.location))), ...records];
+      imports.files[cfg.file] = rec;
+    });
   }
   report(cfg, outcomes, opts, backupFile);
   return outcomes.some((o) => o.result === 'refused' || o.result === 'failed') ? 3 : 0;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { WardenError } from '../error.js';
 import type { HomePaths } from '../store/paths.js';
+import { checkTrusted } from '../store/perms.js';
 
 // `import --install`: an entry that runs `npx -y <package>` is replaced by a copy of that package installed at
 // the exact version the registry resolves now, into a directory the warden owns (<home>/packages/), then
@@ -48,6 +49,8 @@ export async function installPinned(paths: HomePaths, spec: string): Promise<Ins
   if (!version) throw new WardenError('INSTALL_FAILED', `the registry has no version of ${spec}.`);
   const dir = path.join(paths.packagesDir, `${name.replace('/', '+')}@${version}`);
   const pkgDir = path.join(dir, 'node_modules', name);
+  // An earlier install is reused and then trusted at enrollment: never one another user could have written.
+  for (const [p, label] of [[paths.packagesDir, 'the packages directory'], [dir, `the install of ${name}@${version}`], [path.join(dir, 'node_modules'), `the install of ${name}@${version}`], [pkgDir, `the install of ${name}@${version}`]] as const) checkTrusted(p, label, 'file');
   const installedVersion = (): string | undefined => {
     try {
       return (JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { version?: string }).version;

@@ -120,7 +120,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
       uid: uids[uids.length - 1] as number,
     });
     if (!exe?.key) throw new WardenError('EXEC_MISMATCH', 'no digested executable to verify against.');
-    verifyExecuted(pid, exe.key, exe.path);
+    verifyExecuted(pid, exe.key, exe.path, { serverId: id, script: plan.artifacts.find((a) => a.kind === 'script')?.path });
   } catch (err) {
     const stop = await killSessionNow(target);
     if (cgroup && stop.gone) await removeCgroup(cgroup);

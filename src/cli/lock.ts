@@ -19,9 +19,12 @@ import { fetchSurface, type Fetched } from './surface-fetch.js';
 
 const say = (m: string): void => void process.stderr.write(`mcp-warden: ${m}\n`);
 
-function write(paths: HomePaths, id: string, entry: LockEntry, fetched: Fetched, prints: { name: string; print: ToolPrint }[]): void {
-  const artifacts = artifactRecords(fetched.plan).map(({ kind, path, sha256 }) => ({ kind, path, sha256 }));
-  saveLockEntry(paths, id, entry, wardenEntryFor(artifacts, prints, fetched.conditional, fetched.catalogs));
+function artifactsOf(fetched: Fetched): { kind: string; path: string; sha256: string }[] {
+  return artifactRecords(fetched.plan).map(({ kind, path, sha256 }) => ({ kind, path, sha256 }));
+}
+
+function write(paths: HomePaths, id: string, entry: LockEntry, fetched: Fetched, prints: { name: string; print: ToolPrint }[]): Promise<void> {
+  return saveLockEntry(paths, id, () => ({ entry, extra: wardenEntryFor(artifactsOf(fetched), prints, fetched.conditional, fetched.catalogs) }));
 }
 
 /** Captures and writes the lock entry of a server (used by `lock` and by `add`). */
@@ -30,7 +33,7 @@ export async function captureLock(paths: HomePaths, id: string, source: 'lock' |
   const previous = loadLocks(paths).tools.get(id);
   const fetched = await fetchSurface(paths, id, previous?.protocol.offered ?? DEFAULT_OFFERED, say);
   const entry = entryFor(server.command, server.args, previous?.protocol.offered ?? DEFAULT_OFFERED, fetched.handshake, fetched.tools);
-  write(paths, id, entry, fetched, fetched.tools);
+  await write(paths, id, entry, fetched, fetched.tools);
   await appendAudit(paths.audit, { event: 'surface', server: id, source, pinState: previous ? 'changed' : 'unpinned', surfaceHash: entry.surface_hash, ...(previous ? { lockedSurfaceHash: previous.surface_hash, lockedRevision: previous.protocol.era } : {}), revision: entry.protocol.era, changed: [] });
   return entry;
 }
@@ -65,16 +68,22 @@ export async function pinVerb(homeFlag: string | undefined, id: string, tool: st
   }
   const fetched = await fetchSurface(paths, id, locked.protocol.offered, say);
   const live = fetched.tools.find((t) => t.name === tool);
-  const tools = locked.tools.filter((t) => t.name !== tool);
-  if (live) tools.push({ name: live.name, h_desc: live.hDesc, h_schema: live.hSchema, h_tool: live.hTool, tool: live.value });
-  else if (tools.length === locked.tools.length) throw new WardenError('USAGE', `server '${id}' neither lists nor locks a tool named "${tool}".`);
-  tools.sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
-  const entry: LockEntry = { ...locked, target: server.command, args: server.args, tools, surface_hash: surfaceHash(locked.protocol.era, locked.h_instructions ?? ABSENT, tools) };
-  // Keep the exact prints of every tool not re-pinned; take the live one for the tool that is.
-  const previous = loadLocks(paths).warden.get(id)?.tools ?? {};
-  const prints = Object.entries(previous).filter(([n]) => n !== tool).map(([name, print]) => ({ name, print }));
-  if (live) prints.push({ name: live.name, print: live.print });
-  write(paths, id, entry, { ...fetched, catalogs: loadLocks(paths).warden.get(id)?.catalogs ?? {} }, prints);
+  // The entry is rebuilt from the lock as read under its lock, so a concurrent pin of another tool is kept.
+  let entry = locked;
+  await saveLockEntry(paths, id, (locks) => {
+    const current = locks.tools.get(id);
+    if (!current) throw new WardenError('LOCK_MISSING', `tools.lock has no entry for server '${id}'. Capture one with: mcp-warden lock ${id}`);
+    const tools = current.tools.filter((t) => t.name !== tool);
+    if (live) tools.push({ name: live.name, h_desc: live.hDesc, h_schema: live.hSchema, h_tool: live.hTool, tool: live.value });
+    else if (tools.length === current.tools.length) throw new WardenError('USAGE', `server '${id}' neither lists nor locks a tool named "${tool}".`);
+    tools.sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
+    entry = { ...current, target: server.command, args: server.args, tools, surface_hash: surfaceHash(current.protocol.era, current.h_instructions ?? ABSENT, tools) };
+    // Keep the exact prints of every tool not re-pinned; take the live one for the tool that is.
+    const previous = locks.warden.get(id);
+    const prints = Object.entries(previous?.tools ?? {}).filter(([n]) => n !== tool).map(([name, print]) => ({ name, print }));
+    if (live) prints.push({ name: live.name, print: live.print });
+    return { entry, extra: wardenEntryFor(artifactsOf(fetched), prints, fetched.conditional, previous?.catalogs ?? {}) };
+  });
   await appendAudit(paths.audit, { event: 'surface', server: id, source: 'pin', pinState: 'changed', surfaceHash: entry.surface_hash, lockedSurfaceHash: locked.surface_hash, revision: entry.protocol.era, changed: [{ name: tool, state: live ? 'changed' : 'removed', classes: [], fields: [] }] });
   line(live ? `Pinned tool "${tool}" of server '${id}' as it is served now.` : `Removed tool "${tool}" from the lock of server '${id}' (the server no longer lists it).`);
   return 0;

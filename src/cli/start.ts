@@ -7,13 +7,13 @@ import { matchAllowlist } from '../attest/match.js';
 import { planLaunch } from '../attest/plan.js';
 import { appendAudit } from '../audit/log.js';
 import { WardenError } from '../error.js';
-import { allowlistFileSchema, loadAllowlist, saveAllowlist, upsertEntry } from '../store/allowlist.js';
+import { allowlistFileSchema, updateAllowlist, upsertEntry } from '../store/allowlist.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import { openHome } from '../store/home.js';
 import { loadJsonFile } from '../store/json-file.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { loadLocks } from '../store/locks.js';
-import { loadServers, newServerConfig, saveServers } from '../store/servers.js';
+import { loadServers, newServerConfig, updateServers } from '../store/servers.js';
 import { captureLock } from './lock.js';
 
 // `npm start`: the embedded default. Supervises the reference server-everything (a dev dependency) through
@@ -36,26 +36,36 @@ function checkoutAllowlist(): v.InferOutput<typeof allowlistFileSchema>['entries
 }
 
 async function ensureEnrolled(paths: HomePaths): Promise<void> {
-  const config = loadServers(paths);
-  if (!Object.hasOwn(config.servers, SERVER_ID)) {
+  const wrote = await updateServers(paths, (config) => {
+    if (Object.hasOwn(config.servers, SERVER_ID)) return false;
     config.servers[SERVER_ID] = newServerConfig({ command: process.execPath, args: [path.join(CHECKOUT, SCRIPT), 'stdio'] });
-    saveServers(paths, config);
-    say(`Wrote server '${SERVER_ID}' to ${paths.servers}`);
-  }
-  const allowlist = loadAllowlist(paths);
-  for (const pinned of checkoutAllowlist()) {
-    if (upsertEntry(allowlist, pinned).action !== 'unchanged') say(`Pinned by the checkout: ${pinned.kind} ${pinned.path}\n  sha256 ${pinned.sha256}`);
-  }
-  const server = loadServers(paths).servers[SERVER_ID];
+    return true;
+  });
+  if (wrote) say(`Wrote server '${SERVER_ID}' to ${paths.servers}`);
+  const pinnedByCheckout = checkoutAllowlist();
+  await updateAllowlist(paths, (allowlist) => {
+    for (const pinned of pinnedByCheckout) {
+      if (upsertEntry(allowlist, pinned).action !== 'unchanged') say(`Pinned by the checkout: ${pinned.kind} ${pinned.path}\n  sha256 ${pinned.sha256}`);
+    }
+  });
+  const config = loadServers(paths);
+  const server = Object.hasOwn(config.servers, SERVER_ID) ? config.servers[SERVER_ID] : undefined;
   if (!server) throw new WardenError('SERVER_UNKNOWN', `server '${SERVER_ID}' vanished from ${paths.servers}`);
   const cache = loadDigestCache(paths);
   const plan = await planLaunch({ serverId: SERVER_ID, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path }, cache);
   saveDigestCache(paths, cache);
   const interpreter = fs.realpathSync(process.execPath);
-  for (const verdict of matchAllowlist(plan.artifacts, allowlist.entries).verdicts) {
-    const a = verdict.artifact;
-    if (verdict.state !== 'not_allowlisted' || a.kind !== 'executable' || a.path !== interpreter) continue;
-    upsertEntry(allowlist, { path: a.path, kind: a.kind, sha256: a.sha256, addedAt: new Date().toISOString(), note: 'the node interpreter of this machine, enrolled by npm start', trustOnFirstUse: true });
+  const enrolled = await updateAllowlist(paths, (allowlist) => {
+    const out = [];
+    for (const verdict of matchAllowlist(plan.artifacts, allowlist.entries).verdicts) {
+      const a = verdict.artifact;
+      if (verdict.state !== 'not_allowlisted' || a.kind !== 'executable' || a.path !== interpreter) continue;
+      upsertEntry(allowlist, { path: a.path, kind: a.kind, sha256: a.sha256, addedAt: new Date().toISOString(), note: 'the node interpreter of this machine, enrolled by npm start', trustOnFirstUse: true });
+      out.push(a);
+    }
+    return out;
+  });
+  for (const a of enrolled) {
     await appendAudit(paths.audit, { event: 'allowlist_changed', action: 'add', path: a.path, kind: a.kind, sha256: a.sha256, trustOnFirstUse: true, by: 'npm start' });
     say('');
     say('TRUST ON FIRST USE: this machine\'s node interpreter was not allowlisted. Enrolling it as it is now:');
@@ -64,7 +74,6 @@ async function ensureEnrolled(paths: HomePaths): Promise<void> {
     say('  distribution\'s package (e.g. dpkg -V nodejs) if this machine may already be compromised.');
     say('');
   }
-  saveAllowlist(paths, allowlist);
   if (!loadLocks(paths).tools.has(SERVER_ID)) {
     const entry = await captureLock(paths, SERVER_ID, 'lock');
     say(`LOCKED ON FIRST USE: the tool surface of '${SERVER_ID}' as served now: ${entry.tools.length} tools, surface ${entry.surface_hash}`);

@@ -4,7 +4,7 @@ import { readClientConfig, CLIENT_LABELS } from '../clientconfig/read.js';
 import { applySplices, sameValue, type Splice } from '../clientconfig/rewrite.js';
 import { WardenError } from '../error.js';
 import { openHome } from '../store/home.js';
-import { loadImports, locationKey, saveImports } from '../store/imports.js';
+import { loadImports, locationKey, updateImports } from '../store/imports.js';
 import { resolveHome } from '../store/paths.js';
 import { backup, rewriteClientFile } from './import.js';
 import { line, printJson } from './output.js';
@@ -26,26 +26,25 @@ export async function unwrapVerb(homeFlag: string | undefined, file: string, opt
   const cfg = readClientConfig(path.resolve(file));
   const abs = cfg.file;
   const imports = loadImports(paths);
-  const rec = imports.files[abs];
+  const rec = Object.hasOwn(imports.files, abs) ? imports.files[abs] : undefined;
   if (!rec || rec.entries.length === 0) {
     throw new WardenError('USAGE', `the warden has no record of importing ${abs} (in ${paths.imports}), so there is nothing to unwrap. Was it imported with another --home?`);
   }
   const byLocation = new Map(cfg.entries.map((e) => [locationKey(e.location), e]));
   const splices: Splice[] = [];
   const outcomes: { name: string; id: string; result: Result; detail?: string }[] = [];
-  const kept = [];
+  const restored = new Set<string>();
   for (const r of rec.entries) {
     const name = r.location.at(-1) as string;
     const entry = byLocation.get(locationKey(r.location));
     if (!entry) {
       outcomes.push({ name, id: r.id, result: 'missing', detail: 'no longer in the file; its original is kept in imports.json' });
-      kept.push(r);
     } else if (!sameValue(entry.value, r.wrapped)) {
       outcomes.push({ name, id: r.id, result: 'changed', detail: 'edited since it was imported, so it was left as it is; its original is kept in imports.json' });
-      kept.push(r);
     } else {
       splices.push({ offset: entry.offset, length: entry.length, text: r.original });
       outcomes.push({ name, id: r.id, result: 'restored' });
+      restored.add(locationKey(r.location));
     }
   }
   const after = applySplices(cfg.text, splices);
@@ -54,9 +53,14 @@ export async function unwrapVerb(homeFlag: string | undefined, file: string, opt
   if (!opts.dryRun && splices.length > 0) {
     backupFile = backup(paths, abs, cfg.text);
     rewriteClientFile(cfg, after);
-    if (kept.length > 0) imports.files[abs] = { ...rec, entries: kept };
-    else delete imports.files[abs];
-    saveImports(paths, imports);
+    // Only the restored records are removed, from imports.json as read under its lock (store/update.ts).
+    await updateImports(paths, (now) => {
+      const current = Object.hasOwn(now.files, abs) ? now.files[abs] : undefined;
+      if (!current) return;
+      const kept = current.entries.filter((r) => !restored.has(locationKey(r.location)));
+      if (kept.length > 0) now.files[abs] = { ...current, entries: kept };
+      else delete now.files[abs];
+    });
   }
   if (opts.json) {
     printJson({ file: abs, client: cfg.kind, dryRun: opts.dryRun === true, ...(backupFile ? { backup: backupFile } : {}), ...(diff !== undefined ? { diff } : {}), entries: outcomes });

@@ -4,6 +4,7 @@ import type { Readable, Writable } from 'node:stream';
 import { WardenError } from '../error.js';
 import { sameInode, sameKey, statKey, type StatKey } from '../attest/stat-key.js';
 import { spawnInCgroup, type Cgroup } from './cgroup.js';
+import { classifyMismatch, handOffMessage, type ExecContext } from './exec-handoff.js';
 
 export type ServerProcess = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -43,9 +44,10 @@ export function spawnServer(spec: SpawnSpec): Promise<{ child: ServerProcess; co
 
 /**
  * Checks that the inode the kernel executed is the one that was digested, unmodified: same device and inode
- * behind /proc/PID/exe, and the same size, mtime and ctime. Throws EXEC_MISMATCH otherwise.
+ * behind /proc/PID/exe, and the same size, mtime and ctime. Throws EXEC_MISMATCH otherwise, or EXEC_HANDED_OFF
+ * when the digested program (a shell shim) ran and exec'd another one (exec-handoff.ts).
  */
-export function verifyExecuted(pid: number, expected: StatKey, file: string): void {
+export function verifyExecuted(pid: number, expected: StatKey, file: string, context?: ExecContext): void {
   let actual: StatKey;
   try {
     actual = statKey(fs.statSync(`/proc/${pid}/exe`, { bigint: true }));
@@ -53,6 +55,8 @@ export function verifyExecuted(pid: number, expected: StatKey, file: string): vo
     throw new WardenError('EXEC_MISMATCH', `cannot inspect /proc/${pid}/exe to verify that ${file} is what ran: ${(err as Error).message}`);
   }
   if (!sameInode(actual, expected)) {
+    const mismatch = classifyMismatch(pid, expected, file);
+    if (mismatch.kind === 'handed_off') throw new WardenError('EXEC_HANDED_OFF', handOffMessage(mismatch.ran, file, context));
     throw new WardenError('EXEC_MISMATCH', `the process executed inode ${actual.dev}:${actual.ino}, not the digested ${file} (inode ${expected.dev}:${expected.ino}): the file was replaced between digest and exec.`);
   }
   if (!sameKey(actual, expected)) {

@@ -4,6 +4,11 @@ import { diffSurface, type LockedExtra, type SurfaceDiff } from '../surface/diff
 import { liveSurfaceHash, type LockEntry } from '../surface/lockfile.js';
 import { decide, decideUnpinned, type Decisions, type Posture } from '../surface/posture.js';
 import { diffCatalogs, type CatalogChange, type Catalogs } from '../surface/catalog.js';
+import { printable } from '../surface/admit.js';
+
+/** Changed tools (or catalog items) reported one line each; past that, one summary line with the counts. */
+const REPORTED_LINES = 10;
+const count = (n: number): string => n.toLocaleString('en-US');
 
 // Judging what this session was served against the lock: which tools the client may see and call. The
 // approved set is the session's authority for tools/call. Audit records carry names, classes and field names,
@@ -44,11 +49,12 @@ export class SurfaceJudge {
     this.cfg.audit({ event: 'catalog_drift', server: this.cfg.serverId, changes });
     const enforce = this.cfg.posture === 'enforce';
     for (const c of changes) if (enforce && c.state !== 'removed' && c.kind !== 'resourceTemplates') this.blocked[c.kind].add(c.id);
-    for (const c of changes.slice(0, 10)) {
+    for (const c of changes.slice(0, REPORTED_LINES)) {
       const gated = c.state !== 'removed' && c.kind !== 'resourceTemplates';
       const what = !gated ? 'reported' : enforce ? `${c.kind === 'prompts' ? 'getting' : 'reading'} it is refused on this session` : 'allowed (monitor)';
-      this.cfg.report(`server '${this.cfg.serverId}': ${c.kind} "${c.id.slice(0, 128)}" ${c.state} since the lock; ${what}. Review with: mcp-warden diff ${this.cfg.serverId}`);
+      this.cfg.report(`server '${this.cfg.serverId}': ${c.kind} "${printable(c.id)}" ${c.state} since the lock; ${what}. Review with: mcp-warden diff ${this.cfg.serverId}`);
     }
+    if (changes.length > REPORTED_LINES) this.cfg.report(`server '${this.cfg.serverId}': … and ${count(changes.length - REPORTED_LINES)} more changed prompts, resources or templates; review with: mcp-warden diff ${this.cfg.serverId}`);
     return changes;
   }
 
@@ -99,7 +105,8 @@ export class SurfaceJudge {
         ...(diff?.instructionsChanged ? { instructionsChanged: true } : {}),
         changed,
       });
-      for (const c of changed) this.cfg.report(`server '${serverId}': tool "${c.name}" ${c.state}${c.classes.length ? ` (${c.classes.join(', ')}${c.fields.length ? `; fields ${c.fields.join(', ')}` : ''})` : ''}: ${c.decision === 'allow' ? 'allowed (monitor)' : c.decision === 'reported' ? 'reported' : c.decision === 'hide' ? 'hidden until pinned' : 'refused'}. Review with: mcp-warden diff ${serverId}`);
+      for (const c of changed.slice(0, REPORTED_LINES)) this.cfg.report(`server '${serverId}': tool "${printable(c.name)}" ${c.state}${c.classes.length ? ` (${c.classes.join(', ')}${c.fields.length ? `; fields ${c.fields.join(', ')}` : ''})` : ''}: ${c.decision === 'allow' ? 'allowed (monitor)' : c.decision === 'reported' ? 'reported' : c.decision === 'hide' ? 'hidden until pinned' : 'refused'}. Review with: mcp-warden diff ${serverId}`);
+      if (changed.length > REPORTED_LINES) this.cfg.report(`server '${serverId}': ${moreTools(changed.slice(REPORTED_LINES))}; review with: mcp-warden diff ${serverId}`);
       if (diff?.era) this.cfg.report(`server '${serverId}': negotiated revision ${diff.era.live}, locked under ${diff.era.locked}; tools compared by their own digests.`);
     }
     for (const t of diff?.tools ?? []) {
@@ -107,7 +114,16 @@ export class SurfaceJudge {
       if (t.widening.length === 0 || this.wideningReported.has(`${t.name}|${hTool}`)) continue;
       this.wideningReported.add(`${t.name}|${hTool}`);
       this.cfg.audit({ event: 'tier_widening_blocked', server: serverId, tool: t.name, hints: t.widening });
-      this.cfg.report(`server '${serverId}': tool "${t.name}" claims a less-gated tier (${t.widening.join(', ')}); blocked in every posture.`);
+      this.cfg.report(`server '${serverId}': tool "${printable(t.name)}" claims a less-gated tier (${t.widening.join(', ')}); blocked in every posture.`);
     }
   }
+}
+
+/** "… and 9,989 more added tools", or with several states "… and 40 more tool changes (30 added, 10 changed)". */
+function moreTools(rest: readonly ToolChangeRecord[]): string {
+  const byState = new Map<string, number>();
+  for (const c of rest) byState.set(c.state, (byState.get(c.state) ?? 0) + 1);
+  const [only] = byState.keys();
+  if (byState.size === 1) return `… and ${count(rest.length)} more ${only} tool${rest.length === 1 ? '' : 's'}`;
+  return `… and ${count(rest.length)} more tool changes (${[...byState].map(([state, n]) => `${count(n)} ${state}`).join(', ')})`;
 }

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { ARTIFACT_KINDS } from '../attest/plan.js';
-import { writeJsonAtomic } from './atomic.js';
 import { loadJsonFile } from './json-file.js';
 import type { HomePaths } from './paths.js';
+import { updateFile } from './update.js';
 
 
 const entrySchema = v.strictObject({
@@ -27,9 +27,15 @@ export function loadAllowlist(paths: HomePaths): AllowlistFile {
   return loadJsonFile(paths.allowlist, 'allowlist.json', allowlistFileSchema, true) ?? { version: 1, entries: [] };
 }
 
-export function saveAllowlist(paths: HomePaths, file: AllowlistFile): void {
+function renderAllowlist(file: AllowlistFile): string {
   const entries = [...file.entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  writeJsonAtomic(paths.allowlist, { version: 1, entries });
+  return JSON.stringify({ version: 1, entries }, null, 2) + '\n';
+}
+
+/** Changes allowlist.json under its lock: read inside the lock, `apply` changes it in place, saved atomically
+ *  if anything changed (store/update.ts). The only way the allowlist is written. */
+export function updateAllowlist<R>(paths: HomePaths, apply: (file: AllowlistFile) => R | Promise<R>): Promise<R> {
+  return updateFile(paths.allowlist, 'allowlist.json', () => loadAllowlist(paths), renderAllowlist, apply);
 }
 
 export type Upsert = { action: 'add' } | { action: 'replace'; previous: AllowlistEntry } | { action: 'unchanged'; previous: AllowlistEntry };

@@ -4,6 +4,7 @@ import { DigestCache } from '../attest/cache.js';
 import { writeJsonAtomic } from './atomic.js';
 import { loadJsonFile } from './json-file.js';
 import type { HomePaths } from './paths.js';
+import { checkTrusted } from './perms.js';
 
 // The cache file is a trust file (a forged entry would vouch for a file's digest): it is refused, like the
 // others, if another user can write it, and an invalid one is an error, never silently discarded.
@@ -20,6 +21,8 @@ function cacheFile(paths: HomePaths): string {
 }
 
 export function loadDigestCache(paths: HomePaths): DigestCache {
+  // The directory too: whoever can write it can swap the file between the check and the read.
+  checkTrusted(paths.cacheDir, 'the digest cache directory', 'file');
   const loaded = loadJsonFile(cacheFile(paths), 'the digest cache', cacheFileSchema, true, true);
   return new DigestCache(loaded?.entries ?? {});
 }
@@ -28,6 +31,7 @@ export function loadDigestCache(paths: HomePaths): DigestCache {
 export function saveDigestCache(paths: HomePaths, cache: DigestCache): string | undefined {
   if (!cache.dirty) return undefined;
   try {
+    checkTrusted(paths.cacheDir, 'the digest cache directory', 'file');
     writeJsonAtomic(cacheFile(paths), { version: 1, entries: cache.toJSON() });
     cache.dirty = false;
     return undefined;

@@ -1,6 +1,23 @@
 import fs from 'node:fs';
-import { checkHomeChain } from './perms.js';
+import path from 'node:path';
+import { checkHomeChain, checkTrusted } from './perms.js';
 import type { HomePaths } from './paths.js';
+
+/**
+ * The state the warden acts on besides the trust files, each refused (FILE_INSECURE, naming the chmod or chown
+ * that fixes it) when another user owns it or could write it: a cache entry vouches for a digest, an audit line
+ * for what happened, a backup is what a client file is restored from, packages/ holds code that will run.
+ * run/ is checked where its records are read (launch/). Missing paths are not checked.
+ */
+export function checkStateFiles(paths: HomePaths): void {
+  checkTrusted(paths.cacheDir, 'the digest cache directory', 'file');
+  checkTrusted(path.join(paths.cacheDir, 'digests.json'), 'the digest cache', 'file');
+  checkTrusted(paths.audit, 'the audit log', 'file');
+  checkTrusted(`${paths.audit}.lock`, 'the audit log lock', 'file');
+  checkTrusted(paths.imports, 'imports.json', 'file');
+  checkTrusted(paths.backupsDir, 'the backups directory', 'file');
+  checkTrusted(paths.packagesDir, 'the packages directory', 'file');
+}
 
 /** Creates the home and its subdirectories (owner-only) if missing, then checks that no one else can write it. */
 export function openHome(paths: HomePaths, create: boolean): void {
@@ -10,4 +27,5 @@ export function openHome(paths: HomePaths, create: boolean): void {
     fs.mkdirSync(paths.runDir, { recursive: true, mode: 0o700 });
   }
   checkHomeChain(paths.home);
+  checkStateFiles(paths);
 }

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { writeJsonAtomic } from './atomic.js';
 import { loadJsonFile } from './json-file.js';
 import type { HomePaths } from './paths.js';
+import { updateFile } from './update.js';
 
 // imports.json: for each client configuration file `import` rewrote, each entry's original text (byte for byte)
 // and the value it was replaced with, so that `unwrap` can put the original back, and only where the entry is
@@ -37,8 +37,9 @@ export function loadImports(paths: HomePaths): ImportsFile {
   return loadJsonFile(paths.imports, 'imports.json', importsSchema, true) ?? { version: 1, files: {} };
 }
 
-export function saveImports(paths: HomePaths, file: ImportsFile): void {
-  writeJsonAtomic(paths.imports, file);
+/** Changes imports.json under its lock (read inside it, saved atomically if changed; store/update.ts). */
+export function updateImports<R>(paths: HomePaths, apply: (file: ImportsFile) => R | Promise<R>): Promise<R> {
+  return updateFile(paths.imports, 'imports.json', () => loadImports(paths), (f) => JSON.stringify(f, null, 2) + '\n', apply);
 }
 
 /** A JSON path as one comparable string. */

@@ -6,6 +6,7 @@ import { writeAtomic } from './atomic.js';
 import type { HomePaths } from './paths.js';
 import type { Baseline } from '../canary/baseline.js';
 import { checkTrusted } from './perms.js';
+import { withFileLocks } from './update.js';
 
 // tools.lock and warden.lock in the home: trust files (refused if others can write them), parsed strictly;
 // a missing file is an empty lock, a corrupt one is a lockfile error (exit 4), never "start afresh".
@@ -29,15 +30,6 @@ function readOrEmpty<T>(file: string, label: string, parse: (b: Buffer) => Map<s
   }
 }
 
-/** Replaces one server's canary baselines in warden.lock (the server must be locked already). */
-export function saveCanaryBaselines(paths: HomePaths, id: string, canaries: Record<string, Baseline>): void {
-  const locks = loadLocks(paths);
-  const extra = locks.warden.get(id);
-  if (!extra) throw new WardenError('LOCK_MISSING', `warden.lock has no entry for server '${id}'. Capture one with: mcp-warden lock ${id}`);
-  locks.warden.set(id, { ...extra, canaries });
-  writeAtomic(paths.wardenLock, renderWardenLock(locks.warden));
-}
-
 export interface Locks {
   tools: ToolsLock;
   warden: WardenLock;
@@ -50,13 +42,40 @@ export function loadLocks(paths: HomePaths): Locks {
   };
 }
 
-/** Writes one server's entries into both locks (both files rewritten atomically, in sorted order); the
- * server's canary baselines are kept unless `extra` brings new ones. */
-export function saveLockEntry(paths: HomePaths, id: string, entry: LockEntry, extra: WardenLockEntry): void {
-  const locks = loadLocks(paths);
-  const canaries = extra.canaries ?? locks.warden.get(id)?.canaries;
-  locks.tools.set(id, entry);
-  locks.warden.set(id, { ...extra, ...(canaries ? { canaries } : {}) });
-  writeAtomic(paths.toolsLock, renderToolsLock(locks.tools));
-  writeAtomic(paths.wardenLock, renderWardenLock(locks.warden));
+/**
+ * Changes tools.lock and warden.lock together under both files' locks: both are read inside the locks, `apply`
+ * changes them in place, and each file whose rendering changed is written atomically (store/update.ts). The
+ * only way the locks are written.
+ */
+export function updateLocks<R>(paths: HomePaths, apply: (locks: Locks) => R | Promise<R>): Promise<R> {
+  return withFileLocks([paths.toolsLock, paths.wardenLock], 'tools.lock and warden.lock', async (stillHeld) => {
+    const locks = loadLocks(paths);
+    const before = { tools: renderToolsLock(locks.tools), warden: renderWardenLock(locks.warden) };
+    const result = await apply(locks);
+    const after = { tools: renderToolsLock(locks.tools), warden: renderWardenLock(locks.warden) };
+    stillHeld();
+    if (after.tools !== before.tools) writeAtomic(paths.toolsLock, after.tools);
+    if (after.warden !== before.warden) writeAtomic(paths.wardenLock, after.warden);
+    return result;
+  });
+}
+
+/** Replaces one server's canary baselines in warden.lock (the server must be locked already). */
+export function saveCanaryBaselines(paths: HomePaths, id: string, canaries: Record<string, Baseline>): Promise<void> {
+  return updateLocks(paths, (locks) => {
+    const extra = locks.warden.get(id);
+    if (!extra) throw new WardenError('LOCK_MISSING', `warden.lock has no entry for server '${id}'. Capture one with: mcp-warden lock ${id}`);
+    locks.warden.set(id, { ...extra, canaries });
+  });
+}
+
+/** Writes one server's entries into both locks (in sorted order); the server's canary baselines are kept
+ *  unless `extra` brings new ones. `entryOf` may compute the entries from the locks as read under the lock. */
+export function saveLockEntry(paths: HomePaths, id: string, entryOf: (locks: Locks) => { entry: LockEntry; extra: WardenLockEntry }): Promise<void> {
+  return updateLocks(paths, (locks) => {
+    const { entry, extra } = entryOf(locks);
+    const canaries = extra.canaries ?? locks.warden.get(id)?.canaries;
+    locks.tools.set(id, entry);
+    locks.warden.set(id, { ...extra, ...(canaries ? { canaries } : {}) });
+  });
 }

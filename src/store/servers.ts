@@ -2,8 +2,9 @@ import path from 'node:path';
 import * as v from 'valibot';
 import { DEFAULT_LATENCY } from '../canary/baseline.js';
 import { WardenError } from '../error.js';
-import { writeJsonAtomic } from './atomic.js';
 import { loadJsonFile } from './json-file.js';
+import { ownRecord } from './own-record.js';
+import { updateFile } from './update.js';
 import type { HomePaths } from './paths.js';
 
 export const DEFAULT_TRUSTED_PATH = '/usr/local/bin:/usr/bin:/bin';
@@ -80,7 +81,7 @@ export const serversFileSchema = v.strictObject({
   version: v.literal(1),
   path: v.optional(trustedPath, DEFAULT_TRUSTED_PATH),
   alerts: v.optional(v.array(sinkSchema), () => [{ type: 'stderr' as const }]),
-  servers: v.record(v.pipe(v.string(), v.regex(SERVER_ID_RE, 'expected a server id of letters, digits, ".", "_" or "-"')), serverSchema),
+  servers: ownRecord(v.pipe(v.string(), v.regex(SERVER_ID_RE, 'expected a server id of letters, digits, ".", "_" or "-"')), serverSchema),
 });
 
 export type ServerConfig = v.InferOutput<typeof serverSchema>;
@@ -109,6 +110,8 @@ export function serverById(file: ServersFile, id: string, paths: HomePaths): Ser
   return server;
 }
 
-export function saveServers(paths: HomePaths, file: ServersFile): void {
-  writeJsonAtomic(paths.servers, file);
+/** Changes servers.json under its lock: read inside the lock, `apply` changes it in place, saved atomically if
+ *  anything changed (store/update.ts). The only way servers.json is written. */
+export function updateServers<R>(paths: HomePaths, apply: (file: ServersFile) => R | Promise<R>): Promise<R> {
+  return updateFile(paths.servers, 'servers.json', () => loadServers(paths), (f) => JSON.stringify(f, null, 2) + '\n', apply);
 }

@@ -28,7 +28,8 @@ export const CATALOGS: CatalogKind[] = [
 export type CatalogDigests = Record<string, string>;
 
 export class CatalogAdmitter {
-  readonly items: CatalogDigests = {};
+  // No prototype: an item may be named "__proto__" or "constructor" (a hostile server names its prompts).
+  readonly items: CatalogDigests = Object.create(null) as CatalogDigests;
   private readonly cursors = new Set<string>();
   private pages = 0;
   private count = 0;
@@ -86,10 +87,10 @@ export function diffCatalogs(locked: Catalogs | undefined, live: Catalogs): Cata
     const was = a ?? {};
     const now = b ?? {};
     for (const id of Object.keys(was).sort()) {
-      if (!(id in now)) out.push({ kind, id, state: 'removed' });
+      if (!Object.hasOwn(now, id)) out.push({ kind, id, state: 'removed' });
       else if (was[id] !== now[id]) out.push({ kind, id, state: 'changed' });
     }
-    for (const id of Object.keys(now).sort()) if (!(id in was)) out.push({ kind, id, state: 'added' });
+    for (const id of Object.keys(now).sort()) if (!Object.hasOwn(was, id)) out.push({ kind, id, state: 'added' });
   }
   return out;
 }

@@ -72,7 +72,8 @@ function hintMoves(locked: JsonObject, live: JsonObject): { widening: string[]; 
 
 function changedFields(a: ToolPrint, b: ToolPrint): string[] {
   const keys = new Set([...Object.keys(a.fields), ...Object.keys(b.fields)]);
-  return [...keys].filter((k) => a.fields[k] !== b.fields[k]).sort();
+  const own = (o: Record<string, string>, k: string): string | undefined => (Object.hasOwn(o, k) ? o[k] : undefined);
+  return [...keys].filter((k) => own(a.fields, k) !== own(b.fields, k)).sort();
 }
 
 function compareTool(name: string, lockedHTool: string, locked: JsonObject, lockedPrint: () => ToolPrint, live: LiveTool): ToolDrift {
@@ -103,7 +104,7 @@ export function diffSurface(entry: LockEntry, extra: LockedExtra | undefined, hs
       if (!conditional.has(lt.name)) tools.push({ name: lt.name, state: 'removed', classes: ['removed'], fields: [], widening: [], narrowingOnly: false });
       continue;
     }
-    let print = extra?.prints?.[lt.name];
+    let print = extra?.prints && Object.hasOwn(extra.prints, lt.name) ? extra.prints[lt.name] : undefined;
     tools.push(compareTool(lt.name, lt.h_tool, lt.tool, () => (print ??= printTool(lt.tool)), now));
     liveByName.delete(lt.name);
   }

@@ -43,8 +43,9 @@ export interface CanonicalTool {
 
 /** One canonical pass per top-level field; the whole tool's texts are composed from the fields'. */
 export function canonicalTool(tool: JsonObject): CanonicalTool {
-  const jcsFields: Record<string, string> = {};
-  const exactFields: Record<string, string> = {};
+  // No prototype: a tool may carry a field named "__proto__", which must be digested like any other.
+  const jcsFields = Object.create(null) as Record<string, string>;
+  const exactFields = Object.create(null) as Record<string, string>;
   let inexact = false;
   for (const [k, v] of tool) {
     const both = canonicalizeBoth(v);
@@ -60,9 +61,9 @@ export function canonicalTool(tool: JsonObject): CanonicalTool {
 
 /** The full fingerprint of one tool (computed only when a tool is locked or differs from its lock). */
 export function printTool(tool: JsonObject, exact?: string): ToolPrint {
-  const fields: Record<string, string> = {};
+  const fields = Object.create(null) as Record<string, string>;
   const nested: [string, string][] = [];
-  const shapes: Record<string, string> = {};
+  const shapes = Object.create(null) as Record<string, string>;
   for (const [k, v] of tool) {
     fields[k] = tagged(canonicalize(v, 'exact'));
     if (k !== 'description') nestedDescriptions(v, `/${k}`, nested);

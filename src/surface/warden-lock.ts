@@ -7,6 +7,7 @@ import type { ToolPrint } from './print.js';
 import type { Catalogs } from './catalog.js';
 import type { Baseline } from '../canary/baseline.js';
 import { tagged } from './hash.js';
+import { ownRecord } from '../store/own-record.js';
 
 // warden.lock: what the warden pins beyond tools.lock v1, keyed by the same server names, rendered with the
 // same discipline (RFC 8785, re-indented, one LF) so it reviews as a git diff. Per tool: the exact-number
@@ -17,12 +18,12 @@ const sha = v.pipe(v.string(), v.regex(/^sha256:[0-9a-f]{64}$/, 'expected sha256
 
 const printSchema = v.strictObject({
   h_exact: sha,
-  fields: v.record(v.string(), sha),
+  fields: ownRecord(v.string(), sha),
   h_nested_descriptions: sha,
-  shapes: v.record(v.string(), sha),
+  shapes: ownRecord(v.string(), sha),
 });
 
-const digests = v.record(v.string(), sha);
+const digests = ownRecord(v.string(), sha);
 
 const baselineSchema = v.strictObject({
   tool: v.optional(v.string()),
@@ -35,17 +36,17 @@ const baselineSchema = v.strictObject({
 });
 
 const serverSchema = v.strictObject({
-  canaries: v.optional(v.record(v.string(), baselineSchema)),
+  canaries: v.optional(ownRecord(v.string(), baselineSchema)),
   catalogs: v.strictObject({ prompts: v.optional(digests), resources: v.optional(digests), resourceTemplates: v.optional(digests) }),
   h_catalogs: sha,
   conditional: v.array(v.string()),
   artifacts: v.array(v.strictObject({ kind: v.string(), path: v.string(), sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)) })),
-  tools: v.record(v.string(), printSchema),
+  tools: ownRecord(v.string(), printSchema),
 });
 
 const fileSchema = v.strictObject({
   warden_lock_version: v.literal(1),
-  servers: v.record(v.string(), serverSchema),
+  servers: ownRecord(v.string(), serverSchema),
 });
 
 export interface WardenLockEntry {
