@@ -1,6 +1,8 @@
 import { WardenError } from '../error.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import { openHome } from '../store/home.js';
+import { loadAllowlist } from '../store/allowlist.js';
+import { loadLocks } from '../store/locks.js';
 import { resolveHome } from '../store/paths.js';
 import { ENV_NAME_RE, SERVER_ID_RE, loadServers } from '../store/servers.js';
 import type { LockEntry } from '../surface/lockfile.js';
@@ -36,6 +38,10 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   const paths = resolveHome(homeFlag);
   openHome(paths, true);
   const config = loadServers(paths);
+  // Every trust file is read before anything is written: a corrupt one refuses the add, rather than leaving
+  // a server in servers.json and the allowlist whose lock could not be written.
+  loadAllowlist(paths);
+  loadLocks(paths);
   if (Object.hasOwn(config.servers, id)) {
     throw new WardenError('SERVER_EXISTS', `server '${id}' is already in ${paths.servers}. Choose another id, or edit that entry by hand.`);
   }

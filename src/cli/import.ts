@@ -5,6 +5,7 @@ import type { LaunchPlan, TreeMemo } from '../attest/plan.js';
 import { readClientConfig, CLIENT_LABELS, type ClientConfig } from '../clientconfig/read.js';
 import { WardenError } from '../error.js';
 import { writeAtomic, writeAtomicKeepingMode } from '../store/atomic.js';
+import { loadAllowlist } from '../store/allowlist.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import { openHome } from '../store/home.js';
 import { loadImports, locationKey, saveImports, type ImportRecord } from '../store/imports.js';
@@ -76,6 +77,11 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   const cfg = readClientConfig(path.resolve(file));
   const launch = wardenLaunch(paths);
   const servers = loadServers(paths);
+  // Every trust file (and imports.json) is read before anything is written (see add): a corrupt one refuses
+  // the whole import.
+  loadAllowlist(paths);
+  loadLocks(paths);
+  loadImports(paths);
   const proposals = propose(cfg, servers);
   const taken = new Set(proposals.flatMap((p) => (p.id ? [p.id] : [])));
   const known = new Set(Object.keys(servers.servers));
