@@ -12,6 +12,14 @@ export const DEFAULT_RELIST = { calls: 200, seconds: 300 };
 export const SERVER_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** A JSON object keyed by `key` (valibot's own record would take a list too, as an empty object). */
+function objectRecord<K extends v.GenericSchema<string, string>, V extends v.GenericSchema>(key: K, value: V) {
+  return v.pipe(
+    v.custom<Record<string, unknown>>((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'expected an object'),
+    v.record(key, value),
+  );
+}
+
 const absolutePath = v.pipe(v.string(), v.check((p) => path.isAbsolute(p), 'expected an absolute path'));
 const envName = v.pipe(v.string(), v.regex(ENV_NAME_RE, 'expected an environment variable name'));
 
@@ -38,7 +46,7 @@ const regexSource = v.pipe(
 const probeSchema = v.strictObject({
   name: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'expected a canary name of letters, digits, ".", "_" or "-"')),
   tool: v.pipe(v.string(), v.minLength(1, 'expected a tool name')),
-  arguments: v.optional(v.record(v.string(), v.unknown()), {}),
+  arguments: v.optional(objectRecord(v.string(), v.unknown()), {}),
   normalize: v.optional(v.array(v.strictObject({ pattern: regexSource, flags: v.optional(v.pipe(v.string(), v.regex(/^[gimsuy]*$/, 'expected regular expression flags'))), replace: v.string() })), []),
 });
 
@@ -46,7 +54,7 @@ const serverSchema = v.strictObject({
   command: v.pipe(v.string(), v.minLength(1, 'expected a command')),
   args: v.optional(v.array(v.string()), []),
   cwd: v.optional(absolutePath),
-  env: v.optional(v.record(envName, v.string()), {}),
+  env: v.optional(objectRecord(envName, v.string()), {}),
   passEnv: v.optional(v.array(envName), []),
   posture: v.optional(v.picklist(['enforce', 'monitor']), 'enforce'),
   canaries: v.optional(v.array(probeSchema), []),
@@ -80,7 +88,7 @@ export const serversFileSchema = v.strictObject({
   version: v.literal(1),
   path: v.optional(trustedPath, DEFAULT_TRUSTED_PATH),
   alerts: v.optional(v.array(sinkSchema), () => [{ type: 'stderr' as const }]),
-  servers: v.record(v.pipe(v.string(), v.regex(SERVER_ID_RE, 'expected a server id of letters, digits, ".", "_" or "-"')), serverSchema),
+  servers: objectRecord(v.pipe(v.string(), v.regex(SERVER_ID_RE, 'expected a server id of letters, digits, ".", "_" or "-"')), serverSchema),
 });
 
 export type ServerConfig = v.InferOutput<typeof serverSchema>;
