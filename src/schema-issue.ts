@@ -178,11 +178,11 @@ export function explainIssue(label: string, schema: v.GenericSchema, issue: Issu
     if (/object$/.test(issue.type)) {
       return { problem: `missing key '${key}' in ${label} at ${at}`, advice: 'Add it (docs/formats.md lists the keys of each file) and run the command again.' };
     }
-    return { problem: `bad key ${shown(key)} in ${label} at ${at}: ${validationDetail(issue)}`, advice: 'Rename it and run the command again.' };
+    return { problem: `bad key ${shown(key)} in ${label} at ${at}: ${validationDetail(issue)}`, advice: 'Remove it or correct it, and run the command again.' };
   }
 
   const at = pointerOf(keys);
-  if (issue.kind !== 'schema') return { problem: `bad value ${shown(issue.input)} in ${label} at ${at}: ${validationDetail(issue)}`, advice: FIX };
+  if (issue.kind !== 'schema') return { problem: `bad value ${shown(issue.input)} in ${label} at ${at}: ${validationDetail(issue)}`, advice: 'Remove it or correct it, and run the command again.' };
   if (issue.type === 'literal' && /(^|_)version$/.test(String(last?.key ?? ''))) {
     return {
       problem: `version ${shown(issue.input)} of ${label} is not supported (at ${at}): this mcp-warden reads version ${issue.expected}`,

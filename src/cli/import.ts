@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { LaunchPlan, TreeMemo } from '../attest/plan.js';
+import { refuseIfPreloaded } from '../attest/self.js';
 import { readClientConfig, CLIENT_LABELS, type ClientConfig } from '../clientconfig/read.js';
 import { WardenError } from '../error.js';
 import { writeAtomic, writeAtomicKeepingMode } from '../store/atomic.js';
@@ -72,6 +73,7 @@ function summarize(outcomes: Outcome[]): string {
 }
 
 export async function importVerb(homeFlag: string | undefined, file: string, opts: ImportOptions): Promise<number> {
+  if (!opts.dryRun) refuseIfPreloaded(); // before anything is written: import launches each server to lock it
   const paths = resolveHome(homeFlag);
   openHome(paths, !opts.dryRun);
   const cfg = readClientConfig(path.resolve(file));
