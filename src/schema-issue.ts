@@ -182,6 +182,10 @@ export function explainIssue(label: string, schema: v.GenericSchema, issue: Issu
   }
 
   const at = pointerOf(keys);
+  if (issue.kind === 'schema' && issue.input === undefined && last) {
+    // A variant's discriminator that is not there ({"url": ...} with no "type").
+    return { problem: `missing key '${String(last.key)}' in ${label} at ${pointerOf(keys.slice(0, -1))}: expected ${expectedWords(issue.expected)}`, advice: 'Add it (docs/formats.md lists the keys of each file) and run the command again.' };
+  }
   if (issue.kind !== 'schema') return { problem: `bad value ${shown(issue.input)} in ${label} at ${at}: ${validationDetail(issue)}`, advice: 'Remove it or correct it, and run the command again.' };
   if (issue.type === 'literal' && /(^|_)version$/.test(String(last?.key ?? ''))) {
     return {

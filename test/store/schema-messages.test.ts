@@ -54,6 +54,7 @@ describe('servers.json', () => {
   it('a missing key', () => {
     expect(server({ args: [] })).toContain("missing key 'command' in servers.json at /servers/fx");
     expect(servers({ version: 1 })).toContain("missing key 'servers' in servers.json at /");
+    expect(servers({ version: 1, alerts: [{ url: 'https://x' }], servers: {} })).toContain("missing key 'type' in servers.json at /alerts/0: expected \"stderr\" or \"webhook\" or \"exec\" or \"journald\"");
   });
 
   it('a value of the wrong type: what was expected and what was found', () => {
