@@ -1,8 +1,11 @@
+import { refuseIfPreloaded } from '../attest/self.js';
 import { WardenError } from '../error.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import { openHome } from '../store/home.js';
+import { loadAllowlist } from '../store/allowlist.js';
+import { loadLocks } from '../store/locks.js';
 import { resolveHome } from '../store/paths.js';
-import { ENV_NAME_RE, SERVER_ID_RE, loadServers } from '../store/servers.js';
+import { ENV_NAME_RE, SERVER_ID_RE, loadServers, loaderVariable } from '../store/servers.js';
 import type { LockEntry } from '../surface/lockfile.js';
 import { describeArtifact, lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec } from './enroll.js';
 import { confirm, line } from './output.js';
@@ -22,6 +25,8 @@ function envOptions(specs: string[]): { env: Record<string, string>; passEnv: st
     const eq = spec.indexOf('=');
     const name = eq < 0 ? spec : spec.slice(0, eq);
     if (!ENV_NAME_RE.test(name)) throw new WardenError('USAGE', `--env ${spec}: '${name}' is not an environment variable name.`);
+    const loader = loaderVariable(name);
+    if (loader) throw new WardenError('LOADER_VARIABLE', `--env ${name}: ${name} is ${loader}; the warden refuses it (docs/formats.md lists them). Nothing was added; run the command again without it.`);
     if (eq < 0) passEnv.push(name);
     else env[name] = spec.slice(eq + 1);
   }
@@ -33,13 +38,18 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   if (!SERVER_ID_RE.test(id)) throw new WardenError('USAGE', `'${id}' is not a valid server id: use letters, digits, ".", "_" or "-" (at most 64).`);
   const [command, ...args] = commandLine;
   if (!command) throw new WardenError('USAGE', `no command given for server '${id}'. Usage: mcp-warden add ${id} -- <command> [args...]`);
+  refuseIfPreloaded(); // before anything is written: add launches the server to lock it
+  const { env, passEnv } = envOptions(opts.env);
   const paths = resolveHome(homeFlag);
   openHome(paths, true);
   const config = loadServers(paths);
+  // Every trust file is read before anything is written: a corrupt one refuses the add, rather than leaving
+  // a server in servers.json and the allowlist whose lock could not be written.
+  loadAllowlist(paths);
+  loadLocks(paths);
   if (Object.hasOwn(config.servers, id)) {
     throw new WardenError('SERVER_EXISTS', `server '${id}' is already in ${paths.servers}. Choose another id, or edit that entry by hand.`);
   }
-  const { env, passEnv } = envOptions(opts.env);
   const spec: EnrollSpec = { command, args, env, passEnv, posture: opts.posture ?? 'enforce', ...(opts.cwd ? { cwd: opts.cwd } : {}) };
   const cache = loadDigestCache(paths);
   const plan = await planEnrollment(paths, id, spec, cache);

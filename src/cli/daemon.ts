@@ -5,6 +5,7 @@ import { WardenMetrics } from '../daemon/metrics.js';
 import { notifierFromEnv, type Notifier } from '../daemon/notify.js';
 import { Progress } from '../daemon/progress.js';
 import { ParentDirWatcher, type WatchTarget } from '../daemon/watcher.js';
+import { refuseIfPreloaded } from '../attest/self.js';
 import { WardenError } from '../error.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
@@ -71,6 +72,7 @@ function runWatchdog(notify: Notifier, progress: Progress): NodeJS.Timeout | und
 export async function daemonVerb(homeFlag: string | undefined, listen: string): Promise<number> {
   // First, so that nothing this process starts can inherit NOTIFY_SOCKET or WATCHDOG_*.
   const notify = notifierFromEnv(process.env, say);
+  refuseIfPreloaded(); // it launches servers for its scheduled verifications
   const paths = resolveHome(homeFlag);
   openHome(paths, true);
   const { host, port } = parseListen(listen);

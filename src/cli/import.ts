@@ -2,13 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { LaunchPlan, TreeMemo } from '../attest/plan.js';
+import { refuseIfPreloaded } from '../attest/self.js';
 import { readClientConfig, CLIENT_LABELS, type ClientConfig } from '../clientconfig/read.js';
 import { WardenError } from '../error.js';
 import { writeAtomic, writeAtomicKeepingMode } from '../store/atomic.js';
+import { loadAllowlist } from '../store/allowlist.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import { openHome } from '../store/home.js';
 import { checkTrusted } from '../store/perms.js';
-import { locationKey, updateImports, type ImportRecord } from '../store/imports.js';
+import { loadImports, locationKey, updateImports, type ImportRecord } from '../store/imports.js';
 import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { loadServers } from '../store/servers.js';
@@ -73,11 +75,17 @@ function summarize(outcomes: Outcome[]): string {
 }
 
 export async function importVerb(homeFlag: string | undefined, file: string, opts: ImportOptions): Promise<number> {
+  if (!opts.dryRun) refuseIfPreloaded(); // before anything is written: import launches each server to lock it
   const paths = resolveHome(homeFlag);
   openHome(paths, !opts.dryRun);
   const cfg = readClientConfig(path.resolve(file));
   const launch = wardenLaunch(paths);
   const servers = loadServers(paths);
+  // Every trust file (and imports.json) is read before anything is written (see add): a corrupt one refuses
+  // the whole import.
+  loadAllowlist(paths);
+  loadLocks(paths);
+  loadImports(paths);
   const proposals = propose(cfg, servers);
   const taken = new Set(proposals.flatMap((p) => (p.id ? [p.id] : [])));
   const known = new Set(Object.keys(servers.servers));

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { matchAllowlist, refusalReason } from '../attest/match.js';
 import { planLaunch, type LaunchPlan } from '../attest/plan.js';
+import { refuseIfPreloaded } from '../attest/self.js';
 import { appendAudit } from '../audit/log.js';
 import type { ExitEvent, LaunchEvent } from '../audit/events.js';
 import { WardenError } from '../error.js';
@@ -20,7 +21,8 @@ import { artifactRecords } from './common.js';
 
 // The attested launch, shared by `run` and by the verbs that fetch a surface out of band (lock, verify, diff,
 // pin): resolve and digest, match the allowlist, spawn in its own group with a minimal environment, verify the
-// executed inode, record the group under run/, audit the launch. Every refusal is audited here and thrown as
+// executed inode, record the group under run/, audit the launch. A warden started with a preload launches
+// nothing (attest/self.ts). Every refusal is audited here and thrown as
 // a WardenError carrying the facts gathered so far.
 
 export interface Launched {
@@ -54,6 +56,12 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     await record({ event: 'launch', server: id, decision: 'refuse', reason: err.message, code: err.code, ...facts });
     throw Object.assign(err, { facts });
   };
+  try {
+    refuseIfPreloaded();
+  } catch (err) {
+    if (err instanceof WardenError) return refused(err, {});
+    throw err;
+  }
   const config = loadServers(paths);
   const server = serverById(config, id, paths);
   const cache = loadDigestCache(paths);

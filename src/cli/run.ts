@@ -24,9 +24,11 @@ const say = (msg: string): void => void process.stderr.write(`mcp-warden: ${msg}
 /** Refuses the session before launch: tell the client (its first request gets the error) and exit. */
 async function refuse(id: string, err: WardenError): Promise<number> {
   const message = `mcp-warden refused to launch server '${id}': ${err.message} Run 'mcp-warden status ${id}' for details.`;
-  say(message);
+  say(`${err.code}: ${message}`);
   await answerRefusal(process.stdin, process.stdout, message, { code: err.code, server: id, hint: `mcp-warden status ${id}` });
-  return err.exitCode === 4 || err.exitCode === 5 ? err.exitCode : 3;
+  // The error's own exit code (2 invalid config, 3 refused, 4 lockfile, 5 inadmissible); only the codes that
+  // mean "a check reported" (1) become a refusal here, since no session was held.
+  return err.exitCode >= 2 ? err.exitCode : 3;
 }
 
 /** Stops the group, records the exit, and returns the exit code of `run`. */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { refuseRegistryLaunchers } from '../attest/launchers.js';
 import { WardenError } from '../error.js';
-import { ENV_NAME_RE } from '../store/servers.js';
+import { ENV_NAME_RE, loaderVariable } from '../store/servers.js';
 import type { ClientEntry } from './read.js';
 
 // What to do with one entry of a client configuration. Nothing here touches the disk.
@@ -56,6 +56,8 @@ export function classify(entry: ClientEntry, wardenScript: string): EntryPlan {
     if (!o.env || typeof o.env !== 'object' || Array.isArray(o.env)) return { action: 'refused', reason: '"env" is not an object' };
     for (const [k, val] of Object.entries(o.env)) {
       if (!ENV_NAME_RE.test(k)) return { action: 'refused', reason: `"env" names ${JSON.stringify(k)}, which is not an environment variable name` };
+      const loader = loaderVariable(k);
+      if (loader) return { action: 'refused', reason: `"env" sets ${k}, ${loader}; the warden refuses it. Remove it from the entry, then import again` };
       if (typeof val !== 'string') return { action: 'refused', reason: `"env" > "${k}" is not a string` };
       env[k] = val;
     }

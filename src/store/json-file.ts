@@ -1,18 +1,11 @@
 import fs from 'node:fs';
 import * as v from 'valibot';
 import { WardenError, errnoOf } from '../error.js';
-import { JsonReadError, pointer, readJson, toPlain } from '../protocol/json/reader.js';
+import { JsonReadError, readJson, toPlain } from '../protocol/json/reader.js';
+import { explainIssues } from '../schema/issues.js';
 import { checkTrusted } from './perms.js';
 
 const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
-
-/** Where a schema complaint points, and what it says. */
-function firstIssue(issues: readonly v.BaseIssue<unknown>[]): { at: string; message: string } {
-  const issue = issues[0];
-  if (!issue) return { at: '/', message: 'invalid value' };
-  const keys = (issue.path ?? []).map((item) => String(item.key));
-  return { at: pointer(keys), message: issue.message };
-}
 
 type Schema = v.GenericSchema;
 
@@ -55,8 +48,8 @@ export function loadJsonFile<S extends Schema>(
   }
   const parsed = v.safeParse(schema, plain);
   if (!parsed.success) {
-    const { at, message } = firstIssue(parsed.issues);
-    throw new WardenError('FILE_INVALID', `${label} at ${file} is invalid at ${at}: ${message}. Fix that value and run the command again.`);
+    const { problem, advice } = explainIssues(label, schema, parsed.issues);
+    throw new WardenError('FILE_INVALID', `${problem}. File: ${file}. ${advice}`);
   }
   return parsed.output;
 }

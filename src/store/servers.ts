@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { DEFAULT_LATENCY } from '../canary/baseline.js';
 import { WardenError } from '../error.js';
 import { loadJsonFile } from './json-file.js';
-import { ownRecord } from './own-record.js';
+import { objectRecord } from '../schema/own-record.js';
 import { updateFile } from './update.js';
 import type { HomePaths } from './paths.js';
 
@@ -13,8 +13,62 @@ export const DEFAULT_RELIST = { calls: 200, seconds: 300 };
 export const SERVER_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+// Loader variables: names that make an interpreter or the dynamic loader load code, or change which code runs,
+// from outside what the warden digested (the executable, the script, its package tree). A server may not be
+// given one, neither as a value (`env`, `add --env NAME=VALUE`, an imported client entry's env) nor passed
+// through (`passEnv`, `add --env NAME`): the warden would vouch for code it never saw. Refused:
+//   node:    NODE_OPTIONS (--require, --import, --loader...), NODE_PATH (extra module search directories),
+//            NODE_REPL_EXTERNAL_MODULE (a module run in place of the REPL), NODE_PRESERVE_SYMLINKS (resolves a
+//            linked package's dependencies from the link's place, so other files load), NODE_COMPILE_CACHE (a
+//            directory of V8 code cache: bytecode that is run in place of the source), ELECTRON_RUN_AS_NODE
+//            (turns an Electron app into a node that runs its arguments as a script);
+//            OPENSSL_CONF, OPENSSL_MODULES, OPENSSL_ENGINES (node and other OpenSSL users load the providers and
+//            engines, shared libraries, that these name);
+//   ld.so:   LD_* (LD_PRELOAD, LD_AUDIT, LD_LIBRARY_PATH...: the whole family, it is ld.so's), DYLD_* (macOS),
+//            GCONV_PATH (glibc loads iconv modules from it), GETCONF_DIR (getconf runs programs from it),
+//            GLIBC_TUNABLES (glibc.cpu.hwcaps chooses which build of a library is loaded);
+//   python:  PYTHONPATH, PYTHONHOME, PYTHONPLATLIBDIR, PYTHONUSERBASE (search paths; site-packages run .pth
+//            files), PYTHONSTARTUP and PYTHONINSPECT (with INSPECT, python reads statements from stdin — the
+//            JSON-RPC stream — after the script), PYTHONBREAKPOINT (imports a callable), PYTHONWARNINGS (a
+//            category names a module to import), PYTHONPYCACHEPREFIX (bytecode read in place of the source);
+//   others:  PERL5LIB, PERLLIB, PERL5OPT (-M), PERL5DB; RUBYOPT (-r), RUBYLIB, GEM_HOME, GEM_PATH;
+//            LUA_INIT*, LUA_PATH*, LUA_CPATH*; PHPRC, PHP_INI_SCAN_DIR (auto_prepend_file); JAVA_TOOL_OPTIONS,
+//            _JAVA_OPTIONS, JDK_JAVA_OPTIONS (-javaagent), CLASSPATH; DOTNET_STARTUP_HOOKS;
+//   shells:  BASH_ENV and ENV (sourced at start), ZDOTDIR (zsh sources its .zshenv), SHELLOPTS and BASHOPTS with
+//            PS4 (xtrace expands PS4, and $(...) in it runs). Exported bash functions (BASH_FUNC_name%%) cannot
+//            be named here at all: '%' is not in ENV_NAME_RE.
+// Not refused, because they carry data or tuning, not code: NODE_EXTRA_CA_CERTS (trust anchors; a concern of
+// its own, not code), NODE_V8_COVERAGE and NODE_REDIRECT_WARNINGS (where files are written), NODE_DEBUG,
+// NODE_DEBUG_NATIVE, NODE_ICU_DATA, UV_THREADPOOL_SIZE, MALLOC_* (glibc malloc tuning; MALLOC_TRACE writes a
+// file), LOCPATH and NLSPATH (locale data and message catalogs), PYTHONUNBUFFERED, PYTHONIOENCODING, TZ...
+// Variables read by the programs a server runs (GIT_SSH_COMMAND, EDITOR, PAGER) are out of reach: what a
+// server executes is not attested either (docs/threat-model.md).
+// Names are compared exactly, as Linux and macOS do: `node_options` is another variable, one that node never
+// reads, so it is no loader variable (only Windows folds case, and the warden does not run there).
+const LOADER_VARIABLES = new Set([
+  'NODE_OPTIONS', 'NODE_PATH', 'NODE_REPL_EXTERNAL_MODULE', 'NODE_PRESERVE_SYMLINKS', 'NODE_COMPILE_CACHE', 'ELECTRON_RUN_AS_NODE',
+  'OPENSSL_CONF', 'OPENSSL_MODULES', 'OPENSSL_ENGINES',
+  'GCONV_PATH', 'GETCONF_DIR', 'GLIBC_TUNABLES',
+  'PYTHONPATH', 'PYTHONHOME', 'PYTHONPLATLIBDIR', 'PYTHONUSERBASE', 'PYTHONSTARTUP', 'PYTHONINSPECT', 'PYTHONBREAKPOINT', 'PYTHONWARNINGS', 'PYTHONPYCACHEPREFIX',
+  'PERL5LIB', 'PERLLIB', 'PERL5OPT', 'PERL5DB', 'RUBYOPT', 'RUBYLIB', 'GEM_HOME', 'GEM_PATH',
+  'PHPRC', 'PHP_INI_SCAN_DIR', 'JAVA_TOOL_OPTIONS', '_JAVA_OPTIONS', 'JDK_JAVA_OPTIONS', 'CLASSPATH', 'DOTNET_STARTUP_HOOKS',
+  'BASH_ENV', 'ENV', 'ZDOTDIR', 'SHELLOPTS', 'BASHOPTS', 'PS4',
+]);
+const LOADER_PREFIXES = ['LD_', 'DYLD_', 'LUA_INIT', 'LUA_PATH', 'LUA_CPATH'];
+
+/** What `name` is, when it is a loader variable the warden refuses in a server's environment ("a loader
+ *  variable: ..."), else undefined. */
+export function loaderVariable(name: string): string | undefined {
+  if (!LOADER_VARIABLES.has(name) && !LOADER_PREFIXES.some((p) => name.startsWith(p))) return undefined;
+  return 'a loader variable: it would make the server load code the warden did not digest, or change what code runs';
+}
+
 const absolutePath = v.pipe(v.string(), v.check((p) => path.isAbsolute(p), 'expected an absolute path'));
-const envName = v.pipe(v.string(), v.regex(ENV_NAME_RE, 'expected an environment variable name'));
+const envName = v.pipe(
+  v.string(),
+  v.regex(ENV_NAME_RE, 'expected an environment variable name'),
+  v.check((name) => loaderVariable(name) === undefined, (issue) => `${String(issue.input)} is ${loaderVariable(String(issue.input))}; the warden refuses it (docs/formats.md lists them)`),
+);
 
 const trustedPath = v.pipe(
   v.string(),
@@ -39,7 +93,7 @@ const regexSource = v.pipe(
 const probeSchema = v.strictObject({
   name: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'expected a canary name of letters, digits, ".", "_" or "-"')),
   tool: v.pipe(v.string(), v.minLength(1, 'expected a tool name')),
-  arguments: v.optional(v.record(v.string(), v.unknown()), {}),
+  arguments: v.optional(objectRecord(v.string(), v.unknown()), {}),
   normalize: v.optional(v.array(v.strictObject({ pattern: regexSource, flags: v.optional(v.pipe(v.string(), v.regex(/^[gimsuy]*$/, 'expected regular expression flags'))), replace: v.string() })), []),
 });
 
@@ -47,7 +101,7 @@ const serverSchema = v.strictObject({
   command: v.pipe(v.string(), v.minLength(1, 'expected a command')),
   args: v.optional(v.array(v.string()), []),
   cwd: v.optional(absolutePath),
-  env: v.optional(v.record(envName, v.string()), {}),
+  env: v.optional(objectRecord(envName, v.string()), {}),
   passEnv: v.optional(v.array(envName), []),
   posture: v.optional(v.picklist(['enforce', 'monitor']), 'enforce'),
   canaries: v.optional(v.array(probeSchema), []),
@@ -81,7 +135,7 @@ export const serversFileSchema = v.strictObject({
   version: v.literal(1),
   path: v.optional(trustedPath, DEFAULT_TRUSTED_PATH),
   alerts: v.optional(v.array(sinkSchema), () => [{ type: 'stderr' as const }]),
-  servers: ownRecord(v.pipe(v.string(), v.regex(SERVER_ID_RE, 'expected a server id of letters, digits, ".", "_" or "-"')), serverSchema),
+  servers: objectRecord(v.pipe(v.string(), v.regex(SERVER_ID_RE, 'expected a server id of letters, digits, ".", "_" or "-"')), serverSchema),
 });
 
 export type ServerConfig = v.InferOutput<typeof serverSchema>;

@@ -7,7 +7,8 @@ import type { ToolPrint } from './print.js';
 import type { Catalogs } from './catalog.js';
 import type { Baseline } from '../canary/baseline.js';
 import { tagged } from './hash.js';
-import { ownRecord } from '../store/own-record.js';
+import { explainIssues } from '../schema/issues.js';
+import { ownRecord } from '../schema/own-record.js';
 
 // warden.lock: what the warden pins beyond tools.lock v1, keyed by the same server names, rendered with the
 // same discipline (RFC 8785, re-indented, one LF) so it reviews as a git diff. Per tool: the exact-number
@@ -99,9 +100,8 @@ export function parseWardenLock(bytes: Uint8Array): WardenLock {
   }
   const r = v.safeParse(fileSchema, plain);
   if (!r.success) {
-    const issue = r.issues[0];
-    const at = '/' + (issue?.path ?? []).map((p) => String(p.key)).join('/');
-    throw new LockfileError(`invalid at ${at}: ${issue?.message ?? 'invalid value'}`);
+    const { problem, advice } = explainIssues('warden.lock', fileSchema, r.issues);
+    throw new LockfileError(`${problem}. ${advice}`);
   }
   return new Map(
     Object.entries(r.output.servers).map(([name, e]) => [

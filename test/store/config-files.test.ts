@@ -38,21 +38,33 @@ describe('servers.json that the warden refuses', () => {
     writeServers('{"version":1,"servers":{"fs":{"command":"/bin/true","args":["ok",7]}}}');
     const r = cli(home, ['status']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/servers\.json at .* is invalid at \/servers\/fs\/args\/1: .*string/);
+    expect(r.stderr).toContain(`FILE_INVALID: wrong type in servers.json at /servers/fs/args/1: expected a string, found the number 7. File: ${path.join(home, 'servers.json')}. Fix that value`);
   });
 
   it('refuses an unknown key rather than ignoring a typo', () => {
     writeServers('{"version":1,"servers":{"fs":{"command":"/bin/true","passenv":["HOME"]}}}');
     const r = cli(home, ['status']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/invalid at \/servers\/fs\/passenv/);
+    expect(r.stderr).toContain("unknown key 'passenv' in servers.json at /servers/fs (did you mean 'passEnv'?)");
+  });
+
+  it('names a key it does not know in plain words, and what to do, for run as for the other verbs', () => {
+    writeServers('{"version":1,"servers":{"fx":{"command":"/bin/true","rules":{"mode":"strict"}}}}');
+    for (const args of [['status'], ['run', 'fx']]) {
+      const r = cli(home, args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('FILE_INVALID: ');
+      expect(r.stderr).toContain("unknown key 'rules' in servers.json at /servers/fx");
+      expect(r.stderr).toContain('Remove it, or upgrade mcp-warden if a newer version wrote it');
+      expect(r.stderr).not.toMatch(/Invalid key|Expected never/);
+    }
   });
 
   it('refuses a relative directory in the trusted PATH', () => {
     writeServers('{"version":1,"path":"/usr/bin:bin","servers":{}}');
     const r = cli(home, ['status']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/invalid at \/path: every directory of the trusted path must be absolute/);
+    expect(r.stderr).toContain('bad value "/usr/bin:bin" in servers.json at /path: every directory of the trusted path must be absolute');
   });
 
   it('refuses a servers.json that other users can write, and says which chmod fixes it', () => {
@@ -82,7 +94,7 @@ describe('servers.json that the warden refuses', () => {
     fs.writeFileSync(path.join(home, 'allowlist.json'), JSON.stringify({ version: 1, entries: [{ path: '/usr/bin/node', kind: 'executable', sha256: 'abc', addedAt: '2026-11-29T00:00:00Z' }] }), { mode: 0o600 });
     const r = cli(home, ['allowlist', 'list']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/allowlist\.json at .* is invalid at \/entries\/0\/sha256: expected 64 lowercase hex digits/);
+    expect(r.stderr).toContain('bad value "abc" in allowlist.json at /entries/0/sha256: expected 64 lowercase hex digits');
   });
 
   it('answers an unknown server id with the ids that exist', () => {

@@ -47,3 +47,11 @@ export function ownRecord<K extends KeySchema, V extends v.GenericSchema>(key: K
   };
   return { ...base, '~run': run };
 }
+
+/** An ownRecord that is a JSON object (valibot's record takes a list too, as an empty object). */
+export function objectRecord<K extends KeySchema, V extends v.GenericSchema>(key: K, value: V) {
+  return v.pipe(
+    v.custom<Record<string, unknown>>((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'expected an object'),
+    ownRecord(key, value),
+  );
+}

@@ -1,0 +1,47 @@
+import { WardenError } from '../error.js';
+
+// The warden cannot vouch for a server when code nobody digested was loaded into the warden itself before its
+// first line ran: a preload in its own NODE_OPTIONS or on the node command line that started it, or a library
+// the dynamic loader injected (LD_PRELOAD, LD_AUDIT). Such a warden has already run that code; whatever it
+// would check afterwards could be what the preload wants it to see. So every verb that launches a server
+// refuses to (WARDEN_PRELOADED, exit 3), before it writes or launches anything.
+//
+// Options of NODE_OPTIONS that do not load code (--max-old-space-size, --enable-source-maps...) are no reason
+// to refuse; nor is LD_LIBRARY_PATH, a common setting of a user's shell that only moves where the libraries
+// node links against are looked up (see src/store/servers.ts for the loader variables a *server* may not
+// have, a stricter list). The options are the ones attest/plan.ts refuses on a server's node command line.
+
+const PRELOAD_OPTIONS = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader']);
+
+/** The preloading options among node options, as given ("--require=/x.cjs", "-r /x.cjs"). */
+function preloadOptions(words: readonly string[]): string[] {
+  const found: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as string;
+    const name = word.split('=')[0] as string;
+    if (!PRELOAD_OPTIONS.has(name)) continue;
+    found.push(word.includes('=') ? word : `${word} ${words[i + 1] ?? ''}`.trim());
+  }
+  return found;
+}
+
+/** What preloaded code into this process, in words, or undefined. */
+export function preloadOf(env: NodeJS.ProcessEnv, execArgv: readonly string[]): string | undefined {
+  const found: string[] = [];
+  const nodeOptions = preloadOptions((env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean));
+  if (nodeOptions.length > 0) found.push(`NODE_OPTIONS has ${nodeOptions.join(', ')}`);
+  const argv = preloadOptions(execArgv);
+  if (argv.length > 0) found.push(`node was started with ${argv.join(', ')}`);
+  for (const name of ['LD_PRELOAD', 'LD_AUDIT']) if (env[name]) found.push(`${name} is set (${env[name]})`);
+  return found.length > 0 ? found.join('; ') : undefined;
+}
+
+/** Throws WARDEN_PRELOADED when this process was started with a preload (see above). */
+export function refuseIfPreloaded(env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv): void {
+  const what = preloadOf(env, execArgv);
+  if (!what) return;
+  throw new WardenError(
+    'WARDEN_PRELOADED',
+    `the warden itself was started with code loaded into it before it ran: ${what}. It has already run that code, so it cannot vouch for any server. Start mcp-warden without it (look at the environment the client or your shell gives it, e.g. the client entry's "env").`,
+  );
+}
