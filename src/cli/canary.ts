@@ -34,7 +34,7 @@ async function sample(paths: HomePaths, id: string, n: number, defaultTool: stri
   launched.child.stderr.resume();
   let noise = 0;
   try {
-    const { channel } = await openAsClient({ serverIn: launched.child.stdin, serverOut: launched.child.stdout }, { offered, clientInfo: loadClientSeen(paths, id) }, {}, DEFAULT_CAPS, DEFAULT_CHANNEL_LIMITS, () => noise++);
+    const { channel } = await openAsClient({ serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered, clientInfo: loadClientSeen(paths, id) }, {}, DEFAULT_CAPS, DEFAULT_CHANNEL_LIMITS, () => noise++);
     const listed = new Set((await listAllTools(channel, DEFAULT_CAPS)).map((t) => t.name));
     const probes = probesOf(server.canaries, defaultTool === 'draw' ? drawUnknownTool(listed) : defaultTool);
     const collision = probes.find((p) => collides(p, listed));

@@ -13,6 +13,7 @@ import { realUidOf, startTimeOf } from '../launch/proc.js';
 import { checkRunDir, removeRunRecord, writeRunRecord } from '../launch/run-records.js';
 import type { SessionTarget } from '../launch/session-scan.js';
 import { spawnServer, verifyExecuted, type ServerProcess } from '../launch/spawn.js';
+import type { StatKey } from '../attest/stat-key.js';
 import { loadAllowlist } from '../store/allowlist.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import type { HomePaths } from '../store/paths.js';
@@ -35,6 +36,9 @@ export interface Launched {
   target: SessionTarget;
   cgroup: Cgroup | undefined;
   exited: Promise<{ code: number | null; signal: string | null }>;
+  /** Throws EXEC_MISMATCH or EXEC_HANDED_OFF when the server process no longer runs the digested executable
+   *  (a script that exec'd another program after the check at spawn). Checked before each line it writes. */
+  verifyWriter: () => void;
 }
 
 export type LaunchRefusal = WardenError & { facts?: Partial<LaunchEvent> };
@@ -115,6 +119,8 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const uids = [...new Set([process.getuid?.() ?? 0, realUidOf(pid) ?? process.getuid?.() ?? 0])];
   const target: SessionTarget = { pgid: pid, marker, cgroup: cgroup?.dir, uids };
   const exe = plan.artifacts[0];
+  let verifyWriter = (): void => {};
+  let allowed = false; // once the launch was audited as allowed, a later refusal is audited by verifyWriter
   try {
     writeRunRecord(paths.runDir, {
       serverId: id,
@@ -128,7 +134,20 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
       uid: uids[uids.length - 1] as number,
     });
     if (!exe?.key) throw new WardenError('EXEC_MISMATCH', 'no digested executable to verify against.');
-    verifyExecuted(pid, exe.key, exe.path, { serverId: id, script: plan.artifacts.find((a) => a.kind === 'script')?.path });
+    let audited = false;
+    verifyWriter = () => {
+      try {
+        verifyExecuted(pid, exe.key as StatKey, exe.path, { serverId: id, script: plan.artifacts.find((a) => a.kind === 'script')?.path });
+      } catch (err) {
+        // Found after the launch was allowed: the refusal is recorded as a launch refusal of its own, once.
+        if (err instanceof WardenError && !audited && allowed) {
+          audited = true;
+          void record({ event: 'launch', server: id, decision: 'refuse', reason: err.message, code: err.code, ...facts, pid, pgid: pid });
+        }
+        throw err;
+      }
+    };
+    verifyWriter();
   } catch (err) {
     const stop = await killSessionNow(target);
     if (cgroup && stop.gone) await removeCgroup(cgroup);
@@ -137,7 +156,8 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     throw err;
   }
   await record({ event: 'launch', server: id, decision: 'allow', reason: 'all artifacts allowlisted', ...facts, pid, pgid: pid });
-  return { child, pid, plan, server, started, target, cgroup, exited };
+  allowed = true;
+  return { child, pid, plan, server, started, target, cgroup, exited, verifyWriter };
 }
 
 export interface SessionCounts {

@@ -77,6 +77,7 @@ export async function runVerb(homeFlag: string | undefined, id: string): Promise
       audit,
       report: say,
       beforeRelease: async () => recheckPlan(plan),
+      verifyWriter: launched.verifyWriter,
       clientSeen: (clientInfo) => setImmediate(() => {
         const problem = saveClientSeen(paths, id, clientInfo);
         if (problem) say(problem);

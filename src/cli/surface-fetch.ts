@@ -27,7 +27,7 @@ async function fetchWith(paths: HomePaths, id: string, offered: string, capabili
   launched.child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
   let noise = 0;
   try {
-    const got = await fetchOnce({ serverIn: launched.child.stdin, serverOut: launched.child.stdout }, { offered, clientInfo: loadClientSeen(paths, id) }, capabilities, DEFAULT_CAPS, { ...DEFAULT_CHANNEL_LIMITS, requestTimeoutMs: 20_000 }, () => noise++);
+    const got = await fetchOnce({ serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered, clientInfo: loadClientSeen(paths, id) }, capabilities, DEFAULT_CAPS, { ...DEFAULT_CHANNEL_LIMITS, requestTimeoutMs: 20_000 }, () => noise++);
     await stopLaunched(paths, id, launched, 'client_eof', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: true, say });
     return { ...got, plan: launched.plan };
   } catch (err) {

@@ -55,6 +55,8 @@ export interface ChannelEvents {
   inadmissible(err: InadmissibleError): void;
   /** A line over the cap; the channel is unusable after this. */
   oversize(seen: number): void;
+  /** The program writing the server's stdout is no longer the one that was verified; nothing more is read. */
+  unverified(err: Error): void;
   /** The server closed its stdout. */
   end(): void;
 }
@@ -71,19 +73,23 @@ type Waiting =
   | { owner: 'client'; request: ClientRequest; clientIdBytes: Buffer }
   | { owner: 'expired' };
 
-const NO_EVENTS: ChannelEvents = { message() {}, answer() {}, refused() {}, noise() {}, inadmissible() {}, oversize() {}, end() {} };
+const NO_EVENTS: ChannelEvents = { message() {}, answer() {}, refused() {}, noise() {}, inadmissible() {}, oversize() {}, unverified() {}, end() {} };
 
 export class ServerChannel {
   private nextId = 0;
   private readonly waiting = new Map<string, Waiting>();
   private ended = false;
+  private distrusted = false;
   readonly style = new RequestStyle();
 
+  /** `verifyWriter` throws when the process writing to us is no longer the program that was verified (it
+   *  exec'd another): it runs before each line is read, and a throw ends the channel. */
   constructor(
     private readonly serverIn: Writable,
     serverOut: Readable,
     private readonly limits: ChannelLimits,
     private readonly on: ChannelEvents = NO_EVENTS,
+    private readonly verifyWriter?: () => void,
   ) {
     const framer = new LineFramer(limits.maxLine, {
       line: (bytes) => this.onLine(bytes),
@@ -103,6 +109,15 @@ export class ServerChannel {
   }
 
   private onLine(bytes: Buffer): void {
+    if (this.distrusted) return;
+    try {
+      this.verifyWriter?.();
+    } catch (err) {
+      this.distrusted = true;
+      this.failAll(err as Error);
+      this.on.unverified(err as Error);
+      return;
+    }
     const msg = classify(bytes, this.limits.json);
     if (msg.kind === 'invalid') {
       // JSON that cannot be read one way only (duplicate keys, invalid UTF-8, lone surrogates, too deep) may be

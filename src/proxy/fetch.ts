@@ -24,6 +24,8 @@ export interface FetchedSurface {
 export interface ServerStreams {
   serverIn: Writable;
   serverOut: Readable;
+  /** Throws when the server process no longer runs the verified program (see ServerChannel). */
+  verifyWriter?: () => void;
 }
 
 /** Who the warden says it is out of band: the revision it offers and a client identity that is not its own
@@ -36,7 +38,8 @@ export interface OutOfBandClient {
 /** Opens a classic session as a client of the server (initialize, initialized), answering its requests as a
  * client with no roots would. */
 export async function openAsClient(io: ServerStreams, client: OutOfBandClient, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ channel: ServerChannel; handshake: Handshake }> {
-  const channel: ServerChannel = new ServerChannel(io.serverIn, io.serverOut, limits, {
+  let channel: ServerChannel;
+  channel = new ServerChannel(io.serverIn, io.serverOut, limits, {
     message: (msg) => {
       if (msg.kind !== 'request') return;
       const reply = msg.method === 'roots/list' ? '{"roots":[]}' : undefined;
@@ -47,8 +50,9 @@ export async function openAsClient(io: ServerStreams, client: OutOfBandClient, c
     noise: (_b, reason) => onNoise(reason),
     inadmissible: () => {},
     oversize: () => {},
+    unverified: () => {}, // the waiting request fails with the reason
     end: () => {},
-  });
+  }, io.verifyWriter);
   const result = await channel.request('initialize', { protocolVersion: client.offered, capabilities, clientInfo: client.clientInfo });
   const handshake = admitHandshake(result, caps);
   channel.notify('notifications/initialized');

@@ -24,6 +24,8 @@ export interface SessionConfig {
   canaries?: { probes: ProbeSpec[]; baselines: Record<string, Baseline>; policy: LatencyPolicy; samples: number };
   /** Told the client's clientInfo from its initialize (out-of-band sessions present it later). */
   clientSeen?: (clientInfo: unknown) => void;
+  /** Throws when the server process no longer runs the program that was verified (run before each line). */
+  verifyWriter?: () => void;
   /** Runs once before anything from the server reaches the client; a throw closes the session. */
   beforeRelease?: () => Promise<void>;
 }

@@ -68,6 +68,7 @@ export class Session {
       message: (msg, bytes) => this.enqueue({ from: 'server', msg, bytes, seq: this.seq++ }),
       answer: (answers, msg, bytes) => this.enqueue({ from: 'server', answers, msg, bytes, seq: this.seq++ }),
       refused: (reason, detail) => this.onRefusedServerMessage(reason, detail),
+      unverified: (err) => this.failFrom(err),
       noise: (bytes, reason) => this.onNoise(bytes, reason),
       inadmissible: (err) => this.failFrom(err),
       oversize: () => {
@@ -75,7 +76,7 @@ export class Session {
         this.fail('protocol_error', `the server sent a line over the ${cfg.channel.maxLine}-byte cap; the session was closed`);
       },
       end: () => this.enqueueEnd(),
-    });
+    }, cfg.verifyWriter);
   }
 
   start(): void {
