@@ -18,14 +18,10 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function expectRefused(args: string[], file: string, fix: RegExp): void {
   const r = cli(home, args);
-  if (args[0] === 'run') {
-    // run answers the client's first request with the refusal; its exit code for a refusal is 3.
-    expect(r.code, r.stdout + r.stderr).toBe(3);
-    expect(r.stderr).toContain("refused to launch server 'basic'");
-  } else {
-    expect(r.code, r.stdout + r.stderr).toBe(2);
-    expect(r.stderr).toContain('FILE_INSECURE');
-  }
+  // An insecure file is invalid configuration (exit 2), for run too (which also answers the client's request).
+  expect(r.code, r.stdout + r.stderr).toBe(2);
+  expect(r.stderr).toContain('FILE_INSECURE');
+  if (args[0] === 'run') expect(r.stderr).toContain("refused to launch server 'basic'");
   expect(r.stderr).toContain(file);
   expect(r.stderr).toMatch(fix);
   expect(r.stderr).not.toMatch(/\n\s+at /);
