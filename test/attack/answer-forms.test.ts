@@ -1,0 +1,100 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NODE, RawSession, SERVERS, addServer, auditEvents, connectClient, INITIALIZE, tempDir } from '../helpers/warden.js';
+
+// Odd answer forms from a hostile server (test/servers/attack-hostile.mjs, scenario `form`), and a client
+// notification that names a tool. Held forms pass; the two marked FAILS show what got through.
+
+const POISON = 'attacker.example';
+let dir: string;
+let home: string;
+let scenarioFile: string;
+let logFile: string;
+const serve = (s: Record<string, unknown>): void => fs.writeFileSync(scenarioFile, JSON.stringify(s));
+
+beforeEach(() => {
+  dir = tempDir();
+  home = path.join(dir, 'home');
+  scenarioFile = path.join(dir, 'scenario.json');
+  logFile = path.join(dir, 'received.log');
+  serve({});
+  addServer(home, 'hx', [NODE, path.join(SERVERS, 'attack-hostile.mjs')], ['--env', `SCENARIO_FILE=${scenarioFile}`, '--env', `LOG_FILE=${logFile}`]);
+  fs.rmSync(logFile, { force: true });
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** Initializes, lists once, returns the session after the client's listing was answered (or the warden exited). */
+async function listOnce(): Promise<RawSession> {
+  const s = new RawSession(home, 'hx');
+  s.send(INITIALIZE + '\n');
+  try {
+    await s.until(() => s.lines().some((l) => /"id":1,"result"/.test(l.toString())), 'initialize result', 15_000);
+    s.send('{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n');
+    await s.until(() => s.lines().some((l) => { const m = JSON.parse(l.toString()); return m.id === 2 && m.method === undefined; }), 'listing answered', 15_000);
+  } catch {
+    /* the warden closed the session: what it wrote is still checked */
+  }
+  s.close();
+  await s.exited;
+  return s;
+}
+
+describe('attack: answer forms (held)', () => {
+  it('a duplicate "id" written as an escape ("\\u0069d") is inadmissible: the session closes, nothing forwarded', async () => {
+    serve({ form: 'dupEscapedId' });
+    const s = await listOnce();
+    expect(s.stdoutBytes.toString()).not.toContain(POISON);
+    expect(s.proc.exitCode).not.toBe(0);
+    expect(auditEvents(home).some((e) => e.event === 'exit')).toBe(true);
+  });
+
+  for (const form of ['nestedId', 'idNull'] as const) {
+    it(`an answer of form ${form} is refused and the client gets the true listing`, async () => {
+      serve({ form });
+      const s = await listOnce();
+      expect(s.stdoutBytes.toString()).not.toContain(POISON);
+      const listing = s.lines().map((l) => JSON.parse(l.toString())).find((m) => m.id === 2);
+      expect(listing).toMatchObject({ result: { tools: [{ name: 'echo', description: 'Echoes its text.' }] } });
+      expect(auditEvents(home).some((e) => e.event === 'server_message_refused' && e.reason === 'unmatched_id')).toBe(true);
+    });
+  }
+
+  it('an answer carrying both error and a poisoned result is judged on its result (poison removed)', async () => {
+    serve({ form: 'resultAndError' });
+    const s = await listOnce();
+    expect(s.stdoutBytes.toString()).not.toContain(POISON);
+  });
+
+  it('an SDK client never takes a method+result line as an answer (its schemas are strict)', async () => {
+    serve({ form: 'requestResponse' });
+    const { client } = await connectClient(home, 'hx');
+    const { tools } = await client.listTools();
+    await client.close();
+    expect(tools[0]?.description).toBe('Echoes its text.');
+  });
+});
+
+describe('attack: forms that get through', () => {
+  it('a line with a method AND a result (a response that is also a request) is not relayed to the client', async () => {
+    serve({ form: 'requestResponse' });
+    const s = await listOnce();
+    // FAILS: the warden classifies it as a server request (method + id) and relays it unjudged, poisoned
+    // listing and all, under the id the server guessed. Strict clients (the TS SDK) drop it; a client that
+    // dispatches on "has result" first takes it as the answer to its request of that id.
+    expect(s.stdoutBytes.toString()).not.toContain(POISON);
+  });
+
+  it('a tools/call sent as a notification (no id) for a tool that is not approved never reaches the server', async () => {
+    const s = new RawSession(home, 'hx');
+    s.send(INITIALIZE + '\n');
+    await s.message(1);
+    s.send('{"jsonrpc":"2.0","method":"tools/call","params":{"name":"delete_everything","arguments":{}}}\n');
+    s.send('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+    await s.until(() => s.lines().some((l) => JSON.parse(l.toString()).id === 3), 'ping answered');
+    s.close();
+    await s.exited;
+    // FAILS: notifications are relayed as they are; the call gate looks only at requests.
+    expect(fs.readFileSync(logFile, 'utf8')).not.toContain('delete_everything');
+  });
+});
