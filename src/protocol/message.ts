@@ -38,6 +38,11 @@ export function classify(line: Uint8Array, limits: ReadLimits): Classified {
   const hasId = value.has('id');
   const id = idText(value.get('id'));
   if (hasId && id === undefined) return { kind: 'invalid', reason: 'id is not a string, number or null' };
+  if (value.has('method') && (value.has('result') || value.has('error'))) {
+    // A request (or notification) and a response at once: one reader dispatches on the method, another on the
+    // result. Such a message cannot be read one way only.
+    return { kind: 'invalid', reason: 'ambiguous: a message with both a method and a result or error' };
+  }
   if (typeof method === 'string') {
     return hasId && id !== undefined && capture.idSpan ? { kind: 'request', method, id, idSpan: capture.idSpan, value } : { kind: 'notification', method, value };
   }

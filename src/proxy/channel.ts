@@ -61,6 +61,15 @@ export interface ChannelEvents {
   end(): void;
 }
 
+export interface ChannelHooks {
+  /** Throws when the process writing to us is no longer the program that was verified (it exec'd another):
+   *  run before each line is read; a throw ends the channel. */
+  verifyWriter?: () => void;
+  /** Awaited before each request of the warden's own is written (the session holds them while a ping it let
+   *  through to the client is unanswered, so that the pong tells the server nothing about whose they are). */
+  beforeOwnRequest?: () => Promise<void>;
+}
+
 export class ProtocolError extends Error {
   constructor(message: string) {
     super(message);
@@ -82,14 +91,12 @@ export class ServerChannel {
   private distrusted = false;
   readonly style = new RequestStyle();
 
-  /** `verifyWriter` throws when the process writing to us is no longer the program that was verified (it
-   *  exec'd another): it runs before each line is read, and a throw ends the channel. */
   constructor(
     private readonly serverIn: Writable,
     serverOut: Readable,
     private readonly limits: ChannelLimits,
     private readonly on: ChannelEvents = NO_EVENTS,
-    private readonly verifyWriter?: () => void,
+    private readonly hooks: ChannelHooks = {},
   ) {
     const framer = new LineFramer(limits.maxLine, {
       line: (bytes) => this.onLine(bytes),
@@ -111,7 +118,7 @@ export class ServerChannel {
   private onLine(bytes: Buffer): void {
     if (this.distrusted) return;
     try {
-      this.verifyWriter?.();
+      this.hooks.verifyWriter?.();
     } catch (err) {
       this.distrusted = true;
       this.failAll(err as Error);
@@ -122,7 +129,7 @@ export class ServerChannel {
     if (msg.kind === 'invalid') {
       // JSON that cannot be read one way only (duplicate keys, invalid UTF-8, lone surrogates, too deep) may be
       // read differently by the client: fail closed. Anything else that is not a message is log noise.
-      if (/^(duplicate_key|invalid_utf8|lone_surrogate|too_deep|too_large):/.test(msg.reason)) {
+      if (/^(duplicate_key|invalid_utf8|lone_surrogate|too_deep|too_large|ambiguous):/.test(msg.reason)) {
         const err = new InadmissibleError(`the server sent a message that cannot be read unambiguously (${msg.reason})`);
         this.failAll(err);
         this.on.inadmissible(err);
@@ -202,8 +209,10 @@ export class ServerChannel {
   }
 
   /** Sends a request of the warden's own and resolves with the whole response message (result or error). */
-  requestMessage(method: string, params: Record<string, unknown> | undefined): Promise<JsonObject> {
-    if (this.ended) return Promise.reject(new ProtocolError('the server closed its stdout'));
+  async requestMessage(method: string, params: Record<string, unknown> | undefined): Promise<JsonObject> {
+    if (this.hooks.beforeOwnRequest) await this.hooks.beforeOwnRequest();
+    if (this.ended) throw new ProtocolError('the server closed its stdout');
+    if (this.distrusted) throw new ProtocolError('the server process is no longer the verified program');
     const id = String(this.nextId++);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {

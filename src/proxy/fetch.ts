@@ -35,15 +35,24 @@ export interface OutOfBandClient {
   clientInfo: { name: string; version: string };
 }
 
+/**
+ * The answer an SDK `Client` gives to a request of the server's, byte for byte (its member order, its words):
+ * `ping` answered `{}`, `roots/list` an empty list when roots were declared, anything else "Method not found".
+ * The warden's out-of-band session must not be told from a client's by how it answers (docs/adr/0012).
+ */
+export function answerAsSdkClient(method: string, id: string, capabilities: Record<string, unknown>): string {
+  if (method === 'ping') return `{"result":{},"jsonrpc":"2.0","id":${id}}\n`;
+  if (method === 'roots/list' && capabilities.roots !== undefined) return `{"result":{"roots":[]},"jsonrpc":"2.0","id":${id}}\n`;
+  return `{"jsonrpc":"2.0","id":${id},"error":{"code":-32601,"message":"Method not found"}}\n`;
+}
+
 /** Opens a classic session as a client of the server (initialize, initialized), answering its requests as a
  * client with no roots would. */
 export async function openAsClient(io: ServerStreams, client: OutOfBandClient, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ channel: ServerChannel; handshake: Handshake }> {
   let channel: ServerChannel;
   channel = new ServerChannel(io.serverIn, io.serverOut, limits, {
     message: (msg) => {
-      if (msg.kind !== 'request') return;
-      const reply = msg.method === 'roots/list' ? '{"roots":[]}' : undefined;
-      channel.write(reply ? `{"jsonrpc":"2.0","id":${msg.id},"result":${reply}}\n` : `{"jsonrpc":"2.0","id":${msg.id},"error":{"code":-32601,"message":"mcp-warden does not serve ${msg.method.slice(0, 64)} while fetching a surface"}}\n`);
+      if (msg.kind === 'request') channel.write(answerAsSdkClient(msg.method, msg.id, capabilities));
     },
     answer: () => {}, // the warden is the only client here: every answer is its own
     refused: (_reason, detail) => onNoise(detail),
@@ -52,7 +61,7 @@ export async function openAsClient(io: ServerStreams, client: OutOfBandClient, c
     oversize: () => {},
     unverified: () => {}, // the waiting request fails with the reason
     end: () => {},
-  }, io.verifyWriter);
+  }, { verifyWriter: io.verifyWriter });
   const result = await channel.request('initialize', { protocolVersion: client.offered, capabilities, clientInfo: client.clientInfo });
   const handshake = admitHandshake(result, caps);
   channel.notify('notifications/initialized');

@@ -5,6 +5,7 @@ import { serialize } from '../protocol/json/write.js';
 import { classify, errorResponse, idText } from '../protocol/message.js';
 import { admitHandshake, InadmissibleError } from '../surface/admit.js';
 import { ProtocolError, ServerChannel, type ClientRequest, type RefusedReason, type ResponseMessage, type ServerMessage } from './channel.js';
+import { EarlyPings } from './early-pings.js';
 import { runSessionCanaries } from './session-canaries.js';
 import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
 import { judgeClientPage } from './client-listing.js';
@@ -30,6 +31,11 @@ export { SESSION_DEFAULTS, type SessionConfig, type SessionEnd } from './session
 const INVALID_REQUEST = -32600;
 const PARSE_ERROR = -32700;
 const WARDEN_REFUSED = -32001;
+/** Bytes the warden holds while it verifies (queued behind a listing, or sent before the initialize result). */
+const MAX_WAITING_BYTES = 32 * 1024 * 1024;
+/** Refused server messages audited one by one, and the count at which the session is closed. */
+const REFUSALS_REPORTED = 5;
+const REFUSALS_MAX = 100;
 
 type ServerItem =
   | { from: 'server'; msg: ServerMessage; bytes: Buffer; seq: number }
@@ -41,6 +47,7 @@ export class Session {
   readonly ended: Promise<SessionEnd>;
   private resolveEnd!: (e: SessionEnd) => void;
   private readonly server: ServerChannel;
+  private readonly pings = new EarlyPings();
   private judge: SurfaceJudge | undefined;
   private state: 'new' | 'initializing' | 'open' = 'new';
   /** The client's initialize: its own id (for the refusal) and the id the server was given. */
@@ -65,7 +72,14 @@ export class Session {
   ) {
     this.ended = new Promise((r) => (this.resolveEnd = r));
     this.server = new ServerChannel(io.serverIn, io.serverOut, cfg.channel, {
-      message: (msg, bytes) => this.enqueue({ from: 'server', msg, bytes, seq: this.seq++ }),
+      message: (msg, bytes) => {
+        // A server's ping carries nothing and is answered by any client at any time; held until the release, its
+        // pong would tell the server when the handshake (the warden's listing and canaries) is over.
+        if (msg.kind === 'request' && msg.method === 'ping' && !this.released) {
+          this.pings.passed(msg.id);
+          this.toClient(bytes);
+        } else this.enqueue({ from: 'server', msg, bytes, seq: this.seq++ });
+      },
       answer: (answers, msg, bytes) => this.enqueue({ from: 'server', answers, msg, bytes, seq: this.seq++ }),
       refused: (reason, detail) => this.onRefusedServerMessage(reason, detail),
       unverified: (err) => this.failFrom(err),
@@ -76,12 +90,14 @@ export class Session {
         this.fail('protocol_error', `the server sent a line over the ${cfg.channel.maxLine}-byte cap; the session was closed`);
       },
       end: () => this.enqueueEnd(),
-    }, cfg.verifyWriter);
+    }, { verifyWriter: cfg.verifyWriter, beforeOwnRequest: () => this.pings.answered() });
   }
 
   start(): void {
     const framer = new LineFramer(this.cfg.channel.maxLine, {
-      line: (bytes) => this.enqueue({ from: 'client', bytes }),
+      line: (bytes) => {
+        if (!this.pings.pending || !this.passedPong(bytes)) this.enqueue({ from: 'client', bytes });
+      },
       oversize: (seen) => {
         this.stats.oversizeLines++;
         this.stats.refusedClientLines++;
@@ -101,6 +117,8 @@ export class Session {
   // ---- ordering: one item at a time, in arrival order; while the warden verifies, the rest waits ----
 
   private running = false;
+  private queuedBytes = 0;
+  private heldBytes = 0;
   private clientEof = false;
   private serverEof = false;
   private serverInEnded = false;
@@ -108,6 +126,11 @@ export class Session {
   private enqueue(item: Item): void {
     if (this.stopped) return;
     this.queue.push(item);
+    this.queuedBytes += item.bytes.length;
+    if (this.queuedBytes + this.heldBytes > MAX_WAITING_BYTES) {
+      this.fail('protocol_error', `the server sent more than ${MAX_WAITING_BYTES} bytes that had to wait for the warden's verification (before the initialize result, or during a listing); the session was closed`);
+      return;
+    }
     if (!this.running) void this.run();
   }
 
@@ -118,6 +141,7 @@ export class Session {
         const item = this.queue.shift() as Item;
         if (item.from === 'client') await this.onClientLine(item.bytes);
         else await this.onServerItem(item);
+        this.queuedBytes -= item.bytes.length;
       }
     } catch (err) {
       this.failFrom(err);
@@ -150,6 +174,14 @@ export class Session {
 
   // ---- client to server ----
 
+  /** The client's answer to a ping let through early goes to the server at once, ahead of what is queued. */
+  private passedPong(bytes: Buffer): boolean {
+    const msg = classify(bytes, this.cfg.channel.json);
+    if (msg.kind !== 'response' || !this.pings.settle(msg.id)) return false;
+    this.toServer(bytes);
+    return true;
+  }
+
   private async onClientLine(bytes: Buffer): Promise<void> {
     const msg = classify(bytes, this.cfg.channel.json);
     if (msg.kind === 'invalid') {
@@ -180,6 +212,12 @@ export class Session {
     }
     if (msg.kind === 'notification' && msg.method === 'notifications/initialized' && this.swallowInitialized) {
       this.swallowInitialized = false; // the warden already sent the server its own
+      return;
+    }
+    if (msg.kind === 'notification' && !msg.method.startsWith('notifications/')) {
+      // A request method sent without an id (a tools/call as a notification) would reach the server ungated.
+      this.stats.refusedClientLines++;
+      this.cfg.report(`refused a client notification named ${JSON.stringify(msg.method.slice(0, 64))}: only notifications/* are relayed without an id; not forwarded`);
       return;
     }
     if (msg.kind === 'notification' && msg.method === 'notifications/cancelled') {
@@ -262,7 +300,10 @@ export class Session {
     if (this.state === 'initializing') {
       // Nothing reaches the client before the surface is verified.
       if ('answers' in item && item.answers.serverId === this.initServerId) await this.handshake(item.msg.value, item.bytes);
-      else this.held.push(item);
+      else {
+        this.held.push(item);
+        this.heldBytes += item.bytes.length;
+      }
       return;
     }
     if ('answers' in item) await this.onServerAnswer(item.answers, item.msg, item.bytes);
@@ -272,6 +313,7 @@ export class Session {
   /** Releases what was held, in order, through the same judge and gates as what comes after. */
   private async releaseHeld(): Promise<void> {
     for (const item of this.held.splice(0)) {
+      this.heldBytes -= item.bytes.length;
       if (this.stopped) return;
       await this.onServerItem(item);
     }
@@ -311,10 +353,18 @@ export class Session {
     }
   }
 
+  /** The first few are audited (and alerted) one by one; past that they are counted (the exit event has the
+   *  count), and past a bound the session is closed: a correct server never sends one. */
   private onRefusedServerMessage(reason: RefusedReason, detail: string): void {
-    this.stats.refusedServerMessages++;
-    this.cfg.audit({ event: 'server_message_refused', server: this.cfg.serverId, reason });
-    this.cfg.report(`server '${this.cfg.serverId}' sent ${detail}; not forwarded`);
+    if (this.stopped) return;
+    const n = ++this.stats.refusedServerMessages;
+    if (n <= REFUSALS_REPORTED) {
+      this.cfg.audit({ event: 'server_message_refused', server: this.cfg.serverId, reason });
+      this.cfg.report(`server '${this.cfg.serverId}' sent ${detail}; not forwarded`);
+    } else if (n === REFUSALS_REPORTED + 1) {
+      this.cfg.report(`server '${this.cfg.serverId}' keeps sending messages no request waits for; further ones are counted, not reported one by one`);
+    }
+    if (n >= REFUSALS_MAX) this.fail('protocol_error', `server '${this.cfg.serverId}' sent ${n} messages that answer no waiting request (the id in another form, unknown or repeated, or batches); the session was closed`);
   }
 
   private async handshake(result: Map<string, JsonValue>, heldBytes: Buffer): Promise<void> {

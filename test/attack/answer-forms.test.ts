@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NODE, RawSession, SERVERS, addServer, auditEvents, connectClient, INITIALIZE, tempDir } from '../helpers/warden.js';
+import { NODE, RawSession, SERVERS, addServer, auditEvents, INITIALIZE, tempDir } from '../helpers/warden.js';
 
 // Odd answer forms from a hostile server (test/servers/attack-hostile.mjs, scenario `form`), and a client
 // notification that names a tool. Held forms pass; the two marked FAILS show what got through.
@@ -66,12 +66,15 @@ describe('attack: answer forms (held)', () => {
     expect(s.stdoutBytes.toString()).not.toContain(POISON);
   });
 
-  it('an SDK client never takes a method+result line as an answer (its schemas are strict)', async () => {
+  it('a line with both a method and a result closes the session as inadmissible, before the client sees a byte of it', async () => {
     serve({ form: 'requestResponse' });
-    const { client } = await connectClient(home, 'hx');
-    const { tools } = await client.listTools();
-    await client.close();
-    expect(tools[0]?.description).toBe('Echoes its text.');
+    const s = new RawSession(home, 'hx');
+    s.send(INITIALIZE + '\n');
+    const answer = await s.message(1);
+    s.close();
+    expect((await s.exited).code).toBe(5);
+    expect(answer.error).toMatchObject({ message: expect.stringMatching(/cannot be read unambiguously \(ambiguous/) });
+    expect(s.stdoutBytes.toString()).not.toContain(POISON);
   });
 });
 
