@@ -1,16 +1,18 @@
 import type { Readable, Writable } from 'node:stream';
 import { LineFramer } from '../protocol/framing.js';
-import { JsonNumber, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
-import { serialize } from '../protocol/json/write.js';
-import { classify, errorResponse, idText } from '../protocol/message.js';
+import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
+import { classify, errorResponse } from '../protocol/message.js';
 import { admitHandshake, InadmissibleError } from '../surface/admit.js';
-import { ProtocolError, ServerChannel, type ClientRequest, type RefusedReason, type ResponseMessage, type ServerMessage } from './channel.js';
+import { ProtocolError, ServerChannel, type ClientRequest, type ResponseMessage, type ServerMessage } from './channel.js';
+import { cancellationForServer, INVALID_REQUEST, PARSE_ERROR, refuseBatch, refuseCall, refuseRead, refuseUnjudgedListing, shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 import { EarlyPings } from './early-pings.js';
 import { runSessionCanaries } from './session-canaries.js';
 import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
 import { judgeClientPage } from './client-listing.js';
 import { SurfaceJudge, type ListingSource } from './judge.js';
 import { listAllTools, listCatalogs } from './listing.js';
+import { OrderedQueue } from './ordered-queue.js';
+import { ServerReports } from './server-reports.js';
 
 // The in-band session. The bytes the client and the server exchange are relayed as they are, except where
 // the warden must act on this very session:
@@ -28,14 +30,8 @@ import { listAllTools, listCatalogs } from './listing.js';
 
 export { SESSION_DEFAULTS, type SessionConfig, type SessionEnd } from './session-config.js';
 
-const INVALID_REQUEST = -32600;
-const PARSE_ERROR = -32700;
-const WARDEN_REFUSED = -32001;
 /** Bytes the warden holds while it verifies (queued behind a listing, or sent before the initialize result). */
 const MAX_WAITING_BYTES = 32 * 1024 * 1024;
-/** Refused server messages audited one by one, and the count at which the session is closed. */
-const REFUSALS_REPORTED = 5;
-const REFUSALS_MAX = 100;
 
 type ServerItem =
   | { from: 'server'; msg: ServerMessage; bytes: Buffer; seq: number }
@@ -48,13 +44,16 @@ export class Session {
   private resolveEnd!: (e: SessionEnd) => void;
   private readonly server: ServerChannel;
   private readonly pings = new EarlyPings();
+  private readonly refuser: Refuser;
+  private readonly reports: ServerReports;
   private judge: SurfaceJudge | undefined;
   private state: 'new' | 'initializing' | 'open' = 'new';
   /** The client's initialize: its own id (for the refusal) and the id the server was given. */
   private initId: string | undefined;
   private initServerId: string | undefined;
   private swallowInitialized = false;
-  private readonly queue: Item[] = [];
+  private readonly queue: OrderedQueue<Item>;
+  private heldBytes = 0;
   private seq = 0;
   private lastListStartSeq = -1;
   private callsSinceList = 0;
@@ -71,6 +70,18 @@ export class Session {
     private readonly cfg: SessionConfig,
   ) {
     this.ended = new Promise((r) => (this.resolveEnd = r));
+    this.queue = new OrderedQueue<Item>(MAX_WAITING_BYTES, {
+      handle: (item) => (item.from === 'client' ? this.onClientLine(item.bytes) : this.onServerItem(item)),
+      error: (err) => this.failFrom(err),
+      clientEnd: () => {
+        this.server.end();
+        this.finish({ cause: 'client_eof' });
+      },
+      serverEnd: () => this.finish({ cause: 'server_eof' }),
+      overflow: (bound) => this.fail('protocol_error', `the server sent more than ${bound} bytes that had to wait for the warden's verification (before the initialize result, or during a listing); the session was closed`),
+    }, () => this.heldBytes);
+    this.refuser = { cfg, stats: this.stats, toClient: (bytes) => this.toClient(bytes) };
+    this.reports = new ServerReports(cfg, this.stats, (message) => this.fail('protocol_error', message));
     this.server = new ServerChannel(io.serverIn, io.serverOut, cfg.channel, {
       message: (msg, bytes) => {
         // A server's ping carries nothing and is answered by any client at any time; held until the release, its
@@ -78,25 +89,27 @@ export class Session {
         if (msg.kind === 'request' && msg.method === 'ping' && !this.released) {
           this.pings.passed(msg.id);
           this.toClient(bytes);
-        } else this.enqueue({ from: 'server', msg, bytes, seq: this.seq++ });
+        } else this.queue.push({ from: 'server', msg, bytes, seq: this.seq++ });
       },
-      answer: (answers, msg, bytes) => this.enqueue({ from: 'server', answers, msg, bytes, seq: this.seq++ }),
-      refused: (reason, detail) => this.onRefusedServerMessage(reason, detail),
+      answer: (answers, msg, bytes) => this.queue.push({ from: 'server', answers, msg, bytes, seq: this.seq++ }),
+      refused: (reason, detail) => {
+        if (!this.stopped) this.reports.refused(reason, detail);
+      },
       unverified: (err) => this.failFrom(err),
-      noise: (bytes, reason) => this.onNoise(bytes, reason),
+      noise: (bytes, reason) => this.reports.noise(bytes, reason),
       inadmissible: (err) => this.failFrom(err),
       oversize: () => {
         this.stats.oversizeLines++;
         this.fail('protocol_error', `the server sent a line over the ${cfg.channel.maxLine}-byte cap; the session was closed`);
       },
-      end: () => this.enqueueEnd(),
+      end: () => this.queue.end('server'),
     }, { verifyWriter: cfg.verifyWriter, beforeOwnRequest: () => this.pings.answered() });
   }
 
   start(): void {
     const framer = new LineFramer(this.cfg.channel.maxLine, {
       line: (bytes) => {
-        if (!this.pings.pending || !this.passedPong(bytes)) this.enqueue({ from: 'client', bytes });
+        if (!this.pings.pending || !this.passedPong(bytes)) this.queue.push({ from: 'client', bytes });
       },
       oversize: (seen) => {
         this.stats.oversizeLines++;
@@ -108,68 +121,10 @@ export class Session {
     this.io.clientIn.on('data', (chunk: Buffer) => framer.push(chunk));
     this.io.clientIn.on('end', () => {
       const rest = framer.rest();
-      if (rest) this.enqueue({ from: 'client', bytes: rest });
-      this.enqueueClientEof();
+      if (rest) this.queue.push({ from: 'client', bytes: rest });
+      this.queue.end('client');
     });
-    this.io.clientIn.on('error', () => this.enqueueClientEof());
-  }
-
-  // ---- ordering: one item at a time, in arrival order; while the warden verifies, the rest waits ----
-
-  private running = false;
-  private queuedBytes = 0;
-  private heldBytes = 0;
-  private clientEof = false;
-  private serverEof = false;
-  private serverInEnded = false;
-
-  private enqueue(item: Item): void {
-    if (this.stopped) return;
-    this.queue.push(item);
-    this.queuedBytes += item.bytes.length;
-    if (this.queuedBytes + this.heldBytes > MAX_WAITING_BYTES) {
-      this.fail('protocol_error', `the server sent more than ${MAX_WAITING_BYTES} bytes that had to wait for the warden's verification (before the initialize result, or during a listing); the session was closed`);
-      return;
-    }
-    if (!this.running) void this.run();
-  }
-
-  private async run(): Promise<void> {
-    this.running = true;
-    try {
-      while (this.queue.length > 0 && !this.stopped) {
-        const item = this.queue.shift() as Item;
-        if (item.from === 'client') await this.onClientLine(item.bytes);
-        else await this.onServerItem(item);
-        this.queuedBytes -= item.bytes.length;
-      }
-    } catch (err) {
-      this.failFrom(err);
-    } finally {
-      this.running = false;
-    }
-    this.drainEnds();
-  }
-
-  private enqueueClientEof(): void {
-    this.clientEof = true;
-    if (!this.running) this.drainEnds();
-  }
-
-  private enqueueEnd(): void {
-    this.serverEof = true;
-    if (!this.running) this.drainEnds();
-  }
-
-  /** Ends take effect once everything before them has been processed. */
-  private drainEnds(): void {
-    if (this.running || this.queue.length > 0) return;
-    if (this.clientEof && !this.serverInEnded) {
-      this.serverInEnded = true;
-      this.server.end();
-      this.finish({ cause: 'client_eof' });
-    }
-    if (this.serverEof) this.finish({ cause: 'server_eof' });
+    this.io.clientIn.on('error', () => this.queue.end('client'));
   }
 
   // ---- client to server ----
@@ -192,7 +147,7 @@ export class Session {
       return;
     }
     if (msg.kind === 'batch') {
-      this.refuseClientBatch(msg.value);
+      refuseBatch(this.refuser, msg.value);
       return;
     }
     if (msg.kind === 'request') {
@@ -217,42 +172,15 @@ export class Session {
     if (msg.kind === 'notification' && !msg.method.startsWith('notifications/')) {
       // A request method sent without an id (a tools/call as a notification) would reach the server ungated.
       this.stats.refusedClientLines++;
-      this.cfg.report(`refused a client notification named ${JSON.stringify(msg.method.slice(0, 64))}: only notifications/* are relayed without an id; not forwarded`);
+      this.cfg.report(`refused a client notification named "${shownName(msg.method)}": only notifications/* are relayed without an id; not forwarded`);
       return;
     }
     if (msg.kind === 'notification' && msg.method === 'notifications/cancelled') {
-      const out = this.cancellationForServer(msg.value);
+      const out = cancellationForServer(msg.value, (clientId) => this.server.serverIdOf(clientId));
       if (out) this.toServer(out);
       return;
     }
     this.toServer(bytes); // a notification, or the client's answer to a request of the server's (its ids)
-  }
-
-  /** The client's cancellation with the request's id as the server knows it; none when the request is not
-   *  waiting at the server (the warden answered it itself, or the server already did). */
-  private cancellationForServer(value: JsonObject): Buffer | undefined {
-    const params = value.get('params');
-    const clientId = params instanceof Map ? idText(params.get('requestId')) : undefined;
-    const serverId = clientId === undefined ? undefined : this.server.serverIdOf(clientId);
-    if (serverId === undefined) return undefined;
-    const rewritten = new Map(value);
-    rewritten.set('params', new Map([...(params as JsonObject)].map(([k, v]) => [k, k === 'requestId' ? new JsonNumber(serverId) : v])));
-    return Buffer.from(serialize(rewritten) + '\n');
-  }
-
-  /** A client batch (legal in revision 2025-03-26 only) is not relayed: every request in it is answered with
-   *  the refusal, so none waits forever and none reaches the server unjudged. */
-  private refuseClientBatch(elements: JsonValue[]): void {
-    const ids = elements.flatMap((e) => {
-      const id = e instanceof Map && typeof e.get('method') === 'string' ? idText(e.get('id')) : undefined;
-      return id === undefined ? [] : [id];
-    });
-    this.stats.refusedClientLines++;
-    this.cfg.audit({ event: 'client_message_refused', server: this.cfg.serverId, reason: 'batch', requests: ids.length });
-    this.cfg.report(`refused a JSON-RPC batch from the client (${elements.length} element(s)): batches are not relayed; send each message on its own line`);
-    const message = 'mcp-warden: JSON-RPC batches are not relayed; send each message on its own line';
-    if (ids.length === 0) this.toClient(errorResponse('null', INVALID_REQUEST, message));
-    else this.toClient(Buffer.from(`[${ids.map((id) => errorResponse(id, INVALID_REQUEST, message).toString().trimEnd()).join(',')}]\n`));
   }
 
   /** Decides a tools/call: re-lists first when due; refuses a tool not approved on this session. */
@@ -268,11 +196,7 @@ export class Session {
       }
     }
     if (this.judge?.approved.has(toolName)) return true;
-    this.stats.refusedCalls++;
-    const reason = this.judge ? 'not approved on this session (drifted, hidden until pinned, or never listed)' : 'no verified tool listing on this session yet';
-    this.cfg.audit({ event: 'call_refused', server: this.cfg.serverId, tool: toolName.slice(0, 128), reason });
-    this.cfg.report(`refused a call to tool "${toolName.slice(0, 128)}": ${reason}. Review with: mcp-warden diff ${this.cfg.serverId}`);
-    this.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused the call to tool "${toolName.slice(0, 128)}" of server '${this.cfg.serverId}': ${reason}. Run 'mcp-warden diff ${this.cfg.serverId}' to see why.`));
+    refuseCall(this.refuser, id, toolName, this.judge !== undefined);
     return false;
   }
 
@@ -284,13 +208,7 @@ export class Session {
     const item = typeof raw === 'string' ? raw : '';
     const blocked = method === 'prompts/get' ? this.judge?.blocked.prompts : this.judge?.blocked.resources;
     if (!blocked?.has(item)) return true;
-    const kind = method === 'prompts/get' ? 'prompt' : 'resource';
-    const shown = item.slice(0, 128);
-    const reason = 'changed or added since the lock (enforce)';
-    this.stats.refusedCalls++;
-    this.cfg.audit({ event: 'read_refused', server: this.cfg.serverId, kind, id: shown, reason });
-    this.cfg.report(`refused ${method} of ${kind} "${shown}": ${reason}. Review with: mcp-warden diff ${this.cfg.serverId}`);
-    this.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused ${method} of ${kind} "${shown}" of server '${this.cfg.serverId}': ${reason}. Run 'mcp-warden diff ${this.cfg.serverId}' to see why.`));
+    refuseRead(this.refuser, id, method, item);
     return false;
   }
 
@@ -324,12 +242,7 @@ export class Session {
     if (!(await this.checkedBeforeFirstByte())) return;
     if (request.method !== 'tools/list') this.toClient(bytes);
     else if (this.judge) this.toClient(judgeClientPage(this.judge, msg.value, request, bytes, this.cfg));
-    else {
-      // No handshake (a stateless client, or a server that refused initialize): nothing to judge the listing
-      // against, so it is not passed on unjudged.
-      this.cfg.report(`refused a tools/list answer of server '${this.cfg.serverId}': this session has no verified handshake to judge it against`);
-      this.toClient(errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused this tools/list answer of server '${this.cfg.serverId}': the session has no verified handshake to judge it against (stateless sessions are not judged yet; use a client that sends initialize).`));
-    }
+    else refuseUnjudgedListing(this.refuser, request.clientId);
   }
 
   private async onServerMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<void> {
@@ -351,20 +264,6 @@ export class Session {
       this.failFrom(err);
       return false;
     }
-  }
-
-  /** The first few are audited (and alerted) one by one; past that they are counted (the exit event has the
-   *  count), and past a bound the session is closed: a correct server never sends one. */
-  private onRefusedServerMessage(reason: RefusedReason, detail: string): void {
-    if (this.stopped) return;
-    const n = ++this.stats.refusedServerMessages;
-    if (n <= REFUSALS_REPORTED) {
-      this.cfg.audit({ event: 'server_message_refused', server: this.cfg.serverId, reason });
-      this.cfg.report(`server '${this.cfg.serverId}' sent ${detail}; not forwarded`);
-    } else if (n === REFUSALS_REPORTED + 1) {
-      this.cfg.report(`server '${this.cfg.serverId}' keeps sending messages no request waits for; further ones are counted, not reported one by one`);
-    }
-    if (n >= REFUSALS_MAX) this.fail('protocol_error', `server '${this.cfg.serverId}' sent ${n} messages that answer no waiting request (the id in another form, unknown or repeated, or batches); the session was closed`);
   }
 
   private async handshake(result: Map<string, JsonValue>, heldBytes: Buffer): Promise<void> {
@@ -422,14 +321,6 @@ export class Session {
     if (decisions.serverRefusal) throw new SurfaceRefusal(decisions.serverRefusal);
   }
 
-  private onNoise(bytes: Buffer, reason: string): void {
-    this.stats.nonJsonLines++;
-    if (this.stats.nonJsonLines <= 5) {
-      const preview = JSON.stringify(bytes.subarray(0, 80).toString('utf8')) + (bytes.length > 80 ? '…' : '');
-      this.cfg.report(`the server wrote a line to stdout that is not a JSON-RPC message (${reason}); not forwarded: ${preview}`);
-    }
-  }
-
   // ---- writing and closing ----
 
   private toServer(bytes: Buffer): void {
@@ -466,7 +357,7 @@ export class Session {
     const hint = ` Run 'mcp-warden status ${this.cfg.serverId}' or 'mcp-warden diff ${this.cfg.serverId}' for details.`;
     for (const id of waiting) this.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden closed the session: ${message}.${hint}`, { cause, server: this.cfg.serverId }));
     this.stopped = true;
-    this.queue.length = 0;
+    this.queue.close();
     this.finish({ cause, message });
   }
 

@@ -1,0 +1,82 @@
+import { JsonNumber, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
+import { serialize } from '../protocol/json/write.js';
+import { errorResponse, idText } from '../protocol/message.js';
+import type { SessionConfig, SessionStats } from './session-config.js';
+
+// What the session answers in the server's place when it does not forward a client message: a batch, a call
+// to a tool that is not approved, a read of a prompt or resource that drifted. Each is counted, audited where
+// the event is a contract, reported on stderr, and answered, so that no request of the client's waits forever.
+// Names the client sent are shown escaped and cut (a name must not forge a second line of a report).
+
+export const INVALID_REQUEST = -32600;
+export const PARSE_ERROR = -32700;
+export const WARDEN_REFUSED = -32001;
+
+export interface Refuser {
+  cfg: Pick<SessionConfig, 'serverId' | 'audit' | 'report'>;
+  stats: SessionStats;
+  toClient(bytes: Buffer): void;
+}
+
+/** A name from a message, escaped and cut for a report. */
+export function shownName(name: string): string {
+  return JSON.stringify(name.slice(0, 128)).slice(1, -1);
+}
+
+/** A client batch (legal in revision 2025-03-26 only) is not relayed: every request in it is answered with
+ *  the refusal, so none waits forever and none reaches the server unjudged. */
+export function refuseBatch(r: Refuser, elements: JsonValue[]): void {
+  const ids = elements.flatMap((e) => {
+    const id = e instanceof Map && typeof e.get('method') === 'string' ? idText(e.get('id')) : undefined;
+    return id === undefined ? [] : [id];
+  });
+  r.stats.refusedClientLines++;
+  r.cfg.audit({ event: 'client_message_refused', server: r.cfg.serverId, reason: 'batch', requests: ids.length });
+  r.cfg.report(`refused a JSON-RPC batch from the client (${elements.length} element(s)): batches are not relayed; send each message on its own line`);
+  const message = 'mcp-warden: JSON-RPC batches are not relayed; send each message on its own line';
+  if (ids.length === 0) r.toClient(errorResponse('null', INVALID_REQUEST, message));
+  else r.toClient(Buffer.from(`[${ids.map((id) => errorResponse(id, INVALID_REQUEST, message).toString().trimEnd()).join(',')}]\n`));
+}
+
+/** Answers a tools/call of a tool that is not approved on this session. */
+export function refuseCall(r: Refuser, id: string, toolName: string, judged: boolean): void {
+  const { serverId } = r.cfg;
+  const reason = judged ? 'not approved on this session (drifted, hidden until pinned, or never listed)' : 'no verified tool listing on this session yet';
+  const tool = shownName(toolName);
+  r.stats.refusedCalls++;
+  r.cfg.audit({ event: 'call_refused', server: serverId, tool: toolName.slice(0, 128), reason });
+  r.cfg.report(`refused a call to tool "${tool}": ${reason}. Review with: mcp-warden diff ${serverId}`);
+  r.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused the call to tool "${tool}" of server '${serverId}': ${reason}. Run 'mcp-warden diff ${serverId}' to see why.`));
+}
+
+/** Answers a prompts/get or resources/read of an item that changed or appeared since the lock (enforce). */
+export function refuseRead(r: Refuser, id: string, method: 'prompts/get' | 'resources/read', item: string): void {
+  const { serverId } = r.cfg;
+  const kind = method === 'prompts/get' ? 'prompt' : 'resource';
+  const shown = shownName(item);
+  const reason = 'changed or added since the lock (enforce)';
+  r.stats.refusedCalls++;
+  r.cfg.audit({ event: 'read_refused', server: serverId, kind, id: item.slice(0, 128), reason });
+  r.cfg.report(`refused ${method} of ${kind} "${shown}": ${reason}. Review with: mcp-warden diff ${serverId}`);
+  r.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused ${method} of ${kind} "${shown}" of server '${serverId}': ${reason}. Run 'mcp-warden diff ${serverId}' to see why.`));
+}
+
+/** A tools/list answer on a session with no verified handshake (stateless, or initialize refused): there is
+ *  nothing to judge it against, so it is not passed on unjudged. */
+export function refuseUnjudgedListing(r: Refuser, id: string): void {
+  const { serverId } = r.cfg;
+  r.cfg.report(`refused a tools/list answer of server '${serverId}': this session has no verified handshake to judge it against`);
+  r.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused this tools/list answer of server '${serverId}': the session has no verified handshake to judge it against (stateless sessions are not judged yet; use a client that sends initialize).`));
+}
+
+/** The client's cancellation with the request's id as the server knows it; none when the request is not
+ *  waiting at the server (the warden answered it itself, or the server already did). */
+export function cancellationForServer(value: JsonObject, serverIdOf: (clientId: string) => string | undefined): Buffer | undefined {
+  const params = value.get('params');
+  const clientId = params instanceof Map ? idText(params.get('requestId')) : undefined;
+  const serverId = clientId === undefined ? undefined : serverIdOf(clientId);
+  if (serverId === undefined) return undefined;
+  const rewritten = new Map(value);
+  rewritten.set('params', new Map([...(params as JsonObject)].map(([k, v]) => [k, k === 'requestId' ? new JsonNumber(serverId) : v])));
+  return Buffer.from(serialize(rewritten) + '\n');
+}
