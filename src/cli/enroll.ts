@@ -7,6 +7,7 @@ import type { HomePaths } from '../store/paths.js';
 import { loadServers, newServerConfig, saveServers } from '../store/servers.js';
 import type { LockEntry } from '../surface/lockfile.js';
 import { recordCanaries } from './canary.js';
+import { enrollModules } from './enroll-modules.js';
 import { captureLock } from './lock.js';
 
 // Enrolling a server, shared by `add` and `import`: resolve and digest what it runs, allowlist that, write its
@@ -23,6 +24,8 @@ export interface EnrollSpec {
 }
 
 export interface Enrollment {
+  /** Files the server loaded from outside its package at enrollment, now allowlisted and recorded. */
+  modules?: Artifact[];
   lock?: LockEntry;
   baselines?: number;
   /** Why the surface could not be locked (the server stays added). */
@@ -41,11 +44,11 @@ export function describeArtifact(a: Artifact): string {
   return `  ${a.kind.padEnd(10)} ${a.path}${extra}\n      sha256 ${a.sha256}${via}`;
 }
 
-/** Allowlists the plan's artifacts and writes the server entry (`by` says who, in the audit log). */
-export async function trustAndAdd(paths: HomePaths, id: string, spec: EnrollSpec, plan: LaunchPlan, by: string, say: (m: string) => void): Promise<void> {
+/** Adds artifacts to allowlist.json, auditing each change (`by` says who). */
+export async function allowlistArtifacts(paths: HomePaths, artifacts: Artifact[], by: string, say: (m: string) => void): Promise<void> {
   const allowlist = loadAllowlist(paths);
   const now = new Date().toISOString();
-  for (const a of plan.artifacts) {
+  for (const a of artifacts) {
     const change = upsertEntry(allowlist, { path: a.path, kind: a.kind, sha256: a.sha256, addedAt: now, note: `added by 'mcp-warden ${by}'` });
     if (change.action === 'unchanged') continue;
     const previousSha256 = change.action === 'replace' ? change.previous.sha256 : undefined;
@@ -53,17 +56,24 @@ export async function trustAndAdd(paths: HomePaths, id: string, spec: EnrollSpec
     if (previousSha256) say(`Replaced the allowlisted digest of ${a.path}: was ${previousSha256}`);
   }
   saveAllowlist(paths, allowlist);
+}
+
+/** Allowlists the plan's artifacts and writes the server entry (`by` says who, in the audit log). */
+export async function trustAndAdd(paths: HomePaths, id: string, spec: EnrollSpec, plan: LaunchPlan, by: string, say: (m: string) => void): Promise<void> {
+  await allowlistArtifacts(paths, plan.artifacts, by, say);
   const config = loadServers(paths);
   config.servers[id] = newServerConfig({ command: spec.command, args: spec.args, env: spec.env, passEnv: spec.passEnv, posture: spec.posture, ...(spec.cwd ? { cwd: spec.cwd } : {}) });
   saveServers(paths, config);
 }
 
-/** Locks the surface and records canary baselines; a failure is returned, not thrown. */
-export async function lockAndBaseline(paths: HomePaths, id: string): Promise<Enrollment> {
+/** Records the modules a node server loads from outside its package, locks the surface and records canary
+ *  baselines; a failure is returned, not thrown. */
+export async function lockAndBaseline(paths: HomePaths, id: string, say: (m: string) => void = () => {}, by = `enroll ${id}`): Promise<Enrollment> {
   try {
+    const modules = await enrollModules(paths, id, by, say);
     const lock = await captureLock(paths, id, 'lock');
     const baselines = Object.keys(await recordCanaries(paths, id)).length;
-    return { lock, baselines };
+    return { modules, lock, baselines };
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     return { lockError: err };

@@ -1,11 +1,13 @@
 import fs from 'node:fs';
 import { matchAllowlist, refusalReason } from '../attest/match.js';
+import { attestedFiles } from '../attest/module-set.js';
 import { planLaunch, type LaunchPlan } from '../attest/plan.js';
 import { appendAudit } from '../audit/log.js';
 import type { ExitEvent, LaunchEvent } from '../audit/events.js';
 import { WardenError } from '../error.js';
 import { buildEnv } from '../launch/env.js';
 import { DEFAULT_STOP, killGroupNow, stopGroup } from '../launch/kill.js';
+import { prepareModuleGuard, type ModuleGuard } from '../launch/module-guard.js';
 import { startTimeOf } from '../launch/proc.js';
 import { removeRunRecord, writeRunRecord } from '../launch/run-records.js';
 import { spawnServer, verifyExecuted, type ServerProcess } from '../launch/spawn.js';
@@ -27,6 +29,8 @@ export interface Launched {
   server: ServerConfig;
   started: number;
   exited: Promise<{ code: number | null; signal: string | null }>;
+  /** The module guard of a node server (its learned() is what an enrollment launch loaded outside the set). */
+  guard?: ModuleGuard;
 }
 
 export type LaunchRefusal = WardenError & { facts?: Partial<LaunchEvent> };
@@ -42,7 +46,8 @@ function holdBeforeSpawn(): void {
 
 type RecordLaunch = (e: LaunchEvent) => unknown;
 
-export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: string) => void, recordEvent?: RecordLaunch): Promise<Launched> {
+/** `learnModules`: the enrollment launch; the module guard records what is loaded outside the set instead of refusing it. */
+export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: string) => void, recordEvent?: RecordLaunch, opts: { learnModules?: boolean } = {}): Promise<Launched> {
   const record: RecordLaunch = recordEvent ?? ((e) => appendAudit(paths.audit, e));
   const refused = async (err: WardenError, facts: Partial<LaunchEvent>): Promise<never> => {
     await record({ event: 'launch', server: id, decision: 'refuse', reason: err.message, code: err.code, ...facts });
@@ -53,7 +58,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const cache = loadDigestCache(paths);
   let plan: LaunchPlan;
   try {
-    plan = await planLaunch({ serverId: id, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path }, cache);
+    plan = await planLaunch({ serverId: id, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path, modules: server.modules }, cache);
   } catch (err) {
     if (err instanceof WardenError) return refused(err, {});
     throw err;
@@ -71,13 +76,30 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   };
   if (reason) return refused(new WardenError(reason.code, `${reason.text}.`), facts);
 
+  // A node server loads the module guard first, which refuses any module file outside the attested set.
+  const files = attestedFiles(plan);
+  let guard: ModuleGuard | undefined;
+  if (files) {
+    try {
+      guard = prepareModuleGuard(id, files, opts.learnModules ? 'learn' : 'enforce', paths.runDir);
+    } catch (err) {
+      if (err instanceof WardenError) return refused(err, facts);
+      throw err;
+    }
+  }
+  const args = [...(guard?.args ?? []), ...plan.args];
+  facts.argv = [plan.argv0, ...args];
+
   holdBeforeSpawn();
   let child: ServerProcess;
   try {
-    child = await spawnServer({ file: plan.file, args: plan.args, argv0: plan.argv0, cwd: server.cwd, env });
+    child = await spawnServer({ file: plan.file, args, argv0: plan.argv0, cwd: server.cwd, env, fds: guard?.fds ?? [] });
   } catch (err) {
+    guard?.close();
     if (err instanceof WardenError) return refused(err, facts);
     throw err;
+  } finally {
+    guard?.spawned();
   }
   const pid = child.pid as number;
   const started = Date.now();
@@ -95,13 +117,14 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     if (!exe?.key) throw new WardenError('EXEC_MISMATCH', 'no digested executable to verify against.');
     verifyExecuted(pid, exe.key, exe.path);
   } catch (err) {
+    guard?.close();
     await killGroupNow(pid);
     removeRunRecord(paths.runDir, pid);
     if (err instanceof WardenError) return refused(err, { ...facts, pid, pgid: pid });
     throw err;
   }
   await record({ event: 'launch', server: id, decision: 'allow', reason: 'all artifacts allowlisted', ...facts, pid, pgid: pid });
-  return { child, pid, plan, server, started, exited };
+  return { child, pid, plan, server, started, exited, ...(guard ? { guard } : {}) };
 }
 
 export interface SessionCounts {

@@ -49,7 +49,7 @@ async function ensureEnrolled(paths: HomePaths): Promise<void> {
   const server = loadServers(paths).servers[SERVER_ID];
   if (!server) throw new WardenError('SERVER_UNKNOWN', `server '${SERVER_ID}' vanished from ${paths.servers}`);
   const cache = loadDigestCache(paths);
-  const plan = await planLaunch({ serverId: SERVER_ID, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path }, cache);
+  const plan = await planLaunch({ serverId: SERVER_ID, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path, modules: server.modules }, cache);
   saveDigestCache(paths, cache);
   const interpreter = fs.realpathSync(process.execPath);
   for (const verdict of matchAllowlist(plan.artifacts, allowlist.entries).verdicts) {

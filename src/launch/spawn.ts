@@ -12,6 +12,8 @@ export interface SpawnSpec {
   argv0: string;
   cwd: string | undefined;
   env: Record<string, string>;
+  /** Descriptors of this process the child gets as its fds 3, 4, ... (the module guard's). */
+  fds?: number[];
 }
 
 /** Starts the server in its own process group with piped stdio. Resolves once exec has happened. */
@@ -22,8 +24,8 @@ export function spawnServer(spec: SpawnSpec): Promise<ServerProcess> {
       cwd: spec.cwd,
       env: spec.env,
       detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+      stdio: ['pipe', 'pipe', 'pipe', ...(spec.fds ?? [])],
+    }) as unknown as ServerProcess;
     // A server that closes its stdin early must not crash the warden with EPIPE.
     child.stdin.on('error', () => {});
     child.once('error', (err) =>

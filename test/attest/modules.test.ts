@@ -169,6 +169,16 @@ describe('modules loaded after start-up from outside the attested set', () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`tried to load ${outside}, which is outside its attested set`);
   });
+
+  it('ends a server that starts a worker thread from code to eval (it would run without the guard)', async () => {
+    const outside = path.join(dir, 'elsewhere/late.mjs');
+    const marker = path.join(dir, 'marker');
+    writeModule(outside, marker, 'late');
+    const r = await lazyCall('evalworker', { path: outside });
+    expect(markerText(marker)).toBe('');
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("server 'lazy' tried to load a worker thread from code to eval, which would run without the module guard");
+  });
 });
 
 describe('a bare script with sibling modules', () => {
