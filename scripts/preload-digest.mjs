@@ -1,6 +1,6 @@
 // Build step: records the sha256 of each file of the warden's module guard (dist/launch/preload/*.js) in
 // dist/launch/preload/digests.json. The warden checks them before every launch of a node server
-// (src/launch/module-guard.ts); see docs/adr/0012-module-guard-preload.md.
+// (src/launch/module-guard.ts); see docs/adr/0013-module-guard-preload.md.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

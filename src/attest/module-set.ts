@@ -1,6 +1,6 @@
 import type { LaunchPlan } from './plan.js';
 
-// The attested set of a node server: the files its module guard lets it load (docs/adr/0012-module-guard-
+// The attested set of a node server: the files its module guard lets it load (docs/adr/0013-module-guard-
 // preload.md). Everything in it was digested for this very launch: the script, every file of the package tree
 // (the tree digest's stat keys name them, directories aside), and the modules recorded at enrollment.
 

@@ -15,7 +15,7 @@ import { attestAndLaunch, stopLaunched } from './launch.js';
 // monorepo's linked package, the target of a symlink that leaves the package): one launch with the module
 // guard in learn mode, through the handshake and the listings, records what the server loaded outside its
 // attested set; each file is digested (and must not have changed since the server loaded it), allowlisted as
-// a `module` and written to the server's `modules` in servers.json. See docs/adr/0012-module-guard-preload.md.
+// a `module` and written to the server's `modules` in servers.json. See docs/adr/0013-module-guard-preload.md.
 
 /** Learns, attests and records the outside modules of server `id`; returns them (none for a non-node server). */
 export async function enrollModules(paths: HomePaths, id: string, by: string, say: (m: string) => void): Promise<Artifact[]> {

@@ -1,4 +1,5 @@
 import { recheckPlan } from '../attest/recheck.js';
+import { EXIT_REFUSED } from '../launch/preload/guard.js';
 import type { ExitEvent } from '../audit/events.js';
 import { WardenError } from '../error.js';
 import { answerRefusal } from '../proxy/refuse.js';
@@ -34,6 +35,7 @@ async function finish(paths: HomePaths, id: string, launched: Launched, session:
   const { refusedCalls: _refusedCalls, ...counts } = session.stats;
   const exit = await stopLaunched(paths, id, launched, cause, counts, { grace, say, ...(signalled ? { signal: signalled } : {}) });
   if (counts.nonJsonLines > 0) say(`the server wrote ${counts.nonJsonLines} non-JSON line(s) to stdout; none were forwarded.`);
+  if (exit.code === EXIT_REFUSED && launched.guard) say(`server '${id}' was ended by the warden's module guard: it tried to load code outside its attested set (see the report above).`);
   if (cause === 'inadmissible') return 5;
   if (cause === 'protocol_error' || cause === 'verification_failed' || cause === 'surface_refused') return 3;
   if (cause === 'server_exit' && exit.code !== 0) return 3;

@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { WardenError } from '../error.js';
 import { STATE_MAGIC, type GuardState } from './preload/guard.js';
 
-// The warden's side of the module guard (docs/adr/0012-module-guard-preload.md): check the guard's files
+// The warden's side of the module guard (docs/adr/0013-module-guard-preload.md): check the guard's files
 // against the digests recorded when the warden was built, hand the attested set to the server on an inherited
 // file descriptor (an unlinked 0600 file; nothing in the environment or argv), and, at enrollment, read back
 // what the server loaded from outside the set.

@@ -1,7 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { INITIALIZE, RawSession, SERVERS, addServer, auditEvents, cli, connectClient, tempDir } from '../helpers/warden.js';
+import { INITIALIZE, ROOT, RawSession, SERVERS, addServer, auditEvents, cli, connectClient, tempDir } from '../helpers/warden.js';
 
 // Modules from outside the attested set (issue 10 §3): a node server may load only its script, its package
 // tree and the modules recorded for it at enrollment. What it loaded at enrollment from outside its package is
@@ -178,6 +179,26 @@ describe('modules loaded after start-up from outside the attested set', () => {
     expect(markerText(marker)).toBe('');
     expect(r.code).toBe(3);
     expect(r.stderr).toContain("server 'lazy' tried to load a worker thread from code to eval, which would run without the module guard");
+  });
+});
+
+describe('the module guard itself', () => {
+  it('is refused, naming the file, when a file of the guard no longer matches the digest recorded at build', async () => {
+    // A private copy of the warden (dist, with the repository's node_modules), so its guard can be altered.
+    const warden = path.join(dir, 'warden');
+    fs.mkdirSync(warden);
+    fs.cpSync(path.join(ROOT, 'dist'), path.join(warden, 'dist'), { recursive: true });
+    fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(warden, 'package.json'));
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(warden, 'node_modules'));
+    const hooks = path.join(warden, 'dist/launch/preload/hooks.js');
+    fs.appendFileSync(hooks, '\n// altered\n');
+    const { server } = layoutPackage('lazy.mjs');
+    const main = path.join(warden, 'dist/cli/main.js');
+    const added = spawnSync(NODE, [main, '--home', home, 'add', 'g', '--yes', '--', NODE, server], { encoding: 'utf8', input: '' });
+    expect(added.status).toBe(3);
+    expect(added.stdout).toContain(`${hooks}, part of the warden's module guard that is loaded into every node server, has sha256`);
+    const launch = auditEvents(home).filter((e) => e.event === 'launch').pop();
+    expect(launch).toMatchObject({ decision: 'refuse', code: 'PRELOAD_INVALID' });
   });
 });
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 // The module guard's one decision, shared by the preload (CommonJS loads, native addons) and the loader hooks
 // (ES modules): a file may be loaded when its realpath is in the attested set the warden passed in. This file
 // runs inside the server's process: it imports node built-ins only, and never hashes (the warden digested
-// everything before launch; see docs/adr/0012-module-guard-preload.md).
+// everything before launch; see docs/adr/0013-module-guard-preload.md).
 
 /** The exit status of a server the guard ended (EX_NOPERM). */
 export const EXIT_REFUSED = 77;
