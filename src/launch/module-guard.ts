@@ -57,10 +57,11 @@ export function verifiedPreload(): string {
   return pathToFileURL(path.join(PRELOAD_DIR, 'preload.js')).href;
 }
 
-/** An unlinked 0600 file in `dir` holding `content`, open read-write. */
+/** An unlinked 0600 file in `dir` holding `content`, open read-write (appending: the server's threads share it). */
 function unlinkedFile(dir: string, content: string): number {
   const file = path.join(dir, `.module-guard-${process.pid}-${randomBytes(8).toString('hex')}`);
-  const fd = fs.openSync(file, 'wx+', 0o600);
+  const { O_CREAT, O_EXCL, O_RDWR, O_APPEND, O_NOFOLLOW } = fs.constants;
+  const fd = fs.openSync(file, O_CREAT | O_EXCL | O_RDWR | O_APPEND | O_NOFOLLOW, 0o600);
   try {
     fs.unlinkSync(file);
     if (content) fs.writeSync(fd, content);
