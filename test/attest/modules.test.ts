@@ -171,6 +171,30 @@ describe('modules loaded after start-up from outside the attested set', () => {
     expect(r.stderr).toContain(`tried to load ${outside}, which is outside its attested set`);
   });
 
+  it('ends a server that loads a native addon from outside the set with process.dlopen', async () => {
+    const addon = path.join(dir, 'elsewhere/addon.node');
+    fs.mkdirSync(path.dirname(addon), { recursive: true });
+    fs.writeFileSync(addon, 'not really an addon');
+    const r = await lazyCall('dlopen', { path: addon });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`server 'lazy' tried to load ${addon}, which is outside its attested set`);
+  });
+
+  it('ends a server that registers loader hooks of its own from a data: URL', async () => {
+    const r = await lazyCall('register', {});
+    expect(r.lines.join('')).not.toContain('registered');
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/server 'lazy' tried to load data:text\/javascript,export async function load/);
+  });
+
+  it('gives a node child the server forks no attested set, so the child refuses to run', async () => {
+    const r = await lazyCall('fork', {});
+    const answer = r.lines.find((l) => l.includes('"id":2')) ?? '';
+    expect(answer).toContain('fork exited 77');
+    expect(answer).toContain("started with the warden's module guard but file descriptor 3 is not the warden's attested set; it will not run");
+    expect(answer).not.toContain('child ran');
+  });
+
   it('ends a server that starts a worker thread from code to eval (it would run without the guard)', async () => {
     const outside = path.join(dir, 'elsewhere/late.mjs');
     const marker = path.join(dir, 'marker');
