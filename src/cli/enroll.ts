@@ -1,13 +1,12 @@
 import type { DigestCache } from '../attest/cache.js';
 import { planLaunch, type Artifact, type LaunchPlan, type TreeMemo } from '../attest/plan.js';
-import { appendAudit } from '../audit/log.js';
 import { WardenError } from '../error.js';
-import { loadAllowlist, saveAllowlist, upsertEntry } from '../store/allowlist.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, newServerConfig, saveServers } from '../store/servers.js';
 import type { LockEntry } from '../surface/lockfile.js';
 import { recordCanaries } from './canary.js';
-import { enrollModules } from './enroll-modules.js';
+import { recordModules } from './enroll-modules.js';
+import { allowlistArtifacts } from './allowlist-artifacts.js';
 import { captureLock } from './lock.js';
 
 // Enrolling a server, shared by `add` and `import`: resolve and digest what it runs, allowlist that, write its
@@ -44,20 +43,6 @@ export function describeArtifact(a: Artifact): string {
   return `  ${a.kind.padEnd(10)} ${a.path}${extra}\n      sha256 ${a.sha256}${via}`;
 }
 
-/** Adds artifacts to allowlist.json, auditing each change (`by` says who). */
-export async function allowlistArtifacts(paths: HomePaths, artifacts: Artifact[], by: string, say: (m: string) => void): Promise<void> {
-  const allowlist = loadAllowlist(paths);
-  const now = new Date().toISOString();
-  for (const a of artifacts) {
-    const change = upsertEntry(allowlist, { path: a.path, kind: a.kind, sha256: a.sha256, addedAt: now, note: `added by 'mcp-warden ${by}'` });
-    if (change.action === 'unchanged') continue;
-    const previousSha256 = change.action === 'replace' ? change.previous.sha256 : undefined;
-    await appendAudit(paths.audit, { event: 'allowlist_changed', action: change.action, path: a.path, kind: a.kind, sha256: a.sha256, ...(previousSha256 ? { previousSha256 } : {}), by });
-    if (previousSha256) say(`Replaced the allowlisted digest of ${a.path}: was ${previousSha256}`);
-  }
-  saveAllowlist(paths, allowlist);
-}
-
 /** Allowlists the plan's artifacts and writes the server entry (`by` says who, in the audit log). */
 export async function trustAndAdd(paths: HomePaths, id: string, spec: EnrollSpec, plan: LaunchPlan, by: string, say: (m: string) => void): Promise<void> {
   await allowlistArtifacts(paths, plan.artifacts, by, say);
@@ -70,8 +55,10 @@ export async function trustAndAdd(paths: HomePaths, id: string, spec: EnrollSpec
  *  baselines; a failure is returned, not thrown. */
 export async function lockAndBaseline(paths: HomePaths, id: string, say: (m: string) => void = () => {}, by = `enroll ${id}`): Promise<Enrollment> {
   try {
-    const modules = await enrollModules(paths, id, by, say);
-    const lock = await captureLock(paths, id, 'lock');
+    let modules: Artifact[] = [];
+    const lock = await captureLock(paths, id, 'lock', async (seen) => {
+      modules = await recordModules(paths, id, seen, by, say);
+    });
     const baselines = Object.keys(await recordCanaries(paths, id)).length;
     return { modules, lock, baselines };
   } catch (err) {
