@@ -97,6 +97,8 @@ export async function runVerb(homeFlag: string | undefined, id: string): Promise
   else cause = first.cause;
   await rec.flush();
   const code = await finish(paths, id, launched, session, cause, signalled, first === 'exit');
+  for (const module of launched.guard?.report().refused ?? []) audit({ event: 'module_refused', server: id, pid: launched.pid, module });
+  launched.guard?.close();
   await rec.flush();
   return code;
 }

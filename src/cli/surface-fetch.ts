@@ -32,7 +32,7 @@ async function fetchWith(paths: HomePaths, id: string, offered: string, capabili
   try {
     const got = await fetchOnce({ serverIn: launched.child.stdin, serverOut: launched.child.stdout }, offered, capabilities, DEFAULT_CAPS, { ...DEFAULT_CHANNEL_LIMITS, requestTimeoutMs: 20_000 }, () => noise++);
     await stopLaunched(paths, id, launched, 'client_eof', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: true, say });
-    return { ...got, plan: launched.plan, learned: launched.guard?.learned() ?? [] };
+    return { ...got, plan: launched.plan, learned: launched.guard?.report().learned ?? [] };
   } catch (err) {
     const cause = err instanceof InadmissibleError ? 'inadmissible' : 'protocol_error';
     await stopLaunched(paths, id, launched, cause, { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: false, say });

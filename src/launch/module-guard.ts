@@ -12,8 +12,8 @@ import { STATE_MAGIC, type GuardState } from './preload/guard.js';
 
 const PRELOAD_DIR = fileURLToPath(new URL('./preload/', import.meta.url));
 const GUARD_FILES = ['guard.js', 'hooks.js', 'preload.js'];
-/** The enrollment record's descriptor in the server (the set is on 3, read and closed by the preload). */
-const LEARN_FD = 4;
+/** The report's descriptor in the server (the set is on 3, read and closed by the preload). */
+const REPORT_FD = 4;
 
 export interface LearnedModule {
   path: string;
@@ -28,8 +28,9 @@ export interface ModuleGuard {
   fds: number[];
   /** After spawn: the set's descriptor is the child's now. */
   spawned(): void;
-  /** Enrollment: the files the server loaded from outside the set (then closes the record). */
-  learned(): LearnedModule[];
+  /** After the server exited: at enrollment the files it loaded from outside the set, otherwise what the guard
+   *  refused (a path or URL). Reads and closes the report; later calls return the same. */
+  report(): { learned: LearnedModule[]; refused: string[] };
   close(): void;
 }
 
@@ -84,37 +85,46 @@ function readAll(fd: number): string {
   return buf.subarray(0, off).toString('utf8');
 }
 
+/** The guard's report, one JSON object a line; a line the server garbled is no record. */
+function parseReport(text: string, mode: 'enforce' | 'learn'): { learned: LearnedModule[]; refused: string[] } {
+  const learned = new Map<string, LearnedModule>();
+  const refused: string[] = [];
+  for (const line of text.split('\n')) {
+    let r: { path?: unknown; key?: unknown; refused?: unknown };
+    try {
+      r = JSON.parse(line) as typeof r;
+    } catch {
+      continue;
+    }
+    if (typeof r.refused === 'string' && refused.length < 16) refused.push(r.refused.slice(0, 300));
+    if (mode === 'learn' && typeof r.path === 'string' && path.isAbsolute(r.path)) learned.set(r.path, { path: r.path, key: typeof r.key === 'string' ? r.key : '' });
+  }
+  return { learned: [...learned.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), refused };
+}
+
 /** Prepares the guard for one launch of `serverId`; `tmpDir` is a directory only the warden's user can write. */
 export function prepareModuleGuard(serverId: string, files: string[], mode: 'enforce' | 'learn', tmpDir: string): ModuleGuard {
   const preload = verifiedPreload();
-  const state: GuardState = { magic: STATE_MAGIC, server: serverId, mode, files, ...(mode === 'learn' ? { learnFd: LEARN_FD } : {}) };
+  const state: GuardState = { magic: STATE_MAGIC, server: serverId, mode, files, reportFd: REPORT_FD };
   const open = new Set<number>();
   const setFd = unlinkedFile(tmpDir, JSON.stringify(state));
   open.add(setFd);
-  const learnFd = mode === 'learn' ? unlinkedFile(tmpDir, '') : undefined;
-  if (learnFd !== undefined) open.add(learnFd);
+  const reportFd = unlinkedFile(tmpDir, '');
+  open.add(reportFd);
+  let read: { learned: LearnedModule[]; refused: string[] } | undefined;
   const closeFd = (fd: number | undefined): void => {
     if (fd !== undefined && open.delete(fd)) fs.closeSync(fd);
   };
   return {
     args: ['--import', preload],
-    fds: learnFd === undefined ? [setFd] : [setFd, learnFd],
+    fds: [setFd, reportFd],
     spawned: () => closeFd(setFd),
-    learned: () => {
-      if (learnFd === undefined || !open.has(learnFd)) return [];
-      const text = readAll(learnFd);
-      closeFd(learnFd);
-      const out = new Map<string, LearnedModule>();
-      for (const line of text.split('\n')) {
-        if (!line) continue;
-        try {
-          const m = JSON.parse(line) as LearnedModule;
-          if (typeof m.path === 'string' && path.isAbsolute(m.path)) out.set(m.path, { path: m.path, key: typeof m.key === 'string' ? m.key : '' });
-        } catch {
-          // a line the server garbled: it is not a module record
-        }
-      }
-      return [...out.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    report: () => {
+      if (read) return read;
+      const text = open.has(reportFd) ? readAll(reportFd) : '';
+      closeFd(reportFd);
+      read = parseReport(text, mode);
+      return read;
     },
     close: () => {
       for (const fd of [...open]) closeFd(fd);

@@ -140,6 +140,8 @@ describe('modules loaded after start-up from outside the attested set', () => {
     expect(r.stderr).toContain(`server 'lazy' tried to load ${outside}, which is outside its attested set`);
     const exit = auditEvents(home).filter((e) => e.event === 'exit').pop();
     expect(exit?.exitCode).toBe(77);
+    expect(auditEvents(home).filter((e) => e.event === 'module_refused')).toEqual([expect.objectContaining({ server: 'lazy', module: outside, pid: exit?.pid })]);
+    expect(r.stderr).toMatch(/mcp-warden ALERT module_refused server=lazy pid=\d+ module=/);
   });
 
   it('ends a server that requires a CommonJS file outside the set', async () => {

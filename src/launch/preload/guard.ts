@@ -13,16 +13,17 @@ export const STATE_MAGIC = 'mcp-warden-attested-set';
 export interface GuardState {
   magic: typeof STATE_MAGIC;
   server: string;
-  /** `enforce` refuses what is outside the set; `learn` (enrollment) records it on `learnFd` instead. */
+  /** `enforce` refuses what is outside the set; `learn` (enrollment) records it on `reportFd` instead. */
   mode: 'enforce' | 'learn';
   /** Realpaths of every file the server may load. */
   files: string[];
-  learnFd?: number;
+  /** Where the warden reads what was refused (enforce) or loaded from outside the set (learn), one JSON a line. */
+  reportFd: number;
 }
 
 export function isGuardState(x: unknown): x is GuardState {
   const s = x as GuardState;
-  return typeof s === 'object' && s !== null && s.magic === STATE_MAGIC && typeof s.server === 'string' && (s.mode === 'enforce' || s.mode === 'learn') && Array.isArray(s.files) && (s.mode === 'enforce' || typeof s.learnFd === 'number');
+  return typeof s === 'object' && s !== null && s.magic === STATE_MAGIC && typeof s.server === 'string' && (s.mode === 'enforce' || s.mode === 'learn') && Array.isArray(s.files) && typeof s.reportFd === 'number';
 }
 
 export interface Guard {
@@ -47,7 +48,15 @@ function statKeyOf(p: string): string {
 export function createGuard(state: GuardState, end: () => never): Guard {
   const allowed = new Set(state.files);
   const learned = new Set<string>();
+  const report = (record: object): void => {
+    try {
+      fs.writeSync(state.reportFd, JSON.stringify(record) + '\n');
+    } catch {
+      // the server closed it: stderr and the exit status still say what happened
+    }
+  };
   const refuse = (what: string, why: string): never => {
+    report({ refused: what });
     fs.writeSync(2, `mcp-warden: server '${state.server}' tried to load ${what}${why}. The warden's module guard ended the server (exit ${EXIT_REFUSED}).\n`);
     return end();
   };
@@ -63,7 +72,7 @@ export function createGuard(state: GuardState, end: () => never): Guard {
     if (state.mode === 'learn') {
       if (learned.has(real)) return;
       learned.add(real);
-      fs.writeSync(state.learnFd as number, JSON.stringify({ path: real, key: statKeyOf(real) }) + '\n');
+      report({ path: real, key: statKeyOf(real) });
       return;
     }
     refuse(
