@@ -29,7 +29,7 @@ export interface Launched {
   server: ServerConfig;
   started: number;
   exited: Promise<{ code: number | null; signal: string | null }>;
-  /** The module guard of a node server (its learned() is what an enrollment launch loaded outside the set). */
+  /** The module guard of a node server (its report() says what it refused, or at enrollment what was loaded outside the set). */
   guard?: ModuleGuard;
 }
 
@@ -137,7 +137,7 @@ export interface SessionCounts {
  * Ends a launched server: its stdin is closed and it has a grace period to exit (skipped when it already
  * exited or the warden closed the session), then its group gets SIGTERM and SIGKILL; the exit is audited.
  */
-export async function stopLaunched(paths: HomePaths, id: string, launched: Launched, cause: ExitEvent['cause'], counts: SessionCounts, opts: { grace: boolean; signal?: string; say: (m: string) => void }): Promise<{ code: number | null }> {
+export async function stopLaunched(paths: HomePaths, id: string, launched: Launched, cause: ExitEvent['cause'], counts: SessionCounts, opts: { grace: boolean; signal?: string; say: (m: string) => void }): Promise<{ code: number | null; refusedModules: string[] }> {
   const { child, pid, exited, started } = launched;
   if (opts.grace) {
     child.stdin.end();
@@ -146,6 +146,8 @@ export async function stopLaunched(paths: HomePaths, id: string, launched: Launc
   const stop = await stopGroup(pid, DEFAULT_STOP);
   const exit = await Promise.race([exited, new Promise<{ code: null; signal: null }>((r) => setTimeout(() => r({ code: null, signal: null }), 1000))]);
   removeRunRecord(paths.runDir, pid);
+  // The group is gone: the module guard's report is complete (reading it closes it).
+  const refusedModules = launched.guard?.report().refused ?? [];
   if (!stop.gone) opts.say(`members of process group ${pid} survived SIGKILL; check 'ps -g ${pid}'.`);
   await appendAudit(paths.audit, {
     event: 'exit',
@@ -160,5 +162,5 @@ export async function stopLaunched(paths: HomePaths, id: string, launched: Launc
     ...counts,
     durationMs: Date.now() - started,
   });
-  return { code: exit.code };
+  return { code: exit.code, refusedModules };
 }

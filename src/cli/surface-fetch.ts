@@ -3,6 +3,7 @@ import { InadmissibleError, DEFAULT_CAPS, type Handshake, type LiveTool } from '
 import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
 import { FULL_CAPABILITIES, fetchOnce } from '../proxy/fetch.js';
 import type { HomePaths } from '../store/paths.js';
+import { appendAudit } from '../audit/log.js';
 import type { LearnedModule } from '../launch/module-guard.js';
 import { attestAndLaunch } from './launch.js';
 import { stopLaunched } from './launch.js';
@@ -35,8 +36,8 @@ async function fetchWith(paths: HomePaths, id: string, offered: string, capabili
     return { ...got, plan: launched.plan, learned: launched.guard?.report().learned ?? [] };
   } catch (err) {
     const cause = err instanceof InadmissibleError ? 'inadmissible' : 'protocol_error';
-    await stopLaunched(paths, id, launched, cause, { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: false, say });
-    launched.guard?.close();
+    const stopped = await stopLaunched(paths, id, launched, cause, { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: false, say });
+    for (const module of stopped.refusedModules) await appendAudit(paths.audit, { event: 'module_refused', server: id, pid: launched.pid, module });
     const tail = stderr.trim() ? ` Its stderr ended with: ${JSON.stringify(stderr.trim().slice(-300))}` : '';
     if (err instanceof InadmissibleError) throw new WardenError('SURFACE_INADMISSIBLE', `server '${id}' served a tool surface that cannot be admitted: ${err.reason}.`);
     if (err instanceof ProtocolError) throw new WardenError('PROTOCOL_FAILURE', `could not fetch the surface of server '${id}': ${err.message}.${tail}`);
