@@ -23,6 +23,7 @@ export function isAlert(e: AuditEvent): boolean {
     case 'binary_changed':
     case 'config_invalid':
     case 'verify_failed':
+    case 'module_refused':
       return true;
     default:
       return false;

@@ -11,7 +11,8 @@ import { digestPackageTree, findPackageRoot, type PackageTree } from './tree.js'
 // From a command line in servers.json to what will run: the file to exec (always a realpath, so a symlink
 // re-pointed after attestation changes nothing), its argv, and every artifact it depends on with its digest.
 
-export const ARTIFACT_KINDS = ['executable', 'script', 'package'] as const;
+/** `module`: a file a node server loads from outside its package, recorded at enrollment (servers.json `modules`). */
+export const ARTIFACT_KINDS = ['executable', 'script', 'package', 'module'] as const;
 export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
 
 export interface Artifact {
@@ -40,8 +41,10 @@ export interface LaunchPlan {
   args: string[];
   /** argv[0] as the server expects to see it. */
   argv0: string;
-  /** The executable first, then the script and package tree when there are any. */
+  /** The executable first, then the script, package tree and recorded modules when there are any. */
   artifacts: Artifact[];
+  /** The script's realpath when node runs a script (the launch then loads the module guard). */
+  nodeScript?: string;
 }
 
 export interface CommandSpec {
@@ -50,6 +53,8 @@ export interface CommandSpec {
   args: string[];
   cwd: string | undefined;
   trustedPath: string;
+  /** Files a node server loads from outside its package, recorded at enrollment (absolute realpaths). */
+  modules?: string[];
 }
 
 const NODE_NAMES = new Set(['node', 'nodejs']);
@@ -70,6 +75,20 @@ function treeArtifact(script: string, cache: DigestCache | undefined, memo: Tree
   const tree = memo?.get(root) ?? digestPackageTree(root, cache);
   memo?.set(root, tree);
   return { kind: 'package', path: tree.root, sha256: tree.sha256, chain: [tree.root], files: tree.files, packages: tree.packages, treeKeys: tree.keys, treeDirs: tree.dirs };
+}
+
+/** Digests the modules recorded for a node server; each must still be a regular file at that path. */
+async function moduleArtifacts(spec: CommandSpec, cache: DigestCache | undefined): Promise<Artifact[]> {
+  const out: Artifact[] = [];
+  for (const p of spec.modules ?? []) {
+    try {
+      out.push(await fileArtifact('module', { requested: p, realpath: p, chain: [p] }, cache));
+    } catch (err) {
+      if (!(err instanceof WardenError)) throw err;
+      throw new WardenError('ARTIFACT_CHANGED', `module ${p}, recorded for server '${spec.serverId}' when it was enrolled, cannot be attested: ${err.message} Restore it, or remove it from "modules" of '${spec.serverId}' in servers.json.`);
+    }
+  }
+  return out;
 }
 
 /** Finds the script a node command line runs: its first argument that is not an option. */
@@ -101,9 +120,10 @@ export async function planLaunch(spec: CommandSpec, cache?: DigestCache, memo?: 
         artifacts.push(await fileArtifact('script', script, cache));
         const tree = treeArtifact(script.realpath, cache, memo);
         if (tree) artifacts.push(tree);
+        artifacts.push(...(await moduleArtifacts(spec, cache)));
         const args = [...spec.args];
         args[at] = script.realpath;
-        return { serverId: spec.serverId, file: exe.realpath, args, argv0: spec.command, artifacts };
+        return { serverId: spec.serverId, file: exe.realpath, args, argv0: spec.command, artifacts, nodeScript: script.realpath };
       }
     }
     return { serverId: spec.serverId, file: exe.realpath, args: spec.args, argv0: spec.command, artifacts };
@@ -119,11 +139,14 @@ export async function planLaunch(spec: CommandSpec, cache?: DigestCache, memo?: 
     throw new WardenError('INTERPRETER_NOT_FOUND', `the interpreter ${interp.realpath} of ${exe.realpath} is not an ELF binary; a script interpreting a script is not supported.`);
   }
   const artifacts = [await fileArtifact('executable', interp, cache), await fileArtifact('script', exe, cache)];
-  if (NODE_NAMES.has(path.basename(interp.realpath))) {
+  const node = NODE_NAMES.has(path.basename(interp.realpath));
+  if (node) {
     const tree = treeArtifact(exe.realpath, cache, memo);
     if (tree) artifacts.push(tree);
+    artifacts.push(...(await moduleArtifacts(spec, cache)));
   }
   return {
+    ...(node ? { nodeScript: exe.realpath } : {}),
     serverId: spec.serverId,
     file: interp.realpath,
     args: [...shebang.args, exe.realpath, ...spec.args],

@@ -67,7 +67,11 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   await trustAndAdd(paths, id, spec, plan, `add ${id}`, line);
   line(`Added server '${id}' to ${paths.servers}.`);
   line('Launching it once to lock its tool surface...');
-  const enrolled = await lockAndBaseline(paths, id);
+  const enrolled = await lockAndBaseline(paths, id, line, `add ${id}`);
+  if (enrolled.modules?.length) {
+    line(`It loaded ${enrolled.modules.length} module(s) from outside its package, now allowlisted and recorded as its "modules":`);
+    for (const m of enrolled.modules) line(describeArtifact(m));
+  }
   if (enrolled.lockError) {
     line(`The server was added, but its surface could not be locked: ${enrolled.lockError.message}`);
     line(`Fix that, then run: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} lock ${id}`);

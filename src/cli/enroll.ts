@@ -1,12 +1,12 @@
 import type { DigestCache } from '../attest/cache.js';
 import { planLaunch, type Artifact, type LaunchPlan, type TreeMemo } from '../attest/plan.js';
-import { appendAudit } from '../audit/log.js';
 import { WardenError } from '../error.js';
-import { updateAllowlist, upsertEntry } from '../store/allowlist.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, newServerConfig, updateServers } from '../store/servers.js';
 import type { LockEntry } from '../surface/lockfile.js';
 import { recordCanaries } from './canary.js';
+import { recordModules } from './enroll-modules.js';
+import { allowlistArtifacts } from './allowlist-artifacts.js';
 import { captureLock } from './lock.js';
 
 // Enrolling a server, shared by `add` and `import`: resolve and digest what it runs, allowlist that, write its
@@ -23,6 +23,8 @@ export interface EnrollSpec {
 }
 
 export interface Enrollment {
+  /** Files the server loaded from outside its package at enrollment, now allowlisted and recorded. */
+  modules?: Artifact[];
   lock?: LockEntry;
   baselines?: number;
   /** Why the surface could not be locked (the server stays added). */
@@ -43,18 +45,7 @@ export function describeArtifact(a: Artifact): string {
 
 /** Allowlists the plan's artifacts and writes the server entry (`by` says who, in the audit log). */
 export async function trustAndAdd(paths: HomePaths, id: string, spec: EnrollSpec, plan: LaunchPlan, by: string, say: (m: string) => void): Promise<void> {
-  const now = new Date().toISOString();
-  // Both files are read-modify-written under their locks (store/update.ts): a concurrent add or import
-  // never loses this update, nor this one theirs.
-  const changes = await updateAllowlist(paths, (allowlist) =>
-    plan.artifacts.map((a) => ({ a, change: upsertEntry(allowlist, { path: a.path, kind: a.kind, sha256: a.sha256, addedAt: now, note: `added by 'mcp-warden ${by}'` }) })),
-  );
-  for (const { a, change } of changes) {
-    if (change.action === 'unchanged') continue;
-    const previousSha256 = change.action === 'replace' ? change.previous.sha256 : undefined;
-    await appendAudit(paths.audit, { event: 'allowlist_changed', action: change.action, path: a.path, kind: a.kind, sha256: a.sha256, ...(previousSha256 ? { previousSha256 } : {}), by });
-    if (previousSha256) say(`Replaced the allowlisted digest of ${a.path}: was ${previousSha256}`);
-  }
+  await allowlistArtifacts(paths, plan.artifacts, by, say);
   const entry = newServerConfig({ command: spec.command, args: spec.args, env: spec.env, passEnv: spec.passEnv, posture: spec.posture, ...(spec.cwd ? { cwd: spec.cwd } : {}) });
   await updateServers(paths, (config) => {
     if (Object.hasOwn(config.servers, id)) {
@@ -64,12 +55,16 @@ export async function trustAndAdd(paths: HomePaths, id: string, spec: EnrollSpec
   });
 }
 
-/** Locks the surface and records canary baselines; a failure is returned, not thrown. */
-export async function lockAndBaseline(paths: HomePaths, id: string): Promise<Enrollment> {
+/** Records the modules a node server loads from outside its package, locks the surface and records canary
+ *  baselines; a failure is returned, not thrown. */
+export async function lockAndBaseline(paths: HomePaths, id: string, say: (m: string) => void = () => {}, by = `enroll ${id}`): Promise<Enrollment> {
   try {
-    const lock = await captureLock(paths, id, 'lock');
+    let modules: Artifact[] = [];
+    const lock = await captureLock(paths, id, 'lock', async (seen) => {
+      modules = await recordModules(paths, id, seen, by, say);
+    });
     const baselines = Object.keys(await recordCanaries(paths, id)).length;
-    return { lock, baselines };
+    return { modules, lock, baselines };
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     return { lockError: err };

@@ -138,7 +138,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
     const id = p.id as string;
     progress(`[${i + 1}/${planned.length}] enrolling '${id}' (launching it to lock its surface)...`);
     if (!p.reuse) await trustAndAdd(paths, id, p.spec as NonNullable<Proposal['spec']>, plan, `import ${path.basename(cfg.file)}`, say);
-    const enrolled = loadLocks(paths).tools.has(id) ? {} : await withEnv(p.plan.action === 'import' ? p.plan.env : {}, () => lockAndBaseline(paths, id));
+    const enrolled = loadLocks(paths).tools.has(id) ? {} : await withEnv(p.plan.action === 'import' ? p.plan.env : {}, () => lockAndBaseline(paths, id, say, `import ${path.basename(cfg.file)}`));
     if (enrolled.lockError) {
       outcomes.push(outcomeOf(p, 'failed', `added to servers.json but its surface could not be locked, so the entry was left as it is: ${enrolled.lockError.message} Fix that, then import again.`));
       continue;
@@ -147,7 +147,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
     text = wrapped.text;
     const value = wrapped.value;
     records.push({ id, location: p.entry.location, original: p.entry.text, wrapped: value, importedAt: new Date().toISOString() });
-    const detail = (p.installed ? `installed ${p.installed}, ` : '') + (enrolled.lock ? `${plan.artifacts.length} artifact(s) allowlisted, ${enrolled.lock.tools.length} tools locked, ${enrolled.baselines ?? 0} canary baseline(s)` : 'already enrolled');
+    const detail = (p.installed ? `installed ${p.installed}, ` : '') + (enrolled.lock ? `${plan.artifacts.length + (enrolled.modules?.length ?? 0)} artifact(s) allowlisted${enrolled.modules?.length ? ` (${enrolled.modules.length} module(s) it loaded from outside its package: ${enrolled.modules.map((m) => m.path).join(', ')})` : ''}, ${enrolled.lock.tools.length} tools locked, ${enrolled.baselines ?? 0} canary baseline(s)` : 'already enrolled');
     outcomes.push(outcomeOf(p, 'imported', detail));
   }
   progressDone();

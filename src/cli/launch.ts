@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { matchAllowlist, refusalReason } from '../attest/match.js';
+import { attestedFiles } from '../attest/module-set.js';
 import { planLaunch, type LaunchPlan } from '../attest/plan.js';
 import { refuseIfPreloaded } from '../attest/self.js';
 import { appendAudit } from '../audit/log.js';
@@ -9,6 +10,7 @@ import { buildEnv } from '../launch/env.js';
 import { createSessionCgroup, removeCgroup, type Cgroup } from '../launch/cgroup.js';
 import { DEFAULT_STOP, killSessionNow, stopSession } from '../launch/kill.js';
 import { MARKER_ENV, newMarker } from '../launch/marker.js';
+import { prepareModuleGuard, type ModuleGuard } from '../launch/module-guard.js';
 import { realUidOf, startTimeOf } from '../launch/proc.js';
 import { checkRunDir, removeRunRecord, writeRunRecord } from '../launch/run-records.js';
 import type { SessionTarget } from '../launch/session-scan.js';
@@ -39,6 +41,8 @@ export interface Launched {
   /** Throws EXEC_MISMATCH or EXEC_HANDED_OFF when the server process no longer runs the digested executable
    *  (a script that exec'd another program after the check at spawn). Checked before each line it writes. */
   verifyWriter: () => void;
+  /** The module guard of a node server (its report() says what it refused, or at enrollment what was loaded outside the set). */
+  guard?: ModuleGuard;
 }
 
 export type LaunchRefusal = WardenError & { facts?: Partial<LaunchEvent> };
@@ -54,7 +58,8 @@ function holdBeforeSpawn(): void {
 
 type RecordLaunch = (e: LaunchEvent) => unknown;
 
-export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: string) => void, recordEvent?: RecordLaunch): Promise<Launched> {
+/** `learnModules`: the enrollment launch; the module guard records what is loaded outside the set instead of refusing it. */
+export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: string) => void, recordEvent?: RecordLaunch, opts: { learnModules?: boolean } = {}): Promise<Launched> {
   const record: RecordLaunch = recordEvent ?? ((e) => appendAudit(paths.audit, e));
   const refused = async (err: WardenError, facts: Partial<LaunchEvent>): Promise<never> => {
     await record({ event: 'launch', server: id, decision: 'refuse', reason: err.message, code: err.code, ...facts });
@@ -71,7 +76,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const cache = loadDigestCache(paths);
   let plan: LaunchPlan;
   try {
-    plan = await planLaunch({ serverId: id, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path }, cache);
+    plan = await planLaunch({ serverId: id, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path, modules: server.modules }, cache);
   } catch (err) {
     if (err instanceof WardenError) return refused(err, {});
     throw err;
@@ -97,21 +102,37 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     if (err instanceof WardenError) return refused(err, facts);
     throw err;
   }
+  // A node server loads the module guard first, which refuses any module file outside the attested set.
+  const files = attestedFiles(plan);
+  let guard: ModuleGuard | undefined;
+  if (files) {
+    try {
+      guard = prepareModuleGuard(id, files, opts.learnModules ? 'learn' : 'enforce', paths.runDir);
+    } catch (err) {
+      if (err instanceof WardenError) return refused(err, facts);
+      throw err;
+    }
+  }
+  const args = [...(guard?.args ?? []), ...plan.args];
+  facts.argv = [plan.argv0, ...args];
 
   holdBeforeSpawn();
   let child: ServerProcess;
   let cgroup = createSessionCgroup();
   try {
-    const spawned = await spawnServer({ file: plan.file, args: plan.args, argv0: plan.argv0, cwd: server.cwd, env, cgroup });
+    const spawned = await spawnServer({ file: plan.file, args, argv0: plan.argv0, cwd: server.cwd, env, cgroup, fds: guard?.fds ?? [] });
     child = spawned.child;
     if (!spawned.contained && cgroup) {
       await removeCgroup(cgroup);
       cgroup = undefined;
     }
   } catch (err) {
+    guard?.close();
     if (cgroup) await removeCgroup(cgroup);
     if (err instanceof WardenError) return refused(err, facts);
     throw err;
+  } finally {
+    guard?.spawned();
   }
   const pid = child.pid as number;
   const started = Date.now();
@@ -149,6 +170,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     };
     verifyWriter();
   } catch (err) {
+    guard?.close();
     const stop = await killSessionNow(target);
     if (cgroup && stop.gone) await removeCgroup(cgroup);
     removeRunRecord(paths.runDir, pid);
@@ -157,7 +179,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   }
   await record({ event: 'launch', server: id, decision: 'allow', reason: 'all artifacts allowlisted', ...facts, pid, pgid: pid });
   allowed = true;
-  return { child, pid, plan, server, started, target, cgroup, exited, verifyWriter };
+  return { child, pid, plan, server, started, target, cgroup, exited, verifyWriter, ...(guard ? { guard } : {}) };
 }
 
 export interface SessionCounts {
@@ -171,7 +193,7 @@ export interface SessionCounts {
  * exited or the warden closed the session), then its session (process group, cgroup, and descendants found by marker or parent) gets SIGTERM and
  * SIGKILL; the exit is audited.
  */
-export async function stopLaunched(paths: HomePaths, id: string, launched: Launched, cause: ExitEvent['cause'], counts: SessionCounts, opts: { grace: boolean; signal?: string; say: (m: string) => void }): Promise<{ code: number | null }> {
+export async function stopLaunched(paths: HomePaths, id: string, launched: Launched, cause: ExitEvent['cause'], counts: SessionCounts, opts: { grace: boolean; signal?: string; say: (m: string) => void }): Promise<{ code: number | null; refusedModules: string[] }> {
   const { child, pid, exited, started } = launched;
   if (opts.grace) {
     child.stdin.end();
@@ -185,6 +207,8 @@ export async function stopLaunched(paths: HomePaths, id: string, launched: Launc
   } else {
     opts.say(`processes of server '${id}' (pids ${stop.pids.join(', ')}) survived SIGKILL; check 'ps -o pid,stat,cmd -p ${stop.pids.join(',')}'.`);
   }
+  // The session is stopped: the module guard's report is complete (reading it closes it).
+  const refusedModules = launched.guard?.report().refused ?? [];
   await appendAudit(paths.audit, {
     event: 'exit',
     server: id,
@@ -201,5 +225,5 @@ export async function stopLaunched(paths: HomePaths, id: string, launched: Launc
     ...counts,
     durationMs: Date.now() - started,
   });
-  return { code: exit.code };
+  return { code: exit.code, refusedModules };
 }

@@ -11,7 +11,7 @@ import { resolveHome, type HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
 import { artifactRecords } from './common.js';
 import { line } from './output.js';
-import { fetchSurface, type Fetched } from './surface-fetch.js';
+import { fetchSurface, type Fetched, type OnLearned } from './surface-fetch.js';
 
 // `lock` captures a surface for a server that has none; `pin` accepts the current surface (or one tool of it)
 // for a server that has one. Neither is ever automatic: accepting drift is an explicit, reviewable act, and
@@ -28,10 +28,10 @@ function write(paths: HomePaths, id: string, entry: LockEntry, fetched: Fetched,
 }
 
 /** Captures and writes the lock entry of a server (used by `lock` and by `add`). */
-export async function captureLock(paths: HomePaths, id: string, source: 'lock' | 'pin'): Promise<LockEntry> {
+export async function captureLock(paths: HomePaths, id: string, source: 'lock' | 'pin', onLearned?: OnLearned): Promise<LockEntry> {
   const server = serverById(loadServers(paths), id, paths);
   const previous = loadLocks(paths).tools.get(id);
-  const fetched = await fetchSurface(paths, id, previous?.protocol.offered ?? DEFAULT_OFFERED, say);
+  const fetched = await fetchSurface(paths, id, previous?.protocol.offered ?? DEFAULT_OFFERED, say, onLearned);
   const entry = entryFor(server.command, server.args, previous?.protocol.offered ?? DEFAULT_OFFERED, fetched.handshake, fetched.tools);
   await write(paths, id, entry, fetched, fetched.tools);
   await appendAudit(paths.audit, { event: 'surface', server: id, source, pinState: previous ? 'changed' : 'unpinned', surfaceHash: entry.surface_hash, ...(previous ? { lockedSurfaceHash: previous.surface_hash, lockedRevision: previous.protocol.era } : {}), revision: entry.protocol.era, changed: [] });

@@ -1,4 +1,5 @@
 import { recheckPlan } from '../attest/recheck.js';
+import { EXIT_REFUSED } from '../launch/preload/guard.js';
 import type { ExitEvent } from '../audit/events.js';
 import { WardenError } from '../error.js';
 import { answerRefusal } from '../proxy/refuse.js';
@@ -32,11 +33,13 @@ async function refuse(id: string, err: WardenError): Promise<number> {
 }
 
 /** Stops the group, records the exit, and returns the exit code of `run`. */
-async function finish(paths: HomePaths, id: string, launched: Launched, session: Session, cause: ExitEvent['cause'], signalled: string | undefined, firstWasExit: boolean): Promise<number> {
+async function finish(paths: HomePaths, id: string, launched: Launched, session: Session, cause: ExitEvent['cause'], signalled: string | undefined, firstWasExit: boolean, audit: Recorder['record']): Promise<number> {
   const grace = cause === 'client_eof' || cause === 'signal' || (cause === 'server_exit' && !firstWasExit);
   const { refusedCalls: _refusedCalls, ...counts } = session.stats;
   const exit = await stopLaunched(paths, id, launched, cause, counts, { grace, say, ...(signalled ? { signal: signalled } : {}) });
   if (counts.nonJsonLines > 0) say(`the server wrote ${counts.nonJsonLines} non-JSON line(s) to stdout; none were forwarded.`);
+  for (const module of exit.refusedModules) audit({ event: 'module_refused', server: id, pid: launched.pid, module });
+  if (exit.code === EXIT_REFUSED && launched.guard) say(`server '${id}' was ended by the warden's module guard: it tried to load code outside its attested set (see the report above).`);
   if (cause === 'inadmissible') return 5;
   if (cause === 'protocol_error' || cause === 'verification_failed' || cause === 'surface_refused') return 3;
   if (cause === 'server_exit' && exit.code !== 0) return 3;
@@ -102,7 +105,7 @@ export async function runVerb(homeFlag: string | undefined, id: string): Promise
   else if (first === 'exit' || first.cause === 'server_eof') cause = 'server_exit';
   else cause = first.cause;
   await rec.flush();
-  const code = await finish(paths, id, launched, session, cause, signalled, first === 'exit');
+  const code = await finish(paths, id, launched, session, cause, signalled, first === 'exit', audit);
   await rec.flush();
   return code;
 }

@@ -52,7 +52,7 @@ async function ensureEnrolled(paths: HomePaths): Promise<void> {
   const server = Object.hasOwn(config.servers, SERVER_ID) ? config.servers[SERVER_ID] : undefined;
   if (!server) throw new WardenError('SERVER_UNKNOWN', `server '${SERVER_ID}' vanished from ${paths.servers}`);
   const cache = loadDigestCache(paths);
-  const plan = await planLaunch({ serverId: SERVER_ID, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path }, cache);
+  const plan = await planLaunch({ serverId: SERVER_ID, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path, modules: server.modules }, cache);
   saveDigestCache(paths, cache);
   const interpreter = fs.realpathSync(process.execPath);
   const enrolled = await updateAllowlist(paths, (allowlist) => {

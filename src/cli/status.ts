@@ -61,7 +61,7 @@ export async function statusVerb(homeFlag: string | undefined, id: string | unde
     const watched = live?.servers?.[sid];
     const base = { id: sid, command: s.command, args: s.args, posture: s.posture, ...trustOf(sid), ...(live ? { daemon: { attestation: watched?.attestation ?? null, lastVerification: watched?.lastVerification ?? null } } : {}) };
     try {
-      const plan = await planLaunch({ serverId: sid, command: s.command, args: s.args, cwd: s.cwd, trustedPath: config.path }, cache);
+      const plan = await planLaunch({ serverId: sid, command: s.command, args: s.args, cwd: s.cwd, trustedPath: config.path, modules: s.modules }, cache);
       const att = matchAllowlist(plan.artifacts, allowlist.entries);
       allOk &&= att.allowed;
       return {

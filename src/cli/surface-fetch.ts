@@ -4,6 +4,8 @@ import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
 import { FULL_CAPABILITIES, fetchOnce } from '../proxy/fetch.js';
 import { loadClientSeen } from '../store/client-seen.js';
 import type { HomePaths } from '../store/paths.js';
+import { appendAudit } from '../audit/log.js';
+import type { LearnedModule } from '../launch/module-guard.js';
 import { attestAndLaunch } from './launch.js';
 import { stopLaunched } from './launch.js';
 import type { LaunchPlan } from '../attest/plan.js';
@@ -21,18 +23,22 @@ export interface Fetched {
   plan: LaunchPlan;
 }
 
-async function fetchWith(paths: HomePaths, id: string, offered: string, capabilities: Record<string, unknown>, say: (m: string) => void): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; plan: LaunchPlan }> {
-  const launched = await attestAndLaunch(paths, id, say);
+/** At enrollment: receives what the server loaded from outside its attested set during the first fetch. */
+export type OnLearned = (seen: LearnedModule[]) => Promise<void>;
+
+async function fetchWith(paths: HomePaths, id: string, offered: string, capabilities: Record<string, unknown>, say: (m: string) => void, learn = false): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; plan: LaunchPlan; learned: LearnedModule[] }> {
+  const launched = await attestAndLaunch(paths, id, say, undefined, { learnModules: learn });
   let stderr = '';
   launched.child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
   let noise = 0;
   try {
     const got = await fetchOnce({ serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered, clientInfo: loadClientSeen(paths, id) }, capabilities, DEFAULT_CAPS, { ...DEFAULT_CHANNEL_LIMITS, requestTimeoutMs: 20_000 }, () => noise++);
     await stopLaunched(paths, id, launched, 'client_eof', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: true, say });
-    return { ...got, plan: launched.plan };
+    return { ...got, plan: launched.plan, learned: launched.guard?.report().learned ?? [] };
   } catch (err) {
     const cause = err instanceof InadmissibleError ? 'inadmissible' : 'protocol_error';
-    await stopLaunched(paths, id, launched, cause, { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: false, say });
+    const stopped = await stopLaunched(paths, id, launched, cause, { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: false, say });
+    for (const module of stopped.refusedModules) await appendAudit(paths.audit, { event: 'module_refused', server: id, pid: launched.pid, module });
     const tail = stderr.trim() ? ` Its stderr ended with: ${JSON.stringify(stderr.trim().slice(-300))}` : '';
     if (err instanceof InadmissibleError) throw new WardenError('SURFACE_INADMISSIBLE', `server '${id}' served a tool surface that cannot be admitted: ${err.reason}.`);
     if (err instanceof ProtocolError) throw new WardenError('PROTOCOL_FAILURE', `could not fetch the surface of server '${id}': ${err.message}.${tail}`);
@@ -40,8 +46,11 @@ async function fetchWith(paths: HomePaths, id: string, offered: string, capabili
   }
 }
 
-export async function fetchSurface(paths: HomePaths, id: string, offered: string, say: (m: string) => void): Promise<Fetched> {
-  const full = await fetchWith(paths, id, offered, FULL_CAPABILITIES, say);
+/** With `onLearned` (enrollment), the first launch runs the module guard in learn mode and hands over what the
+ *  server loaded from outside its package before the second launch, which enforces. */
+export async function fetchSurface(paths: HomePaths, id: string, offered: string, say: (m: string) => void, onLearned?: OnLearned): Promise<Fetched> {
+  const full = await fetchWith(paths, id, offered, FULL_CAPABILITIES, say, onLearned !== undefined);
+  if (onLearned) await onLearned(full.learned);
   const bare = await fetchWith(paths, id, offered, {}, say);
   const bareNames = new Set(bare.tools.map((t) => t.name));
   return { ...full, conditional: full.tools.map((t) => t.name).filter((n) => !bareNames.has(n)) };

@@ -16,6 +16,8 @@ export interface SpawnSpec {
   env: Record<string, string>;
   /** The session's cgroup, if it has one: the server is born in it. */
   cgroup?: Cgroup | undefined;
+  /** Descriptors of this process the child gets as its fds 3, 4, ... (the module guard's). */
+  fds?: number[];
 }
 
 /**
@@ -30,8 +32,8 @@ export function spawnServer(spec: SpawnSpec): Promise<{ child: ServerProcess; co
         cwd: spec.cwd,
         env: spec.env,
         detached: true,
-        stdio: ['pipe', 'pipe', 'pipe'],
-      }),
+        stdio: ['pipe', 'pipe', 'pipe', ...(spec.fds ?? [])],
+      }) as unknown as ServerProcess,
     );
     // A server that closes its stdin early must not crash the warden with EPIPE.
     child.stdin.on('error', () => {});

@@ -103,6 +103,8 @@ const serverSchema = v.strictObject({
   cwd: v.optional(absolutePath),
   env: v.optional(objectRecord(envName, v.string()), {}),
   passEnv: v.optional(v.array(envName), []),
+  /** Files a node server loads from outside its package, recorded at enrollment (docs/formats.md). */
+  modules: v.optional(v.array(absolutePath)),
   posture: v.optional(v.picklist(['enforce', 'monitor']), 'enforce'),
   canaries: v.optional(v.array(probeSchema), []),
   canaryLatency: v.optional(

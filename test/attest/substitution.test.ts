@@ -168,7 +168,9 @@ describe('the inode actually executed', () => {
   it('kills the server when the binary was replaced between digest and exec', async () => {
     const r = await swapBeforeExec((binary) => {
       const other = `${binary}.new`;
-      fs.copyFileSync('/usr/bin/yes', other); // prints its arguments forever, if anything relayed it
+      // Prints its arguments forever, if anything relayed it. (Not /usr/bin/yes: node's argv now starts with the
+      // module guard's --import, an option yes rejects by exiting at once, before /proc/PID/exe can be read.)
+      fs.writeFileSync(other, '#!/bin/sh\nwhile :; do echo "$@"; done\n', { mode: 0o755 });
       fs.renameSync(other, binary);
     });
     expect(r.code).toBe(3);

@@ -1,0 +1,59 @@
+// The launch cost of the module guard (docs/adr/0014-module-guard-preload.md): spawn to initialize result of
+// a server started directly by node, with and without `--import <guard>` and its attested set on fd 3,
+// interleaved. The set is the one the warden computes for the launch (script, package tree, modules).
+//   node bench/module-guard.mjs [--launches N]      (needs a build: npm run build)
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { planLaunch } = await import(path.join(ROOT, 'dist/attest/plan.js'));
+const { attestedFiles } = await import(path.join(ROOT, 'dist/attest/module-set.js'));
+const { prepareModuleGuard } = await import(path.join(ROOT, 'dist/launch/module-guard.js'));
+const i = process.argv.indexOf('--launches');
+const LAUNCHES = i > 0 ? Number(process.argv[i + 1]) : 10;
+const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }) + '\n';
+
+function timeToInit(args, fds) {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore', ...fds], env: { PATH: '/usr/bin:/bin' } });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('"id":1')) {
+        const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+        child.kill('SIGKILL');
+        resolve(ms);
+      }
+    });
+    child.once('exit', (code) => (out.includes('"id":1') ? null : reject(new Error(`exited ${code} before initialize`))));
+    child.stdin.on('error', () => {});
+    child.stdin.write(INIT);
+  });
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const servers = {
+  'one-file (test/servers/basic.mjs)': [path.join(ROOT, 'test/servers/basic.mjs')],
+  'server-everything': [path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+};
+for (const [name, argv] of Object.entries(servers)) {
+  const plan = await planLaunch({ serverId: 'bench', command: process.execPath, args: argv, cwd: undefined, trustedPath: path.dirname(process.execPath) });
+  const files = attestedFiles(plan);
+  const plain = [];
+  const guarded = [];
+  await timeToInit(plan.args, []); // warm the page cache
+  for (let n = 0; n < LAUNCHES; n++) {
+    plain.push(await timeToInit(plan.args, []));
+    const g = prepareModuleGuard('bench', files, 'enforce', '/tmp');
+    const p = timeToInit([...g.args, ...plan.args], g.fds);
+    g.spawned();
+    guarded.push(await p);
+  }
+  const fmt = (xs) => `median ${median(xs).toFixed(1)} ms (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)})`;
+  console.log(`${name}: ${files.length} files in the attested set, ${LAUNCHES} launches each, interleaved`);
+  console.log(`  without guard: ${fmt(plain)}`);
+  console.log(`  with guard:    ${fmt(guarded)}`);
+  console.log(`  cost:          ${(median(guarded) - median(plain)).toFixed(1)} ms (median difference)`);
+}

@@ -1,0 +1,22 @@
+import type { Artifact } from '../attest/plan.js';
+import { appendAudit } from '../audit/log.js';
+import { updateAllowlist, upsertEntry } from '../store/allowlist.js';
+import type { HomePaths } from '../store/paths.js';
+
+// Allowlisting what an enrollment trusted (the plan's artifacts, then the modules the server loaded from
+// outside its package), one audit event per change. allowlist.json is read-modify-written under its lock
+// (store/update.ts): a concurrent add or import never loses this update, nor this one theirs.
+
+/** Adds artifacts to allowlist.json, auditing each change (`by` says who). */
+export async function allowlistArtifacts(paths: HomePaths, artifacts: Artifact[], by: string, say: (m: string) => void): Promise<void> {
+  const now = new Date().toISOString();
+  const changes = await updateAllowlist(paths, (allowlist) =>
+    artifacts.map((a) => ({ a, change: upsertEntry(allowlist, { path: a.path, kind: a.kind, sha256: a.sha256, addedAt: now, note: `added by 'mcp-warden ${by}'` }) })),
+  );
+  for (const { a, change } of changes) {
+    if (change.action === 'unchanged') continue;
+    const previousSha256 = change.action === 'replace' ? change.previous.sha256 : undefined;
+    await appendAudit(paths.audit, { event: 'allowlist_changed', action: change.action, path: a.path, kind: a.kind, sha256: a.sha256, ...(previousSha256 ? { previousSha256 } : {}), by });
+    if (previousSha256) say(`Replaced the allowlisted digest of ${a.path}: was ${previousSha256}`);
+  }
+}

@@ -1,0 +1,38 @@
+import { digestFileAsync } from '../attest/digest.js';
+import type { Artifact } from '../attest/plan.js';
+import { keyString } from '../attest/stat-key.js';
+import { WardenError } from '../error.js';
+import type { LearnedModule } from '../launch/module-guard.js';
+import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
+import type { HomePaths } from '../store/paths.js';
+import { serverById, updateServers } from '../store/servers.js';
+import { allowlistArtifacts } from './allowlist-artifacts.js';
+
+// Enrollment of the modules a node server loads from outside its package (sibling modules of a bare script, a
+// monorepo's linked package, the target of a symlink that leaves the package). The first launch that locks
+// its surface runs the module guard in learn mode, through the handshake and the listings; what the server
+// loaded outside its attested set is handed here: each file is digested (and must not have changed since the
+// server loaded it), allowlisted as a `module` and written to the server's `modules` in servers.json, before
+// the next launch, which enforces. See docs/adr/0014-module-guard-preload.md.
+
+/** Attests and records the outside modules server `id` loaded; returns them. */
+export async function recordModules(paths: HomePaths, id: string, seen: LearnedModule[], by: string, say: (m: string) => void): Promise<Artifact[]> {
+  if (seen.length === 0) return [];
+  const cache = loadDigestCache(paths);
+  const modules: Artifact[] = [];
+  for (const m of seen) {
+    const d = await digestFileAsync(m.path, cache);
+    if (m.key !== keyString(d.key)) {
+      throw new WardenError('ARTIFACT_CHANGED', `${m.path}, which server '${id}' loaded during its enrollment launch, changed before the warden digested it; nothing about it was recorded. Find out what writes to it, then enroll the server again.`);
+    }
+    modules.push({ kind: 'module', path: m.path, sha256: d.sha256, chain: [m.path], key: d.key });
+  }
+  const problem = saveDigestCache(paths, cache);
+  if (problem) say(problem);
+
+  await allowlistArtifacts(paths, modules, by, say);
+  await updateServers(paths, (config) => {
+    serverById(config, id, paths).modules = modules.map((m) => m.path);
+  });
+  return modules;
+}

@@ -1,0 +1,133 @@
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { WardenError } from '../error.js';
+import { STATE_MAGIC, type GuardState } from './preload/guard.js';
+
+// The warden's side of the module guard (docs/adr/0014-module-guard-preload.md): check the guard's files
+// against the digests recorded when the warden was built, hand the attested set to the server on an inherited
+// file descriptor (an unlinked 0600 file; nothing in the environment or argv), and, at enrollment, read back
+// what the server loaded from outside the set.
+
+const PRELOAD_DIR = fileURLToPath(new URL('./preload/', import.meta.url));
+const GUARD_FILES = ['guard.js', 'hooks.js', 'preload.js'];
+/** The report's descriptor in the server (the set is on 3, read and closed by the preload). */
+const REPORT_FD = 4;
+
+export interface LearnedModule {
+  path: string;
+  /** Stat key when the server loaded it ("dev:ino:size:mtimeNs:ctimeNs"; empty when it could not stat). */
+  key: string;
+}
+
+export interface ModuleGuard {
+  /** Put before the script in node's argv. */
+  args: string[];
+  /** Parent descriptors for the child's stdio[3...]. */
+  fds: number[];
+  /** After spawn: the set's descriptor is the child's now. */
+  spawned(): void;
+  /** After the server exited: at enrollment the files it loaded from outside the set, otherwise what the guard
+   *  refused (a path or URL). Reads and closes the report; later calls return the same. */
+  report(): { learned: LearnedModule[]; refused: string[] };
+  close(): void;
+}
+
+/** Checks the guard's files against dist/launch/preload/digests.json; returns the preload's URL. */
+export function verifiedPreload(): string {
+  const manifestPath = path.join(PRELOAD_DIR, 'digests.json');
+  let manifest: Record<string, string>;
+  try {
+    manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as Record<string, string>;
+  } catch (err) {
+    throw new WardenError('PRELOAD_INVALID', `cannot read ${manifestPath}, the digests of the warden's module guard recorded at build time: ${(err as Error).message}. Rebuild mcp-warden ('npm run build').`);
+  }
+  for (const name of GUARD_FILES) {
+    const file = path.join(PRELOAD_DIR, name);
+    let actual: string;
+    try {
+      actual = createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+    } catch (err) {
+      throw new WardenError('PRELOAD_INVALID', `cannot read ${file}, part of the warden's module guard: ${(err as Error).message}. Reinstall or rebuild mcp-warden.`);
+    }
+    if (manifest[name] !== actual) {
+      throw new WardenError('PRELOAD_INVALID', `${file}, part of the warden's module guard that is loaded into every node server, has sha256 ${actual}, not the ${manifest[name] ?? '(none)'} recorded in ${manifestPath} when the warden was built. Find out what changed it, then reinstall or rebuild mcp-warden.`);
+    }
+  }
+  return pathToFileURL(path.join(PRELOAD_DIR, 'preload.js')).href;
+}
+
+/** An unlinked 0600 file in `dir` holding `content`, open read-write (appending: the server's threads share it). */
+function unlinkedFile(dir: string, content: string): number {
+  const file = path.join(dir, `.module-guard-${process.pid}-${randomBytes(8).toString('hex')}`);
+  const { O_CREAT, O_EXCL, O_RDWR, O_APPEND, O_NOFOLLOW } = fs.constants;
+  const fd = fs.openSync(file, O_CREAT | O_EXCL | O_RDWR | O_APPEND | O_NOFOLLOW, 0o600);
+  try {
+    fs.unlinkSync(file);
+    if (content) fs.writeSync(fd, content);
+    return fd;
+  } catch (err) {
+    fs.closeSync(fd);
+    throw err;
+  }
+}
+
+function readAll(fd: number): string {
+  const size = fs.fstatSync(fd).size;
+  const buf = Buffer.alloc(size);
+  let off = 0;
+  while (off < size) {
+    const n = fs.readSync(fd, buf, off, size - off, off);
+    if (n === 0) break;
+    off += n;
+  }
+  return buf.subarray(0, off).toString('utf8');
+}
+
+/** The guard's report, one JSON object a line; a line the server garbled is no record. */
+function parseReport(text: string, mode: 'enforce' | 'learn'): { learned: LearnedModule[]; refused: string[] } {
+  const learned = new Map<string, LearnedModule>();
+  const refused: string[] = [];
+  for (const line of text.split('\n')) {
+    let r: { path?: unknown; key?: unknown; refused?: unknown };
+    try {
+      r = JSON.parse(line) as typeof r;
+    } catch {
+      continue;
+    }
+    if (typeof r.refused === 'string' && refused.length < 16) refused.push(r.refused.slice(0, 300));
+    if (mode === 'learn' && typeof r.path === 'string' && path.isAbsolute(r.path)) learned.set(r.path, { path: r.path, key: typeof r.key === 'string' ? r.key : '' });
+  }
+  return { learned: [...learned.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), refused };
+}
+
+/** Prepares the guard for one launch of `serverId`; `tmpDir` is a directory only the warden's user can write. */
+export function prepareModuleGuard(serverId: string, files: string[], mode: 'enforce' | 'learn', tmpDir: string): ModuleGuard {
+  const preload = verifiedPreload();
+  const state: GuardState = { magic: STATE_MAGIC, server: serverId, mode, files, reportFd: REPORT_FD };
+  const open = new Set<number>();
+  const setFd = unlinkedFile(tmpDir, JSON.stringify(state));
+  open.add(setFd);
+  const reportFd = unlinkedFile(tmpDir, '');
+  open.add(reportFd);
+  let read: { learned: LearnedModule[]; refused: string[] } | undefined;
+  const closeFd = (fd: number | undefined): void => {
+    if (fd !== undefined && open.delete(fd)) fs.closeSync(fd);
+  };
+  return {
+    args: ['--import', preload],
+    fds: [setFd, reportFd],
+    spawned: () => closeFd(setFd),
+    report: () => {
+      if (read) return read;
+      const text = open.has(reportFd) ? readAll(reportFd) : '';
+      closeFd(reportFd);
+      read = parseReport(text, mode);
+      return read;
+    },
+    close: () => {
+      for (const fd of [...open]) closeFd(fd);
+    },
+  };
+}

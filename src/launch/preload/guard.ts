@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+// The module guard's one decision, shared by the preload (CommonJS loads, native addons) and the loader hooks
+// (ES modules): a file may be loaded when its realpath is in the attested set the warden passed in. This file
+// runs inside the server's process: it imports node built-ins only, and never hashes (the warden digested
+// everything before launch; see docs/adr/0014-module-guard-preload.md).
+
+/** The exit status of a server the guard ended (EX_NOPERM). */
+export const EXIT_REFUSED = 77;
+export const STATE_MAGIC = 'mcp-warden-attested-set';
+
+export interface GuardState {
+  magic: typeof STATE_MAGIC;
+  server: string;
+  /** `enforce` refuses what is outside the set; `learn` (enrollment) records it on `reportFd` instead. */
+  mode: 'enforce' | 'learn';
+  /** Realpaths of every file the server may load. */
+  files: string[];
+  /** Where the warden reads what was refused (enforce) or loaded from outside the set (learn), one JSON a line. */
+  reportFd: number;
+}
+
+export function isGuardState(x: unknown): x is GuardState {
+  const s = x as GuardState;
+  return typeof s === 'object' && s !== null && s.magic === STATE_MAGIC && typeof s.server === 'string' && (s.mode === 'enforce' || s.mode === 'learn') && Array.isArray(s.files) && typeof s.reportFd === 'number';
+}
+
+export interface Guard {
+  /** Checks a file about to be loaded; returns only when it may be. */
+  file(p: string): void;
+  /** Checks a module URL about to be loaded (file:, node:, anything else). */
+  url(u: string): void;
+  /** Reports `tried to load WHAT` + `why` on stderr and ends the server. */
+  refuse(what: string, why: string): never;
+}
+
+function statKeyOf(p: string): string {
+  try {
+    const st = fs.statSync(p, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return '';
+  }
+}
+
+/** `end` stops the whole server process; it is called after the report is on stderr. */
+export function createGuard(state: GuardState, end: () => never): Guard {
+  const allowed = new Set(state.files);
+  const learned = new Set<string>();
+  const report = (record: object): void => {
+    try {
+      fs.writeSync(state.reportFd, JSON.stringify(record) + '\n');
+    } catch {
+      // the server closed it: stderr and the exit status still say what happened
+    }
+  };
+  const refuse = (what: string, why: string): never => {
+    report({ refused: what });
+    fs.writeSync(2, `mcp-warden: server '${state.server}' tried to load ${what}${why}. The warden's module guard ended the server (exit ${EXIT_REFUSED}).\n`);
+    return end();
+  };
+  const file = (p: string): void => {
+    if (allowed.has(p)) return;
+    let real: string;
+    try {
+      real = fs.realpathSync(p);
+    } catch {
+      return; // no such file: the loader reports that itself
+    }
+    if (allowed.has(real)) return;
+    if (state.mode === 'learn') {
+      if (learned.has(real)) return;
+      learned.add(real);
+      report({ path: real, key: statKeyOf(real) });
+      return;
+    }
+    refuse(
+      real,
+      `, which is outside its attested set (its script, its package tree and the modules recorded when it was enrolled). ` +
+        `If the server needs that file, list it under "modules" of server '${state.server}' in servers.json and allowlist it as a module (docs/formats.md), or enroll the server again`,
+    );
+  };
+  const url = (u: string): void => {
+    if (u.startsWith('node:')) return;
+    if (u.startsWith('file:')) return file(fileURLToPath(u));
+    refuse(u.length > 100 ? `${u.slice(0, 100)}…` : u, '; only files of its attested set and node: built-ins may be loaded');
+  };
+  return { file, url, refuse };
+}

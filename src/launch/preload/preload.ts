@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import Module, { register, syncBuiltinESMExports } from 'node:module';
+import workerThreads, { getEnvironmentData, isMainThread, setEnvironmentData, type WorkerOptions } from 'node:worker_threads';
+import { EXIT_REFUSED, createGuard, isGuardState, type GuardState } from './guard.js';
+
+// The warden's module guard, loaded into a node server with `node --import <this file>` before its script.
+// It reads the attested set from the file descriptor 3 the warden passed (and closes it before the server's
+// first line runs), then guards every way node loads a module file: ES modules through loader hooks,
+// CommonJS through Module.prototype.load, native addons through process.dlopen. Worker threads run this file
+// again (they inherit --import) and take the set the main thread left in the environment data.
+
+const SET_FD = 3;
+const ENV_KEY = 'mcp-warden.attested-set';
+
+function failClosed(why: string): never {
+  fs.writeSync(2, `mcp-warden: this node process was started with the warden's module guard but ${why}; it will not run. (A node process started by the server itself, e.g. with child_process.fork, does not get the attested set.)\n`);
+  process.exit(EXIT_REFUSED);
+}
+
+function readSetFromFd(): GuardState {
+  let text: string;
+  try {
+    const st = fs.fstatSync(SET_FD);
+    if (!st.isFile()) failClosed(`file descriptor ${SET_FD} is not the warden's attested set`);
+    const buf = Buffer.alloc(st.size);
+    let off = 0;
+    while (off < buf.length) {
+      const n = fs.readSync(SET_FD, buf, off, buf.length - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    text = buf.subarray(0, off).toString('utf8');
+    fs.closeSync(SET_FD);
+  } catch {
+    failClosed(`without the attested set on file descriptor ${SET_FD}`);
+  }
+  let state: unknown;
+  try {
+    state = JSON.parse(text);
+  } catch {
+    state = undefined;
+  }
+  if (!isGuardState(state)) failClosed(`file descriptor ${SET_FD} does not hold the warden's attested set`);
+  return state;
+}
+
+const state: GuardState = isMainThread ? readSetFromFd() : (getEnvironmentData(ENV_KEY) as GuardState);
+if (!isGuardState(state)) failClosed('the thread that started this worker left no attested set');
+if (isMainThread) setEnvironmentData(ENV_KEY, state);
+
+const exit = process.exit.bind(process);
+const kill = process.kill.bind(process);
+const guard = createGuard(state, () => {
+  if (!isMainThread) kill(process.pid, 'SIGKILL');
+  return exit(EXIT_REFUSED);
+});
+
+// CommonJS: every file require() loads (.js, .cjs, .json, .node) goes through Module.prototype.load.
+const proto = Module.prototype as unknown as { load: (this: unknown, filename: string) => unknown };
+const loadCjs = proto.load;
+proto.load = function guardedLoad(this: unknown, filename: string): unknown {
+  guard.file(filename);
+  return loadCjs.call(this, filename);
+};
+
+// Native addons loaded without require().
+const dlopen = process.dlopen.bind(process);
+process.dlopen = (module: object, filename: string, flags?: number): void => {
+  guard.file(filename);
+  return flags === undefined ? dlopen(module, filename) : dlopen(module, filename, flags);
+};
+
+// Worker threads: one started the ordinary way inherits --import and runs this file again. One with code to
+// eval, or with an execArgv of its own that leaves this file out, would not: it is refused.
+const Worker = workerThreads.Worker;
+class GuardedWorker extends Worker {
+  constructor(filename: string | URL, options?: WorkerOptions) {
+    if (options?.eval) guard.refuse('a worker thread from code to eval', ', which would run without the module guard; give the worker a file of the attested set');
+    if (options?.execArgv && !options.execArgv.includes(import.meta.url)) guard.refuse('a worker thread with an execArgv of its own', ', which would run without the module guard; leave execArgv out or pass process.execArgv');
+    super(filename, options);
+  }
+}
+(workerThreads as { Worker: typeof Worker }).Worker = GuardedWorker;
+syncBuiltinESMExports();
+
+// ES modules, and CommonJS reached through import.
+register('./hooks.js', import.meta.url, { data: { state, inWorker: !isMainThread } });
