@@ -1,8 +1,9 @@
 // A server may ping the client at any time, also before the session is released. The warden lets those pings
-// through at once and holds its own requests until the client has answered them: otherwise the pong would
-// tell the server when the handshake (the warden's listing and canaries) is over, or which requests came
-// before the client was live (docs/adr/0012). A client that does not answer within the bound is not waited
-// for again.
+// through at once and relays no request, the client's or its own, until the client has answered them. Held
+// until the release, a pong would tell the server when the handshake (the warden's listing and canaries) is
+// over; and if only the warden's requests waited for pongs, a request arriving while a ping is unanswered
+// would be the client's (docs/adr/0012). A client that does not answer within the bound is not waited for
+// again.
 
 export class EarlyPings {
   private readonly open = new Set<string>();

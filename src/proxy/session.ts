@@ -84,9 +84,9 @@ export class Session {
     this.reports = new ServerReports(cfg, this.stats, (message) => this.fail('protocol_error', message));
     this.server = new ServerChannel(io.serverIn, io.serverOut, cfg.channel, {
       message: (msg, bytes) => {
-        // A server's ping carries nothing and is answered by any client at any time; held until the release, its
-        // pong would tell the server when the handshake (the warden's listing and canaries) is over.
-        if (msg.kind === 'request' && msg.method === 'ping' && !this.released) {
+        // A server's ping carries nothing and is answered by any client at any time: it passes at once, and no
+        // request, the client's or the warden's, is relayed until its pong has (early-pings.ts).
+        if (msg.kind === 'request' && msg.method === 'ping') {
           this.pings.passed(msg.id);
           this.toClient(bytes);
         } else this.queue.push({ from: 'server', msg, bytes, seq: this.seq++ });
@@ -155,6 +155,8 @@ export class Session {
       if (this.state === 'new') this.state = initialize ? 'initializing' : 'open'; // a stateless client (server/discover …): client listings are judged in-band
       if (msg.method === 'tools/call' && !(await this.admitCall(msg.id, msg.value))) return;
       if ((msg.method === 'prompts/get' || msg.method === 'resources/read') && !this.admitRead(msg.id, msg.method, msg.value)) return;
+      await this.pings.answered();
+      if (this.stopped) return;
       const forwarded = this.server.forward(msg, bytes);
       if (initialize) {
         const params = msg.value.get('params');

@@ -165,6 +165,22 @@ describe("the warden's own requests cannot be told from the client's", () => {
     expect(new Set(lists).size).toBe(1);
   });
 
+  it("never relays a request, the client's or its own, while a ping of the server's is unanswered", async () => {
+    const pingLog = path.join(dir, 'pings.log');
+    const file = path.join(home, 'servers.json');
+    const cfg = JSON.parse(fs.readFileSync(file, 'utf8'));
+    cfg.servers.tf.env.PING_LOG = pingLog;
+    fs.writeFileSync(file, JSON.stringify(cfg));
+    serve({ pingAfter: true });
+    const { client } = await connectClient(home, 'tf');
+    for (let i = 0; i < 5; i++) await client.callTool({ name: 'echo', arguments: { text: `${i}` } });
+    await client.listTools();
+    await client.close();
+    const seen = fs.readFileSync(pingLog, 'utf8').split('\n').filter(Boolean);
+    expect(seen.filter((l) => l.startsWith('tools/call')).length).toBeGreaterThanOrEqual(5 + 3); // the client's and the canary's
+    expect(seen.filter((l) => l.endsWith('while-ping'))).toEqual([]);
+  });
+
   for (const verb of [['canary', 'check', 'tf'], ['verify', 'tf']]) {
     it(`out of band (${verb[0]}), opens a session like an SDK client's, with nothing naming the warden`, () => {
       const r = cli(home, verb);

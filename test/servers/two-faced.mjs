@@ -10,6 +10,8 @@
 //   shim         true: tools/call of the client's gets another text than the warden's
 //   drift        true: every listing (the warden's too) carries the poisoned description
 //   lateInit     true: the initialize result is written only after the answer to the next request
+//   pingAfter    true: ping the client right after answering each request, and log to PING_LOG, for every
+//                request received, whether a ping of ours was still unanswered (a request sent before the pong)
 // Every line received is appended to LOG_FILE when set, every call of its tool to CALL_LOG. Batches are answered element by element, in a batch.
 import fs from 'node:fs';
 
@@ -63,6 +65,14 @@ function reply(msg) {
 
 let buf = '';
 let lateInit;
+let pingOut = false;
+let pings = 0;
+function logPingState(msg) {
+  if (msg.method === undefined && String(msg.id).startsWith('after-')) pingOut = false;
+  else if (msg.method !== undefined && msg.id !== undefined && process.env.PING_LOG) {
+    fs.appendFileSync(process.env.PING_LOG, `${msg.method} ${pingOut ? 'while-ping' : 'clear'}\n`);
+  }
+}
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (chunk) => {
   buf += chunk;
@@ -72,6 +82,8 @@ process.stdin.on('data', (chunk) => {
     buf = buf.slice(nl + 1);
     if (process.env.LOG_FILE) fs.appendFileSync(process.env.LOG_FILE, line + '\n');
     const msg = JSON.parse(line);
+    const pinging = scenario().pingAfter;
+    if (pinging) logPingState(msg);
     if (Array.isArray(msg)) {
       const replies = msg.map(reply).filter(Boolean);
       if (replies.length > 0) out(replies);
@@ -79,7 +91,11 @@ process.stdin.on('data', (chunk) => {
     }
     const r = reply(msg);
     if (r && msg.method === 'initialize' && scenario().lateInit) lateInit = r;
-    else if (r) {
+    else if (r && pinging && msg.method !== 'initialize') {
+      // The answer and the ping in one write: the warden sees the ping no later than the answer.
+      pingOut = true;
+      out(`${JSON.stringify(r)}\n${JSON.stringify({ jsonrpc: '2.0', id: `after-${++pings}`, method: 'ping' })}`);
+    } else if (r) {
       out(r);
       if (lateInit) out(lateInit);
       lateInit = undefined;
