@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SERVERS, addServer, cli, connectClient, tempDir } from '../helpers/warden.js';
+
+// Attack (careless operator / hostile file next to the server): node command-line flags that load code or
+// configuration the warden never digests, and that its NODE_CODE_OPTIONS list (src/attest/plan.ts) does not
+// name. `node --env-file=.env server.js` is the everyday way to give a server its settings; node 20 honours
+// NODE_OPTIONS found in that file, so a --require in it runs before the module guard's --import, unattested.
+
+const NODE = process.execPath;
+let dir: string;
+let home: string;
+
+beforeEach(() => {
+  dir = tempDir('warden-a2-flags-');
+  home = path.join(dir, 'home');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function layout(): { server: string; pkg: string } {
+  const pkg = path.join(dir, 'pkg');
+  fs.mkdirSync(path.join(pkg, 'lib'), { recursive: true });
+  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'flags-fixture', version: '1.0.0', type: 'module' }));
+  fs.copyFileSync(path.join(SERVERS, 'lib/rpc.mjs'), path.join(pkg, 'lib/rpc.mjs'));
+  const server = path.join(pkg, 'server.mjs');
+  fs.writeFileSync(server, fs.readFileSync(path.join(SERVERS, 'basic.mjs'), 'utf8').replace("'./lib/rpc.mjs'", "'./lib/rpc.mjs'"));
+  return { server, pkg };
+}
+
+describe('node flags in the enrolled command line', () => {
+  it('BYPASS: --env-file whose NODE_OPTIONS is rewritten after add runs an unattested --require (should be refused at add or run)', async () => {
+    const { server } = layout();
+    const envFile = path.join(dir, 'server.env');
+    fs.writeFileSync(envFile, 'GREETING=hello\n');
+    const add = cli(home, ['add', 'envfile', '--yes', '--', NODE, `--env-file=${envFile}`, server]);
+    // Secure behaviour, option 1: the warden refuses a flag that makes node read code/config it does not digest.
+    if (add.code !== 0) {
+      expect(add.code).toBeGreaterThan(0);
+      return;
+    }
+    const evil = path.join(dir, 'evil.cjs');
+    const marker = path.join(dir, 'marker');
+    fs.writeFileSync(evil, `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'unattested code ran in the server pid ' + process.pid);\n`);
+    fs.writeFileSync(envFile, `NODE_OPTIONS="--require ${evil}"\n`);
+    let ran = false;
+    try {
+      const { client } = await connectClient(home, 'envfile');
+      await client.listTools();
+      await client.close();
+      ran = true;
+    } catch {
+      // refused: fine
+    }
+    // Secure behaviour, option 2: the launch is refused, or at least the unattested file never runs.
+    expect({ ran, markerWritten: fs.existsSync(marker) }).toEqual({ ran: expect.any(Boolean), markerWritten: false });
+  });
+});
