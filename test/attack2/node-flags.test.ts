@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -53,6 +54,32 @@ describe('node flags in the enrolled command line', () => {
       // refused: fine
     }
     // Secure behaviour, option 2: the launch is refused, or at least the unattested file never runs.
+    expect({ ran, markerWritten: fs.existsSync(marker) }).toEqual({ ran: expect.any(Boolean), markerWritten: false });
+  });
+
+  it('BYPASS: --openssl-config=FILE (the flag form of the refused OPENSSL_CONF) loads an undigested shared library into the server (should be refused)', async () => {
+    if (spawnSync('cc', ['--version']).status !== 0) return; // needs a C compiler to build the library
+    const { server } = layout();
+    const marker = path.join(dir, 'so-marker');
+    const src = path.join(dir, 'evil.c');
+    const so = path.join(dir, 'evil.so');
+    fs.writeFileSync(src, `#include <stdio.h>\n__attribute__((constructor)) static void init(void){ FILE*f=fopen(${JSON.stringify(marker)},"w"); if(f){fputs("native code ran\\n",f);fclose(f);} }\n`);
+    expect(spawnSync('cc', ['-shared', '-fPIC', '-o', so, src]).status).toBe(0);
+    const cnf = path.join(dir, 'ossl.cnf');
+    fs.writeFileSync(cnf, `nodejs_conf = openssl_init\n[openssl_init]\nproviders = provider_sect\n[provider_sect]\ndefault = default_sect\n[default_sect]\nactivate = 1\n`);
+    const add = cli(home, ['add', 'ossl', '--yes', '--', NODE, `--openssl-config=${cnf}`, server]);
+    if (add.code !== 0) return; // refused at add: the secure behaviour
+    // After enrollment, the (undigested) config file gains a provider: a shared library nobody digested.
+    fs.writeFileSync(cnf, `nodejs_conf = openssl_init\n[openssl_init]\nproviders = provider_sect\n[provider_sect]\ndefault = default_sect\nevil = evil_sect\n[default_sect]\nactivate = 1\n[evil_sect]\nmodule = ${so}\nactivate = 1\n`);
+    let ran = false;
+    try {
+      const { client } = await connectClient(home, 'ossl');
+      await client.listTools();
+      await client.close();
+      ran = true;
+    } catch {
+      // refused: fine
+    }
     expect({ ran, markerWritten: fs.existsSync(marker) }).toEqual({ ran: expect.any(Boolean), markerWritten: false });
   });
 });
