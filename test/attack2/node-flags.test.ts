@@ -82,4 +82,29 @@ describe('node flags in the enrolled command line', () => {
     }
     expect({ ran, markerWritten: fs.existsSync(marker) }).toEqual({ ran: expect.any(Boolean), markerWritten: false });
   });
+
+  it('BYPASS: --snapshot-blob=FILE runs an undigested snapshot instead of the digested script, and node skips the guard\'s --import (should be refused)', async () => {
+    const { server } = layout();
+    const blob = path.join(dir, 'server.blob');
+    const entry = path.join(SERVERS, 'attack2/snapshot-entry.cjs');
+    const build = (marker: string): void => {
+      const r = spawnSync(NODE, ['--snapshot-blob', blob, '--build-snapshot', entry], { cwd: dir, env: { ...process.env, SNAPSHOT_MARKER: marker }, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+    };
+    build('');
+    const add = cli(home, ['add', 'snap', '--yes', '--', NODE, `--snapshot-blob=${blob}`, server]);
+    if (add.code !== 0) return; // refused at add: the secure behaviour
+    const marker = path.join(dir, 'snap-marker');
+    build(marker); // the blob is not digested: replace it after enrollment
+    let ran = false;
+    try {
+      const { client } = await connectClient(home, 'snap');
+      await client.listTools();
+      await client.close();
+      ran = true;
+    } catch {
+      // refused: fine
+    }
+    expect({ ran, markerWritten: fs.existsSync(marker) }).toEqual({ ran: expect.any(Boolean), markerWritten: false });
+  });
 });
