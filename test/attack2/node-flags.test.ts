@@ -107,4 +107,26 @@ describe('node flags in the enrolled command line', () => {
     }
     expect({ ran, markerWritten: fs.existsSync(marker) }).toEqual({ ran: expect.any(Boolean), markerWritten: false });
   });
+
+  it('BYPASS: --inspect in the enrolled command line lets any local process run code in the attested server over the inspector socket (should be refused)', async () => {
+    const { server } = layout();
+    const port = 19_000 + (process.pid % 900);
+    const add = cli(home, ['add', 'insp', '--yes', '--', NODE, `--inspect=127.0.0.1:${port}`, server]);
+    if (add.code !== 0) return; // refused at add: the secure behaviour
+    const marker = path.join(dir, 'insp-marker');
+    const { client } = await connectClient(home, 'insp');
+    await client.listTools();
+    // Another local user (no credentials needed) attaches to the server's inspector and evaluates code.
+    const attacker = path.join(dir, 'attach.mjs');
+    fs.writeFileSync(
+      attacker,
+      `const list = await (await fetch('http://127.0.0.1:${port}/json/list')).json();\n` +
+        `const ws = new WebSocket(list[0].webSocketDebuggerUrl);\n` +
+        `ws.onopen = () => ws.send(JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: "require('fs').writeFileSync(${JSON.stringify(marker).replace(/"/g, "'")}, 'code injected into pid ' + process.pid)", includeCommandLineAPI: true } }));\n` +
+        `ws.onmessage = () => process.exit(0);\nsetTimeout(() => process.exit(1), 5000);\n`,
+    );
+    spawnSync(NODE, ['--experimental-websocket', attacker], { timeout: 10_000 });
+    await client.close();
+    expect(fs.existsSync(marker)).toBe(false);
+  });
 });
