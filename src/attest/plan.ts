@@ -58,7 +58,25 @@ export interface CommandSpec {
 }
 
 const NODE_NAMES = new Set(['node', 'nodejs']);
-const NODE_CODE_OPTIONS = new Set(['-e', '--eval', '-p', '--print', '-r', '--require', '--import', '--loader', '--experimental-loader', '-i', '--interactive']);
+// Node options a server's command line may carry before its script: they tune the runtime and make node
+// load or run nothing of their own. The list is of what is permitted, not of what is refused: node has many
+// options that run code nobody digested (--require, --import, --loader, --eval; --env-file, whose
+// NODE_OPTIONS node honours; --openssl-config, which loads shared libraries; --snapshot-blob, which runs a
+// snapshot instead of the script and skips every --import; --inspect, which lets any local process run code
+// in the server), and a new node version adds more. Options with a value are taken in their `--name=value`
+// form only, so that a value is never read as the script.
+const NODE_FLAGS = new Set([
+  '--enable-source-maps', '--no-warnings', '--no-deprecation', '--trace-warnings', '--trace-deprecation',
+  '--trace-uncaught', '--trace-exit', '--throw-deprecation', '--pending-deprecation', '--abort-on-uncaught-exception',
+  '--no-addons', '--frozen-intrinsics', '--disallow-code-generation-from-strings', '--use-bundled-ca', '--use-openssl-ca',
+  '--experimental-vm-modules', '--experimental-detect-module', '--no-experimental-detect-module',
+  '--experimental-require-module', '--no-experimental-fetch', '--no-experimental-global-webcrypto',
+  '--tls-min-v1.2', '--tls-min-v1.3', '--expose-gc',
+]);
+const NODE_VALUED = new Set([
+  '--max-old-space-size', '--max-semi-space-size', '--stack-size', '--stack-trace-limit', '--unhandled-rejections',
+  '--disable-warning', '--dns-result-order', '--title', '--experimental-default-type', '--max-http-header-size',
+]);
 const ELF_MAGIC = Buffer.from([0x7f, 0x45, 0x4c, 0x46]);
 
 async function fileArtifact(kind: ArtifactKind, resolved: ResolvedFile, cache: DigestCache | undefined): Promise<Artifact> {
@@ -95,12 +113,15 @@ async function moduleArtifacts(spec: CommandSpec, cache: DigestCache | undefined
 function nodeScriptIndex(spec: CommandSpec): number {
   for (let i = 0; i < spec.args.length; i++) {
     const a = spec.args[i] as string;
-    const name = a.split('=')[0] as string;
-    if (NODE_CODE_OPTIONS.has(name)) {
-      throw new WardenError('COMMAND_NOT_EXECUTABLE', `server '${spec.serverId}' passes node '${name}', which runs code the warden cannot attest. Put that code in a script file and run the file.`);
-    }
     if (a === '--') return i + 1 < spec.args.length ? i + 1 : -1;
     if (!a.startsWith('-')) return i;
+    const eq = a.indexOf('=');
+    const permitted = eq < 0 ? NODE_FLAGS.has(a) : NODE_VALUED.has(a.slice(0, eq));
+    if (!permitted) {
+      const name = eq < 0 ? a : a.slice(0, eq);
+      const hint = NODE_VALUED.has(name) ? ` Write it as ${name}=VALUE.` : ' Options that load or run code (--require, --import, --env-file, --openssl-config, --snapshot-blob, --inspect, --eval…) are refused: put that code in the script, and what an --env-file sets in the server\'s "env".';
+      throw new WardenError('NODE_OPTION_REFUSED', `server '${spec.serverId}' passes node the option '${name.slice(0, 64)}', which is not one the warden permits (it permits options that tune node and load nothing: docs/formats.md).${hint}`);
+    }
   }
   return -1;
 }

@@ -11,7 +11,38 @@ import { WardenError } from '../error.js';
 // node links against are looked up (see src/store/servers.ts for the loader variables a *server* may not
 // have, a stricter list). The options are the ones attest/plan.ts refuses on a server's node command line.
 
-const PRELOAD_OPTIONS = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader']);
+// Also the inspector: with it any local process can run code inside the warden.
+const PRELOAD_OPTIONS = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '--env-file', '--openssl-config', '--snapshot-blob', '--inspect', '--inspect-brk', '--inspect-wait']);
+/** Environment variables by which node's OpenSSL, or the dynamic loader, loads a library into the warden. */
+const LOADING_VARIABLES = ['LD_PRELOAD', 'LD_AUDIT', 'OPENSSL_CONF', 'OPENSSL_MODULES', 'OPENSSL_ENGINES'];
+
+/** NODE_OPTIONS split into words as node splits it: on spaces outside double quotes, the quotes removed
+ *  wherever they are (`--re"quire"` is `--require`), a backslash inside quotes taking the next character. */
+export function nodeOptionsWords(value: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let quoted = false;
+  let any = false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i] as string;
+    if (quoted && c === '\\' && i + 1 < value.length) {
+      word += value[++i];
+      any = true;
+    } else if (c === '"') {
+      quoted = !quoted;
+      any = true;
+    } else if (/\s/.test(c) && !quoted) {
+      if (any) words.push(word);
+      word = '';
+      any = false;
+    } else {
+      word += c;
+      any = true;
+    }
+  }
+  if (any) words.push(word);
+  return words;
+}
 
 /** The preloading options among node options, as given ("--require=/x.cjs", "-r /x.cjs"). */
 function preloadOptions(words: readonly string[]): string[] {
@@ -19,7 +50,7 @@ function preloadOptions(words: readonly string[]): string[] {
   for (let i = 0; i < words.length; i++) {
     const word = words[i] as string;
     const name = word.split('=')[0] as string;
-    if (!PRELOAD_OPTIONS.has(name)) continue;
+    if (!PRELOAD_OPTIONS.has(name) && !name.startsWith('--inspect')) continue;
     found.push(word.includes('=') ? word : `${word} ${words[i + 1] ?? ''}`.trim());
   }
   return found;
@@ -28,11 +59,11 @@ function preloadOptions(words: readonly string[]): string[] {
 /** What preloaded code into this process, in words, or undefined. */
 export function preloadOf(env: NodeJS.ProcessEnv, execArgv: readonly string[]): string | undefined {
   const found: string[] = [];
-  const nodeOptions = preloadOptions((env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean));
+  const nodeOptions = preloadOptions(nodeOptionsWords(env.NODE_OPTIONS ?? ''));
   if (nodeOptions.length > 0) found.push(`NODE_OPTIONS has ${nodeOptions.join(', ')}`);
   const argv = preloadOptions(execArgv);
   if (argv.length > 0) found.push(`node was started with ${argv.join(', ')}`);
-  for (const name of ['LD_PRELOAD', 'LD_AUDIT']) if (env[name]) found.push(`${name} is set (${env[name]})`);
+  for (const name of LOADING_VARIABLES) if (env[name]) found.push(`${name} is set (${env[name]})`);
   return found.length > 0 ? found.join('; ') : undefined;
 }
 
