@@ -39,7 +39,13 @@ async function finish(paths: HomePaths, id: string, launched: Launched, session:
   const exit = await stopLaunched(paths, id, launched, cause, counts, { grace, say, ...(signalled ? { signal: signalled } : {}) });
   if (counts.nonJsonLines > 0) say(`the server wrote ${counts.nonJsonLines} non-JSON line(s) to stdout; none were forwarded.`);
   for (const module of exit.refusedModules) audit({ event: 'module_refused', server: id, pid: launched.pid, module });
-  if (exit.code === EXIT_REFUSED && launched.guard) say(`server '${id}' was ended by the warden's module guard: it tried to load code outside its attested set (see the report above).`);
+  if (cause === 'server_exit') {
+    // Requests the server will never answer now (its initialize among them, if it died first) get the reason.
+    const guarded = exit.code === EXIT_REFUSED && launched.guard !== undefined;
+    session.fail('protocol_error', guarded
+      ? `server '${id}' was ended by the warden's module guard: it tried to load a file outside its attested set, or one that changed after it was digested (the warden's stderr names it)`
+      : `server '${id}' exited${exit.code === null ? '' : ` with code ${exit.code}`} before answering`);
+  }
   if (cause === 'inadmissible') return 5;
   if (cause === 'protocol_error' || cause === 'verification_failed' || cause === 'surface_refused') return 3;
   if (cause === 'server_exit' && exit.code !== 0) return 3;

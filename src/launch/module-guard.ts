@@ -103,9 +103,9 @@ function parseReport(text: string, mode: 'enforce' | 'learn'): { learned: Learne
 }
 
 /** Prepares the guard for one launch of `serverId`; `tmpDir` is a directory only the warden's user can write. */
-export function prepareModuleGuard(serverId: string, files: string[], mode: 'enforce' | 'learn', tmpDir: string): ModuleGuard {
+export function prepareModuleGuard(serverId: string, files: Map<string, string>, mode: 'enforce' | 'learn', tmpDir: string): ModuleGuard {
   const preload = verifiedPreload();
-  const state: GuardState = { magic: STATE_MAGIC, server: serverId, mode, files, reportFd: REPORT_FD };
+  const state: GuardState = { magic: STATE_MAGIC, server: serverId, mode, files: [...files.keys()], keys: [...files.values()], reportFd: REPORT_FD };
   const open = new Set<number>();
   const setFd = unlinkedFile(tmpDir, JSON.stringify(state));
   open.add(setFd);

@@ -17,13 +17,15 @@ export interface GuardState {
   mode: 'enforce' | 'learn';
   /** Realpaths of every file the server may load. */
   files: string[];
+  /** The stat key each file had when it was digested (same order): a file is loaded only while it has it. */
+  keys: string[];
   /** Where the warden reads what was refused (enforce) or loaded from outside the set (learn), one JSON a line. */
   reportFd: number;
 }
 
 export function isGuardState(x: unknown): x is GuardState {
   const s = x as GuardState;
-  return typeof s === 'object' && s !== null && s.magic === STATE_MAGIC && typeof s.server === 'string' && (s.mode === 'enforce' || s.mode === 'learn') && Array.isArray(s.files) && typeof s.reportFd === 'number';
+  return typeof s === 'object' && s !== null && s.magic === STATE_MAGIC && typeof s.server === 'string' && (s.mode === 'enforce' || s.mode === 'learn') && Array.isArray(s.files) && Array.isArray(s.keys) && s.keys.length === s.files.length && typeof s.reportFd === 'number';
 }
 
 export interface Guard {
@@ -37,7 +39,7 @@ export interface Guard {
 
 function statKeyOf(p: string): string {
   try {
-    const st = fs.statSync(p, { bigint: true });
+    const st = fs.lstatSync(p, { bigint: true });
     return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
   } catch {
     return '';
@@ -46,7 +48,7 @@ function statKeyOf(p: string): string {
 
 /** `end` stops the whole server process; it is called after the report is on stderr. */
 export function createGuard(state: GuardState, end: () => never): Guard {
-  const allowed = new Set(state.files);
+  const allowed = new Map(state.files.map((f, i) => [f, state.keys[i] as string]));
   const learned = new Set<string>();
   const report = (record: object): void => {
     try {
@@ -60,15 +62,22 @@ export function createGuard(state: GuardState, end: () => never): Guard {
     fs.writeSync(2, `mcp-warden: server '${state.server}' tried to load ${what}${why}. The warden's module guard ended the server (exit ${EXIT_REFUSED}).\n`);
     return end();
   };
+  /** A file of the set may be loaded only while it is as it was digested (no write since, no swap). */
+  const unchanged = (p: string): boolean => {
+    const key = allowed.get(p);
+    if (key === undefined) return false;
+    if (statKeyOf(p) === key) return true;
+    return refuse(p, ', which changed after the warden digested it for this launch (written to, or replaced). Find out what writes to it, then start the server again');
+  };
   const file = (p: string): void => {
-    if (allowed.has(p)) return;
+    if (unchanged(p)) return;
     let real: string;
     try {
       real = fs.realpathSync(p);
     } catch {
       return; // no such file: the loader reports that itself
     }
-    if (allowed.has(real)) return;
+    if (unchanged(real)) return;
     if (state.mode === 'learn') {
       if (learned.has(real)) return;
       learned.add(real);

@@ -71,12 +71,20 @@ process.dlopen = (module: object, filename: string, flags?: number): void => {
 };
 
 // Worker threads: one started the ordinary way inherits --import and runs this file again. One with code to
-// eval, or with an execArgv of its own that leaves this file out, would not: it is refused.
+// eval would not: it is refused. One with an execArgv of its own gets this file's --import first, and its
+// execArgv may hold only what this process was started with and memory tuning: anything else (another
+// --import or --require, an option that takes this file's URL as its value) could run before the guard.
+const TUNING = /^--(max-old-space-size|max-semi-space-size|stack-size)=\d+$/;
 const Worker = workerThreads.Worker;
 class GuardedWorker extends Worker {
   constructor(filename: string | URL, options?: WorkerOptions) {
     if (options?.eval) guard.refuse('a worker thread from code to eval', ', which would run without the module guard; give the worker a file of the attested set');
-    if (options?.execArgv && !options.execArgv.includes(import.meta.url)) guard.refuse('a worker thread with an execArgv of its own', ', which would run without the module guard; leave execArgv out or pass process.execArgv');
+    if (options?.execArgv) {
+      const own = new Set(process.execArgv);
+      const other = options.execArgv.find((a) => !own.has(a) && !TUNING.test(a));
+      if (other !== undefined) guard.refuse(`a worker thread with the option ${JSON.stringify(String(other).slice(0, 64))}`, ', which could run code before the module guard; leave execArgv out or pass process.execArgv');
+      options = { ...options, execArgv: ['--import', import.meta.url, ...options.execArgv] };
+    }
     super(filename, options);
   }
 }
