@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import lockfile from 'proper-lockfile';
+import { ownerOnlyLockFs } from '../owner-lock.js';
 import { WardenError } from '../error.js';
 import { checkTrusted } from '../store/perms.js';
 import { GENESIS, lineHash } from './chain.js';
@@ -94,6 +95,7 @@ export async function appendAudit(file: string, event: AuditEvent): Promise<stri
   let release: () => Promise<void>;
   try {
     release = await lockfile.lock(file, {
+      fs: ownerOnlyLockFs,
       retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100 },
       // A writer killed while holding the lock (SIGKILL mid-append) leaves it behind: 2 s (proper-lockfile's
       // minimum; the holder refreshes it every second) instead of 10 s before others may take it over.

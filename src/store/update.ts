@@ -1,5 +1,6 @@
 import lockfile from 'proper-lockfile';
 import { WardenError } from '../error.js';
+import { ownerOnlyLockFs } from '../owner-lock.js';
 import { writeAtomic } from './atomic.js';
 
 // Every update of a trust file (servers.json, allowlist.json, tools.lock, warden.lock, imports.json) is a
@@ -10,6 +11,7 @@ import { writeAtomic } from './atomic.js';
 
 const LOCK_OPTIONS = {
   realpath: false, // the file may not exist yet
+  fs: ownerOnlyLockFs,
   retries: { retries: 300, factor: 1.2, minTimeout: 5, maxTimeout: 100 },
   // A writer killed while holding the lock leaves it behind: 2 s (proper-lockfile's minimum; the holder
   // refreshes it every second) before others may take it over.
