@@ -44,7 +44,9 @@ export type WardenErrorCode =
   | 'INSTALL_FAILED'
   | 'CANARY_STALE'
   | 'FILE_LOCKED'
-  | 'EXEC_HANDED_OFF';
+  | 'EXEC_HANDED_OFF'
+  | 'STREAM_HELD_ELSEWHERE'
+  | 'WRAPPER_COMMAND';
 
 const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   USAGE: 2,
@@ -89,6 +91,8 @@ const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   CANARY_STALE: 1,
   FILE_LOCKED: 3,
   EXEC_HANDED_OFF: 3,
+  STREAM_HELD_ELSEWHERE: 3,
+  WRAPPER_COMMAND: 3,
 };
 
 export class WardenError extends Error {

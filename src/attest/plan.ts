@@ -3,6 +3,7 @@ import { WardenError } from '../error.js';
 import type { DigestCache } from './cache.js';
 import { digestFileAsync, readHead } from './digest.js';
 import { refuseRegistryLaunchers } from './launchers.js';
+import { refuseWrappers } from './wrappers.js';
 import { findCommand, resolveFileArg, type ResolvedFile } from './resolve.js';
 import { parseShebang } from './shebang.js';
 import type { StatKey } from './stat-key.js';
@@ -129,7 +130,9 @@ function nodeScriptIndex(spec: CommandSpec): number {
 /** Resolves and digests a server's command line into a launch plan. Throws WardenError on refusal. */
 export async function planLaunch(spec: CommandSpec, cache?: DigestCache, memo?: TreeMemo): Promise<LaunchPlan> {
   refuseRegistryLaunchers(spec.serverId, spec.command, spec.args);
+  refuseWrappers(spec.serverId, spec.command, spec.args);
   const exe = findCommand(spec.command, spec.trustedPath, spec.cwd, `the command of server '${spec.serverId}'`);
+  refuseWrappers(spec.serverId, spec.command, spec.args, exe.realpath);
   const head = readHead(exe.realpath, 256);
 
   if (head.subarray(0, 4).equals(ELF_MAGIC)) {

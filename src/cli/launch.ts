@@ -13,7 +13,8 @@ import { MARKER_ENV, newMarker } from '../launch/marker.js';
 import { prepareModuleGuard, type ModuleGuard } from '../launch/module-guard.js';
 import { realUidOf, startTimeOf } from '../launch/proc.js';
 import { checkRunDir, removeRunRecord, writeRunRecord } from '../launch/run-records.js';
-import type { SessionTarget } from '../launch/session-scan.js';
+import { SessionScanner, type SessionTarget } from '../launch/session-scan.js';
+import { HolderCheck, readStreamEnds } from '../launch/stream-holders.js';
 import { spawnServer, verifyExecuted, type ServerProcess } from '../launch/spawn.js';
 import type { StatKey } from '../attest/stat-key.js';
 import { loadAllowlist } from '../store/allowlist.js';
@@ -156,9 +157,12 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     });
     if (!exe?.key) throw new WardenError('EXEC_MISMATCH', 'no digested executable to verify against.');
     let audited = false;
+    const holders = new HolderCheck(id, exe.path, exe.key, readStreamEnds(pid), new SessionScanner(target));
+    let launching = true;
     verifyWriter = () => {
       try {
         verifyExecuted(pid, exe.key as StatKey, exe.path, { serverId: id, script: plan.artifacts.find((a) => a.kind === 'script')?.path });
+        if (!launching) holders.beforeLine();
       } catch (err) {
         // Found after the launch was allowed: the refusal is recorded as a launch refusal of its own, once.
         if (err instanceof WardenError && !audited && allowed) {
@@ -169,6 +173,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
       }
     };
     verifyWriter();
+    launching = false;
   } catch (err) {
     guard?.close();
     const stop = await killSessionNow(target);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { refuseRegistryLaunchers } from '../attest/launchers.js';
+import { refuseWrappers } from '../attest/wrappers.js';
 import { WardenError } from '../error.js';
 import { ENV_NAME_RE, loaderVariable } from '../store/servers.js';
 import type { ClientEntry } from './read.js';
@@ -75,6 +76,7 @@ export function classify(entry: ClientEntry, wardenScript: string): EntryPlan {
   }
   try {
     refuseRegistryLaunchers(entry.name, command, args);
+    refuseWrappers(entry.name, command, args);
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     const npx = path.basename(command) === 'npx' ? npxPackage(args) : undefined;
