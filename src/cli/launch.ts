@@ -157,12 +157,11 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     });
     if (!exe?.key) throw new WardenError('EXEC_MISMATCH', 'no digested executable to verify against.');
     let audited = false;
-    const holders = new HolderCheck(id, exe.path, exe.key, readStreamEnds(pid), new SessionScanner(target));
-    let launching = true;
+    let holders: HolderCheck | undefined; // from the first line on: who else holds the server's stdout
     verifyWriter = () => {
       try {
         verifyExecuted(pid, exe.key as StatKey, exe.path, { serverId: id, script: plan.artifacts.find((a) => a.kind === 'script')?.path });
-        if (!launching) holders.beforeLine();
+        holders?.beforeLine();
       } catch (err) {
         // Found after the launch was allowed: the refusal is recorded as a launch refusal of its own, once.
         if (err instanceof WardenError && !audited && allowed) {
@@ -173,7 +172,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
       }
     };
     verifyWriter();
-    launching = false;
+    holders = new HolderCheck(id, exe.path, exe.key, readStreamEnds(pid), new SessionScanner(target));
   } catch (err) {
     guard?.close();
     const stop = await killSessionNow(target);
