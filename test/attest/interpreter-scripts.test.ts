@@ -106,11 +106,11 @@ describe('an interpreter command line that runs code no file holds', () => {
     ['python3 -c', ['python3', '-c', 'print(1)'], "'-c'", /mcp-warden add cmd -- \S*python3\S* \/path\/to\/script/],
     ['python3 -m', ['python3', '-m', 'http.server'], "'-m'", /the module's own file|entry-point script/],
     ['python3 -uc (a clustered -c)', ['python3', '-uc', 'print(1)'], "'-c'", /mcp-warden add cmd/],
-    ['python3 -i (reads the MCP stream as code after the script)', ['python3', '-i', '/dev/null'], "'-i'", /not one the warden permits/],
+    ['python3 -i (reads the MCP stream as code after the script)', ['python3', '-i', '/dev/null'], "'-i'", /reads code from stdin, which is the MCP stream/],
     ['python3 -W (a warning category imports a module by name)', ['python3', '-W', 'error::foo.Bar', '/dev/null'], "'-W'", /not one the warden permits/],
     ['python3 with no script (it would read its program from the MCP stream)', ['python3', '-u'], 'no script', /reads its program from stdin/],
     ['perl -e', ['perl', '-e', 'print 1'], "'-e'", /mcp-warden add cmd/],
-    ['perl -M (loads a module by name)', ['perl', '-MPOSIX', '/dev/null'], "'-M'", /not one the warden permits/],
+    ['perl -M (loads a module by name)', ['perl', '-MPOSIX', '/dev/null'], "'-M'", /loads a module looked up by name.*`use Module;`/],
     ['sh -s (commands from stdin)', ['sh', '-s'], "'-s'", /mcp-warden add cmd/],
     ['bash --rcfile', ['bash', '--rcfile', '/tmp/rc', '/dev/null'], "'--rcfile'", /not one the warden permits/],
   ])('%s is refused at add, and nothing is written', (_what, commandLine, named, hint) => {
