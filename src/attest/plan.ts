@@ -2,6 +2,7 @@ import path from 'node:path';
 import { WardenError } from '../error.js';
 import type { DigestCache } from './cache.js';
 import { digestFileAsync, readHead } from './digest.js';
+import { interpreterFamily, scriptIndex } from './interpreters.js';
 import { refuseRegistryLaunchers } from './launchers.js';
 import { refuseWrappers } from './wrappers.js';
 import { findCommand, resolveFileArg, type ResolvedFile } from './resolve.js';
@@ -58,26 +59,6 @@ export interface CommandSpec {
   modules?: string[];
 }
 
-const NODE_NAMES = new Set(['node', 'nodejs']);
-// Node options a server's command line may carry before its script: they tune the runtime and make node
-// load or run nothing of their own. The list is of what is permitted, not of what is refused: node has many
-// options that run code nobody digested (--require, --import, --loader, --eval; --env-file, whose
-// NODE_OPTIONS node honours; --openssl-config, which loads shared libraries; --snapshot-blob, which runs a
-// snapshot instead of the script and skips every --import; --inspect, which lets any local process run code
-// in the server), and a new node version adds more. Options with a value are taken in their `--name=value`
-// form only, so that a value is never read as the script.
-const NODE_FLAGS = new Set([
-  '--enable-source-maps', '--no-warnings', '--no-deprecation', '--trace-warnings', '--trace-deprecation',
-  '--trace-uncaught', '--trace-exit', '--throw-deprecation', '--pending-deprecation', '--abort-on-uncaught-exception',
-  '--no-addons', '--frozen-intrinsics', '--disallow-code-generation-from-strings', '--use-bundled-ca', '--use-openssl-ca',
-  '--experimental-vm-modules', '--experimental-detect-module', '--no-experimental-detect-module',
-  '--experimental-require-module', '--no-experimental-fetch', '--no-experimental-global-webcrypto',
-  '--tls-min-v1.2', '--tls-min-v1.3', '--expose-gc',
-]);
-const NODE_VALUED = new Set([
-  '--max-old-space-size', '--max-semi-space-size', '--stack-size', '--stack-trace-limit', '--unhandled-rejections',
-  '--disable-warning', '--dns-result-order', '--title', '--experimental-default-type', '--max-http-header-size',
-]);
 const ELF_MAGIC = Buffer.from([0x7f, 0x45, 0x4c, 0x46]);
 
 async function fileArtifact(kind: ArtifactKind, resolved: ResolvedFile, cache: DigestCache | undefined): Promise<Artifact> {
@@ -110,23 +91,6 @@ async function moduleArtifacts(spec: CommandSpec, cache: DigestCache | undefined
   return out;
 }
 
-/** Finds the script a node command line runs: its first argument that is not an option. */
-function nodeScriptIndex(spec: CommandSpec): number {
-  for (let i = 0; i < spec.args.length; i++) {
-    const a = spec.args[i] as string;
-    if (a === '--') return i + 1 < spec.args.length ? i + 1 : -1;
-    if (!a.startsWith('-')) return i;
-    const eq = a.indexOf('=');
-    const permitted = eq < 0 ? NODE_FLAGS.has(a) : NODE_VALUED.has(a.slice(0, eq));
-    if (!permitted) {
-      const name = eq < 0 ? a : a.slice(0, eq);
-      const hint = NODE_VALUED.has(name) ? ` Write it as ${name}=VALUE.` : ' Options that load or run code (--require, --import, --env-file, --openssl-config, --snapshot-blob, --inspect, --eval…) are refused: put that code in the script, and what an --env-file sets in the server\'s "env".';
-      throw new WardenError('NODE_OPTION_REFUSED', `server '${spec.serverId}' passes node the option '${name.slice(0, 64)}', which is not one the warden permits (it permits options that tune node and load nothing: docs/formats.md).${hint}`);
-    }
-  }
-  return -1;
-}
-
 /** Resolves and digests a server's command line into a launch plan. Throws WardenError on refusal. */
 export async function planLaunch(spec: CommandSpec, cache?: DigestCache, memo?: TreeMemo): Promise<LaunchPlan> {
   refuseRegistryLaunchers(spec.serverId, spec.command, spec.args);
@@ -137,20 +101,20 @@ export async function planLaunch(spec: CommandSpec, cache?: DigestCache, memo?: 
 
   if (head.subarray(0, 4).equals(ELF_MAGIC)) {
     const artifacts = [await fileArtifact('executable', exe, cache)];
-    if (NODE_NAMES.has(path.basename(exe.realpath))) {
-      const at = nodeScriptIndex(spec);
-      if (at >= 0) {
-        const script = resolveFileArg(spec.args[at] as string, spec.cwd, `the script of server '${spec.serverId}'`);
-        artifacts.push(await fileArtifact('script', script, cache));
-        const tree = treeArtifact(script.realpath, cache, memo);
-        if (tree) artifacts.push(tree);
-        artifacts.push(...(await moduleArtifacts(spec, cache)));
-        const args = [...spec.args];
-        args[at] = script.realpath;
-        return { serverId: spec.serverId, file: exe.realpath, args, argv0: spec.command, artifacts, nodeScript: script.realpath };
-      }
-    }
-    return { serverId: spec.serverId, file: exe.realpath, args: spec.args, argv0: spec.command, artifacts };
+    const family = interpreterFamily(exe.realpath, spec.command);
+    if (!family) return { serverId: spec.serverId, file: exe.realpath, args: spec.args, argv0: spec.command, artifacts };
+    // An interpreter runs its script as surely as a "#!" line would: the script is digested, and run at the
+    // realpath that was digested (a name re-pointed later changes nothing; bash never searches PATH for it).
+    const at = scriptIndex(family, spec.serverId, spec.command, spec.args);
+    const script = resolveFileArg(spec.args[at] as string, spec.cwd, `the script of server '${spec.serverId}'`);
+    artifacts.push(await fileArtifact('script', script, cache));
+    const args = [...spec.args];
+    args[at] = script.realpath;
+    if (family !== 'node') return { serverId: spec.serverId, file: exe.realpath, args, argv0: spec.command, artifacts };
+    const tree = treeArtifact(script.realpath, cache, memo);
+    if (tree) artifacts.push(tree);
+    artifacts.push(...(await moduleArtifacts(spec, cache)));
+    return { serverId: spec.serverId, file: exe.realpath, args, argv0: spec.command, artifacts, nodeScript: script.realpath };
   }
 
   const shebang = parseShebang(head, exe.realpath);
@@ -163,7 +127,7 @@ export async function planLaunch(spec: CommandSpec, cache?: DigestCache, memo?: 
     throw new WardenError('INTERPRETER_NOT_FOUND', `the interpreter ${interp.realpath} of ${exe.realpath} is not an ELF binary; a script interpreting a script is not supported.`);
   }
   const artifacts = [await fileArtifact('executable', interp, cache), await fileArtifact('script', exe, cache)];
-  const node = NODE_NAMES.has(path.basename(interp.realpath));
+  const node = interpreterFamily(interp.realpath, shebang.interpreter) === 'node';
   if (node) {
     const tree = treeArtifact(exe.realpath, cache, memo);
     if (tree) artifacts.push(tree);
