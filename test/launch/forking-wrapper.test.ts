@@ -121,6 +121,7 @@ describe('foreignHolders', () => {
       // A child started in the background may not have exec'd yet: wait (bounded) until it runs what it was told.
       const deadline = Date.now() + 5_000;
       while (exeOf(kids[0]) === sh && !script.startsWith('(') && Date.now() < deadline) await new Promise((r) => setImmediate(r));
+      if (!script.startsWith('(')) expect(fs.readlinkSync(`/proc/${kids[0]}/fd/0`)).toBe(fs.readlinkSync(`/proc/${child.pid}/fd/0`));
       const found = foreignHolders([child.pid as number, ...kids], ends, expected).map((h) => h.pid);
       child.kill('SIGKILL');
       for (const k of kids) {
@@ -130,11 +131,12 @@ describe('foreignHolders', () => {
           // already gone
         }
       }
-      expect(kids).toHaveLength(1);
+      expect(kids, script).toHaveLength(1);
       return found.filter((p) => kids.includes(p));
     };
     expect(await run('cat; :')).toHaveLength(1); // cat: another program, holding stdin and stdout
     expect(await run('(read x; echo ready; read y); :')).toHaveLength(0); // a subshell: a fork of sh itself
-    expect(await run('cat 0<&0 >/dev/null & echo ready; wait')).toHaveLength(0); // another program holding stdin only
+    // Another program holding stdin only (a background job's stdin is /dev/null unless redirected: fd 3 keeps it).
+    expect(await run('exec 3<&0; cat <&3 >/dev/null & echo ready; wait')).toHaveLength(0);
   });
 });
