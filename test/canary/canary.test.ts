@@ -57,7 +57,7 @@ describe('behavioural canaries', () => {
     expect(canaries['missing-file'].h_text).toMatch(/^sha256:[0-9a-f]{64}$/);
     // The envelope is an ordered triple of measured times. How small it is on a quiet machine is a benchmark
     // (bench/canary-calibration.mjs), not something a test on a shared machine can promise.
-    const { p50_ms: p50, p95_ms: p95, max_ms: max } = canaries['missing-file'] as Record<string, number>;
+    const { p50_ms: p50, p95_ms: p95, max_ms: max } = canaries['missing-file'] as { p50_ms: number; p95_ms: number; max_ms: number };
     expect([p50, p95, max].every((x) => Number.isFinite(x) && x > 0)).toBe(true);
     expect(p50).toBeLessThanOrEqual(p95);
     expect(p95).toBeLessThanOrEqual(max);

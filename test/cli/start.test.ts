@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ const TEST_MS = 60_000;
 
 // `npm start` runs the daemon as its child. Each run is started in a process group of its own, so whatever is
 // left of it after a failure (the daemon included) is ended here, not leaked to the next test or the machine.
-const started = new Set<ChildProcessWithoutNullStreams>();
+const started = new Set<ChildProcess>();
 afterEach(async () => {
   for (const child of started) {
     const pgid = child.pid as number;
