@@ -153,6 +153,9 @@ export async function daemonVerb(homeFlag: string | undefined, listen: string): 
           const r = await attestInWorker({ paths, good, ids });
           cacheStats.hits += r.hits;
           cacheStats.misses += r.misses;
+          // Set here, not only when /status is asked: a scraper of /metrics alone would read them stale.
+          metrics.cacheHits.set(cacheStats.hits);
+          metrics.cacheMisses.set(cacheStats.misses);
           if (r.cacheError) say(r.cacheError);
           for (const id of ids) apply(id, r.results[id]);
         } catch (err) {

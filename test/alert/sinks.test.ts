@@ -96,12 +96,25 @@ describe('alert sinks', () => {
     sh = drifted([{ type: 'journald', socket: sock }]);
     const receiver = spawn('python3', ['-c', `import socket,sys\ns=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\ns.bind(${JSON.stringify(sock)})\nprint('ready', flush=True)\nwhile True:\n  print(s.recv(65536).decode(errors='replace'), flush=True)`], { stdio: ['ignore', 'pipe', 'inherit'] });
     let got = '';
-    receiver.stdout.on('data', (d: Buffer) => (got += d.toString()));
+    const waiters: (() => void)[] = [];
+    receiver.stdout.on('data', (d: Buffer) => ((got += d.toString()), waiters.splice(0).forEach((w) => w())));
+    /** Waits for the receiver to print what matches: a datagram sent before the warden exited is relayed by
+     *  the receiver afterwards, on its own time. */
+    const printed = async (re: RegExp, ms = 10_000): Promise<void> => {
+      const deadline = Date.now() + ms;
+      while (!re.test(got)) {
+        if (Date.now() > deadline || receiver.exitCode !== null) throw new Error(`the receiver did not print ${re} (got: ${JSON.stringify(got)})`);
+        await new Promise<void>((r) => {
+          const t = setTimeout(r, Math.max(0, deadline - Date.now()));
+          waiters.push(() => (clearTimeout(t), r()));
+        });
+      }
+    };
     try {
-      await new Promise<void>((resolve) => receiver.stdout.once('data', () => resolve()));
+      await printed(/^ready$/m);
       await sessionWithRefusedCall(sh);
-      expect(got).toMatch(/mcp-warden ALERT surface server=shifty/);
-      expect(got).toMatch(/mcp-warden ALERT call_refused server=shifty/);
+      await printed(/mcp-warden ALERT surface server=shifty/);
+      await printed(/mcp-warden ALERT call_refused server=shifty/);
       expect(got).not.toContain(MARKER);
     } finally {
       receiver.kill();

@@ -145,6 +145,8 @@ describe('substitution after enrollment', () => {
 });
 
 describe('the inode actually executed', () => {
+  const IMPOSTOR = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'alert', data: 'impostor wrote first' } });
+
   // The warden holds between digest and exec on a FIFO (a test seam), so the swap lands exactly there.
   async function swapBeforeExec(swap: (binary: string) => void): Promise<{ error: { message: string; data: { code: string } }; code: number | null; stdout: string }> {
     const binary = path.join(dir, 'bin/node');
@@ -161,22 +163,26 @@ describe('the inode actually executed', () => {
     fs.writeSync(writer, 'go');
     fs.closeSync(writer);
     const answer = await s.message(1);
+    s.close(); // a refused session has ended already; one let through ends at EOF, having relayed what it had
     const { code } = await s.exited;
     return { error: answer.error as { message: string; data: { code: string } }, code, stdout: s.stdoutBytes.toString() };
   }
 
-  it('kills the server when the binary was replaced between digest and exec', async () => {
+  it('kills the server when the binary was replaced between digest and exec, before a byte of it is relayed', async () => {
     const r = await swapBeforeExec((binary) => {
       const other = `${binary}.new`;
-      // Prints its arguments forever, if anything relayed it. (Not /usr/bin/yes: node's argv now starts with the
-      // module guard's --import, an option yes rejects by exiting at once, before /proc/PID/exe can be read.)
-      fs.writeFileSync(other, '#!/bin/sh\nwhile :; do echo "$@"; done\n', { mode: 0o755 });
+      // A substitute that writes a valid JSON-RPC message the moment it starts, then serves the reviewed server
+      // through the real node: let through, it would pass the handshake and its first line would reach the client.
+      // (A non-JSON line would prove nothing: the relay never forwards those.)
+      fs.writeFileSync(other, `#!/bin/sh\nprintf '%s\\n' '${IMPOSTOR}'\nexec ${process.execPath} "$@"\n`, { mode: 0o755 });
       fs.renameSync(other, binary);
     });
+    // The refusal of the client's initialize is all the client got.
+    expect(r.stdout).not.toContain('impostor');
+    expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(1);
     expect(r.code).toBe(3);
     expect(r.error.data.code).toBe('EXEC_MISMATCH');
     expect(r.error.message).toContain('the file was replaced between digest and exec');
-    expect(r.stdout).not.toContain('basic.mjs');
     const launch = auditEvents(home).filter((e) => e.event === 'launch').pop();
     expect(launch).toMatchObject({ decision: 'refuse', code: 'EXEC_MISMATCH' });
     expect(alive(launch?.pid as number)).toBe(false);

@@ -11,12 +11,18 @@ import { NODE, SERVERS, WARDEN, addServer, tempDir } from '../helpers/warden.js'
 interface Datagram {
   pid: number;
   data: string;
+  /** When the receiver took it off the socket (its monotonic clock, seconds). */
+  t: number;
 }
+
+/** The watchdog interval the daemon is given (WATCHDOG_USEC), in ms. */
+const WATCHDOG_MS = 400;
 
 let dir: string;
 let home: string;
-let receiver: ChildProcess;
-let daemon: ChildProcessWithoutNullStreams;
+let receiver: ChildProcess | undefined;
+let receiverReady = false;
+let daemon: ChildProcessWithoutNullStreams | undefined;
 let stderr = '';
 const datagrams: Datagram[] = [];
 const waiters: (() => void)[] = [];
@@ -57,38 +63,58 @@ beforeAll(async () => {
     for (let nl = out.indexOf('\n'); nl >= 0; nl = out.indexOf('\n')) {
       const msg = JSON.parse(out.slice(0, nl)) as Datagram & { ready?: string };
       out = out.slice(nl + 1);
-      if (!msg.ready) datagrams.push(msg);
+      if (msg.ready) receiverReady = true;
+      else datagrams.push(msg);
       wake();
     }
   });
-  await until(() => (fs.existsSync(socketPath) ? true : undefined), 'the receiver socket');
+  // Its ready line, not the socket file: the file exists before the socket passes the sender's credentials.
+  await until(() => (receiverReady ? true : undefined), "the receiver's ready line");
 
-  daemon = spawn(process.execPath, [WARDEN, '--home', home, 'daemon', '--listen', '127.0.0.1:0'], { env: { ...process.env, NOTIFY_SOCKET: socketPath, WATCHDOG_USEC: '200000' }, stdio: ['pipe', 'pipe', 'pipe'] });
-  daemon.stderr.on('data', (d: Buffer) => ((stderr += d.toString()), wake()));
+  const d = spawn(process.execPath, [WARDEN, '--home', home, 'daemon', '--listen', '127.0.0.1:0'], { env: { ...process.env, NOTIFY_SOCKET: socketPath, WATCHDOG_USEC: String(WATCHDOG_MS * 1000) }, stdio: ['pipe', 'pipe', 'pipe'] });
+  daemon = d;
+  d.stderr.on('data', (b: Buffer) => ((stderr += b.toString()), wake()));
 });
 afterAll(async () => {
-  if (daemon.exitCode === null) {
-    daemon.kill('SIGTERM');
-    await new Promise((r) => daemon.once('exit', r));
+  const d = daemon;
+  if (d && d.exitCode === null && d.signalCode === null) {
+    const exited = new Promise((r) => d.once('exit', r));
+    d.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    if (d.exitCode === null && d.signalCode === null) d.kill('SIGKILL');
   }
-  receiver.kill();
+  receiver?.kill();
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+/** The daemon, once beforeAll started it. */
+function theDaemon(): ChildProcessWithoutNullStreams {
+  if (!daemon) throw new Error('the daemon was not started');
+  return daemon;
+}
 
 describe('the daemon under systemd (sd_notify)', () => {
   it('says READY=1 from its own pid once /status answers', async () => {
     const i = await until(() => after(0, 'READY=1'), 'READY=1');
-    expect(datagrams[i]?.pid).toBe(daemon.pid);
+    expect(datagrams[i]?.pid).toBe(theDaemon().pid);
     expect(datagrams[i]?.data).toMatch(/^STATUS=watching \d+ directories for 1 server\(s\)$/m);
     const base = /metrics at (http:\/\/127\.0\.0\.1:\d+)\/metrics/.exec(stderr)?.[1];
     const status = (await (await fetch(`${base}/status`)).json()) as { pid: number };
-    expect(status.pid).toBe(daemon.pid);
+    expect(status.pid).toBe(theDaemon().pid);
   });
 
   it('pings the watchdog at half the interval systemd gave it', async () => {
-    const first = await until(() => after(0, 'WATCHDOG=1'), 'a first WATCHDOG=1');
-    await until(() => (datagrams.filter((d) => d.data === 'WATCHDOG=1').length >= 4 ? true : undefined), 'four WATCHDOG=1 pings');
-    expect(datagrams.slice(first).filter((d) => d.data === 'WATCHDOG=1').every((d) => d.pid === daemon.pid)).toBe(true);
+    const pings = (): Datagram[] => datagrams.filter((d) => d.data === 'WATCHDOG=1');
+    await until(() => (pings().length >= 9 ? true : undefined), 'nine WATCHDOG=1 pings');
+    expect(pings().every((d) => d.pid === theDaemon().pid)).toBe(true);
+    // Spacing relative to the interval, by its median (one ping delayed by a busy machine moves it little):
+    // half the interval is 0.5; timers never fire early, so below 0.4 means too often, and from 0.9 on it is
+    // pinging at about the full interval, which systemd would take for a hang at the first delay.
+    const ts = pings().slice(0, 9).map((d) => d.t * 1000);
+    const spacing = ts.slice(1).map((t, i) => t - (ts[i] as number)).sort((a, b) => a - b);
+    const ratio = (spacing[Math.floor(spacing.length / 2)] as number) / WATCHDOG_MS;
+    expect(ratio, `spacings ${spacing.map((s) => s.toFixed(0)).join(', ')} ms, interval ${WATCHDOG_MS} ms`).toBeGreaterThan(0.4);
+    expect(ratio, `spacings ${spacing.map((s) => s.toFixed(0)).join(', ')} ms, interval ${WATCHDOG_MS} ms`).toBeLessThan(0.9);
   });
 
   it('launches servers without NOTIFY_SOCKET or WATCHDOG_*, even when servers.json passes them by name', async () => {
@@ -99,7 +125,7 @@ describe('the daemon under systemd (sd_notify)', () => {
 
   it('says RELOADING=1 then READY=1 around a SIGHUP reload', async () => {
     const from = datagrams.length;
-    daemon.kill('SIGHUP');
+    theDaemon().kill('SIGHUP');
     const reloading = await until(() => after(from, 'RELOADING=1'), 'RELOADING=1');
     expect(datagrams[reloading]?.data).toMatch(/^MONOTONIC_USEC=\d+$/m);
     await until(() => after(reloading + 1, 'READY=1'), 'READY=1 after the reload');
@@ -107,8 +133,9 @@ describe('the daemon under systemd (sd_notify)', () => {
 
   it('says STOPPING=1 on SIGTERM and exits 0', async () => {
     const from = datagrams.length;
-    const exited = new Promise<number | null>((r) => daemon.once('exit', (code) => r(code)));
-    daemon.kill('SIGTERM');
+    const d = theDaemon();
+    const exited = new Promise<number | null>((r) => d.once('exit', (code) => r(code)));
+    d.kill('SIGTERM');
     await until(() => after(from, 'STOPPING=1'), 'STOPPING=1');
     expect(await exited).toBe(0);
   });

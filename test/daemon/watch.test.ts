@@ -86,6 +86,27 @@ async function waitFor(pred: () => boolean, what: string, ms = 10_000): Promise<
   }
 }
 
+/** The value of an unlabelled metric on the daemon's /metrics. */
+async function metric(name: string): Promise<number> {
+  const url = /metrics at (http:\/\/\S+\/metrics)/.exec(stderr)?.[1];
+  if (!url) throw new Error(`the daemon did not say where its metrics are\nstderr: ${stderr}`);
+  const text = await (await fetch(url)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  if (!line) throw new Error(`no metric ${name} in:\n${text}`);
+  return Number(line.slice(name.length + 1));
+}
+
+/** Polls /metrics (bounded) until `pred` holds for the metric. */
+async function waitForMetric(name: string, pred: (v: number) => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await metric(name);
+    if (pred(v)) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (${name} is ${v})\nstderr: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** Waits (bounded) until the audit log holds an event of that name. */
 async function auditEvent(name: string): Promise<Record<string, unknown> | undefined> {
   const deadline = Date.now() + 5_000;
@@ -107,8 +128,21 @@ async function expectAlert(code: RegExp): Promise<void> {
 const evil = '#!/usr/bin/env node\nconsole.log("evil");\n';
 
 describe('the daemon watching allowlisted files', () => {
-  it('is quiet while nothing changes', () => {
-    expect(auditEvents(home).some((e) => e.event === 'binary_changed')).toBe(false);
+  it('is quiet while nothing changes, even when a watched file is rewritten with the same bytes', async () => {
+    // The log exists (the template's 'add' wrote it), so an empty answer cannot mean "no log".
+    expect(fs.existsSync(path.join(home, 'audit.log'))).toBe(true);
+    expect(auditEvents(home).length).toBeGreaterThan(0);
+    // Same bytes, new mtime: the daemon must look again (a digest-cache miss shows it did) and find nothing.
+    const misses = await metric('mcp_warden_digest_cache_misses');
+    mutate(rel.script, (p) => fs.writeFileSync(p, fs.readFileSync(p)));
+    await waitForMetric('mcp_warden_digest_cache_misses', (v) => v > misses, 'the daemon to re-check the rewritten file');
+    // The window closes on a known event: a real change. Writes to the log are in order, so anything said
+    // about the unchanged file since the daemon started is in the log before this alert.
+    mutate(rel.script, (p) => fs.appendFileSync(p, '// appended\n'));
+    await expectAlert(/DIGEST_MISMATCH/);
+    const alerts = auditEvents(home).filter((e) => e.event === 'binary_changed');
+    expect(alerts).toHaveLength(1);
+    expect(stderr.match(/would now be refused/g)).toHaveLength(1);
   });
 
   it('alerts on a write in place', async () => {
