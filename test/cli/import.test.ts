@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { requireHost } from '../helpers/host.js';
 import { REAL_REGISTRY, startLocalRegistry } from '../helpers/registry.js';
 import { NODE, ROOT, SERVERS, WARDEN, cli, tempDir } from '../helpers/warden.js';
 
@@ -195,6 +196,7 @@ describe('import as a user meets it', () => {
   it('shows its progress on a terminal, and nothing of it on a pipe', () => {
     const file = clientFile('claude-desktop');
     // script(1) gives the command a pseudo-terminal; --yes because a terminal would otherwise be asked.
+    requireHost('script');
     const command = [process.execPath, WARDEN, '--home', home, 'import', '--yes', file].map((a) => `'${a}'`).join(' ');
     const tty = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', timeout: 60_000 });
     expect(tty.stdout).toContain("[1/2] resolving and digesting 'basic'...");

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStream
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireHost } from '../helpers/host.js';
 import { NODE, SERVERS, WARDEN, addServer, tempDir } from '../helpers/warden.js';
 
 // sd_notify as systemd sees it: datagrams on $NOTIFY_SOCKET from the daemon's own pid (what NotifyAccess=main
@@ -41,6 +42,7 @@ const after = (i: number, state: string): number | undefined => {
 };
 
 beforeAll(async () => {
+  requireHost('python3', 'unix-dgram');
   dir = tempDir();
   home = path.join(dir, 'home');
   addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')], ['--env', `ENV_NAMES_FILE=${envFile()}`, '--env', 'NOTIFY_SOCKET', '--env', 'WATCHDOG_USEC', '--env', 'WATCHDOG_PID']);
@@ -67,12 +69,12 @@ beforeAll(async () => {
   daemon.stderr.on('data', (d: Buffer) => ((stderr += d.toString()), wake()));
 });
 afterAll(async () => {
-  if (daemon.exitCode === null) {
+  if (daemon && daemon.exitCode === null) {
     daemon.kill('SIGTERM');
     await new Promise((r) => daemon.once('exit', r));
   }
-  receiver.kill();
-  fs.rmSync(dir, { recursive: true, force: true });
+  receiver?.kill();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('the daemon under systemd (sd_notify)', () => {
