@@ -10,10 +10,10 @@
 // (a gzipped ustar archive of `package/…`, without the package's own node_modules). No attestations: this
 // registry signs nothing.
 //
-// It prints `{"url": "http://127.0.0.1:PORT"}` on stdout once listening, appends one line per request
-// ("GET /path STATUS", the path percent-decoded) to REQUEST_LOG if given, and exits when its stdin closes, so it cannot outlive the test
-// that started it. It runs as a process of its own because tests drive the warden with spawnSync, which would
-// block a server living in the test's own event loop.
+// It prints `{"url": "http://127.0.0.1:PORT", "packages": N}` on stdout once listening, appends one line per
+// request ("GET /path STATUS", the path percent-decoded) to REQUEST_LOG if given, and exits when its stdin
+// closes, so it cannot outlive the test that started it. It runs as a process of its own because tests drive
+// the warden with spawnSync, which would block a server living in the test's own event loop.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
