@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { requireHost } from '../helpers/host.js';
 import { BASE_TOOLS, MARKER, opened, request, shapeshifter, type Shifter } from '../helpers/surface.js';
 import { auditEvents, tempDir } from '../helpers/warden.js';
 
@@ -91,6 +92,7 @@ describe('alert sinks', () => {
   });
 
   it('sends syslog datagrams to a journal socket', async () => {
+    requireHost('python3', '/usr/bin/logger');
     const sockDir = tempDir();
     const sock = path.join(sockDir, 'journal.sock');
     sh = drifted([{ type: 'journald', socket: sock }]);

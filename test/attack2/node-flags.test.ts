@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { requireHost } from '../helpers/host.js';
 import { SERVERS, addServer, cli, connectClient, tempDir } from '../helpers/warden.js';
 
 // Attack (careless operator / hostile file next to the server): node command-line flags that load code or
@@ -58,7 +59,7 @@ describe('node flags in the enrolled command line', () => {
   });
 
   it('BYPASS: --openssl-config=FILE (the flag form of the refused OPENSSL_CONF) loads an undigested shared library into the server (should be refused)', async () => {
-    if (spawnSync('cc', ['--version']).status !== 0) return; // needs a C compiler to build the library
+    requireHost('cc'); // to build the library
     const { server } = layout();
     const marker = path.join(dir, 'so-marker');
     const src = path.join(dir, 'evil.c');

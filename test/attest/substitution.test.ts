@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { INITIALIZE, NODE, RawSession, SERVERS, addServer, alive, auditEvents, cli, connectClient, tempDir } from '../helpers/warden.js';
+import { INITIALIZE, NODE, RawSession, SERVERS, TRUSTED_PATH, addServer, alive, auditEvents, cli, connectClient, escapeRegExp, tempDir } from '../helpers/warden.js';
 
 // The substitutions a supply-chain attacker (or a careless installer) makes between review and launch. Each
 // must be refused before a byte of the substitute reaches the client.
@@ -29,7 +29,7 @@ function writeServersJson(trustedPath: string): void {
 
 function shim(at: string, marker: string): void {
   fs.mkdirSync(path.dirname(at), { recursive: true });
-  fs.writeFileSync(at, `#!/bin/sh\necho shim-ran > ${marker}\nexec /usr/bin/node "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(at, `#!/bin/sh\necho shim-ran > ${marker}\nexec ${NODE} "$@"\n`, { mode: 0o755 });
 }
 
 async function refusedInitialize(id: string, env?: NodeJS.ProcessEnv): Promise<{ error: { message: string; data: { code: string } }; code: number | null; session: RawSession }> {
@@ -44,6 +44,7 @@ describe('resolution through the trusted PATH', () => {
   it('ignores a shim earlier in the inherited PATH', async () => {
     const marker = path.join(dir, 'marker');
     shim(path.join(dir, 'evil/node'), marker);
+    writeServersJson(TRUSTED_PATH);
     const fixtures = copyFixtures(path.join(dir, 'servers'));
     addServer(home, 'basic', ['node', path.join(fixtures, 'basic.mjs')]);
     const s = new RawSession(home, 'basic', { ...process.env, PATH: `${dir}/evil:${process.env.PATH}` });
@@ -52,12 +53,12 @@ describe('resolution through the trusted PATH', () => {
     s.close();
     expect((await s.exited).code).toBe(0);
     expect(fs.existsSync(marker)).toBe(false);
-    expect(auditEvents(home).find((e) => e.event === 'launch')?.resolvedPath).toBe('/usr/bin/node');
+    expect(auditEvents(home).find((e) => e.event === 'launch')?.resolvedPath).toBe(NODE);
   });
 
   it('refuses a shim that appears earlier in the trusted PATH after enrollment', async () => {
     const marker = path.join(dir, 'marker');
-    writeServersJson(`${dir}/local/bin:/usr/bin:/bin`);
+    writeServersJson(`${dir}/local/bin:${TRUSTED_PATH}`);
     const fixtures = copyFixtures(path.join(dir, 'servers'));
     addServer(home, 'basic', ['node', path.join(fixtures, 'basic.mjs')]);
     shim(path.join(dir, 'local/bin/node'), marker);
@@ -79,6 +80,7 @@ describe('resolution through the trusted PATH', () => {
     const script = path.join(fixtures, 'basic.mjs');
     fs.writeFileSync(script, '#!/usr/bin/env node\n' + fs.readFileSync(script, 'utf8'));
     fs.chmodSync(script, 0o755);
+    writeServersJson(TRUSTED_PATH);
     addServer(home, 'script', [script]);
     const s = new RawSession(home, 'script', { ...process.env, PATH: `${dir}/evil:${process.env.PATH}` });
     s.send(INITIALIZE + '\n');
@@ -87,7 +89,7 @@ describe('resolution through the trusted PATH', () => {
     await s.exited;
     expect(fs.existsSync(marker)).toBe(false);
     const launch = auditEvents(home).find((e) => e.event === 'launch');
-    expect(launch?.resolvedPath).toBe('/usr/bin/node');
+    expect(launch?.resolvedPath).toBe(NODE);
     expect((launch?.artifacts as { kind: string }[]).map((a) => a.kind)).toEqual(['executable', 'script', 'package']);
   });
 });
@@ -140,7 +142,7 @@ describe('substitution after enrollment', () => {
   it('tells an SDK client why the launch was refused', async () => {
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
     fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify({ version: 1, servers: { basic: { command: NODE, args: [path.join(SERVERS, 'basic.mjs')] } } }), { mode: 0o600 });
-    await expect(connectClient(home, 'basic')).rejects.toThrow(/mcp-warden refused to launch server 'basic': executable \/usr\/bin\/node .* is not in the allowlist/);
+    await expect(connectClient(home, 'basic')).rejects.toThrow(new RegExp(`mcp-warden refused to launch server 'basic': executable ${escapeRegExp(NODE)} .* is not in the allowlist`));
   });
 });
 

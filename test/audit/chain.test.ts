@@ -31,7 +31,7 @@ describe('the hash-chained audit log', () => {
 
   it('records the launch with its path, symlink chain, digests, argv and pid', () => {
     const launch = auditEvents(home).filter((e) => e.event === 'launch').pop();
-    expect(launch).toMatchObject({ server: 'basic', decision: 'allow', resolvedPath: '/usr/bin/node', chain: ['/usr/bin/node'] });
+    expect(launch).toMatchObject({ server: 'basic', decision: 'allow', resolvedPath: NODE, chain: [NODE] });
     expect(launch?.argv).toEqual([NODE, '--import', expect.stringMatching(/^file:\/\/.*\/dist\/launch\/preload\/preload\.js$/), path.join(SERVERS, 'basic.mjs')]); // the module guard runs before the script (ADR 0014)
     expect(launch?.pgid).toBe(launch?.pid);
     const artifacts = launch?.artifacts as { kind: string; sha256: string }[];

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NODE, SERVERS, addServer, auditEvents, cli, tempDir } from '../helpers/warden.js';
+import { NODE, SERVERS, addServer, auditEvents, cli, escapeRegExp, tempDir } from '../helpers/warden.js';
 
 let dir: string;
 let home: string;
@@ -16,7 +16,7 @@ describe('allowlist verbs', () => {
   it('add, list and remove an executable, a script and a package tree', () => {
     const fixtures = path.join(dir, 'servers');
     fs.cpSync(SERVERS, fixtures, { recursive: true });
-    expect(cli(home, ['allowlist', 'add', NODE, '--note', 'system node']).stdout).toMatch(/Added executable \/usr\/bin\/node sha256 [0-9a-f]{64}/);
+    expect(cli(home, ['allowlist', 'add', NODE, '--note', 'system node']).stdout).toMatch(new RegExp(`Added executable ${escapeRegExp(NODE)} sha256 [0-9a-f]{64}`));
     expect(cli(home, ['allowlist', 'add', path.join(fixtures, 'basic.mjs')]).stdout).toContain(`Added script ${path.join(fixtures, 'basic.mjs')}`);
     expect(cli(home, ['allowlist', 'add', fixtures]).stdout).toContain(`Added package ${fixtures}`);
     expect(cli(home, ['allowlist', 'add', NODE]).stdout).toContain('is already allowlisted');
@@ -29,7 +29,7 @@ describe('allowlist verbs', () => {
     ].sort((a, b) => ((a[1] as string) < (b[1] as string) ? -1 : 1)));
     expect(listed.entries.find((e) => e.path === NODE)?.note).toBe('system node');
 
-    expect(cli(home, ['allowlist', 'remove', NODE]).stdout).toContain('Removed executable /usr/bin/node');
+    expect(cli(home, ['allowlist', 'remove', NODE]).stdout).toContain(`Removed executable ${NODE}`);
     const missing = cli(home, ['allowlist', 'remove', NODE]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("'mcp-warden allowlist list' shows the exact paths");
@@ -44,7 +44,7 @@ describe('allowlist verbs', () => {
   it('records the realpath of a symlink, not the link', () => {
     const link = path.join(dir, 'node-link');
     fs.symlinkSync(NODE, link);
-    expect(cli(home, ['allowlist', 'add', link]).stdout).toContain('Added executable /usr/bin/node');
+    expect(cli(home, ['allowlist', 'add', link]).stdout).toContain(`Added executable ${NODE}`);
   });
 
   it('verify exits 1 and names an entry whose file changed', () => {
@@ -85,10 +85,10 @@ describe('allowlist verbs', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`daemon    not running (this view is read from the files in ${home})`);
     expect(r.stdout).toMatch(/^basic +allowed +2 tools +not judged yet +not run yet +\S+\/basic\.mjs$/m);
-    expect(r.stdout).toMatch(/^basic +executable +[0-9a-f]{16} +allowlisted +\/usr\/bin\/node$/m);
+    expect(r.stdout).toMatch(new RegExp(`^basic +executable +[0-9a-f]{16} +allowlisted +${escapeRegExp(NODE)}$`, 'm'));
     const one = cli(home, ['status', 'basic']);
     expect(one.stdout).toMatch(/^basic {2}allowed {2}\(posture enforce\)/m);
-    expect(one.stdout).toMatch(/executable \/usr\/bin\/node\n +sha256 [0-9a-f]{64} {2}allowlisted/);
+    expect(one.stdout).toMatch(new RegExp(`executable ${escapeRegExp(NODE)}\\n +sha256 [0-9a-f]{64} {2}allowlisted`));
     cli(home, ['allowlist', 'remove', NODE]);
     const after = cli(home, ['status', 'basic', '--json']);
     expect(after.code).toBe(1);

@@ -4,20 +4,23 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalRegistry, type LocalRegistry } from '../helpers/registry.js';
 import { EVERYTHING, NODE, WARDEN, tempDir } from '../helpers/warden.js';
 
 // docs/guide.md's walkthrough, command by command, as a new user on a fresh machine: Claude Desktop with three
 // servers (two started with npx), the default home (no --home anywhere), a tampered update, its review and pin.
+// The packages npx would fetch come from a loopback stand-in for the npm registry (test/helpers/registry.ts).
 
 let dir: string;
 let userHome: string;
 let config: string;
 let original: Buffer;
+let registry: LocalRegistry;
 const wardenHome = (): string => path.join(userHome, '.config/mcp-warden');
 
 function warden(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  // The user's usual environment (npm needs its proxy and CA settings to install), with their own HOME.
-  const { MCP_WARDEN_HOME: _h, XDG_CONFIG_HOME: _x, ...env } = { ...process.env, HOME: userHome };
+  // The user's usual environment with their own HOME, and npm pointed at the stand-in registry.
+  const { MCP_WARDEN_HOME: _h, XDG_CONFIG_HOME: _x, ...env } = registry.npmEnv({ ...process.env, HOME: userHome });
   const r = spawnSync(process.execPath, [WARDEN, ...args], { env, encoding: 'utf8', timeout: 120_000, input: '' });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -40,8 +43,9 @@ async function claudeDesktopStarts(name: string): Promise<{ client: Client; stde
   return { client, stderr: () => stderr };
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = tempDir();
+  registry = await startLocalRegistry(dir);
   userHome = path.join(dir, 'alice');
   fs.mkdirSync(path.join(userHome, 'projects'), { recursive: true });
   config = path.join(userHome, '.config/Claude/claude_desktop_config.json');
@@ -54,7 +58,10 @@ beforeAll(() => {
   fs.writeFileSync(config, JSON.stringify({ mcpServers: servers }, null, 2) + '\n');
   original = fs.readFileSync(config);
 });
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await registry?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
 describe('the guide, from "I use Claude Desktop with three servers" to a reviewed drift', () => {
   it('1. import --dry-run --install shows what would change and writes nothing', () => {

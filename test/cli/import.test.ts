@@ -6,6 +6,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { requireHost } from '../helpers/host.js';
+import { REAL_REGISTRY, startLocalRegistry } from '../helpers/registry.js';
 import { NODE, ROOT, SERVERS, WARDEN, cli, tempDir } from '../helpers/warden.js';
 
 // `import` and `unwrap` on a fixture configuration of each client (test/fixtures/clients/README.md), with the
@@ -44,8 +46,8 @@ interface Report {
   entries: { name: string; project?: string; id?: string; result: string; detail?: string }[];
 }
 
-function importJson(file: string, flags: string[] = []): { code: number | null; report: Report; stderr: string } {
-  const r = cli(home, ['import', file, '--yes', '--json', ...flags]);
+function importJson(file: string, flags: string[] = [], env?: NodeJS.ProcessEnv): { code: number | null; report: Report; stderr: string } {
+  const r = cli(home, ['import', file, '--yes', '--json', ...flags], { env });
   return { code: r.code, report: JSON.parse(r.stdout || '{}') as Report, stderr: r.stderr };
 }
 
@@ -194,6 +196,7 @@ describe('import as a user meets it', () => {
   it('shows its progress on a terminal, and nothing of it on a pipe', () => {
     const file = clientFile('claude-desktop');
     // script(1) gives the command a pseudo-terminal; --yes because a terminal would otherwise be asked.
+    requireHost('script');
     const command = [process.execPath, WARDEN, '--home', home, 'import', '--yes', file].map((a) => `'${a}'`).join(' ');
     const tty = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', timeout: 60_000 });
     expect(tty.stdout).toContain("[1/2] resolving and digesting 'basic'...");
@@ -269,15 +272,34 @@ describe('clients launching the rewritten entries', () => {
     expect(await session.env('API_TOKEN')).toBe('typed-into-the-prompt');
   }, 60_000);
 
-  it('--install enrolls a pinned copy of an npx package, which the SDK client then uses', async () => {
+  /** import --install of the Claude Desktop fixture, whose npx entry is server-memory, with npm run in `env`. */
+  async function installsMemory(env?: NodeJS.ProcessEnv): Promise<void> {
     const file = clientFile('claude-desktop');
-    const { code, report } = importJson(file, ['--install']);
-    expect(code).toBe(0);
+    const { code, report, stderr } = importJson(file, ['--install'], env);
+    expect(code, stderr).toBe(0);
     expect(results(report).memory).toBe('imported');
     const installed = path.join(home, 'packages/@modelcontextprotocol+server-memory@2026.8.31/node_modules/@modelcontextprotocol/server-memory');
     expect(servers().memory).toMatchObject({ command: process.execPath, args: [path.join(installed, 'dist/index.js')] });
     const entry = JSON.parse(fs.readFileSync(file, 'utf8')).mcpServers.memory;
     const session = await listThrough(entry);
     expect(session.tools).toContain('create_entities');
+  }
+
+  it('--install enrolls a pinned copy of an npx package, which the SDK client then uses', async () => {
+    const registry = await startLocalRegistry(dir);
+    try {
+      await installsMemory(registry.npmEnv());
+      // npm fetched it from the stand-in (so from nowhere else): the packument, then the tarball.
+      expect(registry.requests()).toContain('GET /@modelcontextprotocol/server-memory 200');
+      expect(registry.requests()).toContain('GET /@modelcontextprotocol/server-memory/-/server-memory-2026.8.31.tgz 200');
+    } finally {
+      await registry.close();
+    }
   }, 120_000);
+
+  // Opt-in (MCP_WARDEN_TEST_REGISTRY=1; needs the network, CI does not run it): the same against the npm registry
+  // the user's own npm configuration names, to catch a registry that no longer answers what the stand-in does.
+  it.runIf(REAL_REGISTRY)('--install from the real npm registry', async () => {
+    await installsMemory();
+  }, 300_000);
 });

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStream
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireHost } from '../helpers/host.js';
 import { NODE, SERVERS, WARDEN, addServer, tempDir } from '../helpers/warden.js';
 
 // sd_notify as systemd sees it: datagrams on $NOTIFY_SOCKET from the daemon's own pid (what NotifyAccess=main
@@ -47,6 +48,7 @@ const after = (i: number, state: string): number | undefined => {
 };
 
 beforeAll(async () => {
+  requireHost('python3', 'unix-dgram');
   dir = tempDir();
   home = path.join(dir, 'home');
   addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')], ['--env', `ENV_NAMES_FILE=${envFile()}`, '--env', 'NOTIFY_SOCKET', '--env', 'WATCHDOG_USEC', '--env', 'WATCHDOG_PID']);
@@ -84,7 +86,7 @@ afterAll(async () => {
     if (d.exitCode === null && d.signalCode === null) d.kill('SIGKILL');
   }
   receiver?.kill();
-  fs.rmSync(dir, { recursive: true, force: true });
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** The daemon, once beforeAll started it. */

@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:c
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SERVERS, WARDEN, addServer, auditEvents, tempDir } from '../helpers/warden.js';
+import { SERVERS, TRUSTED_PATH, WARDEN, addServer, auditEvents, tempDir } from '../helpers/warden.js';
 
 // A daemon on a temporary home: an allowlisted server file replaced each way a user or an installer replaces
 // files must raise a binary_changed alert before anyone launches it.
@@ -33,7 +33,7 @@ beforeAll(() => {
   fs.mkdirSync(path.join(shared, 'bin2'));
   fs.symlinkSync('../servers/basic.mjs', path.join(shared, rel.link));
   fs.mkdirSync(template, { mode: 0o700 });
-  fs.writeFileSync(path.join(template, 'servers.json'), JSON.stringify({ version: 1, path: `${shared}/bin1:${shared}/bin2:/usr/bin:/bin`, servers: {} }), { mode: 0o600 });
+  fs.writeFileSync(path.join(template, 'servers.json'), JSON.stringify({ version: 1, path: `${shared}/bin1:${shared}/bin2:${TRUSTED_PATH}`, servers: {} }), { mode: 0o600 });
   addServer(template, 'basic', ['mcp-basic']);
 });
 afterAll(() => fs.rmSync(shared, { recursive: true, force: true }));

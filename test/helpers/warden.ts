@@ -11,7 +11,19 @@ import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const WARDEN = path.join(ROOT, 'dist/cli/main.js');
 export const SERVERS = path.join(ROOT, 'test/servers');
-export const NODE = '/usr/bin/node';
+/**
+ * The node that runs the tests, found the way the product finds its own (process.execPath; on Linux node reads it
+ * from /proc/self/exe, so it is the real file): /usr/bin/node on a Debian box, /usr/local/bin/node in the official
+ * container image, somewhere under ~/.nvm or ~/.volta on a laptop.
+ */
+export const NODE = process.execPath;
+/**
+ * A trusted PATH ("path" of servers.json) for tests that launch a bare `node` or a `#!/usr/bin/env node` script:
+ * the directory of NODE first, then the default one, so that `node` resolves to NODE wherever it is installed.
+ */
+export const TRUSTED_PATH = [...new Set([path.dirname(NODE), '/usr/local/bin', '/usr/bin', '/bin'])].join(':');
+/** `text` as a regular expression source that matches it literally (for paths inside patterns). */
+export const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 export const EVERYTHING = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 export const FILESYSTEM = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 export const MEMORY = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT, tempDir } from '../helpers/warden.js';
+import { NODE, ROOT, tempDir } from '../helpers/warden.js';
 
 // verifyExecuted, on real processes: a shell shim that exec'd node is reported as what it is (EXEC_HANDED_OFF,
 // naming what runs and the command to enroll instead), while a file replaced between digest and exec is still
@@ -69,9 +69,9 @@ describe('verifyExecuted', () => {
     fs.writeFileSync(shim, PNPM_SHIM, { mode: 0o755 });
     const sh = fs.realpathSync('/bin/sh');
     const key = statKey(fs.statSync(sh, { bigint: true }));
-    const child = spawn(sh, [shim], { env: { PATH: '/usr/local/bin:/usr/bin:/bin' }, stdio: 'ignore' });
+    const child = spawn(sh, [shim], { env: { PATH: `${path.dirname(NODE)}:/usr/local/bin:/usr/bin:/bin` }, stdio: 'ignore' });
     children.push(child);
-    const node = fs.realpathSync('/usr/bin/node');
+    const node = fs.realpathSync(NODE);
     await untilExe(child.pid as number, (exe) => exe === node);
     const err = caught(() => verifyExecuted(child.pid as number, key, sh, { serverId: 'srv', script: shim }));
     expect(err.code).toBe('EXEC_HANDED_OFF');
