@@ -21,6 +21,33 @@ const EXECING = new Set([
 ]);
 const ELSEWHERE = new Set(['docker', 'podman', 'nerdctl', 'kubectl', 'lxc-execute', 'lxc-attach', 'ssh', 'distrobox', 'toolbox', 'flatpak', 'snap', 'wsl']);
 
+// Programs that run another program inside their own process: the kernel's exe stays theirs, so neither the
+// executable check nor the stdout check sees what runs (the dynamic loader run as a command, emulators), and
+// multi-call binaries called by their own name (`busybox sh script`, `busybox timeout …`), where the first
+// argument picks the program. Called through an applet's name (a symlink `sh` -> busybox), the name is what
+// the other checks read, as for any command.
+const IN_PROCESS = /^(?:ld-linux[\w.-]*\.so(?:\.\d+)*|ld-musl-[\w.-]*\.so(?:\.\d+)*|ld\.so(?:\.\d+)*|ld64\.so(?:\.\d+)*|qemu-[\w.-]+|box64|box86)$/;
+const MULTI_CALL = new Set(['busybox', 'toybox']);
+
+/** Refuses a command that runs another program in its own process, or a multi-call binary by its own name. */
+function refuseInProcess(serverId: string, command: string, args: string[], resolved?: string): void {
+  const names = [path.basename(command), ...(resolved ? [path.basename(resolved)] : [])];
+  const loader = names.find((n) => IN_PROCESS.test(n));
+  if (loader) {
+    throw new WardenError(
+      'WRAPPER_COMMAND',
+      `server '${serverId}' is launched with ${loader}, which loads and runs another program inside its own process: the warden would digest ${loader}, not the program, and could not tell what runs. Add the program itself: mcp-warden add ${serverId} -- ${wrappedCommand(loader, args)}`,
+    );
+  }
+  if (MULTI_CALL.has(path.basename(command))) {
+    const applet = args[0] ?? '<applet>';
+    throw new WardenError(
+      'WRAPPER_COMMAND',
+      `server '${serverId}' is launched as '${path.basename(command)} ${applet.slice(0, 64)}', a multi-call binary whose first argument picks the program: the warden reads the command's name to know what it runs. Call the applet by its own name (the ${applet.slice(0, 64)} link in the trusted PATH): mcp-warden add ${serverId} -- ${args.join(' ').slice(0, 200) || '<applet> <its arguments>'}`,
+    );
+  }
+}
+
 /** The wrapped command line, as well as it can be told from the wrapper's own words, for the advice. */
 function wrappedCommand(wrapper: string, args: string[]): string {
   // Skip the wrapper's options, variable assignments (env), durations and numbers (timeout, nice), and the lock
@@ -38,6 +65,7 @@ function wrappedCommand(wrapper: string, args: string[]): string {
 
 /** Refuses a command line whose command is a known wrapper of another program. */
 export function refuseWrappers(serverId: string, command: string, args: string[], resolved?: string): void {
+  refuseInProcess(serverId, command, args, resolved);
   // By the name it is called (a symlink `mytimeout`), and by the file it resolves to (busybox applets, /snap/bin).
   const base = [path.basename(command), ...(resolved ? [path.basename(resolved)] : [])].find((n) => FORKING.has(n) || EXECING.has(n) || ELSEWHERE.has(n));
   if (!base) return;

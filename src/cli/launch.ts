@@ -15,7 +15,7 @@ import { realUidOf, startTimeOf } from '../launch/proc.js';
 import { checkRunDir, removeRunRecord, writeRunRecord } from '../launch/run-records.js';
 import { SessionScanner, type SessionTarget } from '../launch/session-scan.js';
 import { HolderCheck, readStreamEnds } from '../launch/stream-holders.js';
-import { spawnServer, verifyExecuted, type ServerProcess } from '../launch/spawn.js';
+import { spawnServer, verifyExecuted, wardenEndOf, type ServerProcess } from '../launch/spawn.js';
 import type { StatKey } from '../attest/stat-key.js';
 import { loadAllowlist } from '../store/allowlist.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
@@ -172,7 +172,14 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
       }
     };
     verifyWriter();
-    holders = new HolderCheck(id, exe.path, exe.key, readStreamEnds(pid), new SessionScanner(target));
+    const interpreted = plan.artifacts.some((a) => a.kind === 'script') && plan.nodeScript === undefined;
+    const attested = {
+      expected: exe.key,
+      leader: pid,
+      ...(interpreted ? { leaderCmdline: Buffer.from([plan.argv0, ...args].map((a) => `${a}\0`).join('')) } : {}),
+      ...(guard ? { guardArgs: guard.args } : {}),
+    };
+    holders = new HolderCheck(id, exe.path, attested, readStreamEnds(pid, wardenEndOf(child)), new SessionScanner(target));
   } catch (err) {
     guard?.close();
     const stop = await killSessionNow(target);

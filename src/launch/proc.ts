@@ -10,7 +10,12 @@ export interface ProcStat {
   ppid: number;
   pgrp: number;
   starttime: string;
+  /** The kernel's per-process flags (PF_*), e.g. PF_FORKNOEXEC: forked and has not exec'd since. */
+  flags: number;
 }
+
+/** PF_FORKNOEXEC (include/linux/sched.h): set by fork, cleared by exec. */
+export const PF_FORKNOEXEC = 0x40;
 
 /** Parses /proc/PID/stat; the command name is in parentheses and may itself hold spaces and parentheses. */
 export function readProcStat(pid: number): ProcStat | undefined {
@@ -22,8 +27,9 @@ export function readProcStat(pid: number): ProcStat | undefined {
   }
   const close = text.lastIndexOf(')');
   const fields = text.slice(close + 2).split(' ');
-  // After "pid (comm) ": state is field 3, ppid field 4, pgrp field 5, starttime field 22 (1-based in proc(5)).
-  return { pid, state: fields[0] ?? '?', ppid: Number(fields[1]), pgrp: Number(fields[2]), starttime: fields[19] ?? '' };
+  // After "pid (comm) ": state is field 3, ppid field 4, pgrp field 5, flags field 9, starttime field 22 (1-based
+  // in proc(5)).
+  return { pid, state: fields[0] ?? '?', ppid: Number(fields[1]), pgrp: Number(fields[2]), flags: Number(fields[6]), starttime: fields[19] ?? '' };
 }
 
 function live(st: ProcStat | undefined): st is ProcStat {

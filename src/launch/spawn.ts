@@ -44,6 +44,12 @@ export function spawnServer(spec: SpawnSpec): Promise<{ child: ServerProcess; co
   });
 }
 
+/** The warden's descriptor of its end of the server's stdout (libuv's handle; undefined if node hides it). */
+export function wardenEndOf(child: ServerProcess): number | undefined {
+  const fd = (child.stdout as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+  return typeof fd === 'number' && fd >= 0 ? fd : undefined;
+}
+
 /**
  * Checks that the inode the kernel executed is the one that was digested, unmodified: same device and inode
  * behind /proc/PID/exe, and the same size, mtime and ctime. Throws EXEC_MISMATCH otherwise, or EXEC_HANDED_OFF

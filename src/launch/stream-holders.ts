@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { WardenError } from '../error.js';
 import { sameInode, statKey, type StatKey } from '../attest/stat-key.js';
+import { PF_FORKNOEXEC, readProcStat } from './proc.js';
 import type { SessionScanner } from './session-scan.js';
 
 // The warden attests the program it starts. A program that starts the server as a child of its own and stays
@@ -19,8 +20,16 @@ export interface StreamEnds {
   links: Set<string>;
 }
 
-/** The server's end of its stdout, read from /proc right after exec. */
-export function readStreamEnds(pid: number): StreamEnds {
+/**
+ * The server's end of its stdout: what the started process has as fd 1 right after exec, and the peer of the
+ * warden's own end. The first alone can be fooled: a program that swaps its fd 1 for a socket of its own
+ * before the warden looks (dup, socketpair, dup2) and hands the real one to a child would have the warden
+ * watch the wrong socket. Node cannot ask the kernel for a unix socket's peer, but libuv makes the pair with
+ * one socketpair(2), whose two sockets get consecutive inode numbers, the child's after the parent's (both
+ * checked on Linux 6.x): the peer is the warden's end + 1. It is added as a candidate, never relied on alone
+ * (an inode taken from another batch would name a socket nobody in the session holds).
+ */
+export function readStreamEnds(pid: number, wardenEndFd?: number): StreamEnds {
   let link: string;
   try {
     link = fs.readlinkSync(`/proc/${pid}/fd/1`);
@@ -30,13 +39,39 @@ export function readStreamEnds(pid: number): StreamEnds {
   if (!/^(?:socket|pipe):\[\d+\]$/.test(link)) {
     throw new WardenError('EXEC_MISMATCH', `the server's stdout is ${link.slice(0, 80)}, not the stream the warden gave it: the program replaced its stdout before the warden could check it.`);
   }
-  return { links: new Set([link]) };
+  const links = new Set([link]);
+  if (wardenEndFd !== undefined) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/self/fd/${wardenEndFd}`));
+      if (m) links.add(`socket:[${BigInt(m[1] as string) + 1n}]`);
+    } catch {
+      // the warden's end is gone: the session is ending anyway
+    }
+  }
+  return { links };
 }
 
 export interface ForeignHolder {
   pid: number;
   /** What the process executes (/proc/PID/exe), or why that could not be read. */
   exe: string;
+  /** child: another program (or the same interpreter exec'd again) holds the stdout; reexec: the server itself
+   *  now runs another command line than it was started with. */
+  why: 'child' | 'reexec';
+}
+
+/** What a holder of the server's stdout must be to pass. */
+export interface Attested {
+  /** The digested executable (for a script, its interpreter). */
+  expected: StatKey;
+  /** The process the warden started. */
+  leader: number;
+  /** For a script on an interpreter other than node: the command line the leader was started with. The same
+   *  interpreter exec'd on another script keeps the executable's inode; its command line tells it apart. */
+  leaderCmdline?: Buffer;
+  /** For a node server: the module guard's arguments. A node child started with them (`fork()` passes its
+   *  parent's execArgv) loads only attested files. */
+  guardArgs?: string[];
 }
 
 function holds(pid: number, ends: StreamEnds): boolean | undefined {
@@ -56,39 +91,87 @@ function holds(pid: number, ends: StreamEnds): boolean | undefined {
   return false;
 }
 
+function cmdlineOf(pid: number): Buffer | undefined {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`);
+  } catch {
+    return undefined;
+  }
+}
+
+function runsDigested(pid: number, expected: StatKey): boolean {
+  try {
+    return sameInode(statKey(fs.statSync(`/proc/${pid}/exe`, { bigint: true })), expected);
+  } catch {
+    return false; // gone, or not ours to read
+  }
+}
+
+function carriesGuard(pid: number, guardArgs: string[]): boolean {
+  const argv = cmdlineOf(pid)?.toString('utf8').split('\0') ?? [];
+  return argv.some((_, i) => guardArgs.every((g, j) => argv[i + j] === g));
+}
+
 /**
- * The session's processes that hold the server's stdout end (or whose descriptors cannot be read, which
- * fails closed) and do not execute the digested file.
+ * True when `pid` is the digested program by descent: every process from it up to the leader (exclusive)
+ * executes the digested inode and is either a fork that has not exec'd since (PF_FORKNOEXEC) or a node child
+ * carrying the module guard. A process whose parent chain does not reach the leader (its parent exited, or
+ * it was reparented) cannot be vouched for.
  */
-export function foreignHolders(members: Iterable<number>, ends: StreamEnds, expected: StatKey): ForeignHolder[] {
+function forkOfLeader(pid: number, a: Attested): boolean {
+  for (let cur = pid, hops = 0; hops < 64; hops++) {
+    if (cur === a.leader) return true;
+    const st = readProcStat(cur);
+    if (!st || !runsDigested(cur, a.expected)) return false;
+    const forked = (st.flags & PF_FORKNOEXEC) !== 0;
+    if (!forked && !(a.guardArgs && carriesGuard(cur, a.guardArgs))) return false;
+    cur = st.ppid;
+  }
+  return false;
+}
+
+function exeLink(pid: number): string | undefined {
+  try {
+    return fs.readlinkSync(`/proc/${pid}/exe`);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // exited meanwhile
+    return `(unreadable: ${(err as NodeJS.ErrnoException).code ?? 'error'})`;
+  }
+}
+
+/**
+ * The session's processes that hold the server's stdout end (or whose descriptors cannot be read, which fails
+ * closed) and are not the digested program or a fork of it; and the leader itself if it now runs another
+ * command line than it was started with.
+ */
+export function foreignHolders(members: Iterable<number>, ends: StreamEnds, a: Attested): ForeignHolder[] {
   const out: ForeignHolder[] = [];
   for (const pid of members) {
-    let exe: StatKey | undefined;
-    try {
-      exe = statKey(fs.statSync(`/proc/${pid}/exe`, { bigint: true }));
-    } catch {
-      exe = undefined; // gone, or not ours to read: judged by its descriptors below
+    if (pid === a.leader) {
+      const now = a.leaderCmdline ? cmdlineOf(pid) : undefined;
+      if (a.leaderCmdline && now && !now.equals(a.leaderCmdline)) out.push({ pid, exe: exeLink(pid) ?? '(gone)', why: 'reexec' });
+      continue;
     }
-    if (exe && sameInode(exe, expected)) continue;
-    const held = holds(pid, ends);
-    if (held === false) continue;
-    let link: string;
-    try {
-      link = fs.readlinkSync(`/proc/${pid}/exe`);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // exited between the two reads
-      link = `(unreadable: ${(err as NodeJS.ErrnoException).code ?? 'error'})`;
-    }
-    out.push({ pid, exe: link });
+    if (forkOfLeader(pid, a)) continue;
+    if (holds(pid, ends) === false) continue;
+    const exe = exeLink(pid);
+    if (exe !== undefined) out.push({ pid, exe, why: 'child' });
   }
   return out;
 }
 
 /** The sentence of a STREAM_HELD_ELSEWHERE refusal. */
 export function foreignHolderMessage(serverId: string, file: string, holder: ForeignHolder): string {
+  if (holder.why === 'reexec') {
+    return (
+      `server '${serverId}' (process ${holder.pid}, ${holder.exe}) now runs another command line than the one the warden started and digested: ` +
+      `a script that runs its interpreter again on another script is not the digested script, so the warden stopped the session. ` +
+      `Enroll the script that actually serves instead: mcp-warden add ${serverId} -- ${holder.exe} <that script>`
+    );
+  }
   return (
-    `process ${holder.pid} (${holder.exe}), started by the digested ${file}, holds the stdout of server '${serverId}' but is not ${file}: ` +
-    `the warden attests only the program it starts, so it stopped the session. ${file} starts the server as a child of its own (a wrapper such as timeout, or a launcher): ` +
+    `process ${holder.pid} (${holder.exe}) holds the stdout of server '${serverId}' but is neither the digested ${file} nor a fork of it: ` +
+    `the warden attests only the program it starts, so it stopped the session. The server starts another program (or its own interpreter on another script) as a child with its stdout: ` +
     `enroll the command that child runs instead: mcp-warden add ${serverId} -- ${holder.exe.startsWith('(') ? '<program>' : holder.exe} <its arguments>`
   );
 }
@@ -108,7 +191,7 @@ export class HolderCheck {
   constructor(
     private readonly serverId: string,
     private readonly file: string,
-    private readonly expected: StatKey,
+    private readonly attested: Attested,
     private readonly ends: StreamEnds,
     private readonly scanner: SessionScanner,
   ) {}
@@ -117,7 +200,7 @@ export class HolderCheck {
     const t = Date.now();
     if (this.last !== undefined && t - this.last < HOLDER_RECHECK_MS) return;
     this.last = t;
-    const found = foreignHolders(this.scanner.scan().keys(), this.ends, this.expected);
+    const found = foreignHolders(this.scanner.scan().keys(), this.ends, this.attested);
     if (found.length > 0) throw new WardenError('STREAM_HELD_ELSEWHERE', foreignHolderMessage(this.serverId, this.file, found[0] as ForeignHolder));
   }
 }

@@ -42,6 +42,8 @@ describe('a known wrapper in front of the server', () => {
     ['flock', ['/tmp/x.lock', 'node', 's.mjs'], 'node s.mjs'],
     ['env', ['FOO=1', 'node', 's.mjs'], 'node s.mjs'],
     ['docker', ['run', '-i', 'mcp/fetch'], '<program>'],
+    ['busybox', ['sh', 's.sh'], 'sh s.sh'],
+    ['/lib64/ld-linux-x86-64.so.2', ['/usr/bin/node', 's.mjs'], '/usr/bin/node s.mjs'],
   ])('refuses %s with the command line it wraps in the advice', (wrapper, args, advice) => {
     const r = cli(home, ['add', 'w', '--yes', '--', wrapper, ...args]);
     expect(r.code).toBe(3);
@@ -122,7 +124,7 @@ describe('foreignHolders', () => {
       const deadline = Date.now() + 5_000;
       while (exeOf(kids[0]) === sh && !script.startsWith('(') && Date.now() < deadline) await new Promise((r) => setImmediate(r));
       if (!script.startsWith('(')) expect(fs.readlinkSync(`/proc/${kids[0]}/fd/0`)).toBe(fs.readlinkSync(`/proc/${child.pid}/fd/0`));
-      const found = foreignHolders([child.pid as number, ...kids], ends, expected).map((h) => h.pid);
+      const found = foreignHolders([child.pid as number, ...kids], ends, { expected, leader: child.pid as number }).map((h) => h.pid);
       child.kill('SIGKILL');
       for (const k of kids) {
         try {
