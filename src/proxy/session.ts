@@ -152,7 +152,10 @@ export class Session {
     }
     if (msg.kind === 'request') {
       const initialize = this.state === 'new' && msg.method === 'initialize';
-      if (this.state === 'new') this.state = initialize ? 'initializing' : 'open'; // a stateless client (server/discover …): client listings are judged in-band
+      // Any other first request makes a stateless session (no handshake: its listings and calls are refused),
+      // except server/discover: a client that gets "method not found" to it from a legacy server falls back
+      // to initialize, and that handshake must still be gated and judged.
+      if (this.state === 'new' && msg.method !== 'server/discover') this.state = initialize ? 'initializing' : 'open';
       if (msg.method === 'tools/call' && !(await this.admitCall(msg.id, msg.value))) return;
       if ((msg.method === 'prompts/get' || msg.method === 'resources/read') && !this.admitRead(msg.id, msg.method, msg.value)) return;
       await this.pings.answered();
