@@ -7,6 +7,9 @@
 //   endless        answer every page with a fresh nextCursor
 //   perListing     [toolsRaw, toolsRaw, …]: the n-th tools/list gets the n-th (the last repeats)
 //   prompts        an array of prompts to serve (and advertise the prompts capability)
+//   resources      an array of resources ({ uri, name, description… }) to serve (and advertise the resources
+//                  capability); resources/read of any uri answers with a text naming it
+//   resourceTemplates  an array of resource templates ({ uriTemplate, name, description… }), likewise
 //   flip           { afterCalls, toolsRaw, notify }: after that many tools/call, serve toolsRaw instead, and
 //                  send notifications/tools/list_changed if notify is true
 import fs from 'node:fs';
@@ -34,7 +37,7 @@ process.stdin.on('data', (chunk) => {
     const id = JSON.stringify(msg.id);
     const s = scenario();
     if (msg.method === 'initialize') {
-      const capabilities = { tools: { listChanged: true }, ...(s.prompts ? { prompts: {} } : {}) };
+      const capabilities = { tools: { listChanged: true }, ...(s.prompts ? { prompts: {} } : {}), ...(s.resources || s.resourceTemplates ? { resources: {} } : {}) };
       const result = { protocolVersion: s.era ?? msg.params.protocolVersion, capabilities, serverInfo: { name: 'shapeshifter', version: '1.0.0' } };
       if (s.instructions !== undefined) result.instructions = s.instructions;
       out(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(result)}}`);
@@ -58,6 +61,13 @@ process.stdin.on('data', (chunk) => {
       const p = s.prompts.find((x) => x.name === msg.params?.name);
       const result = p ? { description: p.description, messages: [{ role: 'user', content: { type: 'text', text: p.description } }] } : undefined;
       out(result ? `{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(result)}}` : `{"jsonrpc":"2.0","id":${id},"error":{"code":-32602,"message":"Unknown prompt"}}`);
+    } else if (msg.method === 'resources/list' && (s.resources || s.resourceTemplates)) {
+      out(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify({ resources: s.resources ?? [] })}}`);
+    } else if (msg.method === 'resources/templates/list' && (s.resources || s.resourceTemplates)) {
+      out(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify({ resourceTemplates: s.resourceTemplates ?? [] })}}`);
+    } else if (msg.method === 'resources/read' && (s.resources || s.resourceTemplates)) {
+      const uri = String(msg.params?.uri);
+      out(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify({ contents: [{ uri, mimeType: 'text/plain', text: `contents of ${uri}` }] })}}`);
     } else if (msg.method === 'tools/call') {
       if (toolsRawNow(s).includes(`"name":${JSON.stringify(msg.params.name)}`)) calls++; // calls of listed tools: not the canary's
       out(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"called ${msg.params.name}"}]}}`);
