@@ -188,6 +188,32 @@ describe('rug pulls after the handshake', () => {
     await s.exited;
   });
 
+  it('refuses a tool whose description flips silently, once relistEvery.seconds have passed, with the call count far off', async () => {
+    sh = shapeshifter({ toolsRaw: BASE_TOOLS });
+    configure(sh.home, { relistEvery: { calls: 1_000_000, seconds: 2 } });
+    const s = sh.session();
+    const started = Date.now();
+    await opened(s);
+    sh.serve({ toolsRaw: flipped }); // no list_changed, and no call count will ever be reached
+    // Calls keep going through until the session is 2 s past its last listing; then the next one re-lists first.
+    let call: Record<string, unknown>;
+    let calls = 0;
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      call = await request(s, 'tools/call', { name: 'search', arguments: {} });
+      calls++;
+      if (call.error !== undefined || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 100)); // polling pace, not synchronization: each call is the probe
+    }
+    const refusedAt = Date.now();
+    s.close();
+    await s.exited;
+    expectCallRefused(call, 'search');
+    expect(calls).toBeGreaterThan(1); // it did not re-list before the interval...
+    expect(refusedAt - started).toBeGreaterThan(2_000); // ...and the call it refused came after it
+    expect(auditEvents(sh.home).find((e) => e.event === 'surface' && e.source === 'relist')).toMatchObject({ pinState: 'changed', changed: [{ name: 'search', fields: ['description'] }] });
+  });
+
   it('judges the client listing itself: a server that shows the warden one surface and the client another', async () => {
     sh = shapeshifter({ toolsRaw: BASE_TOOLS });
     sh.serve({ perListing: [BASE_TOOLS, flipped] });
