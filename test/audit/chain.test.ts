@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INITIALIZE, NODE, RawSession, SERVERS, addServer, auditEvents, cli, tempDir } from '../helpers/warden.js';
 
 let home: string;
+const lineHash = (line: string): string => createHash('sha256').update(line).digest('hex');
 
 beforeAll(() => {
   home = tempDir();
@@ -51,6 +53,35 @@ describe('the hash-chained audit log', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`chain broken at line ${k + 2}: expected prev`);
     expect(r.stdout).toContain(`(sha256 of line ${k + 1})`);
+    fs.copyFileSync(copy, file);
+  });
+
+  it('names the line after an inserted one, even when the forgery is chained onto the line before it', () => {
+    const file = path.join(home, 'audit.log');
+    const copy = path.join(home, 'audit.copy');
+    fs.copyFileSync(file, copy);
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    const k = 3; // the forged line becomes line k + 1, between lines k and k + 1 of the real log
+    const forged = JSON.stringify({ ts: new Date().toISOString(), prev: lineHash(lines[k - 1] as string), event: 'launch', server: 'basic', decision: 'allow', reason: 'forged' });
+    lines.splice(k, 0, forged);
+    fs.writeFileSync(file, lines.join('\n'));
+    const r = cli(home, ['audit', 'verify', '--json']);
+    expect(r.code).toBe(1);
+    // The forgery itself carries a correct prev; the real line after it does not name it.
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, badLine: k + 2, reason: `expected prev ${lineHash(forged)} (sha256 of line ${k + 1}), got ${lineHash(lines[k - 1] as string)}` });
+    fs.copyFileSync(copy, file);
+  });
+
+  it('names an inserted copy of a line at the copy', () => {
+    const file = path.join(home, 'audit.log');
+    const copy = path.join(home, 'audit.copy');
+    fs.copyFileSync(file, copy);
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    lines.splice(4, 0, lines[1] as string); // line 2 again, as line 5
+    fs.writeFileSync(file, lines.join('\n'));
+    const r = cli(home, ['audit', 'verify', '--json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, badLine: 5 });
     fs.copyFileSync(copy, file);
   });
 
