@@ -240,6 +240,20 @@ describe('import as a user meets it', () => {
     expect(bad.stderr).toContain(`${file} is not valid JSON at line 3, column 3: CommaExpected. Nothing was changed.`);
     expect(bad.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it('does not overwrite a file the client saved while import worked on it (CLIENT_CONFIG_CHANGED), and keeps the client\'s version', () => {
+    // The server's enrollment launch (which gets the entry's env) saves the file as the client would.
+    const file = path.join(dir, 'claude_desktop_config.json');
+    const entry = { command: process.execPath, args: [path.join(SERVERS, 'client-saver.mjs')], env: { CLIENT_CONFIG: file } };
+    const original = JSON.stringify({ theme: 'light', mcpServers: { saver: entry } }, null, 2);
+    fs.writeFileSync(file, original);
+    const r = cli(home, ['import', file, '--yes']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`CLIENT_CONFIG_CHANGED: ${file} changed while the warden was working on it (did the client rewrite it?); it was not written. Run the same command again.`);
+    expect(fs.readFileSync(file, 'utf8')).toBe(original.replace('"theme": "light"', '"theme": "dark"'));
+    const imports = path.join(home, 'imports.json');
+    expect(fs.existsSync(imports) ? Object.keys((JSON.parse(fs.readFileSync(imports, 'utf8')) as { files: object }).files) : []).toEqual([]);
+  }, 60_000);
 });
 
 describe('clients launching the rewritten entries', () => {
