@@ -91,7 +91,8 @@ describe('a stateless (2026-07-28) session', () => {
     expect((await s.exited).code).toBe(0);
     // The surface was judged at this session's handshake, as for any client that starts with initialize.
     const events = auditEvents(home);
-    const after = events.slice(events.findLastIndex((e) => e.event === 'launch' && e.server === 'legacy'));
+    const launches = events.flatMap((e, i) => (e.event === 'launch' && e.server === 'legacy' ? [i] : []));
+    const after = events.slice(launches.at(-1));
     expect(after.find((e) => e.event === 'surface' && e.source === 'handshake')).toMatchObject({ pinState: 'matched' });
   });
 });
