@@ -4,6 +4,7 @@ import { serveHttp } from '../daemon/http.js';
 import { WardenMetrics } from '../daemon/metrics.js';
 import { notifierFromEnv, type Notifier } from '../daemon/notify.js';
 import { Progress } from '../daemon/progress.js';
+import { Sweeper } from '../daemon/sweeper.js';
 import { ParentDirWatcher, type WatchTarget } from '../daemon/watcher.js';
 import { refuseIfPreloaded } from '../attest/self.js';
 import { WardenError } from '../error.js';
@@ -34,7 +35,6 @@ export interface DaemonStatus {
 }
 
 const say = (m: string): void => void process.stderr.write(`mcp-warden daemon: ${m}\n`);
-const SWEEP_EVERY_MS = 60_000;
 const MAX_RELOAD_MS = 2 * 60_000;
 const MAX_ROUND_MS = 5 * 60_000;
 
@@ -90,41 +90,21 @@ export async function daemonVerb(homeFlag: string | undefined, listen: string): 
     flush: () => base.flush(),
   };
 
-  // One sweep at a time; a request that arrives during a sweep (which may have read run/ too early) gets one
-  // more sweep after it.
-  let sweeping = false;
-  let again = false;
-  const sweep = (): void => {
-    if (sweeping) {
-      again = true;
-      return;
-    }
-    sweeping = true;
-    void sweepAndAudit(paths, say)
-      .catch((err: Error) => say(`orphan sweep failed: ${err.message}`))
-      .finally(() => {
-        sweeping = false;
-        progress.beat('orphan sweep');
-        if (again) {
-          again = false;
-          sweep();
-        }
-      });
-  };
+  const sweeper = new Sweeper(() => sweepAndAudit(paths, say), progress, say);
   // A `run` whose connection closes may have died (SIGKILL, OOM): its group is swept once that process is gone.
   // The kernel closes a dying process's sockets before it leaves /proc, and until then its supervisor still
   // looks alive to the sweep, so the daemon waits (bounded) for the pid the `run` said it has.
   const sweepAfterDisconnect = (pid: number | undefined): void => {
     const deadline = Date.now() + 5_000;
     const poll = (): void => {
-      if (pid === undefined || startTimeOf(pid) === undefined || Date.now() > deadline) sweep();
+      if (pid === undefined || startTimeOf(pid) === undefined || Date.now() > deadline) sweeper.request();
       else setTimeout(poll, 20).unref();
     };
     poll();
   };
   const events = await listenForEvents(paths.eventSocket, (e) => metrics.observe(e), sweepAfterDisconnect);
   const started = new Date().toISOString();
-  await sweepAndAudit(paths, say);
+  await sweeper.start(); // at start, then every minute
   // Attestation state per server, and what to watch for it. Rounds run one at a time in a worker thread; a
   // server asked for during a round is re-checked in the next one.
   const lastState = new Map<string, string>();
@@ -223,8 +203,6 @@ export async function daemonVerb(homeFlag: string | undefined, listen: string): 
   say(`metrics at ${web.url}/metrics, status at ${web.url}/status and on ${paths.statusSocket}, events on ${paths.eventSocket}`);
   say(summary() + ` in ${paths.home}`);
   schedule();
-  progress.expectEvery('orphan sweep', 3 * SWEEP_EVERY_MS);
-  const sweeper = setInterval(sweep, SWEEP_EVERY_MS);
   progress.probe('metrics and status endpoint', () => web.server.listening && local.server.listening);
   progress.probe('event socket', () => events.listening);
   notify.send(`READY=1\nSTATUS=${summary()}`);
@@ -239,7 +217,7 @@ export async function daemonVerb(homeFlag: string | undefined, listen: string): 
   });
   notify.send('STOPPING=1');
   clearInterval(watchdog);
-  clearInterval(sweeper);
+  sweeper.stop();
   for (const t of timers) clearInterval(t);
   await watcher.close();
   web.server.close();
