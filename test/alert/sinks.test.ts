@@ -6,14 +6,16 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requireHost } from '../helpers/host.js';
 import { BASE_TOOLS, MARKER, opened, request, shapeshifter, type Shifter } from '../helpers/surface.js';
-import { auditEvents, tempDir } from '../helpers/warden.js';
+import { auditEvents, tempDir, type RawSession } from '../helpers/warden.js';
 
 let sh: Shifter;
-let server: http.Server | undefined;
+const servers: http.Server[] = [];
 afterEach(() => {
   sh?.cleanup();
-  server?.close();
-  server = undefined;
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections(); // a receiver that never answers holds its connections open
+    server.close();
+  }
 });
 
 /** A shifter whose served description drifted, with the given alert sinks. */
@@ -37,8 +39,28 @@ async function sessionWithRefusedCall(s: Shifter): Promise<{ code: number | null
 }
 
 function listen(handler: http.RequestListener): Promise<string> {
-  server = http.createServer(handler);
-  return new Promise((resolve) => server?.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server?.address() as AddressInfo).port}/hook`)));
+  const server = http.createServer(handler);
+  servers.push(server);
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`)));
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+/** One session on `s`: `n` times a refused call (an alert to every sink) then a relayed call, each pair timed
+ *  (ms); `before close` runs while the session is still open. Returns the timings and the exit code. */
+async function timedRoundTrips(s: Shifter, n: number, beforeClose: (session: RawSession) => Promise<void> = async () => {}): Promise<{ ms: number[]; code: number | null }> {
+  const session = s.session();
+  await opened(session);
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    expect((await request(session, 'tools/call', { name: 'search', arguments: {} })).error).toMatchObject({ code: -32001 });
+    expect((await request(session, 'tools/call', { name: 'write', arguments: {} })).result).toBeDefined();
+    ms.push(performance.now() - t0);
+  }
+  await beforeClose(session);
+  session.close();
+  return { ms, code: (await session.exited).code };
 }
 
 describe('alert sinks', () => {
@@ -71,6 +93,38 @@ describe('alert sinks', () => {
     expect(r.stderr).toMatch(/alert sink webhook http:\/\/127\.0\.0\.1:\d+ failed: webhook .* failed after 2 attempt\(s\): HTTP 500/);
     expect(auditEvents(sh.home).find((e) => e.event === 'alert_failed')).toMatchObject({ reason: expect.stringContaining('HTTP 500') });
   });
+
+  it('gives up on a webhook that never answers after its timeoutMs, and reports it', async () => {
+    const url = await listen(() => {}); // reads the request, never answers
+    sh = drifted([{ type: 'webhook', url, retries: 0, timeoutMs: 300 }]);
+    const r = await sessionWithRefusedCall(sh);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/alert sink webhook http:\/\/127\.0\.0\.1:\d+ failed: webhook http:\/\/127\.0\.0\.1:\d+ failed after 1 attempt\(s\): no answer within 300 ms/);
+    // Both alerts (the drifted surface, the refused call) were given up on before the session ended.
+    expect(auditEvents(sh.home).filter((e) => e.event === 'alert_failed')).toMatchObject([{ reason: expect.stringContaining('no answer within 300 ms') }, { reason: expect.stringContaining('no answer within 300 ms') }]);
+  });
+
+  it('never blocks the relay: with a webhook that never answers, round trips stay as fast as with one that answers at once', async () => {
+    const N = 10;
+    // Calibration: the same session with a receiver that answers each alert at once.
+    const quick = await listen((req, res) => {
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    sh = drifted([{ type: 'webhook', url: quick, retries: 0, timeoutMs: 5000 }]);
+    const calibration = await timedRoundTrips(sh, N);
+    sh.cleanup();
+    // Now a receiver that takes every alert and never answers: each stays in flight for its 5 s.
+    let held = 0;
+    const silent = await listen(() => void held++);
+    sh = drifted([{ type: 'webhook', url: silent, retries: 0, timeoutMs: 5000 }]);
+    // The surface alert and one per refused call were all in flight at the receiver while the calls went on.
+    const silently = await timedRoundTrips(sh, N, (session) => session.until(() => held >= 1 + N, 'every alert held by the silent receiver'));
+    expect([calibration.code, silently.code]).toEqual([0, 0]);
+    // A relay that waited for an alert would take the webhook's 5 s per pair; noise is a few milliseconds.
+    const shown = `with the silent receiver ${silently.ms.map(Math.round).join(', ')} ms; calibration ${calibration.ms.map(Math.round).join(', ')} ms`;
+    expect(median(silently.ms), shown).toBeLessThan(10 * median(calibration.ms));
+  }, 90_000);
 
   it('runs an exec hook with the event JSON on stdin', async () => {
     sh = shapeshifter({ toolsRaw: BASE_TOOLS });
