@@ -6,12 +6,14 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requireHost } from '../helpers/host.js';
 import { BASE_TOOLS, MARKER, opened, request, shapeshifter, type Shifter } from '../helpers/surface.js';
-import { auditEvents, tempDir, type RawSession } from '../helpers/warden.js';
+import { RawSession, auditEvents, tempDir } from '../helpers/warden.js';
 
 let sh: Shifter;
 const servers: http.Server[] = [];
+const cleanups: (() => void)[] = [];
 afterEach(() => {
   sh?.cleanup();
+  for (const c of cleanups.splice(0)) c();
   for (const server of servers.splice(0)) {
     server.closeAllConnections(); // a receiver that never answers holds its connections open
     server.close();
@@ -29,8 +31,8 @@ function drifted(alerts: unknown[]): Shifter {
   return s;
 }
 
-async function sessionWithRefusedCall(s: Shifter): Promise<{ code: number | null; stderr: string }> {
-  const session = s.session();
+async function sessionWithRefusedCall(s: Shifter, wrap: string[] = []): Promise<{ code: number | null; stderr: string }> {
+  const session = new RawSession(s.home, 'shifty', process.env, wrap);
   await opened(session);
   await request(session, 'tools/call', { name: 'search', arguments: {} });
   session.close();
@@ -42,6 +44,56 @@ function listen(handler: http.RequestListener): Promise<string> {
   const server = http.createServer(handler);
   servers.push(server);
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`)));
+}
+
+/** A unix datagram socket bound by a python process that prints each datagram it receives (and a blank line),
+ *  in a directory of its own; removed after the test. */
+async function journal(): Promise<{ dir: string; sock: string; text: () => string; printed: (re: RegExp) => Promise<void> }> {
+  requireHost('python3', '/usr/bin/logger');
+  const dir = tempDir();
+  const sock = path.join(dir, 'journal.sock');
+  const receiver = spawn('python3', ['-c', `import socket\ns=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\ns.bind(${JSON.stringify(sock)})\nprint('ready', flush=True)\nwhile True:\n  print(s.recv(65536).decode(errors='replace').rstrip('\\n') + '\\n', flush=True)`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  cleanups.push(() => {
+    receiver.kill();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  let got = '';
+  const waiters: (() => void)[] = [];
+  receiver.stdout.on('data', (d: Buffer) => ((got += d.toString()), waiters.splice(0).forEach((w) => w())));
+  /** Waits (bounded) for the receiver to print what matches: a datagram sent before the warden exited is
+   *  printed by the receiver afterwards, on its own time. */
+  const printed = async (re: RegExp, ms = 10_000): Promise<void> => {
+    const deadline = Date.now() + ms;
+    while (!re.test(got)) {
+      if (Date.now() > deadline || receiver.exitCode !== null) throw new Error(`the receiver did not print ${re} (got: ${JSON.stringify(got)})`);
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, Math.max(0, deadline - Date.now()));
+        waiters.push(() => (clearTimeout(t), r()));
+      });
+    }
+  };
+  await printed(/^ready$/m);
+  return { dir, sock, text: () => got, printed };
+}
+
+/** A command that runs the warden in a mount namespace of its own (as root) with a /run that has no journal and
+ *  a /dev that has no log socket, except the ones given: `journal` bound at /run/systemd/journal/socket,
+ *  `devLog` at /dev/log. `dir` holds the new /dev until it is moved into place. */
+function inNamespace(dir: string, sockets: { journal?: string; devLog?: string }): string[] {
+  const dev = path.join(dir, 'dev');
+  const script = [
+    'set -e',
+    'mount -t tmpfs tmpfs /run',
+    ...(sockets.journal ? ['mkdir -p /run/systemd/journal', 'touch /run/systemd/journal/socket', `mount --bind '${sockets.journal}' /run/systemd/journal/socket`] : []),
+    `mkdir '${dev}'`,
+    `mount -t tmpfs tmpfs '${dev}'`,
+    `for n in null zero full random urandom tty; do touch '${dev}'/$n; mount --bind /dev/$n '${dev}'/$n; done`,
+    `ln -s /proc/self/fd '${dev}/fd'`,
+    ...(sockets.devLog ? [`touch '${dev}/log'`, `mount --bind '${sockets.devLog}' '${dev}/log'`] : []),
+    `mount --move '${dev}' /dev`,
+    'exec "$@"',
+  ].join('\n');
+  return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', script, 'sh'];
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
@@ -145,36 +197,45 @@ describe('alert sinks', () => {
     expect(r.stderr).toMatch(/^mcp-warden ALERT call_refused server=shifty tool=search reason=/m);
   });
 
-  it('sends syslog datagrams to a journal socket', async () => {
-    requireHost('python3', '/usr/bin/logger');
-    const sockDir = tempDir();
-    const sock = path.join(sockDir, 'journal.sock');
-    sh = drifted([{ type: 'journald', socket: sock }]);
-    const receiver = spawn('python3', ['-c', `import socket,sys\ns=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\ns.bind(${JSON.stringify(sock)})\nprint('ready', flush=True)\nwhile True:\n  print(s.recv(65536).decode(errors='replace'), flush=True)`], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let got = '';
-    const waiters: (() => void)[] = [];
-    receiver.stdout.on('data', (d: Buffer) => ((got += d.toString()), waiters.splice(0).forEach((w) => w())));
-    /** Waits for the receiver to print what matches: a datagram sent before the warden exited is relayed by
-     *  the receiver afterwards, on its own time. */
-    const printed = async (re: RegExp, ms = 10_000): Promise<void> => {
-      const deadline = Date.now() + ms;
-      while (!re.test(got)) {
-        if (Date.now() > deadline || receiver.exitCode !== null) throw new Error(`the receiver did not print ${re} (got: ${JSON.stringify(got)})`);
-        await new Promise<void>((r) => {
-          const t = setTimeout(r, Math.max(0, deadline - Date.now()));
-          waiters.push(() => (clearTimeout(t), r()));
-        });
-      }
-    };
-    try {
-      await printed(/^ready$/m);
-      await sessionWithRefusedCall(sh);
-      await printed(/mcp-warden ALERT surface server=shifty/);
-      await printed(/mcp-warden ALERT call_refused server=shifty/);
-      expect(got).not.toContain(MARKER);
-    } finally {
-      receiver.kill();
-      fs.rmSync(sockDir, { recursive: true, force: true });
-    }
+  it('sends syslog datagrams to the socket it is given', async () => {
+    const j = await journal();
+    sh = drifted([{ type: 'journald', socket: j.sock }]);
+    await sessionWithRefusedCall(sh);
+    await j.printed(/^<12>1 \S+ \S+ mcp-warden - - .*mcp-warden ALERT surface server=shifty/m);
+    await j.printed(/mcp-warden ALERT call_refused server=shifty/);
+    expect(j.text()).not.toContain(MARKER);
+  });
+
+  it("writes to the journal's native socket when there is one, with the event and the server as fields", async () => {
+    const j = await journal();
+    sh = drifted([{ type: 'journald' }]);
+    // A mount namespace of the warden's own in which /run/systemd/journal/socket is the receiver's socket.
+    const r = await sessionWithRefusedCall(sh, inNamespace(j.dir, { journal: j.sock }));
+    expect(r.code).toBe(0);
+    await j.printed(/^MESSAGE=mcp-warden ALERT call_refused server=shifty tool=search /m);
+    const datagrams = j.text().split('\n\n').filter((d) => d.includes('MCP_WARDEN_EVENT=call_refused'));
+    expect(datagrams[0]).toMatch(/^SYSLOG_IDENTIFIER=mcp-warden$/m);
+    expect(datagrams[0]).toMatch(/^MCP_WARDEN_SERVER=shifty$/m);
+    expect(datagrams[0]).toMatch(/^PRIORITY=4$/m);
+    await j.printed(/^MCP_WARDEN_EVENT=surface$/m);
+    expect(j.text()).not.toContain(MARKER);
+  });
+
+  it('falls back to syslog datagrams on /dev/log when there is no journal socket', async () => {
+    const j = await journal();
+    sh = drifted([{ type: 'journald' }]);
+    const r = await sessionWithRefusedCall(sh, inNamespace(j.dir, { devLog: j.sock }));
+    expect(r.code).toBe(0);
+    await j.printed(/^<12>1 \S+ \S+ mcp-warden - - .*mcp-warden ALERT call_refused server=shifty/m);
+    expect(j.text()).not.toMatch(/^MESSAGE=/m);
+  });
+
+  it('says on stderr that its alerts go nowhere when there is neither, and the session goes on', async () => {
+    const j = await journal();
+    sh = drifted([{ type: 'journald' }]);
+    const r = await sessionWithRefusedCall(sh, inNamespace(j.dir, {}));
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('the journald alert sink found no journal (/run/systemd/journal/socket, /dev/log): its alerts go nowhere');
+    expect(auditEvents(sh.home).filter((e) => e.event === 'alert_failed')).toEqual([]);
   });
 });
