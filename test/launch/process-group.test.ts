@@ -13,7 +13,7 @@ beforeAll(() => {
   addServer(home, 'grandchild', [NODE, path.join(SERVERS, 'grandchild.mjs')], ['--env', `GRANDCHILD_PID_FILE=${pidFile}`]);
   addServer(home, 'stubborn', [NODE, path.join(SERVERS, 'ignore-sigterm.mjs')]);
   addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')]);
-});
+}, 120_000); // three enrollments, each launching its server twice: past 30 s on a loaded machine
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
 function lastExit(server: string): Record<string, unknown> | undefined {
