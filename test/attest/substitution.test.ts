@@ -179,9 +179,10 @@ describe('the inode actually executed', () => {
       });
       p.once('exit', (code) => reject(new Error(`swap-on-digest.py exited (${code}) before it was ready: ${err}`)));
     });
+    // Stopped before it reported (the file was never read as expected): no swap.
     const outcome = exited.then(() => {
-      const last = out.trim().split('\n').pop() as string;
-      return JSON.parse(last) as Swap;
+      const last = JSON.parse(out.trim().split('\n').pop() as string) as Partial<Swap>;
+      return last.swapped === undefined ? { swapped: false, timeout: true } : (last as Swap);
     });
     return { outcome, stop: () => p.kill() };
   }
@@ -207,8 +208,8 @@ describe('the inode actually executed', () => {
       const answer = await s.message(1);
       s.close(); // a refused session has ended already; one let through ends at EOF, having relayed what it had
       const { code } = await s.exited;
-      helper.stop(); // a swap that never came (the file was not read as expected) is reported as a timeout
-      const swap = await helper.outcome.catch(() => ({ swapped: false, timeout: true }));
+      helper.stop(); // it has exited already if it swapped
+      const swap = await helper.outcome;
       const error = answer.error as Attempt['error'];
       return { swap, answer, ...(error ? { error } : {}), code, stdout: s.stdoutBytes.toString(), stderr: s.stderr };
     } finally {
