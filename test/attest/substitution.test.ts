@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { requireHost } from '../helpers/host.js';
 import { INITIALIZE, NODE, RawSession, SERVERS, TRUSTED_PATH, addServer, alive, auditEvents, cli, connectClient, escapeRegExp, tempDir } from '../helpers/warden.js';
 
 // The substitutions a supply-chain attacker (or a careless installer) makes between review and launch. Each
@@ -167,6 +168,7 @@ describe('the inode actually executed', () => {
 
   /** Starts the helper on `file`; resolves once its watch is in place. `outcome` resolves with its report. */
   async function swapper(file: string, opens: number, action: string[]): Promise<{ outcome: Promise<Swap>; stop: () => void }> {
+    requireHost('python3');
     const p = spawn('python3', [SWAPPER, file, String(opens), ...action], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
