@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { matchAllowlist, refusalReason } from '../attest/match.js';
 import { attestedFiles } from '../attest/module-set.js';
 import { planLaunch, type LaunchPlan } from '../attest/plan.js';
@@ -47,15 +46,6 @@ export interface Launched {
 }
 
 export type LaunchRefusal = WardenError & { facts?: Partial<LaunchEvent> };
-
-/** Test seam: with MCP_WARDEN_TEST_HOLD_BEFORE_SPAWN=<fifo>, wait for a line on that FIFO before exec. */
-function holdBeforeSpawn(): void {
-  const fifo = process.env.MCP_WARDEN_TEST_HOLD_BEFORE_SPAWN;
-  if (!fifo) return;
-  const fd = fs.openSync(fifo, 'r');
-  fs.readSync(fd, Buffer.alloc(1));
-  fs.closeSync(fd);
-}
 
 type RecordLaunch = (e: LaunchEvent) => unknown;
 
@@ -117,7 +107,6 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const args = [...(guard?.args ?? []), ...plan.args];
   facts.argv = [plan.argv0, ...args];
 
-  holdBeforeSpawn();
   let child: ServerProcess;
   let cgroup = createSessionCgroup();
   try {

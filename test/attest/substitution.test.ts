@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { requireHost } from '../helpers/host.js';
 import { INITIALIZE, NODE, RawSession, SERVERS, TRUSTED_PATH, addServer, alive, auditEvents, cli, connectClient, escapeRegExp, tempDir } from '../helpers/warden.js';
 
 // The substitutions a supply-chain attacker (or a careless installer) makes between review and launch. Each
@@ -147,44 +148,143 @@ describe('substitution after enrollment', () => {
 });
 
 describe('the inode actually executed', () => {
+  // Nothing in the warden holds the window between digest and exec open: test/helpers/swap-on-digest.py watches
+  // the file with inotify and swaps it the moment the warden closes it after digesting, racing the launch on its
+  // own. A race proves nothing by one run, so each test makes up to ATTEMPTS launches and asserts that (a) every
+  // one was refused before a byte of the substitute reached the client, or ran the reviewed content, and (b) at
+  // least one swap landed between digest and exec and was refused there (else the test would be vacuous). Each
+  // attempt starts from a fresh copy of the reviewed file and an empty digest cache: a cache hit skips the read
+  // the helper waits for.
+  const ATTEMPTS = 6;
   const IMPOSTOR = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'alert', data: 'impostor wrote first' } });
+  const SWAPPER = path.join(import.meta.dirname, '../helpers/swap-on-digest.py');
+  const RELAY_REFUSALS = ['EXEC_MISMATCH', 'EXEC_HANDED_OFF', 'ARTIFACT_CHANGED', 'DIGEST_MISMATCH', 'NOT_ALLOWLISTED', 'LAUNCH_FAILED'];
 
-  // The warden holds between digest and exec on a FIFO (a test seam), so the swap lands exactly there.
-  async function swapBeforeExec(swap: (binary: string) => void): Promise<{ error: { message: string; data: { code: string } }; code: number | null; stdout: string }> {
+  interface Swap {
+    swapped: boolean;
+    error?: string;
+    timeout?: boolean;
+  }
+
+  /** Starts the helper on `file`; resolves once its watch is in place. `outcome` resolves with its report. */
+  async function swapper(file: string, opens: number, action: string[]): Promise<{ outcome: Promise<Swap>; stop: () => void }> {
+    requireHost('python3');
+    const p = spawn('python3', [SWAPPER, file, String(opens), ...action], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<void>((resolve) => p.once('exit', () => resolve()));
+    await new Promise<void>((resolve, reject) => {
+      p.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('"ready"')) resolve();
+      });
+      p.once('exit', (code) => reject(new Error(`swap-on-digest.py exited (${code}) before it was ready: ${err}`)));
+    });
+    // Stopped before it reported (the file was never read as expected): no swap.
+    const outcome = exited.then(() => {
+      const last = JSON.parse(out.trim().split('\n').pop() as string) as Partial<Swap>;
+      return last.swapped === undefined ? { swapped: false, timeout: true } : (last as Swap);
+    });
+    return { outcome, stop: () => p.kill() };
+  }
+
+  interface Attempt {
+    swap: Swap;
+    answer: Record<string, unknown>;
+    /** A launch refusal carries data.code; a session the warden closed after launch, data.cause. */
+    error?: { message: string; data: { code?: string; cause?: string } };
+    code: number | null;
+    stdout: string;
+    stderr: string;
+  }
+
+  /** One launch of `id` while the helper swaps `watched` after its `opens`-th read; `fresh` restores the reviewed file first. */
+  async function attempt(id: string, watched: string, opens: number, action: string[], fresh: () => void): Promise<Attempt> {
+    fresh();
+    fs.rmSync(path.join(home, 'cache'), { recursive: true, force: true });
+    const helper = await swapper(watched, opens, action);
+    const s = new RawSession(home, id);
+    try {
+      s.send(INITIALIZE + '\n');
+      const answer = await s.message(1);
+      s.close(); // a refused session has ended already; one let through ends at EOF, having relayed what it had
+      const { code } = await s.exited;
+      helper.stop(); // it has exited already if it swapped
+      const swap = await helper.outcome;
+      const error = answer.error as Attempt['error'];
+      return { swap, answer, ...(error ? { error } : {}), code, stdout: s.stdoutBytes.toString(), stderr: s.stderr };
+    } finally {
+      helper.stop();
+      s.proc.kill('SIGKILL');
+    }
+  }
+
+  /** Copies the reviewed file to a new inode at `at` (the digest cache cannot know it). */
+  function restore(from: string, at: string): void {
+    fs.copyFileSync(from, `${at}.restore`);
+    fs.chmodSync(`${at}.restore`, fs.statSync(from).mode & 0o777);
+    fs.renameSync(`${at}.restore`, at);
+  }
+
+  /** Runs attempts until `landed` says one was refused inside the window; asserts `safe` of every one. */
+  async function race(run: (i: number) => Promise<Attempt>, safe: (a: Attempt) => void, landed: (a: Attempt) => boolean): Promise<Attempt> {
+    const seen: string[] = [];
+    for (let i = 0; i < ATTEMPTS; i++) {
+      const a = await run(i);
+      safe(a);
+      seen.push(`${JSON.stringify(a.swap)} -> ${a.error ? `${a.error.data.code ?? a.error.data.cause}: ${a.error.message}` : 'served'}`);
+      if (landed(a)) return a;
+    }
+    throw new Error(`no swap landed between digest and exec in ${ATTEMPTS} attempts (the test proved nothing):\n${seen.join('\n')}`);
+  }
+
+  /** The ELF server: a private copy of node, enrolled; the helper swaps it after the warden's second open (the
+   *  first reads its head for the ELF magic, the second digests it). */
+  function enrollElf(): string {
     const binary = path.join(dir, 'bin/node');
     fs.mkdirSync(path.dirname(binary));
-    fs.copyFileSync(NODE, binary);
-    fs.chmodSync(binary, 0o755);
+    restore(process.execPath, binary);
     addServer(home, 'elf', [binary, path.join(SERVERS, 'basic.mjs')]);
-    const fifo = path.join(dir, 'hold');
-    execFileSync('mkfifo', [fifo]);
-    const s = new RawSession(home, 'elf', { ...process.env, MCP_WARDEN_TEST_HOLD_BEFORE_SPAWN: fifo });
-    s.send(INITIALIZE + '\n');
-    const writer = fs.openSync(fifo, 'w'); // returns once the warden is waiting at the hold
-    swap(binary);
-    fs.writeSync(writer, 'go');
-    fs.closeSync(writer);
-    const answer = await s.message(1);
-    s.close(); // a refused session has ended already; one let through ends at EOF, having relayed what it had
-    const { code } = await s.exited;
-    return { error: answer.error as { message: string; data: { code: string } }, code, stdout: s.stdoutBytes.toString() };
+    return binary;
+  }
+
+  /** Holds for every attempt: nothing the substitute wrote reached the client; a refusal is all the client got. */
+  function nothingRelayed(a: Attempt): void {
+    expect(a.stdout).not.toContain('impostor');
+    if (a.error) {
+      expect(a.code).toBe(3);
+      if (a.error.data.code !== undefined) expect(RELAY_REFUSALS).toContain(a.error.data.code);
+      else expect(['protocol_error', 'verification_failed']).toContain(a.error.data.cause);
+      expect(a.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+    } else {
+      expect((a.answer.result as { serverInfo: { name: string } }).serverInfo.name).not.toBe('impostor');
+    }
   }
 
   it('kills the server when the binary was replaced between digest and exec, before a byte of it is relayed', async () => {
-    const r = await swapBeforeExec((binary) => {
-      const other = `${binary}.new`;
-      // A substitute that writes a valid JSON-RPC message the moment it starts, then serves the reviewed server
-      // through the real node: let through, it would pass the handshake and its first line would reach the client.
-      // (A non-JSON line would prove nothing: the relay never forwards those.)
-      fs.writeFileSync(other, `#!/bin/sh\nprintf '%s\\n' '${IMPOSTOR}'\nexec ${process.execPath} "$@"\n`, { mode: 0o755 });
-      fs.renameSync(other, binary);
-    });
-    // The refusal of the client's initialize is all the client got.
-    expect(r.stdout).not.toContain('impostor');
-    expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+    const binary = enrollElf();
+    const marker = path.join(dir, 'impostor-ran');
+    // A substitute that writes a valid JSON-RPC message the moment it starts, then serves the reviewed server
+    // through the real node: let through, it would pass the handshake and its first line would reach the client.
+    // (A non-JSON line would prove nothing: the relay never forwards those.) It leaves a marker when it runs.
+    const substitute = path.join(dir, 'substitute');
+    const r = await race(
+      () =>
+        attempt('elf', binary, 2, ['rename', substitute], () => {
+          restore(process.execPath, binary);
+          fs.rmSync(marker, { force: true });
+          fs.writeFileSync(substitute, `#!/bin/sh\n: > ${marker}\nprintf '%s\\n' '${IMPOSTOR}'\nexec ${process.execPath} "$@"\n`, { mode: 0o755 });
+        }),
+      (a) => {
+        nothingRelayed(a);
+        // The substitute never runs undetected: if it ran, the launch was refused.
+        if (fs.existsSync(marker)) expect(a.error?.data.code).toBe('EXEC_MISMATCH');
+      },
+      // Landed: the kernel executed another inode than the one digested.
+      (a) => a.swap.swapped && a.error?.data.code === 'EXEC_MISMATCH' && a.error.message.includes('the file was replaced between digest and exec'),
+    );
     expect(r.code).toBe(3);
-    expect(r.error.data.code).toBe('EXEC_MISMATCH');
-    expect(r.error.message).toContain('the file was replaced between digest and exec');
     const launch = auditEvents(home).filter((e) => e.event === 'launch').pop();
     expect(launch).toMatchObject({ decision: 'refuse', code: 'EXEC_MISMATCH' });
     expect(alive(launch?.pid as number)).toBe(false);
@@ -192,32 +292,41 @@ describe('the inode actually executed', () => {
 
   it('closes the session when a package file was swapped between digest and load, before relaying a byte', async () => {
     const fixtures = copyFixtures(path.join(dir, 'servers'));
-    addServer(home, 'swapped', [NODE, path.join(fixtures, 'basic.mjs')]);
-    const fifo = path.join(dir, 'hold');
-    execFileSync('mkfifo', [fifo]);
-    const s = new RawSession(home, 'swapped', { ...process.env, MCP_WARDEN_TEST_HOLD_BEFORE_SPAWN: fifo });
-    s.send(INITIALIZE + '\n');
-    const writer = fs.openSync(fifo, 'w');
+    addServer(home, 'swapped', [process.execPath, path.join(fixtures, 'basic.mjs')]);
     const rpc = path.join(fixtures, 'lib/rpc.mjs');
-    const original = fs.readFileSync(rpc);
-    fs.writeFileSync(rpc, original.toString().replace("name, version: '1.0.0'", "name: 'impostor', version: '6.6.6'"));
-    fs.writeSync(writer, 'go');
-    fs.closeSync(writer);
-    const answer = await s.message(1);
-    expect((await s.exited).code).toBe(3);
-    expect(answer.result).toBeUndefined();
+    const original = path.join(dir, 'rpc.mjs.reviewed');
+    fs.copyFileSync(rpc, original);
+    const impostor = path.join(dir, 'rpc.mjs.impostor');
+    // The helper swaps it after its first read: the package tree's digest (the warden reads the head of the
+    // executable and the script only).
+    const r = await race(
+      () =>
+        attempt('swapped', rpc, 1, ['rename', impostor], () => {
+          restore(original, rpc);
+          fs.writeFileSync(impostor, fs.readFileSync(original, 'utf8').replace("name, version: '1.0.0'", "name: 'impostor', version: '6.6.6'"));
+        }),
+      nothingRelayed,
+      // Landed: the swap came after the digest and before node loaded the file, and the module guard refused it.
+      (a) => a.swap.swapped && /ended by the warden's module guard/.test(a.error?.message ?? ''),
+    );
+    expect(r.code).toBe(3);
+    expect(r.answer.result).toBeUndefined();
     // The module guard refuses the changed file before the server runs it (ADR 0014); without a guard (not a node
     // server) the re-stat at the first line closes the session instead.
-    expect((answer.error as { message: string }).message).toMatch(/ended by the warden's module guard/);
-    expect(s.stderr).toContain(`${rpc}, which changed after the warden digested it`);
-    expect(s.stdoutBytes.toString()).not.toContain('impostor');
+    expect(r.stderr).toContain(`${rpc}, which changed after the warden digested it`);
     expect(auditEvents(home).filter((e) => e.event === 'exit').pop()).toMatchObject({ cause: 'server_exit', groupGone: true });
   });
 
   it('kills the server when the binary was modified in place between digest and exec', async () => {
-    const r = await swapBeforeExec((binary) => fs.appendFileSync(binary, Buffer.from([0])));
-    expect(r.error.data.code).toBe('EXEC_MISMATCH');
-    expect(r.error.message).toContain('was modified between digest and exec');
+    const binary = enrollElf();
+    await race(
+      () => attempt('elf', binary, 2, ['append'], () => restore(process.execPath, binary)),
+      (a) => {
+        nothingRelayed(a);
+        // An append that succeeded came before exec (a running ELF cannot be written: ETXTBSY): it must be refused.
+        if (a.swap.swapped) expect(a.error?.data.code).toMatch(/^(EXEC_MISMATCH|LAUNCH_FAILED)$/);
+      },
+      (a) => a.swap.swapped && a.error?.data.code === 'EXEC_MISMATCH' && a.error.message.includes('was modified between digest and exec'),
+    );
   });
 });
-

@@ -8,7 +8,7 @@ import { ROOT } from './warden.js';
 // waiting for its timeout on a child that never started.
 
 const TOOLS = {
-  python3: { apt: 'python3', for: 'an AF_UNIX datagram receiver, which node cannot bind' },
+  python3: { apt: 'python3', for: 'an AF_UNIX datagram receiver, which node cannot bind, and inotify watches of opens and closes, which node cannot see' },
   'systemd-analyze': { apt: 'systemd', for: 'checking the shipped unit files' },
   script: { apt: 'bsdutils', for: 'giving a command a pseudo-terminal' },
   '/usr/bin/logger': { apt: 'bsdutils', for: 'the journald alert sink, which runs it' },
