@@ -91,7 +91,8 @@ export class RawSession {
 
   /** `wrap`: a command the warden is started under (`[...wrap, node, warden, …]`), e.g. to change its namespaces. */
   constructor(home: string, id: string, env: NodeJS.ProcessEnv = process.env, wrap: string[] = []) {
-    const [cmd, ...args] = [...wrap, process.execPath, WARDEN, '--home', home, 'run', id] as [string, ...string[]];
+    const argv: string[] = [...wrap, process.execPath, WARDEN, '--home', home, 'run', id];
+    const [cmd, ...args] = argv as [string, ...string[]];
     this.proc = spawn(cmd, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.proc.stdin.on('error', () => {});
     this.proc.stdout.on('data', (d: Buffer) => {
