@@ -9,9 +9,9 @@ import { openHome } from '../store/home.js';
 import { loadLocks, saveLockEntry } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
-import { artifactRecords } from './common.js';
+import { artifactRecords } from '../supervise/orphan-sweep.js';
 import { line } from './output.js';
-import { fetchSurface, type Fetched, type OnLearned } from './surface-fetch.js';
+import { fetchSurface, type Fetched, type OnLearned } from '../supervise/surface-fetch.js';
 
 // `lock` captures a surface for a server that has none; `pin` accepts the current surface (or one tool of it)
 // for a server that has one. Neither is ever automatic: accepting drift is an explicit, reviewable act, and

@@ -9,7 +9,7 @@ import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
 import { line, printJson } from './output.js';
-import { fetchSurface } from './surface-fetch.js';
+import { fetchSurface } from '../supervise/surface-fetch.js';
 
 // `verify` (the CI line: exit 1 on any drift) and `diff` (the report: per tool, which fields, which class,
 // and for a human in a terminal the text of a changed description). Exit codes follow tools.lock SPEC §9:

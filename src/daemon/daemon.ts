@@ -1,19 +1,19 @@
 import fs from 'node:fs';
-import { listenForEvents } from '../daemon/event-socket.js';
-import { serveHttp } from '../daemon/http.js';
-import { WardenMetrics } from '../daemon/metrics.js';
-import { notifierFromEnv, type Notifier } from '../daemon/notify.js';
-import { Progress } from '../daemon/progress.js';
-import { ParentDirWatcher, type WatchTarget } from '../daemon/watcher.js';
+import { listenForEvents } from './event-socket.js';
+import { serveHttp } from './http.js';
+import { WardenMetrics } from './metrics.js';
+import { notifierFromEnv, type Notifier } from './notify.js';
+import { Progress } from './progress.js';
+import { ParentDirWatcher, type WatchTarget } from './watcher.js';
 import { refuseIfPreloaded } from '../attest/self.js';
 import { WardenError } from '../error.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
 import { startTimeOf } from '../launch/proc.js';
-import { sweepAndAudit } from './common.js';
-import { attestInWorker, CONFIG, configTargets, loadGood, type Attested, type Good } from './daemon-watch.js';
-import { scheduledVerifier, type VerificationResult } from './daemon-schedule.js';
-import { recorder, type Recorder } from './recorder.js';
+import { sweepAndAudit } from '../supervise/orphan-sweep.js';
+import { attestInWorker, CONFIG, configTargets, loadGood, type Attested, type Good } from './attestation.js';
+import { scheduledVerifier, type VerificationResult } from './schedule.js';
+import { recorder, type Recorder } from '../supervise/recorder.js';
 
 // `mcp-warden daemon`: the long-running side. It watches the trust files and every allowlisted file a server
 // runs (each symlink hop, each trusted-PATH directory that could shadow a bare command name, each directory of

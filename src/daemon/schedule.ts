@@ -1,10 +1,10 @@
-import type { Progress } from '../daemon/progress.js';
+import type { Progress } from './progress.js';
 import { WardenError } from '../error.js';
 import { loadLocks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
-import { checkCanaries } from './canary.js';
-import type { Recorder } from './recorder.js';
-import { check } from './verify.js';
+import { checkCanaries } from '../supervise/canaries.js';
+import type { Recorder } from '../supervise/recorder.js';
+import { check } from '../cli/verify.js';
 
 // Scheduled out-of-band verification of one server: re-attest, fresh launch, surface verify, canaries. One at
 // a time per server; each is a task the watchdog bounds.

@@ -8,14 +8,14 @@ import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { defaultToolOf, probesOf } from '../canary/probe.js';
-import { sweepAndAudit } from './common.js';
+import { sweepAndAudit } from './orphan-sweep.js';
 import { recorder, type Recorder } from './recorder.js';
 import { loadServers } from '../store/servers.js';
 import { saveClientSeen } from '../store/client-seen.js';
 
 /** Canary calls per probe at session start (their median is compared with the pinned envelope). */
 const SESSION_CANARY_SAMPLES = 3;
-import { attestAndLaunch, stopLaunched, type LaunchRefusal, type Launched } from './launch.js';
+import { attestAndLaunch, stopLaunched, type LaunchRefusal, type Launched } from './attested-launch.js';
 
 // `mcp-warden run <id>`: the whole supervised session, in the order it happens. The client launched us in
 // place of the server; stdout belongs to the JSON-RPC stream, so every human message goes to stderr.

@@ -4,10 +4,10 @@ import { WardenError } from '../error.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, newServerConfig, updateServers } from '../store/servers.js';
 import type { LockEntry } from '../surface/lockfile.js';
-import { recordCanaries } from './canary.js';
-import { recordModules } from './enroll-modules.js';
+import { recordCanaries } from '../supervise/canaries.js';
+import { recordModules } from './outside-modules.js';
 import { allowlistArtifacts } from './allowlist-artifacts.js';
-import { captureLock } from './lock.js';
+import { captureLock } from '../cli/lock.js';
 
 // Enrolling a server, shared by `add` and `import`: resolve and digest what it runs, allowlist that, write its
 // servers.json entry, then launch it through the same in-band path as `run` to lock its surface and record

@@ -12,8 +12,8 @@ import { loadClientSeen } from '../store/client-seen.js';
 import { loadLocks, saveCanaryBaselines } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
-import { attestAndLaunch, stopLaunched } from './launch.js';
-import { line, printJson } from './output.js';
+import { attestAndLaunch, stopLaunched } from './attested-launch.js';
+import { line, printJson } from '../cli/output.js';
 
 // `canary record` pins each probe's answer and latency envelope on a fresh launch; `canary check` runs them
 // again out of band and compares (exit 1 on a failed canary). Canary answers never reach any client.
