@@ -7,7 +7,7 @@ import { auditShow, auditVerify } from './audit.js';
 import { canaryCheckVerb, canaryRecordVerb } from '../supervise/canaries.js';
 import { daemonVerb } from '../daemon/daemon.js';
 import { lockVerb, pinVerb } from './lock.js';
-import { runVerb } from '../supervise/run-session.js';
+import { runVerb } from './run.js';
 import { diffVerb, verifyVerb } from './verify.js';
 import { statusVerb } from './status.js';
 import { importVerb, type ImportOptions } from './import.js';

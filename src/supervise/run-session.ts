@@ -17,7 +17,7 @@ import { saveClientSeen } from '../store/client-seen.js';
 const SESSION_CANARY_SAMPLES = 3;
 import { attestAndLaunch, stopLaunched, type LaunchRefusal, type Launched } from './attested-launch.js';
 
-// `mcp-warden run <id>`: the whole supervised session, in the order it happens. The client launched us in
+// The supervised session behind `mcp-warden run <id>`, in the order it happens. The client launched us in
 // place of the server; stdout belongs to the JSON-RPC stream, so every human message goes to stderr.
 
 const say = (msg: string): void => void process.stderr.write(`mcp-warden: ${msg}\n`);
@@ -52,7 +52,9 @@ async function finish(paths: HomePaths, id: string, launched: Launched, session:
   return 0;
 }
 
-export async function runVerb(homeFlag: string | undefined, id: string): Promise<number> {
+/** Runs one supervised session on this process's stdin and stdout; returns the exit code of `run`. The home is
+ *  resolved here, inside the refusal path, so that even an invalid home is answered to the client in-band. */
+export async function runSession(homeFlag: string | undefined, id: string): Promise<number> {
   let paths: HomePaths;
   let launched: Launched;
   let locks: ReturnType<typeof loadLocks>;
