@@ -5,7 +5,7 @@ import { addVerb } from './add.js';
 import { allowlistAdd, allowlistList, allowlistRemove, allowlistVerify } from './allowlist.js';
 import { auditShow, auditVerify } from './audit.js';
 import { canaryCheckVerb, canaryRecordVerb } from '../supervise/canaries.js';
-import { daemonVerb } from '../daemon/daemon.js';
+import { daemonVerb } from './daemon.js';
 import { lockVerb, pinVerb } from './lock.js';
 import { runVerb } from './run.js';
 import { diffVerb, verifyVerb } from './verify.js';

@@ -2,20 +2,18 @@ import fs from 'node:fs';
 import { listenForEvents } from './event-socket.js';
 import { serveHttp } from './http.js';
 import { WardenMetrics } from './metrics.js';
-import { notifierFromEnv, type Notifier } from './notify.js';
+import type { Notifier } from './notify.js';
 import { Progress } from './progress.js';
 import { ParentDirWatcher, type WatchTarget } from './watcher.js';
-import { refuseIfPreloaded } from '../attest/self.js';
 import { WardenError } from '../error.js';
-import { openHome } from '../store/home.js';
-import { resolveHome } from '../store/paths.js';
+import type { HomePaths } from '../store/paths.js';
 import { startTimeOf } from '../launch/proc.js';
 import { sweepAndAudit } from '../supervise/orphan-sweep.js';
 import { attestInWorker, CONFIG, configTargets, loadGood, type Attested, type Good } from './attestation.js';
 import { scheduledVerifier, type VerificationResult } from './schedule.js';
 import { recorder, type Recorder } from '../supervise/recorder.js';
 
-// `mcp-warden daemon`: the long-running side. It watches the trust files and every allowlisted file a server
+// The daemon behind `mcp-warden daemon`: the long-running side. It watches the trust files and every allowlisted file a server
 // runs (each symlink hop, each trusted-PATH directory that could shadow a bare command name, each directory of
 // a package tree): a change re-attests the servers that depend on it, and an artifact that no longer matches is
 // a `binary_changed` alert before anyone launches it. An invalid edit of a trust file is refused with an alert
@@ -38,19 +36,6 @@ const SWEEP_EVERY_MS = 60_000;
 const MAX_RELOAD_MS = 2 * 60_000;
 const MAX_ROUND_MS = 5 * 60_000;
 
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
-
-/** Parses --listen HOST:PORT, refusing anything but a loopback address. */
-function parseListen(listen: string): { host: string; port: number } {
-  const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(listen);
-  const host = m?.[1] ?? '';
-  const port = Number(m?.[2]);
-  if (!m || !LOOPBACK.test(host) || port > 65535) {
-    throw new WardenError('USAGE', `--listen ${listen}: expected a loopback HOST:PORT such as 127.0.0.1:9464 (metrics and status are never served beyond this machine).`);
-  }
-  return { host, port };
-}
-
 /** Sends WATCHDOG=1 every half interval while nothing is stalled; says once when it starts withholding. */
 function runWatchdog(notify: Notifier, progress: Progress): NodeJS.Timeout | undefined {
   if (!notify.watchdogMs) return undefined;
@@ -69,13 +54,10 @@ function runWatchdog(notify: Notifier, progress: Progress): NodeJS.Timeout | und
   );
 }
 
-export async function daemonVerb(homeFlag: string | undefined, listen: string): Promise<number> {
-  // First, so that nothing this process starts can inherit NOTIFY_SOCKET or WATCHDOG_*.
-  const notify = notifierFromEnv(process.env, say);
-  refuseIfPreloaded(); // it launches servers for its scheduled verifications
-  const paths = resolveHome(homeFlag);
-  openHome(paths, true);
-  const { host, port } = parseListen(listen);
+/** Runs the daemon on an opened home until SIGTERM or SIGINT; `listen` is a loopback address (checked by the
+ *  caller), `notify` the sd_notify link, taken from the environment before anything was started. */
+export async function runDaemon(paths: HomePaths, listen: { host: string; port: number }, notify: Notifier): Promise<number> {
+  const { host, port } = listen;
   let good: Good = loadGood(paths);
   const progress = new Progress();
   const metrics = new WardenMetrics();
