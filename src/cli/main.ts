@@ -4,7 +4,7 @@ import { WardenError } from '../error.js';
 import { addVerb } from './add.js';
 import { allowlistAdd, allowlistList, allowlistRemove, allowlistVerify } from './allowlist.js';
 import { auditShow, auditVerify } from './audit.js';
-import { canaryCheckVerb, canaryRecordVerb } from '../supervise/canaries.js';
+import { canaryCheckVerb, canaryRecordVerb } from './canary.js';
 import { daemonVerb } from './daemon.js';
 import { lockVerb, pinVerb } from './lock.js';
 import { runVerb } from './run.js';

@@ -1,22 +1,21 @@
 import { baselineOf, evaluate, latencyOnly, type Baseline, type Verdict } from '../canary/baseline.js';
 import { collides, collisionMessage, DEFAULT_PROBE_NAME, defaultToolOf, drawUnknownTool, probesOf } from '../canary/probe.js';
-import { recorder, type Recorder } from './recorder.js';
+import type { Recorder } from './recorder.js';
 import { WardenError } from '../error.js';
 import { runProbe } from '../proxy/canary-run.js';
 import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
 import { DEFAULT_OFFERED, openAsClient } from '../proxy/fetch.js';
 import { listAllTools } from '../proxy/listing.js';
 import { DEFAULT_CAPS, InadmissibleError } from '../surface/admit.js';
-import { openHome } from '../store/home.js';
 import { loadClientSeen } from '../store/client-seen.js';
 import { loadLocks, saveCanaryBaselines } from '../store/locks.js';
-import { resolveHome, type HomePaths } from '../store/paths.js';
+import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
 import { attestAndLaunch, stopLaunched } from './attested-launch.js';
-import { line, printJson } from '../cli/output.js';
 
-// `canary record` pins each probe's answer and latency envelope on a fresh launch; `canary check` runs them
-// again out of band and compares (exit 1 on a failed canary). Canary answers never reach any client.
+// Out-of-band canary runs, for `canary record`, `canary check`, enrollment and the daemon's schedule: recording
+// pins each probe's answer and latency envelope on a fresh launch; checking runs them again and compares.
+// Canary answers never reach any client.
 
 const say = (m: string): void => void process.stderr.write(`mcp-warden: ${m}\n`);
 export const RECORD_SAMPLES = 10;
@@ -70,16 +69,6 @@ export async function recordCanaries(paths: HomePaths, id: string): Promise<Reco
   return baselines;
 }
 
-export async function canaryRecordVerb(homeFlag: string | undefined, id: string): Promise<number> {
-  const paths = resolveHome(homeFlag);
-  openHome(paths, false);
-  const baselines = await recordCanaries(paths, id);
-  for (const [name, b] of Object.entries(baselines)) {
-    line(`${id}/${name}: ${b.shape.kind === 'error' ? `JSON-RPC error ${b.shape.code}` : b.shape.isError ? 'isError result' : 'result'}, text ${b.h_text.slice(0, 23)}…, latency p50 ${b.p50_ms} ms, p95 ${b.p95_ms} ms, max ${b.max_ms} ms (${b.samples} samples)`);
-  }
-  return 0;
-}
-
 /** Runs every canary of a server out of band and records each verdict (used by `canary check` and the daemon). */
 export async function checkCanaries(paths: HomePaths, id: string, rec: Recorder, source: 'check' | 'schedule'): Promise<{ name: string; verdict: Verdict | undefined }[]> {
   const baselines = loadLocks(paths).warden.get(id)?.canaries;
@@ -101,21 +90,3 @@ export async function checkCanaries(paths: HomePaths, id: string, rec: Recorder,
   }
   return verdicts;
 }
-
-export async function canaryCheckVerb(homeFlag: string | undefined, id: string, json: boolean): Promise<number> {
-  const paths = resolveHome(homeFlag);
-  openHome(paths, false);
-  const rec = recorder(paths, loadServers(paths).alerts, say);
-  const verdicts = await checkCanaries(paths, id, rec, 'check');
-  await rec.flush();
-  const failed = verdicts.filter((v) => !v.verdict || !v.verdict.pass);
-  if (json) printJson({ server: id, pass: failed.length === 0, canaries: verdicts.map((v) => ({ name: v.name, ...(v.verdict ?? { pass: false, failed: ['no baseline'] }) })) });
-  else {
-    for (const v of verdicts) {
-      if (!v.verdict) line(`${id}/${v.name}: NO BASELINE (run: mcp-warden canary record ${id})`);
-      else line(`${id}/${v.name}: ${v.verdict.pass ? 'pass' : `FAIL (${v.verdict.failed.join(', ')})`}: median ${v.verdict.medianMs} ms, limit ${v.verdict.thresholdMs} ms`);
-    }
-  }
-  return failed.length === 0 ? 0 : 1;
-}
-
