@@ -14,7 +14,7 @@ import { loadJsonFile } from '../store/json-file.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { loadLocks } from '../store/locks.js';
 import { loadServers, newServerConfig, updateServers } from '../store/servers.js';
-import { captureLock } from './lock.js';
+import { captureLock } from '../supervise/capture-lock.js';
 
 // `npm start`: the embedded default. Supervises the reference server-everything (a dev dependency) through
 // `mcp-warden run`, with no hand edits. The checkout's allowlist.json pins the server's script and package

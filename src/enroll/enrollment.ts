@@ -7,7 +7,7 @@ import type { LockEntry } from '../surface/lockfile.js';
 import { recordCanaries } from '../supervise/canaries.js';
 import { recordModules } from './outside-modules.js';
 import { allowlistArtifacts } from './allowlist-artifacts.js';
-import { captureLock } from '../cli/lock.js';
+import { captureLock } from '../supervise/capture-lock.js';
 
 // Enrolling a server, shared by `add` and `import`: resolve and digest what it runs, allowlist that, write its
 // servers.json entry, then launch it through the same in-band path as `run` to lock its surface and record
