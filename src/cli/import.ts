@@ -12,10 +12,10 @@ import { loadImports, locationKey, updateImports, type ImportRecord } from '../s
 import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { loadServers } from '../store/servers.js';
-import { describeArtifact, lockAndBaseline, planEnrollment, trustAndAdd } from '../enroll/enrollment.js';
+import { lockAndBaseline, planEnrollment, trustAndAdd } from '../enroll/enrollment.js';
 import { chooseId, defaultHome, propose, outcomeOf, specFor, wardenLaunch, wrapInto, type Outcome, type Proposal } from '../enroll/import-plan.js';
 import { installPinned } from '../enroll/install-npm.js';
-import { confirm, line, printJson, progress, progressDone } from './output.js';
+import { confirm, describeArtifact, line, printJson, progress, progressDone } from './output.js';
 
 // `mcp-warden import <client-config-file>`: every stdio server of a client's configuration is enrolled (allowlist,
 // servers.json, lock, canary baselines) and its entry rewritten to launch it through the warden; remote entries

@@ -5,7 +5,7 @@ import { attestServer, type AttestRound, type AttestRoundResult } from './attest
 
 // One attestation round of the daemon, in a worker thread: digesting package trees allocates a great deal
 // (a stat and a digest-cache lookup for each of thousands of files), and a heap grown by that would stay
-// resident in the daemon for good. The worker's heap goes away with it (docs/adr/0010-watching-package-trees.md).
+// resident in the daemon for good. The worker's heap goes away with it (docs/adr/0010-watching-directories.md).
 
 const round = workerData as AttestRound;
 const cache = loadDigestCache(round.paths);

@@ -76,7 +76,7 @@ export interface AttestRoundResult {
   cacheError?: string;
 }
 
-/** Re-attests `ids` in a worker thread (see daemon-attest-worker.ts for why). */
+/** Re-attests `ids` in a worker thread (see attestation-worker.ts for why). */
 export function attestInWorker(round: AttestRound): Promise<AttestRoundResult> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./attestation-worker.js', import.meta.url), { workerData: round });

@@ -37,12 +37,6 @@ export function planEnrollment(paths: HomePaths, id: string, spec: EnrollSpec, c
   return planLaunch({ serverId: id, command: spec.command, args: spec.args, cwd: spec.cwd, trustedPath: loadServers(paths).path }, cache, memo);
 }
 
-export function describeArtifact(a: Artifact): string {
-  const extra = a.kind === 'package' ? ` (${a.packages} packages, ${a.files} files)` : '';
-  const via = a.chain.length > 1 ? `\n      via ${a.chain.join(' -> ')}` : '';
-  return `  ${a.kind.padEnd(10)} ${a.path}${extra}\n      sha256 ${a.sha256}${via}`;
-}
-
 /** Allowlists the plan's artifacts and writes the server entry (`by` says who, in the audit log). */
 export async function trustAndAdd(paths: HomePaths, id: string, spec: EnrollSpec, plan: LaunchPlan, by: string, say: (m: string) => void): Promise<void> {
   await allowlistArtifacts(paths, plan.artifacts, by, say);

@@ -8,7 +8,7 @@ import type { ToolPrint } from '../surface/print.js';
 import { loadLocks, saveLockEntry } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById, type ServerConfig } from '../store/servers.js';
-import { artifactRecords } from './orphan-sweep.js';
+import { artifactRecords } from './attested-launch.js';
 import { fetchSurface, type Fetched, type OnLearned } from './surface-fetch.js';
 
 // Capturing a server's surface into tools.lock and warden.lock, for `lock`, `pin`, enrollment and `npm start`:
