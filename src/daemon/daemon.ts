@@ -13,7 +13,7 @@ import { attestInWorker, CONFIG, configTargets, loadGood, type Attested, type Go
 import { scheduledVerifier, type VerificationResult } from './schedule.js';
 import { recorder, type Recorder } from '../supervise/recorder.js';
 
-// The daemon behind `mcp-warden daemon`: the long-running side. It watches the trust files and every allowlisted file a server
+// The daemon's runtime, the long-running side. It watches the trust files and every allowlisted file a server
 // runs (each symlink hop, each trusted-PATH directory that could shadow a bare command name, each directory of
 // a package tree): a change re-attests the servers that depend on it, and an artifact that no longer matches is
 // a `binary_changed` alert before anyone launches it. An invalid edit of a trust file is refused with an alert
