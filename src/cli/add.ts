@@ -7,8 +7,8 @@ import { loadLocks } from '../store/locks.js';
 import { resolveHome } from '../store/paths.js';
 import { ENV_NAME_RE, SERVER_ID_RE, loadServers, loaderVariable } from '../store/servers.js';
 import type { LockEntry } from '../surface/lockfile.js';
-import { describeArtifact, lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec } from './enroll.js';
-import { confirm, line } from './output.js';
+import { lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec } from '../enroll/enrollment.js';
+import { confirm, describeArtifact, line } from './output.js';
 
 export interface AddOptions {
   env: string[];

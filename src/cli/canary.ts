@@ -1,74 +1,14 @@
-import { baselineOf, evaluate, latencyOnly, type Baseline, type Verdict } from '../canary/baseline.js';
-import { collides, collisionMessage, DEFAULT_PROBE_NAME, defaultToolOf, drawUnknownTool, probesOf } from '../canary/probe.js';
-import { recorder, type Recorder } from './recorder.js';
-import { WardenError } from '../error.js';
-import { runProbe } from '../proxy/canary-run.js';
-import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
-import { DEFAULT_OFFERED, openAsClient } from '../proxy/fetch.js';
-import { listAllTools } from '../proxy/listing.js';
-import { DEFAULT_CAPS, InadmissibleError } from '../surface/admit.js';
 import { openHome } from '../store/home.js';
-import { loadClientSeen } from '../store/client-seen.js';
-import { loadLocks, saveCanaryBaselines } from '../store/locks.js';
-import { resolveHome, type HomePaths } from '../store/paths.js';
-import { loadServers, serverById } from '../store/servers.js';
-import { attestAndLaunch, stopLaunched } from './launch.js';
+import { resolveHome } from '../store/paths.js';
+import { loadServers } from '../store/servers.js';
+import { checkCanaries, recordCanaries } from '../supervise/canaries.js';
+import { recorder } from '../supervise/recorder.js';
 import { line, printJson } from './output.js';
 
-// `canary record` pins each probe's answer and latency envelope on a fresh launch; `canary check` runs them
-// again out of band and compares (exit 1 on a failed canary). Canary answers never reach any client.
+// `canary record <id>` pins each probe's answer and latency envelope on a fresh launch; `canary check <id>` runs
+// them again out of band and compares (exit 1 on a failed canary). The runs are supervise/canaries.ts.
 
 const say = (m: string): void => void process.stderr.write(`mcp-warden: ${m}\n`);
-export const RECORD_SAMPLES = 10;
-export const CHECK_SAMPLES = 5;
-
-/**
- * Runs every probe of a server on one fresh, attested launch, as a client would: initialize, list the tools,
- * then one warm-up call of each probe and `n` samples. `defaultTool` is the default probe's tool, or 'draw' to
- * draw a new one (recording).
- */
-async function sample(paths: HomePaths, id: string, n: number, defaultTool: string | 'draw') {
-  const server = serverById(loadServers(paths), id, paths);
-  const offered = loadLocks(paths).tools.get(id)?.protocol.offered ?? DEFAULT_OFFERED;
-  const launched = await attestAndLaunch(paths, id, say);
-  launched.child.stderr.resume();
-  let noise = 0;
-  try {
-    const { channel } = await openAsClient({ serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered, clientInfo: loadClientSeen(paths, id) }, {}, DEFAULT_CAPS, DEFAULT_CHANNEL_LIMITS, () => noise++);
-    const listed = new Set((await listAllTools(channel, DEFAULT_CAPS)).map((t) => t.name));
-    const probes = probesOf(server.canaries, defaultTool === 'draw' ? drawUnknownTool(listed) : defaultTool);
-    const collision = probes.find((p) => collides(p, listed));
-    if (collision) throw new WardenError('CANARY_STALE', collisionMessage(id, collision));
-    const results = [];
-    for (const probe of probes) {
-      await runProbe(channel, probe, 1);
-      results.push({ probe, obs: await runProbe(channel, probe, n) });
-    }
-    await stopLaunched(paths, id, launched, 'client_eof', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: true, say });
-    return { server, results };
-  } catch (err) {
-    await stopLaunched(paths, id, launched, 'protocol_error', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: false, say });
-    if (err instanceof ProtocolError) throw new WardenError('PROTOCOL_FAILURE', `could not run the canaries of server '${id}': ${err.message}.`);
-    if (err instanceof InadmissibleError) throw new WardenError('SURFACE_INADMISSIBLE', `server '${id}': ${err.reason}.`);
-    throw err;
-  }
-}
-
-/** Records baselines (used by `canary record` and by `add`). */
-export async function recordCanaries(paths: HomePaths, id: string): Promise<Record<string, Baseline>> {
-  const { results } = await sample(paths, id, RECORD_SAMPLES, 'draw');
-  const baselines: Record<string, Baseline> = {};
-  for (const { probe, obs } of results) {
-    try {
-      baselines[probe.name] = baselineOf(probe.name, obs, probe.name === DEFAULT_PROBE_NAME ? probe.tool : undefined);
-    } catch (err) {
-      if (err instanceof InadmissibleError) throw new WardenError('SURFACE_INADMISSIBLE', `server '${id}': ${err.reason}.`);
-      throw err;
-    }
-  }
-  await saveCanaryBaselines(paths, id, baselines);
-  return baselines;
-}
 
 export async function canaryRecordVerb(homeFlag: string | undefined, id: string): Promise<number> {
   const paths = resolveHome(homeFlag);
@@ -78,28 +18,6 @@ export async function canaryRecordVerb(homeFlag: string | undefined, id: string)
     line(`${id}/${name}: ${b.shape.kind === 'error' ? `JSON-RPC error ${b.shape.code}` : b.shape.isError ? 'isError result' : 'result'}, text ${b.h_text.slice(0, 23)}…, latency p50 ${b.p50_ms} ms, p95 ${b.p95_ms} ms, max ${b.max_ms} ms (${b.samples} samples)`);
   }
   return 0;
-}
-
-/** Runs every canary of a server out of band and records each verdict (used by `canary check` and the daemon). */
-export async function checkCanaries(paths: HomePaths, id: string, rec: Recorder, source: 'check' | 'schedule'): Promise<{ name: string; verdict: Verdict | undefined }[]> {
-  const baselines = loadLocks(paths).warden.get(id)?.canaries;
-  if (!baselines) throw new WardenError('LOCK_MISSING', `warden.lock has no canary baselines for server '${id}'. Record them with: mcp-warden canary record ${id}`);
-  const { server, results } = await sample(paths, id, CHECK_SAMPLES, defaultToolOf(baselines));
-  const verdicts: { name: string; verdict: Verdict | undefined }[] = [];
-  const judged = results.map(({ probe, obs }) => ({ probe, verdict: baselines[probe.name] ? evaluate(baselines[probe.name] as Baseline, obs, server.canaryLatency) : undefined }));
-  // As at session start: latency-only failures are sampled again (one fresh launch per round, two rounds).
-  for (let retry = 0; retry < 2 && judged.some((j) => latencyOnly(j.verdict)); retry++) {
-    const again = (await sample(paths, id, CHECK_SAMPLES, defaultToolOf(baselines))).results;
-    for (const j of judged.filter((x) => latencyOnly(x.verdict))) {
-      const obs = again.find((r) => r.probe.name === j.probe.name)?.obs;
-      if (obs) j.verdict = evaluate(baselines[j.probe.name] as Baseline, obs, server.canaryLatency);
-    }
-  }
-  for (const { probe, verdict } of judged) {
-    verdicts.push({ name: probe.name, verdict });
-    if (verdict) rec.record({ event: 'canary', server: id, probe: probe.name, result: verdict.pass ? 'pass' : 'fail', failed: verdict.failed, medianMs: verdict.medianMs, thresholdMs: verdict.thresholdMs, source });
-  }
-  return verdicts;
 }
 
 export async function canaryCheckVerb(homeFlag: string | undefined, id: string, json: boolean): Promise<number> {
@@ -118,4 +36,3 @@ export async function canaryCheckVerb(homeFlag: string | undefined, id: string, 
   }
   return failed.length === 0 ? 0 : 1;
 }
-

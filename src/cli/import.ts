@@ -1,23 +1,21 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { LaunchPlan, TreeMemo } from '../attest/plan.js';
 import { refuseIfPreloaded } from '../attest/self.js';
 import { readClientConfig, CLIENT_LABELS, type ClientConfig } from '../clientconfig/read.js';
+import { backup, rewriteClientFile } from '../clientconfig/write.js';
 import { WardenError } from '../error.js';
-import { writeAtomic, writeAtomicKeepingMode } from '../store/atomic.js';
 import { loadAllowlist } from '../store/allowlist.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import { openHome } from '../store/home.js';
-import { checkTrusted } from '../store/perms.js';
 import { loadImports, locationKey, updateImports, type ImportRecord } from '../store/imports.js';
 import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { loadServers } from '../store/servers.js';
-import { describeArtifact, lockAndBaseline, planEnrollment, trustAndAdd } from './enroll.js';
-import { chooseId, defaultHome, propose, outcomeOf, specFor, wardenLaunch, wrapInto, type Outcome, type Proposal } from './import-plan.js';
-import { installPinned } from './install-npm.js';
-import { confirm, line, printJson, progress, progressDone } from './output.js';
+import { lockAndBaseline, planEnrollment, trustAndAdd } from '../enroll/enrollment.js';
+import { chooseId, defaultHome, propose, outcomeOf, specFor, wardenLaunch, wrapInto, type Outcome, type Proposal } from '../enroll/import-plan.js';
+import { installPinned } from '../enroll/install-npm.js';
+import { confirm, describeArtifact, line, printJson, progress, progressDone } from './output.js';
 
 // `mcp-warden import <client-config-file>`: every stdio server of a client's configuration is enrolled (allowlist,
 // servers.json, lock, canary baselines) and its entry rewritten to launch it through the warden; remote entries
@@ -30,23 +28,6 @@ export interface ImportOptions {
   dryRun?: boolean;
   install?: boolean;
   json?: boolean;
-}
-
-/** A copy of a client file in the home, before it is written (owner-only: client files can hold secrets). */
-export function backup(paths: HomePaths, file: string, text: string): string {
-  fs.mkdirSync(paths.backupsDir, { recursive: true, mode: 0o700 });
-  checkTrusted(paths.backupsDir, 'the backups directory', 'file');
-  const dest = path.join(paths.backupsDir, `${path.basename(file)}.${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  writeAtomic(dest, text);
-  return dest;
-}
-
-/** Writes the client file unless it changed since it was read (a client may rewrite its own file at any time). */
-export function rewriteClientFile(cfg: ClientConfig, text: string): void {
-  if (fs.readFileSync(cfg.file, 'utf8') !== cfg.text) {
-    throw new WardenError('CLIENT_CONFIG_CHANGED', `${cfg.file} changed while the warden was working on it (did the client rewrite it?); it was not written. Run the same command again.`);
-  }
-  writeAtomicKeepingMode(cfg.file, text);
 }
 
 /** Turns an `npx <package>` entry into a plain one running a pinned install of it. */

@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline/promises';
+import type { Artifact } from '../attest/plan.js';
 
 // Printing for humans (aligned columns) and for scripts (--json, one document on stdout).
 
@@ -20,6 +21,13 @@ export function line(text = ''): void {
 
 export function shortSha(sha: string): string {
   return sha.slice(0, 16);
+}
+
+/** An artifact about to be trusted, as `add` and `import` show it: kind, path, digest, symlink chain. */
+export function describeArtifact(a: Artifact): string {
+  const extra = a.kind === 'package' ? ` (${a.packages} packages, ${a.files} files)` : '';
+  const via = a.chain.length > 1 ? `\n      via ${a.chain.join(' -> ')}` : '';
+  return `  ${a.kind.padEnd(10)} ${a.path}${extra}\n      sha256 ${a.sha256}${via}`;
 }
 
 /** Asks on the terminal (stderr, so stdout stays clean for scripts); true for y or yes. */

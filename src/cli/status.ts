@@ -9,7 +9,7 @@ import { loadServers, serverById } from '../store/servers.js';
 import { loadLocks } from '../store/locks.js';
 import { recentEvents } from '../audit/tail.js';
 import { fetchDaemonStatus } from '../daemon/status-client.js';
-import type { DaemonStatus } from './daemon.js';
+import type { DaemonStatus } from '../daemon/daemon.js';
 import { line, printJson } from './output.js';
 import { printDetail, printOverview } from './status-view.js';
 

@@ -6,7 +6,7 @@ import { WardenError } from '../error.js';
 import { openHome } from '../store/home.js';
 import { loadImports, locationKey, updateImports } from '../store/imports.js';
 import { resolveHome } from '../store/paths.js';
-import { backup, rewriteClientFile } from './import.js';
+import { backup, rewriteClientFile } from '../clientconfig/write.js';
 import { line, printJson } from './output.js';
 
 // `mcp-warden unwrap <client-config-file>`: puts back, byte for byte, every entry `import` replaced in that file,

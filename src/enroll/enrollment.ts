@@ -4,10 +4,10 @@ import { WardenError } from '../error.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, newServerConfig, updateServers } from '../store/servers.js';
 import type { LockEntry } from '../surface/lockfile.js';
-import { recordCanaries } from './canary.js';
-import { recordModules } from './enroll-modules.js';
+import { recordCanaries } from '../supervise/canaries.js';
+import { recordModules } from './outside-modules.js';
 import { allowlistArtifacts } from './allowlist-artifacts.js';
-import { captureLock } from './lock.js';
+import { captureLock } from '../supervise/capture-lock.js';
 
 // Enrolling a server, shared by `add` and `import`: resolve and digest what it runs, allowlist that, write its
 // servers.json entry, then launch it through the same in-band path as `run` to lock its surface and record
@@ -35,12 +35,6 @@ export interface Enrollment {
  *  caller's: loaded once and saved once however many servers it plans. */
 export function planEnrollment(paths: HomePaths, id: string, spec: EnrollSpec, cache: DigestCache, memo?: TreeMemo): Promise<LaunchPlan> {
   return planLaunch({ serverId: id, command: spec.command, args: spec.args, cwd: spec.cwd, trustedPath: loadServers(paths).path }, cache, memo);
-}
-
-export function describeArtifact(a: Artifact): string {
-  const extra = a.kind === 'package' ? ` (${a.packages} packages, ${a.files} files)` : '';
-  const via = a.chain.length > 1 ? `\n      via ${a.chain.join(' -> ')}` : '';
-  return `  ${a.kind.padEnd(10)} ${a.path}${extra}\n      sha256 ${a.sha256}${via}`;
 }
 
 /** Allowlists the plan's artifacts and writes the server entry (`by` says who, in the audit log). */

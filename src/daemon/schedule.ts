@@ -1,10 +1,10 @@
-import type { Progress } from '../daemon/progress.js';
+import type { Progress } from './progress.js';
 import { WardenError } from '../error.js';
 import { loadLocks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
-import { checkCanaries } from './canary.js';
-import type { Recorder } from './recorder.js';
-import { check } from './verify.js';
+import { checkCanaries } from '../supervise/canaries.js';
+import type { Recorder } from '../supervise/recorder.js';
+import { checkSurface } from '../supervise/surface-check.js';
 
 // Scheduled out-of-band verification of one server: re-attest, fresh launch, surface verify, canaries. One at
 // a time per server; each is a task the watchdog bounds.
@@ -34,7 +34,7 @@ export function scheduledVerifier(
     busy.add(id);
     const done = progress.begin(`verification of '${id}'`, MAX_VERIFICATION_MS);
     try {
-      const o = await check(paths, id);
+      const o = await checkSurface(paths, id);
       if (o.error) {
         say(`scheduled verification of '${id}' failed: ${o.error.message}`);
         rec.record({ event: 'verify_failed', server: id, code: o.error.code, reason: o.error.message });

@@ -1,15 +1,8 @@
-import type { LaunchPlan } from '../attest/plan.js';
-import type { ArtifactRecord } from '../audit/events.js';
 import { appendAudit } from '../audit/log.js';
 import { WardenError } from '../error.js';
 import { killSessionNow } from '../launch/kill.js';
 import { sweepOrphans } from '../launch/run-records.js';
 import type { HomePaths } from '../store/paths.js';
-
-/** The artifacts of a plan as the audit log records them. */
-export function artifactRecords(plan: LaunchPlan): ArtifactRecord[] {
-  return plan.artifacts.map((a) => ({ kind: a.kind, path: a.path, sha256: a.sha256, chain: a.chain }));
-}
 
 /**
  * Kills the sessions (process group and escaped descendants) left by supervisors that died, and records each

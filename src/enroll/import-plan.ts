@@ -4,7 +4,7 @@ import type { ClientConfig, ClientEntry } from '../clientconfig/read.js';
 import { valueAt, wrapEntryText } from '../clientconfig/rewrite.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { SERVER_ID_RE, type ServersFile } from '../store/servers.js';
-import type { EnrollSpec } from './enroll.js';
+import type { EnrollSpec } from './enrollment.js';
 
 // Deciding, for each entry of a client configuration, what `import` does with it, before anything is written:
 // the server id it gets, the servers.json entry, and the text that will replace it in the client's file.

@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { DigestCache } from '../attest/cache.js';
 import { matchAllowlist, refusalReason } from '../attest/match.js';
 import { planLaunch, type TreeMemo } from '../attest/plan.js';
-import type { WatchTarget } from '../daemon/watcher.js';
+import type { WatchTarget } from './watcher.js';
 import { WardenError } from '../error.js';
 import { loadAllowlist, type AllowlistFile } from '../store/allowlist.js';
 import { loadLocks } from '../store/locks.js';
@@ -76,10 +76,10 @@ export interface AttestRoundResult {
   cacheError?: string;
 }
 
-/** Re-attests `ids` in a worker thread (see daemon-attest-worker.ts for why). */
+/** Re-attests `ids` in a worker thread (see attestation-worker.ts for why). */
 export function attestInWorker(round: AttestRound): Promise<AttestRoundResult> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./daemon-attest-worker.js', import.meta.url), { workerData: round });
+    const worker = new Worker(new URL('./attestation-worker.js', import.meta.url), { workerData: round });
     let result: AttestRoundResult | undefined;
     worker.once('message', (m: AttestRoundResult) => (result = m));
     worker.once('error', reject);

@@ -3,7 +3,7 @@ import { attestedFiles } from '../attest/module-set.js';
 import { planLaunch, type LaunchPlan } from '../attest/plan.js';
 import { refuseIfPreloaded } from '../attest/self.js';
 import { appendAudit } from '../audit/log.js';
-import type { ExitEvent, LaunchEvent } from '../audit/events.js';
+import type { ArtifactRecord, ExitEvent, LaunchEvent } from '../audit/events.js';
 import { WardenError } from '../error.js';
 import { buildEnv } from '../launch/env.js';
 import { createSessionCgroup, removeCgroup, type Cgroup } from '../launch/cgroup.js';
@@ -20,7 +20,6 @@ import { loadAllowlist } from '../store/allowlist.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById, type ServerConfig } from '../store/servers.js';
-import { artifactRecords } from './common.js';
 
 // The attested launch, shared by `run` and by the verbs that fetch a surface out of band (lock, verify, diff,
 // pin): resolve and digest, match the allowlist, spawn in its own group with a minimal environment, verify the
@@ -226,4 +225,9 @@ export async function stopLaunched(paths: HomePaths, id: string, launched: Launc
     durationMs: Date.now() - started,
   });
   return { code: exit.code, refusedModules };
+}
+
+/** The artifacts of a plan as the audit log records them. */
+export function artifactRecords(plan: LaunchPlan): ArtifactRecord[] {
+  return plan.artifacts.map((a) => ({ kind: a.kind, path: a.path, sha256: a.sha256, chain: a.chain }));
 }

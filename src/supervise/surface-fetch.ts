@@ -6,8 +6,8 @@ import { loadClientSeen } from '../store/client-seen.js';
 import type { HomePaths } from '../store/paths.js';
 import { appendAudit } from '../audit/log.js';
 import type { LearnedModule } from '../launch/module-guard.js';
-import { attestAndLaunch } from './launch.js';
-import { stopLaunched } from './launch.js';
+import { attestAndLaunch } from './attested-launch.js';
+import { stopLaunched } from './attested-launch.js';
 import type { LaunchPlan } from '../attest/plan.js';
 import type { Catalogs } from '../surface/catalog.js';
 

@@ -1,0 +1,62 @@
+import { appendAudit } from '../audit/log.js';
+import { WardenError } from '../error.js';
+import { DEFAULT_OFFERED } from '../proxy/fetch.js';
+import { ABSENT } from '../surface/hash.js';
+import { entryFor, surfaceHash, type LockEntry } from '../surface/lockfile.js';
+import { wardenEntryFor } from '../surface/warden-lock.js';
+import type { ToolPrint } from '../surface/print.js';
+import { loadLocks, saveLockEntry } from '../store/locks.js';
+import type { HomePaths } from '../store/paths.js';
+import { loadServers, serverById, type ServerConfig } from '../store/servers.js';
+import { artifactRecords } from './attested-launch.js';
+import { fetchSurface, type Fetched, type OnLearned } from './surface-fetch.js';
+
+// Capturing a server's surface into tools.lock and warden.lock, for `lock`, `pin`, enrollment and `npm start`:
+// fresh attested launches (surface-fetch.ts), then the entry written (read-modify-write under the locks' file
+// lock, store/locks.ts), and the act audited.
+
+const say = (m: string): void => void process.stderr.write(`mcp-warden: ${m}\n`);
+
+function artifactsOf(fetched: Fetched): { kind: string; path: string; sha256: string }[] {
+  return artifactRecords(fetched.plan).map(({ kind, path, sha256 }) => ({ kind, path, sha256 }));
+}
+
+function write(paths: HomePaths, id: string, entry: LockEntry, fetched: Fetched, prints: { name: string; print: ToolPrint }[]): Promise<void> {
+  return saveLockEntry(paths, id, () => ({ entry, extra: wardenEntryFor(artifactsOf(fetched), prints, fetched.conditional, fetched.catalogs) }));
+}
+
+/** Captures and writes the lock entry of a server (used by `lock` and by `add`). */
+export async function captureLock(paths: HomePaths, id: string, source: 'lock' | 'pin', onLearned?: OnLearned): Promise<LockEntry> {
+  const server = serverById(loadServers(paths), id, paths);
+  const previous = loadLocks(paths).tools.get(id);
+  const fetched = await fetchSurface(paths, id, previous?.protocol.offered ?? DEFAULT_OFFERED, say, onLearned);
+  const entry = entryFor(server.command, server.args, previous?.protocol.offered ?? DEFAULT_OFFERED, fetched.handshake, fetched.tools);
+  await write(paths, id, entry, fetched, fetched.tools);
+  await appendAudit(paths.audit, { event: 'surface', server: id, source, pinState: previous ? 'changed' : 'unpinned', surfaceHash: entry.surface_hash, ...(previous ? { lockedSurfaceHash: previous.surface_hash, lockedRevision: previous.protocol.era } : {}), revision: entry.protocol.era, changed: [] });
+  return entry;
+}
+
+/** Accepts the served form of one tool of a locked server (or drops it from the lock when the server no longer
+ *  lists it): 'pinned' or 'removed'. */
+export async function pinTool(paths: HomePaths, id: string, tool: string, server: ServerConfig, locked: LockEntry): Promise<'pinned' | 'removed'> {
+  const fetched = await fetchSurface(paths, id, locked.protocol.offered, say);
+  const live = fetched.tools.find((t) => t.name === tool);
+  // The entry is rebuilt from the lock as read under its lock, so a concurrent pin of another tool is kept.
+  let entry = locked;
+  await saveLockEntry(paths, id, (locks) => {
+    const current = locks.tools.get(id);
+    if (!current) throw new WardenError('LOCK_MISSING', `tools.lock has no entry for server '${id}'. Capture one with: mcp-warden lock ${id}`);
+    const tools = current.tools.filter((t) => t.name !== tool);
+    if (live) tools.push({ name: live.name, h_desc: live.hDesc, h_schema: live.hSchema, h_tool: live.hTool, tool: live.value });
+    else if (tools.length === current.tools.length) throw new WardenError('USAGE', `server '${id}' neither lists nor locks a tool named "${tool}".`);
+    tools.sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
+    entry = { ...current, target: server.command, args: server.args, tools, surface_hash: surfaceHash(current.protocol.era, current.h_instructions ?? ABSENT, tools) };
+    // Keep the exact prints of every tool not re-pinned; take the live one for the tool that is.
+    const previous = locks.warden.get(id);
+    const prints = Object.entries(previous?.tools ?? {}).filter(([n]) => n !== tool).map(([name, print]) => ({ name, print }));
+    if (live) prints.push({ name: live.name, print: live.print });
+    return { entry, extra: wardenEntryFor(artifactsOf(fetched), prints, fetched.conditional, previous?.catalogs ?? {}) };
+  });
+  await appendAudit(paths.audit, { event: 'surface', server: id, source: 'pin', pinState: 'changed', surfaceHash: entry.surface_hash, lockedSurfaceHash: locked.surface_hash, revision: entry.protocol.era, changed: [{ name: tool, state: live ? 'changed' : 'removed', classes: [], fields: [] }] });
+  return live ? 'pinned' : 'removed';
+}

@@ -1,0 +1,119 @@
+import { recheckPlan } from '../attest/recheck.js';
+import { EXIT_REFUSED } from '../launch/preload/guard.js';
+import type { ExitEvent } from '../audit/events.js';
+import { WardenError } from '../error.js';
+import { answerRefusal } from '../proxy/refuse.js';
+import { SESSION_DEFAULTS, Session } from '../proxy/session.js';
+import { openHome } from '../store/home.js';
+import { loadLocks } from '../store/locks.js';
+import { resolveHome, type HomePaths } from '../store/paths.js';
+import { defaultToolOf, probesOf } from '../canary/probe.js';
+import { sweepAndAudit } from './orphan-sweep.js';
+import { recorder, type Recorder } from './recorder.js';
+import { loadServers } from '../store/servers.js';
+import { saveClientSeen } from '../store/client-seen.js';
+
+/** Canary calls per probe at session start (their median is compared with the pinned envelope). */
+const SESSION_CANARY_SAMPLES = 3;
+import { attestAndLaunch, stopLaunched, type LaunchRefusal, type Launched } from './attested-launch.js';
+
+// The supervised session behind `mcp-warden run <id>`, in the order it happens. The client launched us in
+// place of the server; stdout belongs to the JSON-RPC stream, so every human message goes to stderr.
+
+const say = (msg: string): void => void process.stderr.write(`mcp-warden: ${msg}\n`);
+
+/** Refuses the session before launch: tell the client (its first request gets the error) and exit. */
+async function refuse(id: string, err: WardenError): Promise<number> {
+  const message = `mcp-warden refused to launch server '${id}': ${err.message} Run 'mcp-warden status ${id}' for details.`;
+  say(`${err.code}: ${message}`);
+  await answerRefusal(process.stdin, process.stdout, message, { code: err.code, server: id, hint: `mcp-warden status ${id}` });
+  // The error's own exit code (2 invalid config, 3 refused, 4 lockfile, 5 inadmissible); only the codes that
+  // mean "a check reported" (1) become a refusal here, since no session was held.
+  return err.exitCode >= 2 ? err.exitCode : 3;
+}
+
+/** Stops the group, records the exit, and returns the exit code of `run`. */
+async function finish(paths: HomePaths, id: string, launched: Launched, session: Session, cause: ExitEvent['cause'], signalled: string | undefined, firstWasExit: boolean, audit: Recorder['record']): Promise<number> {
+  const grace = cause === 'client_eof' || cause === 'signal' || (cause === 'server_exit' && !firstWasExit);
+  const { refusedCalls: _refusedCalls, ...counts } = session.stats;
+  const exit = await stopLaunched(paths, id, launched, cause, counts, { grace, say, ...(signalled ? { signal: signalled } : {}) });
+  if (counts.nonJsonLines > 0) say(`the server wrote ${counts.nonJsonLines} non-JSON line(s) to stdout; none were forwarded.`);
+  for (const module of exit.refusedModules) audit({ event: 'module_refused', server: id, pid: launched.pid, module });
+  if (cause === 'server_exit') {
+    // Requests the server will never answer now (its initialize among them, if it died first) get the reason.
+    const guarded = exit.code === EXIT_REFUSED && launched.guard !== undefined;
+    session.fail('protocol_error', guarded
+      ? `server '${id}' was ended by the warden's module guard: it tried to load a file outside its attested set, or one that changed after it was digested (the warden's stderr names it)`
+      : `server '${id}' exited${exit.code === null ? '' : ` with code ${exit.code}`} before answering`);
+  }
+  if (cause === 'inadmissible') return 5;
+  if (cause === 'protocol_error' || cause === 'verification_failed' || cause === 'surface_refused') return 3;
+  if (cause === 'server_exit' && exit.code !== 0) return 3;
+  return 0;
+}
+
+/** Runs one supervised session on this process's stdin and stdout; returns the exit code of `run`. The home is
+ *  resolved here, inside the refusal path, so that even an invalid home is answered to the client in-band. */
+export async function runSession(homeFlag: string | undefined, id: string): Promise<number> {
+  let paths: HomePaths;
+  let launched: Launched;
+  let locks: ReturnType<typeof loadLocks>;
+  let rec: Recorder | undefined;
+  try {
+    paths = resolveHome(homeFlag);
+    openHome(paths, true);
+    rec = recorder(paths, loadServers(paths).alerts, say);
+    await sweepAndAudit(paths, say);
+    locks = loadLocks(paths);
+    launched = await attestAndLaunch(paths, id, say, rec.record);
+  } catch (err) {
+    await rec?.flush();
+    if (err instanceof WardenError) return refuse(id, err as LaunchRefusal);
+    throw err;
+  }
+  const { child, plan, server } = launched;
+  const audit = rec.record;
+
+  child.stderr.pipe(process.stderr, { end: false });
+  const session = new Session(
+    { clientIn: process.stdin, clientOut: process.stdout, serverIn: child.stdin, serverOut: child.stdout },
+    {
+      ...SESSION_DEFAULTS,
+      relistAfterCalls: server.relistEvery.calls,
+      relistAfterMs: server.relistEvery.seconds * 1000,
+      serverId: id,
+      posture: server.posture,
+      entry: locks.tools.get(id),
+      extra: locks.warden.get(id),
+      audit,
+      report: say,
+      beforeRelease: async () => recheckPlan(plan),
+      verifyWriter: launched.verifyWriter,
+      clientSeen: (clientInfo) => setImmediate(() => {
+        const problem = saveClientSeen(paths, id, clientInfo);
+        if (problem) say(problem);
+      }),
+      ...(locks.warden.get(id)?.canaries ? { canaries: { probes: probesOf(server.canaries, defaultToolOf(locks.warden.get(id)?.canaries)), baselines: locks.warden.get(id)?.canaries ?? {}, policy: server.canaryLatency, samples: SESSION_CANARY_SAMPLES } } : {}),
+    },
+  );
+  session.start();
+
+  let signalled: string | undefined;
+  const signalPromise = new Promise<'signal'>((resolve) => {
+    for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+      process.once(sig, () => {
+        signalled = sig;
+        resolve('signal');
+      });
+    }
+  });
+  const first = await Promise.race([session.ended, launched.exited.then(() => 'exit' as const), signalPromise]);
+  let cause: ExitEvent['cause'];
+  if (first === 'signal') cause = 'signal';
+  else if (first === 'exit' || first.cause === 'server_eof') cause = 'server_exit';
+  else cause = first.cause;
+  await rec.flush();
+  const code = await finish(paths, id, launched, session, cause, signalled, first === 'exit', audit);
+  await rec.flush();
+  return code;
+}

@@ -1,0 +1,48 @@
+import { WardenError } from '../error.js';
+import type { LiveTool } from '../surface/admit.js';
+import { diffSurface, worstClass, type SurfaceDiff } from '../surface/diff.js';
+import { liveSurfaceHash, type LockEntry } from '../surface/lockfile.js';
+import { diffCatalogs, type CatalogChange } from '../surface/catalog.js';
+import { loadLocks } from '../store/locks.js';
+import type { HomePaths } from '../store/paths.js';
+import { loadServers, serverById } from '../store/servers.js';
+import { fetchSurface } from './surface-fetch.js';
+
+// Checking a server's surface out of band, for `verify`, `diff` and the daemon's scheduled verification: a fresh
+// attested launch, the served surface diffed against tools.lock and warden.lock.
+
+const say = (m: string): void => void process.stderr.write(`mcp-warden: ${m}\n`);
+
+/** What checking a server's served surface against its lock found (an error is a result, not a throw). */
+export interface SurfaceCheck {
+  id: string;
+  status: 'ok' | 'drift' | 'error';
+  worst?: string;
+  diff?: SurfaceDiff;
+  catalogs?: CatalogChange[];
+  error?: { code: string; message: string; exitCode: number };
+  live?: LiveTool[];
+  entry?: LockEntry;
+  liveInstructions?: string | undefined;
+  liveSurfaceHash?: string;
+}
+
+/** Launches server `id` (twice: with and without client capabilities) and compares what it serves with its lock. */
+export async function checkSurface(paths: HomePaths, id: string): Promise<SurfaceCheck> {
+  try {
+    serverById(loadServers(paths), id, paths);
+    const locks = loadLocks(paths);
+    const entry = locks.tools.get(id);
+    if (!entry) throw new WardenError('LOCK_MISSING', `tools.lock has no entry for server '${id}'. Capture one with: mcp-warden lock ${id}`);
+    const extra = locks.warden.get(id);
+    const fetched = await fetchSurface(paths, id, entry.protocol.offered, say);
+    const diff = diffSurface(entry, extra ? { prints: extra.tools, conditional: extra.conditional } : undefined, fetched.handshake, fetched.tools);
+    const catalogs = extra ? diffCatalogs(extra.catalogs, fetched.catalogs) : [];
+    const worst = worstClass(diff) ?? (diff.era ? 'era' : catalogs.length > 0 ? 'catalog' : undefined);
+    const hs = fetched.handshake;
+    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, live: fetched.tools, entry, liveInstructions: hs.instructions, liveSurfaceHash: liveSurfaceHash(hs, fetched.tools) };
+  } catch (err) {
+    if (!(err instanceof WardenError)) throw err;
+    return { id, status: 'error', error: { code: err.code, message: err.message, exitCode: err.exitCode } };
+  }
+}
