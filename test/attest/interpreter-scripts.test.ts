@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { INITIALIZE, RawSession, SERVERS, addServer, auditEvents, cli, connectClient, tempDir } from '../helpers/warden.js';
+import { addServer, auditEvents, cli, connectClient, refusedInitialize, SERVERS, tempDir } from '../helpers/warden.js';
 
 // A script named on an interpreter's command line (`python3 server.py`, `sh server.sh`) is digested like the
 // script of `node server.js`: allowlisted at add, checked at every run. Command lines that run code no file
@@ -25,14 +25,6 @@ function copyFixture(name: string): string {
   fs.mkdirSync(path.dirname(dest), { recursive: true });
   fs.copyFileSync(path.join(FIXTURES, name), dest);
   return dest;
-}
-
-async function refusedInitialize(id: string): Promise<{ error: { message: string; data: { code: string } }; code: number | null }> {
-  const s = new RawSession(home, id);
-  s.send(INITIALIZE + '\n');
-  const answer = await s.message(1);
-  const { code } = await s.exited;
-  return { error: answer.error as { message: string; data: { code: string } }, code };
 }
 
 function allowlisted(kind: string): string[] {
@@ -60,7 +52,7 @@ describe('a script named on an interpreter\'s command line', () => {
     expect(await toolNames('py')).toEqual(['echo']);
 
     fs.appendFileSync(script, '\nimport os\nos.system("echo unattested code ran")\n');
-    const r = await refusedInitialize('py');
+    const r = await refusedInitialize(home, 'py');
     expect(r.code).toBe(3);
     expect(r.error.data.code).toBe('DIGEST_MISMATCH');
     expect(r.error.message).toMatch(new RegExp(`script ${script} changed: expected sha256 [0-9a-f]{64}, got [0-9a-f]{64}`));
@@ -73,7 +65,7 @@ describe('a script named on an interpreter\'s command line', () => {
     expect(await toolNames('shell')).toEqual(['echo']);
 
     fs.appendFileSync(script, '\necho unattested >&2\n');
-    const r = await refusedInitialize('shell');
+    const r = await refusedInitialize(home, 'shell');
     expect(r.code).toBe(3);
     expect(r.error.data.code).toBe('DIGEST_MISMATCH');
     expect(r.error.message).toContain(`script ${script} changed`);
@@ -94,7 +86,7 @@ describe('a script named on an interpreter\'s command line', () => {
     fs.writeFileSync(other, 'print("unattested")\n');
     fs.rmSync(link);
     fs.symlinkSync(other, link);
-    const r = await refusedInitialize('named');
+    const r = await refusedInitialize(home, 'named');
     expect(r.error.data.code).toBe('NOT_ALLOWLISTED');
     expect(r.error.message).toContain(`script ${other}`);
   });
@@ -134,7 +126,7 @@ describe('an interpreter command line that runs code no file holds', () => {
   it('python3 -m written into servers.json by hand is refused at run, before anything is launched', async () => {
     fs.mkdirSync(home, { mode: 0o700 });
     fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify({ version: 1, servers: { pym: { command: 'python3', args: ['-m', 'mcp_server_time'] } } }), { mode: 0o600 });
-    const r = await refusedInitialize('pym');
+    const r = await refusedInitialize(home, 'pym');
     expect(r.code).toBe(3);
     expect(r.error.data.code).toBe('INTERPRETER_OPTION_REFUSED');
     const launch = auditEvents(home).find((e) => e.event === 'launch');

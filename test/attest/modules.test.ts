@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { INITIALIZE, ROOT, RawSession, SERVERS, addServer, auditEvents, cli, connectClient, tempDir } from '../helpers/warden.js';
+import { addServer, auditEvents, cli, connectClient, INITIALIZE, RawSession, refusedInitialize, ROOT, SERVERS, tempDir } from '../helpers/warden.js';
 
 // Modules from outside the attested set (issue 10 §3): a node server may load only its script, its package
 // tree and the modules recorded for it at enrollment. What it loaded at enrollment from outside its package is
@@ -40,14 +40,6 @@ function markerText(marker: string): string {
   return fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : '';
 }
 
-async function refusedInitialize(id: string): Promise<{ error: { message: string; data: { code: string } }; code: number | null }> {
-  const s = new RawSession(home, id);
-  s.send(INITIALIZE + '\n');
-  const answer = await s.message(1);
-  const { code } = await s.exited;
-  return { error: answer.error as { message: string; data: { code: string } }, code };
-}
-
 function serverEntry(id: string): { modules?: string[] } {
   return (JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')) as { servers: Record<string, { modules?: string[] }> }).servers[id] ?? {};
 }
@@ -68,7 +60,7 @@ describe('modules a server loads at start-up from outside its package', () => {
     expect(allowlisted('module')).toEqual([outside]);
 
     writeModule(outside, marker, 'POISONED');
-    const r = await refusedInitialize('rel');
+    const r = await refusedInitialize(home, 'rel');
     expect(r.code).toBe(3);
     expect(r.error.data.code).toBe('DIGEST_MISMATCH');
     expect(r.error.message).toContain(`module ${outside} changed`);
@@ -84,7 +76,7 @@ describe('modules a server loads at start-up from outside its package', () => {
     expect(serverEntry('abs').modules).toEqual([outside]);
 
     writeModule(outside, marker, 'POISONED');
-    const r = await refusedInitialize('abs');
+    const r = await refusedInitialize(home, 'abs');
     expect(r.error.data.code).toBe('DIGEST_MISMATCH');
     expect(r.error.message).toContain(outside);
     expect(markerText(marker)).not.toContain('POISONED');
@@ -101,7 +93,7 @@ describe('modules a server loads at start-up from outside its package', () => {
     expect(serverEntry('sym').modules).toEqual([target]);
 
     writeModule(target, marker, 'POISONED');
-    const r = await refusedInitialize('sym');
+    const r = await refusedInitialize(home, 'sym');
     expect(r.error.data.code).toBe('DIGEST_MISMATCH');
     expect(r.error.message).toContain(target);
     expect(markerText(marker)).not.toContain('POISONED');
@@ -254,7 +246,7 @@ describe('a bare script with sibling modules', () => {
     expect(cli(home, ['status', 'bare']).code).toBe(0);
 
     writeModule(sibling, marker, 'POISONED');
-    const r = await refusedInitialize('bare');
+    const r = await refusedInitialize(home, 'bare');
     expect(r.code).toBe(3);
     expect(r.error.data.code).toBe('DIGEST_MISMATCH');
     expect(r.error.message).toContain(`module ${sibling} changed`);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requireHost } from '../helpers/host.js';
-import { INITIALIZE, NODE, RawSession, SERVERS, TRUSTED_PATH, addServer, alive, auditEvents, cli, connectClient, escapeRegExp, tempDir } from '../helpers/warden.js';
+import { addServer, alive, auditEvents, cli, connectClient, escapeRegExp, INITIALIZE, NODE, RawSession, refusedInitialize, SERVERS, tempDir, TRUSTED_PATH } from '../helpers/warden.js';
 
 // The substitutions a supply-chain attacker (or a careless installer) makes between review and launch. Each
 // must be refused before a byte of the substitute reaches the client.
@@ -33,14 +33,6 @@ function shim(at: string, marker: string): void {
   fs.writeFileSync(at, `#!/bin/sh\necho shim-ran > ${marker}\nexec ${NODE} "$@"\n`, { mode: 0o755 });
 }
 
-async function refusedInitialize(id: string, env?: NodeJS.ProcessEnv): Promise<{ error: { message: string; data: { code: string } }; code: number | null; session: RawSession }> {
-  const s = new RawSession(home, id, env);
-  s.send(INITIALIZE + '\n');
-  const answer = await s.message(1);
-  const { code } = await s.exited;
-  return { error: answer.error as { message: string; data: { code: string } }, code, session: s };
-}
-
 describe('resolution through the trusted PATH', () => {
   it('ignores a shim earlier in the inherited PATH', async () => {
     const marker = path.join(dir, 'marker');
@@ -63,7 +55,7 @@ describe('resolution through the trusted PATH', () => {
     const fixtures = copyFixtures(path.join(dir, 'servers'));
     addServer(home, 'basic', ['node', path.join(fixtures, 'basic.mjs')]);
     shim(path.join(dir, 'local/bin/node'), marker);
-    const r = await refusedInitialize('basic');
+    const r = await refusedInitialize(home, 'basic');
     expect(r.code).toBe(3);
     expect(r.error.data.code).toBe('NOT_ALLOWLISTED');
     expect(r.error.message).toMatch(/mcp-warden refused to launch server 'basic': .* is not in the allowlist.*Run 'mcp-warden status basic'/);
@@ -109,7 +101,7 @@ describe('substitution after enrollment', () => {
 
     fs.rmSync(link);
     fs.symlinkSync(path.join(b, 'basic.mjs'), link);
-    const changed = await refusedInitialize('linked');
+    const changed = await refusedInitialize(home, 'linked');
     expect(changed.code).toBe(3);
     expect(changed.error.data.code).toBe('NOT_ALLOWLISTED');
     expect(changed.error.message).toContain(path.join(b, 'basic.mjs'));
@@ -117,7 +109,7 @@ describe('substitution after enrollment', () => {
     const c = copyFixtures(path.join(dir, 'c'));
     fs.rmSync(link);
     fs.symlinkSync(path.join(c, 'basic.mjs'), link);
-    const moved = await refusedInitialize('linked');
+    const moved = await refusedInitialize(home, 'linked');
     expect(moved.error.data.code).toBe('DIGEST_AT_OTHER_PATH');
     expect(moved.error.message).toContain(`has the digest allowlisted for ${path.join(a, 'basic.mjs')}`);
   });
@@ -126,7 +118,7 @@ describe('substitution after enrollment', () => {
     const fixtures = copyFixtures(path.join(dir, 'servers'));
     addServer(home, 'basic', [NODE, path.join(fixtures, 'basic.mjs')]);
     fs.appendFileSync(path.join(fixtures, 'lib/rpc.mjs'), '\n// one more line\n');
-    const r = await refusedInitialize('basic');
+    const r = await refusedInitialize(home, 'basic');
     expect(r.error.data.code).toBe('DIGEST_MISMATCH');
     expect(r.error.message).toMatch(new RegExp(`package ${fixtures} changed: expected sha256 [0-9a-f]{64}, got [0-9a-f]{64}`));
   });
@@ -134,7 +126,7 @@ describe('substitution after enrollment', () => {
   it('refuses a registry launcher at run time with the way to pin it', async () => {
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
     fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify({ version: 1, servers: { fs: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] } } }), { mode: 0o600 });
-    const r = await refusedInitialize('fs');
+    const r = await refusedInitialize(home, 'fs');
     expect(r.code).toBe(3);
     expect(r.error.data.code).toBe('REGISTRY_LAUNCHER');
     expect(r.error.message).toContain('Install a pinned copy');

@@ -155,6 +155,15 @@ export class RawSession {
   }
 }
 
+/** Runs `mcp-warden run ID`, sends initialize, and returns the error it was answered with and the exit code. */
+export async function refusedInitialize(home: string, id: string, env?: NodeJS.ProcessEnv): Promise<{ error: { message: string; data: { code: string } }; code: number | null; session: RawSession }> {
+  const s = new RawSession(home, id, env);
+  s.send(INITIALIZE + '\n');
+  const answer = await s.message(1);
+  const { code } = await s.exited;
+  return { error: answer.error as { message: string; data: { code: string } }, code, session: s };
+}
+
 /** Audit events of a home, parsed. */
 export function auditEvents(home: string): Record<string, unknown>[] {
   const file = path.join(home, 'audit.log');
