@@ -1,0 +1,138 @@
+import { createHash } from 'node:crypto';
+import { bundleFromJSON, type Bundle } from '@sigstore/bundle';
+import { X509Certificate } from '@sigstore/core';
+import { toSignedEntity, Verifier, VerificationError } from '@sigstore/verify';
+import { WardenError } from '../error.js';
+import { identityOf, type PublisherIdentity } from './identity.js';
+import { checkSubject, type Subject } from './statement.js';
+import { windowsClosed, type Authority, type TrustRoot } from './trust-root.js';
+
+// The two attestations the npm registry serves for a package published with provenance
+// (GET /-/npm/v1/attestations/<name>@<version> → {"attestations": [...]}), verified offline:
+//   - the SLSA provenance (https://slsa.dev/provenance/v1, or v0.2 from 2023), a DSSE envelope signed by a
+//     short-lived Fulcio certificate issued to the CI run that built the package: it says who built it;
+//   - the npm publish attestation, signed with the registry's own key: it says the registry accepted exactly
+//     this tarball under this name and version.
+// Both must verify, with sigstore-js's default thresholds (one transparency-log entry, one SCT, one
+// timestamp), and both must name pkg:npm/<name>@<version> with the sha512 of the very tarball being
+// installed: a provenance checked against name@version only would let a swapped tarball through.
+
+export const SLSA_PROVENANCE = ['https://slsa.dev/provenance/v1', 'https://slsa.dev/provenance/v0.2'];
+export const NPM_PUBLISH = 'https://github.com/npm/attestation/tree/main/specs/publish/v0.1';
+const MAX_ATTESTATIONS = 16;
+
+export interface VerifiedProvenance {
+  identity: PublisherIdentity;
+  /** When the provenance was signed (its transparency-log time). */
+  signedAt?: string;
+  predicateType: string;
+}
+
+interface Attestation {
+  predicateType: string;
+  bundle: Bundle;
+}
+
+/** The attestations of a registry answer, or a refusal naming what is wrong with its shape. */
+function attestationsOf(doc: unknown, label: string): Attestation[] {
+  const list = doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? (doc as { attestations?: unknown }).attestations : undefined;
+  if (!Array.isArray(list)) throw new WardenError('PROVENANCE_INVALID', `the attestations of ${label} are not the registry's format ({"attestations": [...]}); nothing was installed.`);
+  if (list.length > MAX_ATTESTATIONS) throw new WardenError('PROVENANCE_INVALID', `the registry sent ${list.length} attestations for ${label} (at most ${MAX_ATTESTATIONS} are read); nothing was installed.`);
+  return list.map((a: unknown, i) => {
+    const item = a as { predicateType?: unknown; bundle?: unknown } | null;
+    if (!item || typeof item.predicateType !== 'string' || typeof item.bundle !== 'object' || item.bundle === null) {
+      throw new WardenError('PROVENANCE_INVALID', `attestation ${i} of ${label} has no predicateType or bundle; nothing was installed.`);
+    }
+    try {
+      return { predicateType: item.predicateType, bundle: bundleFromJSON(item.bundle) };
+    } catch (err) {
+      throw new WardenError('PROVENANCE_INVALID', `attestation ${i} of ${label} (${item.predicateType}) is not a sigstore bundle (${err instanceof Error ? err.message : String(err)}); nothing was installed.`);
+    }
+  });
+}
+
+/** Whether the attestations name a SLSA provenance at all (a package published without one has none). */
+export function hasProvenance(doc: unknown): boolean {
+  const list = doc !== null && typeof doc === 'object' ? (doc as { attestations?: unknown }).attestations : undefined;
+  return Array.isArray(list) && list.some((a) => SLSA_PROVENANCE.includes((a as { predicateType?: unknown } | null)?.predicateType as string));
+}
+
+function leafOf(bundle: Bundle): X509Certificate | undefined {
+  const c = bundle.verificationMaterial.content;
+  const raw = c.$case === 'x509CertificateChain' ? c.x509CertificateChain.certificates[0]?.rawBytes : c.$case === 'certificate' ? c.certificate.rawBytes : undefined;
+  return raw ? X509Certificate.parse(Buffer.from(raw)) : undefined;
+}
+
+/** When the bundle was signed: its latest transparency-log time, else its certificate's start. */
+function signingTime(bundle: Bundle, leaf: X509Certificate | undefined): Date | undefined {
+  const times = bundle.verificationMaterial.tlogEntries.map((e) => Number(e.integratedTime)).filter((t) => Number.isFinite(t) && t > 0);
+  if (times.length > 0) return new Date(Math.max(...times) * 1000);
+  return leaf?.notBefore;
+}
+
+/** The kinds of key the bundle names that the trust root does not hold (a newer root would). */
+function unknownKeys(bundle: Bundle, leaf: X509Certificate | undefined, root: TrustRoot): Authority['kind'][] {
+  const out: Authority['kind'][] = [];
+  const logIds = root.material.tlogs.map((t) => t.logID.toString('hex'));
+  if (bundle.verificationMaterial.tlogEntries.some((e) => !e.logId || !logIds.includes(Buffer.from(e.logId.keyId).toString('hex')))) out.push('transparency log');
+  if (leaf && !root.material.certificateAuthorities.some((ca) => ca.certChain.some((c) => c.subject.equals(leaf.issuer)))) out.push('certificate authority');
+  const c = bundle.verificationMaterial.content;
+  if (c.$case === 'publicKey' && !root.data.npmKeys.keys.some((k) => k.keyId === c.publicKey.hint && k.keyUsage === 'npm:attestations')) out.push('npm attestation key');
+  return out;
+}
+
+/** Verifies one bundle's signature chain; refusals say whether a newer trust root would help. */
+function verifyBundle(att: Attestation, root: TrustRoot, label: string, what: string): ReturnType<Verifier['verify']> {
+  const leaf = leafOf(att.bundle);
+  try {
+    return new Verifier(root.material).verify(toSignedEntity(att.bundle));
+  } catch (err) {
+    if (!(err instanceof VerificationError)) throw new WardenError('PROVENANCE_INVALID', `the ${what} of ${label} could not be verified (${err instanceof Error ? err.message : String(err)}); nothing was installed.`);
+    const signedAt = signingTime(att.bundle, leaf);
+    const unknown = unknownKeys(att.bundle, leaf, root);
+    const needs: Authority['kind'][] = leaf ? ['certificate authority', 'transparency log', 'CT log'] : ['npm attestation key', 'transparency log'];
+    if ((unknown.length > 0 && signedAt && signedAt > new Date(root.data.date)) || windowsClosed(root, signedAt, needs)) {
+      throw new WardenError(
+        'TRUST_ROOT_STALE',
+        `the ${what} of ${label} was signed ${signedAt?.toISOString() ?? 'at an unknown time'}, with ${unknown.length > 0 ? `a ${unknown.join(' and ')} key` : 'keys'} the sigstore trust root in use (${root.origin}, dated ${root.data.date}) does not vouch for at that time. Update it with 'mcp-warden trust-root update' (or --from FILE offline), then try again; nothing was installed.`,
+      );
+    }
+    throw new WardenError('PROVENANCE_INVALID', `the ${what} of ${label} does not verify: ${err.code} (${err.message}). It was altered, or was not made by sigstore for this package; nothing was installed.`);
+  }
+}
+
+/**
+ * Verifies the registry's attestations for the tarball `subject` names; returns who built it. A package whose
+ * attestations hold no SLSA provenance is refused with PROVENANCE_MISSING (the caller decides whether an
+ * unsigned package may be admitted).
+ */
+export function verifyNpmAttestations(doc: unknown, subject: Subject, root: TrustRoot): VerifiedProvenance {
+  const label = `${subject.name}@${subject.version}`;
+  const atts = attestationsOf(doc, label);
+  const provenance = atts.filter((a) => SLSA_PROVENANCE.includes(a.predicateType));
+  const publish = atts.filter((a) => a.predicateType === NPM_PUBLISH);
+  if (provenance.length === 0) throw new WardenError('PROVENANCE_MISSING', `${label} has no SLSA provenance among its attestations, so nothing says who built it.`);
+  if (provenance.length > 1 || publish.length > 1) throw new WardenError('PROVENANCE_INVALID', `the registry sent ${provenance.length} provenance and ${publish.length} publish attestations for ${label} (one of each is expected); nothing was installed.`);
+  if (publish.length === 0) throw new WardenError('PROVENANCE_INVALID', `${label} has a provenance but no npm publish attestation (the registry signs one for every package published with provenance); nothing was installed.`);
+  const [prov, pub] = [provenance[0] as Attestation, publish[0] as Attestation];
+
+  const signer = verifyBundle(prov, root, label, 'provenance');
+  checkSubject(prov.bundle, prov.predicateType, subject, label, 'provenance');
+  verifyBundle(pub, root, label, 'npm publish attestation');
+  checkSubject(pub.bundle, pub.predicateType, subject, label, 'npm publish attestation');
+
+  const leaf = leafOf(prov.bundle);
+  if (!leaf) throw new WardenError('PROVENANCE_INVALID', `the provenance of ${label} is signed with a bare key, not a certificate naming who built it; nothing was installed.`);
+  const signedAt = signingTime(prov.bundle, leaf);
+  return {
+    identity: identityOf(leaf, signer.identity?.subjectAlternativeName, signer.identity?.extensions?.issuer, label),
+    ...(signedAt ? { signedAt: signedAt.toISOString() } : {}),
+    predicateType: prov.predicateType,
+  };
+}
+
+/** The sha512 of a tarball as npm's `dist.integrity` spells it ("sha512-<base64>"), and in hex. */
+export function sha512Of(bytes: Buffer): { integrity: string; hex: string } {
+  const d = createHash('sha512').update(bytes).digest();
+  return { integrity: `sha512-${d.toString('base64')}`, hex: d.toString('hex') };
+}
