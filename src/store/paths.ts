@@ -15,8 +15,12 @@ export interface HomePaths {
   imports: string;
   /** Copies of client configuration files taken before `import` or `unwrap` wrote them. */
   backupsDir: string;
-  /** npm packages `import --install` installed at a pinned version. */
+  /** npm packages `import --install` installed at a pinned version (before the sealed store; read only). */
   packagesDir: string;
+  /** The sealed package store: one read-only directory per verified package version (docs/formats.md). */
+  storeDir: string;
+  /** The sigstore trust root `trust-root update` stored; absent: the one shipped with mcp-warden. */
+  trustRoot: string;
   /** Where a running daemon hears the events of `run` sessions (owner-only). */
   eventSocket: string;
   /** Where a running daemon answers /status and /metrics for `mcp-warden status` (owner-only). */
@@ -41,6 +45,8 @@ export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = p
     imports: path.join(home, 'imports.json'),
     backupsDir: path.join(home, 'backups'),
     packagesDir: path.join(home, 'packages'),
+    storeDir: path.join(home, 'store'),
+    trustRoot: path.join(home, 'trust-root.json'),
     eventSocket: path.join(home, 'daemon.sock'),
     statusSocket: path.join(home, 'status.sock'),
   };

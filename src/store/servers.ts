@@ -97,6 +97,22 @@ const probeSchema = v.strictObject({
   normalize: v.optional(v.array(v.strictObject({ pattern: regexSource, flags: v.optional(v.pipe(v.string(), v.regex(/^[gimsuy]*$/, 'expected regular expression flags'))), replace: v.string() })), []),
 });
 
+/** A server installed into the sealed store by `install` (docs/formats.md). */
+const installedPackageSchema = v.strictObject({
+  name: v.pipe(v.string(), v.minLength(1)),
+  version: v.pipe(v.string(), v.minLength(1)),
+  integrity: v.pipe(v.string(), v.regex(/^sha512-[A-Za-z0-9+/]{86}==$/, 'expected a sha512 integrity (sha512-<base64>)')),
+  /** The store entry's directory name under <home>/store/. */
+  store: v.pipe(v.string(), v.regex(/^[^./][^/]*$/, 'expected a store entry name')),
+});
+
+/** The publisher pinned for an installed server: a later version must come from the same. */
+export const pinnedIdentitySchema = v.strictObject({
+  issuer: v.pipe(v.string(), v.url('expected the OIDC issuer URL')),
+  repository: v.pipe(v.string(), v.url('expected the source repository URL')),
+  workflow: v.pipe(v.string(), v.minLength(1, 'expected the workflow path')),
+});
+
 const serverSchema = v.strictObject({
   command: v.pipe(v.string(), v.minLength(1, 'expected a command')),
   args: v.optional(v.array(v.string()), []),
@@ -122,6 +138,11 @@ const serverSchema = v.strictObject({
     }),
     () => ({ ...DEFAULT_RELIST }),
   ),
+  package: v.optional(installedPackageSchema),
+  /** required: every version must carry verified provenance from `identity`; preferred: admitted unsigned,
+   *  pinned from the first version that has provenance; off: provenance is not asked for. */
+  provenance: v.optional(v.picklist(['required', 'preferred', 'off'])),
+  identity: v.optional(pinnedIdentitySchema),
 });
 
 const httpUrl = v.pipe(v.string(), v.url('expected a URL'), v.check((u) => /^https?:$/.test(new URL(u).protocol), 'expected an http or https URL'));
