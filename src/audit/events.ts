@@ -1,3 +1,5 @@
+import type { PackageInstalledEvent, PackageUpgradedEvent, TrustOverrideEvent, UnsignedAdmittedEvent } from './package-events.js';
+
 // The audit events (contract: names and fields are relied on by users' scripts). Never descriptions, schema
 // bodies or annotation values: those are attacker-controlled text.
 
@@ -199,4 +201,4 @@ export interface ModuleRefusedEvent {
   module: string;
 }
 
-export type AuditEvent = LaunchEvent | ExitEvent | ModuleRefusedEvent | OrphanKilledEvent | RunRecordRefusedEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;
+export type AuditEvent = PackageInstalledEvent | UnsignedAdmittedEvent | PackageUpgradedEvent | TrustOverrideEvent | LaunchEvent | ExitEvent | ModuleRefusedEvent | OrphanKilledEvent | RunRecordRefusedEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;

@@ -12,6 +12,7 @@ import { diffVerb, verifyVerb } from './verify.js';
 import { statusVerb } from './status.js';
 import { importVerb, type ImportOptions } from './import.js';
 import { unwrapVerb, type UnwrapOptions } from './unwrap.js';
+import { installVerb, type InstallOptions } from './install.js';
 
 // The command line: one verb per file; this file only wires them to commander and maps failures to exit
 // codes (2 for usage, a WardenError's own code otherwise). Expected failures print one sentence, no stack.
@@ -149,6 +150,21 @@ function main(argv: string[]): void {
     .option('--install', 'replace npx entries by a pinned install of the package (npm install at the resolved version)')
     .option('--json', 'machine-readable output')
     .action(act((file: string, opts: ImportOptions) => importVerb(home(), file, opts)));
+
+  program
+    .command('install')
+    .description('install an npm package into the sealed store after verifying its provenance, and enroll it as a server')
+    .argument('<npm-spec>', 'name, name@version, name@tag or name@range (from the registry npm is configured with)')
+    .argument('[server-args...]', 'arguments for the server, after --')
+    .option('--id <id>', 'server id (default: the package name without its scope)')
+    .option('--attestations <file>', "the package's attestations (the registry's JSON), when the registry does not serve them")
+    .option('--identity <pattern>', 'require the signer identity (SAN) to match; * matches anything')
+    .option('--allow-unsigned', 'admit a package without provenance (recorded in the audit log)')
+    .option('--entry <file>', 'the file of the package to run with node, when it has no bin script or several')
+    .option('--dry-run', 'verify and show everything; write nothing')
+    .option('--yes', 'do not ask before trusting (never implies --allow-unsigned)')
+    .option('--json', 'machine-readable output')
+    .action(act((spec: string, serverArgs: string[], opts: InstallOptions) => installVerb(home(), spec, serverArgs, opts)));
 
   program
     .command('unwrap')

@@ -4,14 +4,18 @@ import { updateAllowlist, upsertEntry } from '../store/allowlist.js';
 import type { HomePaths } from '../store/paths.js';
 
 // Allowlisting what an enrollment trusted (the plan's artifacts, then the modules the server loaded from
-// outside its package), one audit event per change. allowlist.json is read-modify-written under its lock
+// outside its package), one audit event per change. A package installed from the registry carries what its
+// provenance said (who built which tarball) on its tree's entry. allowlist.json is read-modify-written under its lock
 // (store/update.ts): a concurrent add or import never loses this update, nor this one theirs.
 
 /** Adds artifacts to allowlist.json, auditing each change (`by` says who). */
-export async function allowlistArtifacts(paths: HomePaths, artifacts: Artifact[], by: string, say: (m: string) => void): Promise<void> {
+export async function allowlistArtifacts(paths: HomePaths, artifacts: Artifact[], by: string, say: (m: string) => void, provenance?: { path: string; record: unknown }): Promise<void> {
   const now = new Date().toISOString();
   const changes = await updateAllowlist(paths, (allowlist) =>
-    artifacts.map((a) => ({ a, change: upsertEntry(allowlist, { path: a.path, kind: a.kind, sha256: a.sha256, addedAt: now, note: `added by 'mcp-warden ${by}'` }) })),
+    artifacts.map((a) => {
+      const extra = provenance && provenance.path === a.path ? { provenance: provenance.record } : {};
+      return { a, change: upsertEntry(allowlist, { path: a.path, kind: a.kind, sha256: a.sha256, addedAt: now, note: `added by 'mcp-warden ${by}'`, ...extra }) };
+    }),
   );
   for (const { a, change } of changes) {
     if (change.action === 'unchanged') continue;

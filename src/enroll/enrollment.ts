@@ -2,7 +2,7 @@ import type { DigestCache } from '../attest/cache.js';
 import { planLaunch, type Artifact, type LaunchPlan, type TreeMemo } from '../attest/plan.js';
 import { WardenError } from '../error.js';
 import type { HomePaths } from '../store/paths.js';
-import { loadServers, newServerConfig, updateServers } from '../store/servers.js';
+import { loadServers, newServerConfig, updateServers, type ServerConfig } from '../store/servers.js';
 import type { LockEntry } from '../surface/lockfile.js';
 import { recordCanaries } from '../supervise/canaries.js';
 import { recordModules } from './outside-modules.js';
@@ -20,6 +20,9 @@ export interface EnrollSpec {
   env: Record<string, string>;
   passEnv: string[];
   posture: 'enforce' | 'monitor';
+  /** For a server installed into the sealed store: its package, provenance policy and pinned publisher, and
+   *  the record put on its package tree's allowlist entry. */
+  installed?: Pick<ServerConfig, 'package' | 'provenance' | 'identity'> & { treeProvenance: unknown };
 }
 
 export interface Enrollment {
@@ -39,8 +42,10 @@ export function planEnrollment(paths: HomePaths, id: string, spec: EnrollSpec, c
 
 /** Allowlists the plan's artifacts and writes the server entry (`by` says who, in the audit log). */
 export async function trustAndAdd(paths: HomePaths, id: string, spec: EnrollSpec, plan: LaunchPlan, by: string, say: (m: string) => void): Promise<void> {
-  await allowlistArtifacts(paths, plan.artifacts, by, say);
-  const entry = newServerConfig({ command: spec.command, args: spec.args, env: spec.env, passEnv: spec.passEnv, posture: spec.posture, ...(spec.cwd ? { cwd: spec.cwd } : {}) });
+  const tree = plan.artifacts.find((a) => a.kind === 'package');
+  await allowlistArtifacts(paths, plan.artifacts, by, say, spec.installed && tree ? { path: tree.path, record: spec.installed.treeProvenance } : undefined);
+  const { treeProvenance: _, ...installed } = spec.installed ?? { treeProvenance: undefined };
+  const entry = newServerConfig({ command: spec.command, args: spec.args, env: spec.env, passEnv: spec.passEnv, posture: spec.posture, ...(spec.cwd ? { cwd: spec.cwd } : {}), ...installed });
   await updateServers(paths, (config) => {
     if (Object.hasOwn(config.servers, id)) {
       throw new WardenError('SERVER_EXISTS', `server '${id}' was added to ${paths.servers} by another command meanwhile; it was left as it is. Choose another id, or edit that entry by hand.`);

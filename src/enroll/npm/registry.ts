@@ -38,11 +38,11 @@ export async function registryUrl(): Promise<string> {
 }
 
 /** GETs a URL with a size bound; undefined for a 404 when `missingOk`. */
-export async function getBounded(url: string, max: number, what: string, missingOk = false): Promise<Buffer | undefined> {
+export async function getBounded(url: string, max: number, what: string, missingOk = false, accept = 'application/json, application/octet-stream;q=0.9'): Promise<Buffer | undefined> {
   if (!/^https?:\/\//.test(url)) throw new WardenError('REGISTRY_FAILED', `the registry named ${what} at '${url}', which is not an http(s) URL; nothing was installed.`);
   let res: Response;
   try {
-    res = await fetch(url, { headers: { accept: 'application/json, application/octet-stream;q=0.9' }, redirect: 'follow', signal: AbortSignal.timeout(TIMEOUT_MS) });
+    res = await fetch(url, { headers: { accept }, redirect: 'follow', signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch (err) {
     throw new WardenError('REGISTRY_FAILED', `could not fetch ${what} from ${url} (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}). Check the network and npm's registry setting.`);
   }
@@ -72,7 +72,8 @@ function parseJson(bytes: Buffer, what: string): unknown {
 export async function fetchPackument(name: string): Promise<Packument> {
   const base = await registryUrl();
   const url = `${base}${name.replace('/', '%2f')}`;
-  const body = await getBounded(url, LIMITS.packument, `the package document of ${name}`, true);
+  // The abbreviated document (npm's own install format) keeps each version's dist, attestations included.
+  const body = await getBounded(url, LIMITS.packument, `the package document of ${name}`, true, 'application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8');
   if (!body) throw new WardenError('REGISTRY_FAILED', `the registry ${base} has no package named ${name}. Check the spelling, or npm's registry setting.`);
   const doc = parseJson(body, `the package document of ${name}`) as { name?: unknown; 'dist-tags'?: unknown; versions?: unknown };
   if (doc.name !== name || typeof doc.versions !== 'object' || doc.versions === null) {

@@ -1,0 +1,131 @@
+import { refuseIfPreloaded } from '../attest/self.js';
+import { install, type InstallReport } from '../enroll/npm/install.js';
+import type { PublisherIdentity } from '../provenance/identity.js';
+import { loadAllowlist } from '../store/allowlist.js';
+import { openHome } from '../store/home.js';
+import { loadLocks } from '../store/locks.js';
+import { resolveHome } from '../store/paths.js';
+import type { LockEntry } from '../surface/lockfile.js';
+import { confirm, describeArtifact, line, printJson } from './output.js';
+
+export interface InstallOptions {
+  id?: string;
+  attestations?: string;
+  identity?: string;
+  allowUnsigned?: boolean;
+  entry?: string;
+  dryRun?: boolean;
+  yes?: boolean;
+  json?: boolean;
+}
+
+/** Who built a package, as install and upgrade print it. */
+export function publisherLines(p: PublisherIdentity | undefined, signedAt?: string): string[] {
+  if (!p) return ['Provenance  none: nothing says which source and build produced this tarball'];
+  return [
+    `Provenance  verified${signedAt ? `, signed ${signedAt}` : ''}`,
+    `  source    ${p.repository}`,
+    `  workflow  ${p.workflow}`,
+    ...(p.ref ? [`  ref       ${p.ref}`] : []),
+    ...(p.commit ? [`  commit    ${p.commit}`] : []),
+    `  issuer    ${p.issuer}`,
+    ...(p.run ? [`  run       ${p.run}`] : []),
+  ];
+}
+
+export function dependencyLine(deps: InstallReport['dependencies']): string {
+  const verified = deps.filter((d) => d.provenance).length;
+  return `Dependencies  ${verified} of ${deps.length} packages with verified provenance`;
+}
+
+function printReport(r: InstallReport, dryRun: boolean): void {
+  line(`Package     ${r.name}@${r.version}`);
+  line(`Integrity   ${r.integrity}`);
+  for (const l of publisherLines(r.provenance, r.signedAt)) line(l);
+  if (r.attestationsFrom === 'file') line('            (attestations read from --attestations)');
+  if (r.unsigned) line(`Admitted unsigned (${r.unsigned}); the server's policy will be "preferred": the first later version with provenance pins its publisher.`);
+  line(dependencyLine(r.dependencies));
+  if (r.script) line(`Runs        node ${r.script}${r.id ? ` (server '${r.id}')` : ''}`);
+  if (r.notEnrollable) line(`Cannot enroll as it stands: ${r.notEnrollable}.`);
+  if (r.store) line(`Store       ${r.store.dir}${r.store.created ? '' : ' (already installed, unchanged)'}`);
+  if (r.plan) {
+    line('Artifacts that will be allowlisted:');
+    for (const a of r.plan.artifacts) line(describeArtifact(a));
+  }
+  if (dryRun) line('Dry run: nothing was written.');
+}
+
+function jsonOf(r: InstallReport): unknown {
+  return {
+    id: r.id,
+    package: r.name,
+    version: r.version,
+    integrity: r.integrity,
+    provenance: r.provenance ?? null,
+    signedAt: r.signedAt ?? null,
+    attestationsFrom: r.attestationsFrom,
+    unsigned: r.unsigned ?? null,
+    script: r.script ?? null,
+    notEnrollable: r.notEnrollable ?? null,
+    dependencies: { total: r.dependencies.length, withProvenance: r.dependencies.filter((d) => d.provenance).length, packages: r.dependencies },
+    store: r.store ? { dir: r.store.dir, created: r.store.created } : null,
+    artifacts: r.plan?.artifacts.map((a) => ({ kind: a.kind, path: a.path, sha256: a.sha256 })) ?? [],
+    added: r.added,
+    locked: r.enrollment?.lock ? { tools: r.enrollment.lock.tools.length, surface: r.enrollment.lock.surface_hash } : null,
+    lockError: r.enrollment?.lockError ? { code: r.enrollment.lockError.code, message: r.enrollment.lockError.message } : null,
+  };
+}
+
+/** `mcp-warden install <spec>`: verify, install into the sealed store, enroll. */
+export async function installVerb(homeFlag: string | undefined, spec: string, serverArgs: string[], opts: InstallOptions): Promise<number> {
+  if (!opts.dryRun) refuseIfPreloaded();
+  const paths = resolveHome(homeFlag);
+  openHome(paths, !opts.dryRun);
+  if (!opts.dryRun) {
+    loadAllowlist(paths);
+    loadLocks(paths);
+  }
+  const interactive = process.stdin.isTTY === true && !opts.yes && !opts.json;
+  const say = opts.json ? () => {} : line;
+  const report = await install(
+    paths,
+    { spec, ...(opts.id ? { id: opts.id } : {}), ...(opts.attestations ? { attestationsFile: opts.attestations } : {}), ...(opts.identity !== undefined ? { identityPattern: opts.identity } : {}), allowUnsigned: opts.allowUnsigned === true, ...(opts.entry ? { entry: opts.entry } : {}), serverArgs, dryRun: opts.dryRun === true },
+    {
+      say,
+      async confirmTrust(r) {
+        if (!opts.json) printReport(r, false);
+        return !interactive || confirm('Trust it and add the server? [y/N] ');
+      },
+      // Asked only on a terminal, and never implied by --yes: admitting an unsigned package is its own decision.
+      ...(process.stdin.isTTY === true && !opts.json
+        ? {
+            confirmUnsigned: (c) => {
+              line(`${c.name}@${c.version} has NO provenance: nothing says which source and build produced its tarball, and a later version cannot be checked against a publisher until one has it.`);
+              return confirm('Admit it unsigned anyway? [y/N] ');
+            },
+          }
+        : {}),
+    },
+  );
+  if (opts.json) {
+    printJson(jsonOf(report));
+  } else if (opts.dryRun) {
+    printReport(report, true);
+  } else if (!report.added) {
+    line('Nothing was trusted; the store entry made for it was removed.');
+    return 1;
+  } else {
+    line(`Added server '${report.id}' to ${paths.servers}, pinned to ${report.provenance ? `${report.provenance.repository} ${report.provenance.workflow}` : 'no publisher (unsigned)'}.`);
+    if (report.enrollment?.lockError) {
+      line(`Its surface could not be locked: ${report.enrollment.lockError.message}`);
+      line(`Fix that, then run: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} lock ${report.id}`);
+      return report.enrollment.lockError.exitCode;
+    }
+    const locked = report.enrollment?.lock as LockEntry | undefined;
+    if (locked) line(`Locked ${locked.tools.length} tools (surface ${locked.surface_hash}); ${report.enrollment?.baselines ?? 0} canary baseline(s) recorded.`);
+    line(`Point your client at: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} run ${report.id}`);
+  }
+  if (opts.json && report.enrollment?.lockError) return report.enrollment.lockError.exitCode;
+  if (!opts.dryRun && !report.added) return 1;
+  return 0;
+}

@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { WardenError } from '../../error.js';
+import { verifyNpmAttestations } from '../../provenance/npm-attestations.js';
+import type { TrustRoot } from '../../provenance/trust-root.js';
+import type { InstallRecord } from '../../store/package-store.js';
+import { fetchAttestations, fetchPackument, type Packument } from './registry.js';
+
+// The dependencies npm installed beside a package, read from the lockfile it wrote (each with the integrity npm
+// checked its tarball against), and for each whether the registry serves a provenance that verifies for that
+// very tarball: "N of M packages with verified provenance", as `npm audit signatures` counts. A dependency
+// without provenance is counted, not refused; one whose attestations fail to verify is refused: that is not
+// an absence, it is a forgery or a swap.
+
+const CONCURRENCY = 8;
+
+export type Dependency = InstallRecord['dependencies'][number];
+
+interface LockPackage {
+  version?: unknown;
+  integrity?: unknown;
+  inBundle?: unknown;
+  link?: unknown;
+}
+
+/** The package npm installed for `name`, and every other package of the lock (bundled ones excepted: the
+ *  tarball that bundles them is what its provenance covers). */
+export function readLock(dir: string, name: string): { top: { version?: unknown; integrity?: unknown }; deps: Dependency[] } {
+  const lockFile = path.join(dir, 'package-lock.json');
+  let lock: { packages?: Record<string, LockPackage> };
+  try {
+    lock = JSON.parse(fs.readFileSync(lockFile, 'utf8')) as typeof lock;
+  } catch (err) {
+    throw new WardenError('INSTALL_FAILED', `npm wrote no readable lockfile at ${lockFile} (${(err as Error).message}); nothing was installed.`);
+  }
+  const packages = lock.packages ?? {};
+  const top = packages[`node_modules/${name}`] ?? {};
+  const deps: Dependency[] = [];
+  for (const [key, p] of Object.entries(packages)) {
+    if (key === '' || key === `node_modules/${name}` || p.inBundle === true) continue;
+    if (p.link === true) throw new WardenError('INSTALL_FAILED', `npm linked ${key} instead of installing it from the registry; nothing was installed.`);
+    const depName = key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    if (typeof p.version !== 'string' || typeof p.integrity !== 'string') {
+      throw new WardenError('INSTALL_FAILED', `the lockfile npm wrote has no version or integrity for ${key}, so its bytes cannot be pinned; nothing was installed.`);
+    }
+    deps.push({ name: depName, version: p.version, integrity: p.integrity });
+  }
+  deps.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.version < b.version ? -1 : 1));
+  return { top, deps };
+}
+
+async function provenanceOf(dep: Dependency, root: TrustRoot, packuments: Map<string, Promise<Packument>>): Promise<Dependency> {
+  const sha512 = /^sha512-(.+)$/.exec(dep.integrity.split(/\s+/).find((s) => s.startsWith('sha512-')) ?? '');
+  if (!sha512) return dep; // an old package pinned by sha1 only: nothing can attest to it
+  let pending = packuments.get(dep.name);
+  if (!pending) packuments.set(dep.name, (pending = fetchPackument(dep.name)));
+  const dist = (await pending).versions.get(dep.version);
+  if (!dist?.attestationsUrl) return dep;
+  const doc = await fetchAttestations(dep.name, dep.version, dist);
+  if (doc === undefined) return dep;
+  try {
+    const verified = verifyNpmAttestations(doc, { name: dep.name, version: dep.version, sha512hex: Buffer.from(sha512[1] as string, 'base64').toString('hex') }, root);
+    return { ...dep, provenance: verified.identity };
+  } catch (err) {
+    if (err instanceof WardenError && err.code === 'PROVENANCE_MISSING') return dep;
+    if (err instanceof WardenError) throw new WardenError(err.code, `dependency ${dep.name}@${dep.version}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Each dependency with its verified provenance identity, when it has one. */
+export async function dependencyProvenance(deps: Dependency[], root: TrustRoot): Promise<Dependency[]> {
+  const packuments = new Map<string, Promise<Packument>>();
+  const out: Dependency[] = new Array(deps.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < deps.length) {
+      const i = next++;
+      out[i] = await provenanceOf(deps[i] as Dependency, root, packuments);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, deps.length) }, worker));
+  return out;
+}

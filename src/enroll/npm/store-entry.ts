@@ -1,0 +1,96 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { digestPackageTree } from '../../attest/tree.js';
+import { WardenError } from '../../error.js';
+import type { TrustRoot } from '../../provenance/trust-root.js';
+import { writeJsonAtomic } from '../../store/atomic.js';
+import { entryDir, entryName, packageDirOf, readInstallRecord, RECORD_FILE, removeEntry, seal, writableIn, type InstallRecord } from '../../store/package-store.js';
+import type { HomePaths } from '../../store/paths.js';
+import type { Candidate } from './candidate.js';
+import { dependencyProvenance, readLock } from './dependencies.js';
+
+// Puts a verified candidate into the sealed store: npm installs exactly that version (install scripts not
+// run) with its dependencies into a fresh directory, the lockfile it writes must pin the package to the
+// integrity that was verified, the dependencies' provenance is looked up, then the entry gets its final name,
+// its tree digest, its install record, and loses every write bit. Called under the store lock.
+
+export interface StoreEntry {
+  name: string;
+  dir: string;
+  pkgDir: string;
+  record: InstallRecord;
+  /** False when an intact earlier install of the same bytes was reused. */
+  created: boolean;
+}
+
+async function npmInstall(dir: string, c: Candidate): Promise<void> {
+  const { execa } = await import('execa');
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'mcp-warden-store-entry', private: true, dependencies: { [c.name]: c.version } }, null, 2) + '\n');
+  const args = ['install', '--ignore-scripts', '--omit=dev', '--no-audit', '--no-fund', '--save-exact', '--package-lock=true', '--install-links=false', '--loglevel=error'];
+  const r = await execa('npm', args, { cwd: dir, reject: false, timeout: 600_000, stdin: 'ignore' });
+  if (r.exitCode !== 0 || r.timedOut) {
+    const tail = `${r.stderr}`.trim().split('\n').slice(-3).join(' ');
+    throw new WardenError('INSTALL_FAILED', `npm install of ${c.name}@${c.version} failed${r.timedOut ? ' (timed out after 10 minutes)' : ''}: ${tail || `exit ${r.exitCode}`}. Nothing was installed.`);
+  }
+}
+
+/** An earlier install of the same bytes, if it is complete and unchanged; a half-made one is removed. */
+function reusable(dir: string, c: Candidate): InstallRecord | undefined {
+  if (!fs.existsSync(dir)) return undefined;
+  const record = readInstallRecord(dir);
+  if (!record) {
+    removeEntry(dir); // an install that stopped before its record was written
+    return undefined;
+  }
+  const writable = writableIn(dir);
+  const tree = record.package.integrity === c.integrity ? digestPackageTree(record.tree.root) : undefined;
+  if (writable || !tree || tree.sha256 !== record.tree.sha256) {
+    throw new WardenError(
+      'STORE_ENTRY_CHANGED',
+      `the store entry ${dir} is no longer what was installed there (${writable ? `${writable} is writable` : 'its files changed'}). Find out what changed it; then remove it (chmod -R u+w ${dir} && rm -r ${dir}) and install again.`,
+    );
+  }
+  return record;
+}
+
+export async function putInStore(paths: HomePaths, c: Candidate, root: TrustRoot, admittedBy: string | undefined): Promise<StoreEntry> {
+  const name = entryName(c.name, c.version, c.integrity);
+  const dir = entryDir(paths, name);
+  const pkgDir = packageDirOf(dir, c.name);
+  const earlier = reusable(dir, c);
+  if (earlier) return { name, dir, pkgDir, record: earlier, created: false };
+
+  fs.mkdirSync(paths.storeDir, { recursive: true, mode: 0o700 });
+  const tmp = fs.mkdtempSync(path.join(paths.storeDir, '.tmp-'));
+  let dependencies: InstallRecord['dependencies'];
+  try {
+    await npmInstall(tmp, c);
+    const { top, deps } = readLock(tmp, c.name);
+    if (top.version !== c.version || top.integrity !== c.integrity) {
+      throw new WardenError('INTEGRITY_MISMATCH', `npm installed ${c.name}@${String(top.version)} with integrity ${String(top.integrity).slice(0, 23)}…, not the ${c.version} (${c.integrity.slice(0, 23)}…) that was verified: the registry answered npm differently. Nothing was installed.`);
+    }
+    dependencies = await dependencyProvenance(deps, root);
+    fs.renameSync(tmp, dir);
+  } catch (err) {
+    removeEntry(tmp);
+    throw err;
+  }
+  try {
+    const tree = digestPackageTree(pkgDir);
+    const record: InstallRecord = {
+      version: 1,
+      package: { name: c.name, version: c.version, integrity: c.integrity },
+      provenance: c.provenance ? { identity: c.provenance.identity, ...(c.provenance.signedAt ? { signedAt: c.provenance.signedAt } : {}), predicateType: c.provenance.predicateType } : { unsigned: true, admittedBy: admittedBy ?? 'unknown' },
+      verifiedAt: new Date().toISOString(),
+      registry: c.registry,
+      tree: { root: tree.root, sha256: tree.sha256 },
+      dependencies,
+    };
+    writeJsonAtomic(path.join(dir, RECORD_FILE), record);
+    seal(dir);
+    return { name, dir, pkgDir: tree.root, record, created: true };
+  } catch (err) {
+    removeEntry(dir);
+    throw err;
+  }
+}
