@@ -90,7 +90,7 @@ export interface ToolChangeRecord {
 export interface SurfaceEvent {
   event: 'surface';
   server: string;
-  source: 'handshake' | 'relist' | 'client_list' | 'lock' | 'pin' | 'verify';
+  source: 'handshake' | 'relist' | 'client_list' | 'lock' | 'pin' | 'verify' | 'upgrade';
   pinState: 'unpinned' | 'matched' | 'changed';
   /** The live surface hash (tools.lock rollup) and the locked one. */
   surfaceHash: string;

@@ -24,14 +24,15 @@ export interface PackageInstalledEvent {
   by: string;
 }
 
-/** A package without provenance admitted on the operator's word (--allow-unsigned or a prompt). */
+/** A package without provenance admitted on the operator's word (--allow-unsigned or a prompt), or as an upgrade
+ *  of a server that was admitted unsigned before (its policy is "preferred"). */
 export interface UnsignedAdmittedEvent {
   event: 'unsigned_admitted';
   server: string;
   package: string;
   version: string;
   integrity: string;
-  how: '--allow-unsigned' | 'prompt';
+  how: '--allow-unsigned' | 'prompt' | 'policy-preferred';
   by: string;
 }
 

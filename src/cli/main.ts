@@ -13,6 +13,8 @@ import { statusVerb } from './status.js';
 import { importVerb, type ImportOptions } from './import.js';
 import { unwrapVerb, type UnwrapOptions } from './unwrap.js';
 import { installVerb, type InstallOptions } from './install.js';
+import { upgradeVerb, type UpgradeOptions } from './upgrade.js';
+import { outdatedVerb } from './outdated.js';
 
 // The command line: one verb per file; this file only wires them to commander and maps failures to exit
 // codes (2 for usage, a WardenError's own code otherwise). Expected failures print one sentence, no stack.
@@ -165,6 +167,23 @@ function main(argv: string[]): void {
     .option('--yes', 'do not ask before trusting (never implies --allow-unsigned)')
     .option('--json', 'machine-readable output')
     .action(act((spec: string, serverArgs: string[], opts: InstallOptions) => installVerb(home(), spec, serverArgs, opts)));
+
+  program
+    .command('upgrade')
+    .description("install an installed server's next version beside the old one, verify it is the same publisher's build, show the changes, and switch")
+    .argument('<id>', 'server id (installed with mcp-warden install)')
+    .option('--to <version>', 'this version, tag or range instead of the newest')
+    .option('--allow-publisher-change', 'admit a build by another publisher than the pinned one (audited; the new one is pinned)')
+    .option('--allow-unsigned', 'admit a version without provenance although the server requires it (audited)')
+    .option('--yes', 'switch without asking')
+    .option('--json', 'machine-readable output')
+    .action(act((id: string, opts: UpgradeOptions) => upgradeVerb(home(), id, opts)));
+
+  program
+    .command('outdated')
+    .description("per installed server: the pinned version, the registry's newest, and whether it carries provenance from the pinned publisher")
+    .option('--json', 'machine-readable output')
+    .action(act((opts: { json?: boolean }) => outdatedVerb(home(), opts.json === true)));
 
   program
     .command('unwrap')

@@ -18,7 +18,7 @@ function exitCodeOf(outcomes: SurfaceCheck[]): number {
   return outcomes.some((o) => o.status === 'drift') ? 1 : 0;
 }
 
-function jsonOf(o: SurfaceCheck): unknown {
+export function jsonOf(o: SurfaceCheck): unknown {
   return {
     id: o.id,
     status: o.status,
@@ -34,7 +34,7 @@ function visible(s: string): string {
   return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-function describeOutcome(o: SurfaceCheck, details: boolean): void {
+export function describeOutcome(o: SurfaceCheck, details: boolean): void {
   if (o.error) {
     line(`${o.id}: ${o.error.code}: ${o.error.message}`);
     return;

@@ -27,7 +27,7 @@ export function loadAllowlist(paths: HomePaths): AllowlistFile {
   return loadJsonFile(paths.allowlist, 'allowlist.json', allowlistFileSchema, true) ?? { version: 1, entries: [] };
 }
 
-function renderAllowlist(file: AllowlistFile): string {
+export function renderAllowlist(file: AllowlistFile): string {
   const entries = [...file.entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return JSON.stringify({ version: 1, entries }, null, 2) + '\n';
 }

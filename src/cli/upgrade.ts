@@ -1,0 +1,80 @@
+import { refuseIfPreloaded } from '../attest/self.js';
+import { upgrade, type UpgradeReport } from '../enroll/npm/upgrade.js';
+import { describePublisher } from '../provenance/identity.js';
+import { openHome } from '../store/home.js';
+import { resolveHome } from '../store/paths.js';
+import { publisherLines } from './install.js';
+import { confirm, line, printJson } from './output.js';
+import { describeOutcome, jsonOf as surfaceJson } from './verify.js';
+
+export interface UpgradeOptions {
+  to?: string;
+  yes?: boolean;
+  json?: boolean;
+  allowPublisherChange?: boolean;
+  allowUnsigned?: boolean;
+}
+
+function printReport(r: UpgradeReport): void {
+  const to = r.to;
+  if (!to) return;
+  line(`Server '${r.id}': ${r.name} ${r.from.version} -> ${to.version}`);
+  line(`Integrity   ${r.from.integrity}\n         -> ${to.integrity}`);
+  line(`Tree        ${r.from.tree ?? '(unknown)'}\n         -> ${to.tree}`);
+  for (const l of publisherLines(r.provenance)) line(l);
+  const j = r.judgement;
+  if (j?.override === 'publisher_changed') line(`PUBLISHER CHANGED (admitted by --allow-publisher-change): pinned ${r.from.publisher ? describePublisher(r.from.publisher) : '(none)'}; the new one will be pinned.`);
+  else if (j?.override === 'provenance_lost') line('PROVENANCE LOST (admitted by --allow-unsigned): the server will no longer require provenance ("preferred").');
+  else if (r.from.publisher && r.provenance) line('Same publisher as pinned.');
+  else if (!r.from.publisher && j?.identity) line(`First version with provenance: ${describePublisher(j.identity)} will be pinned.`);
+  line(`Store       ${to.store}${to.created ? '' : ' (already installed)'}`);
+  line('Surface against the lock:');
+  if (r.diff) describeOutcome(r.diff, true);
+}
+
+function jsonOf(r: UpgradeReport): unknown {
+  return {
+    id: r.id,
+    package: r.name,
+    current: r.current === true,
+    from: r.from,
+    to: r.to ?? null,
+    provenance: r.provenance ?? null,
+    policy: r.judgement ? { policy: r.judgement.policy, identity: r.judgement.identity ?? null, override: r.judgement.override ?? null } : null,
+    surface: r.diff ? surfaceJson(r.diff) : null,
+    switched: r.switched,
+  };
+}
+
+/** `mcp-warden upgrade <id>`: install the next version beside the old one, show what changes, switch on yes. */
+export async function upgradeVerb(homeFlag: string | undefined, id: string, opts: UpgradeOptions): Promise<number> {
+  refuseIfPreloaded();
+  const paths = resolveHome(homeFlag);
+  openHome(paths, false);
+  const interactive = process.stdin.isTTY === true && !opts.yes && !opts.json;
+  let asked = false;
+  const report = await upgrade(
+    paths,
+    { id, ...(opts.to ? { to: opts.to } : {}), allowPublisherChange: opts.allowPublisherChange === true, allowUnsigned: opts.allowUnsigned === true },
+    {
+      say: opts.json ? () => {} : line,
+      async confirm(r) {
+        if (!opts.json) printReport(r);
+        if (opts.yes) return true;
+        asked = interactive;
+        return interactive && confirm(`Switch '${id}' to ${r.to?.version}? [y/N] `);
+      },
+    },
+  );
+  if (opts.json) printJson(jsonOf(report));
+  if (report.current) {
+    if (!opts.json) line(`Server '${id}' runs ${report.name}@${report.from.version}; the registry has nothing newer${opts.to ? ` than ${opts.to}` : ''}.`);
+    return 0;
+  }
+  if (!report.switched) {
+    if (!opts.json) line(asked ? 'Nothing was changed.' : `Nothing was changed: run again with --yes to switch (or on a terminal, to be asked).`);
+    return 1;
+  }
+  if (!opts.json) line(`Switched '${id}' to ${report.name}@${report.to?.version}: servers.json, the allowlist and both locks were updated. The old store entry is kept until 'mcp-warden store gc'.`);
+  return 0;
+}

@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { LaunchPlan } from '../../attest/plan.js';
+import { writeJsonAtomic } from '../../store/atomic.js';
+import { loadClientSeen, saveClientSeen } from '../../store/client-seen.js';
+import { loadLocks, updateLocks, type Locks } from '../../store/locks.js';
+import { resolveHome, type HomePaths } from '../../store/paths.js';
+import { loadServers, type ServerConfig } from '../../store/servers.js';
+import { checkSurface, type SurfaceCheck } from '../../supervise/surface-check.js';
+import { lockAndBaseline, type Enrollment } from '../enrollment.js';
+
+// An upgrade is tried out of band before anything of the real home changes: in a staging home (a private
+// temporary directory) holding only this server, as it would be after the upgrade, with the artifacts of the
+// new version allowlisted and the server's current lock entries copied in. There the new version is launched
+// through the same attested path as `run`: its surface is diffed against the current lock (what `diff` shows),
+// then locked and its canary baselines recorded. The staging home is removed afterwards; the real home is
+// switched in one step only on confirmation (upgrade-switch.ts).
+
+export interface Staged {
+  paths: HomePaths;
+  diff: SurfaceCheck;
+  enrollment: Enrollment;
+  /** The server entry as it stands in the staging home after locking (with the modules learnt). */
+  server: ServerConfig;
+  locks: Locks;
+  /** The allowlist entries the staging home ended with (artifacts of the new version and learnt modules). */
+  allowlist: unknown[];
+}
+
+export async function stageUpgrade(real: HomePaths, id: string, server: ServerConfig, plan: LaunchPlan, say: (m: string) => void): Promise<Staged> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-warden-upgrade-'));
+  const paths = resolveHome(dir);
+  try {
+    fs.mkdirSync(paths.cacheDir, { mode: 0o700 });
+    fs.mkdirSync(paths.runDir, { mode: 0o700 });
+    const { modules: _, ...fresh } = server; // modules are learnt again from the new version
+    writeJsonAtomic(paths.servers, { version: 1, path: loadServers(real).path, alerts: [], servers: { [id]: fresh } });
+    const now = new Date().toISOString();
+    writeJsonAtomic(paths.allowlist, { version: 1, entries: plan.artifacts.map((a) => ({ path: a.path, kind: a.kind, sha256: a.sha256, addedAt: now })) });
+    const seen = loadClientSeen(real, id);
+    saveClientSeen(paths, id, new Map([['name', seen.name], ['version', seen.version]]));
+    const current = loadLocks(real);
+    await updateLocks(paths, (locks) => {
+      const entry = current.tools.get(id);
+      const extra = current.warden.get(id);
+      if (entry) locks.tools.set(id, entry);
+      if (extra) locks.warden.set(id, extra);
+    });
+    const diff = await checkSurface(paths, id);
+    const enrollment = await lockAndBaseline(paths, id, say, `upgrade ${id} (staged)`);
+    return {
+      paths,
+      diff,
+      enrollment,
+      server: loadServers(paths).servers[id] as ServerConfig,
+      locks: loadLocks(paths),
+      allowlist: (JSON.parse(fs.readFileSync(paths.allowlist, 'utf8')) as { entries: unknown[] }).entries,
+    };
+  } catch (err) {
+    discardStaging(paths);
+    throw err;
+  }
+}
+
+export function discardStaging(paths: HomePaths): void {
+  fs.rmSync(paths.home, { recursive: true, force: true });
+}

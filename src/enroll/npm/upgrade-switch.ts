@@ -1,0 +1,66 @@
+import path from 'node:path';
+import { WardenError } from '../../error.js';
+import { writeAtomic } from '../../store/atomic.js';
+import { loadAllowlist, renderAllowlist, upsertEntry, type AllowlistEntry } from '../../store/allowlist.js';
+import { loadLocks } from '../../store/locks.js';
+import type { HomePaths } from '../../store/paths.js';
+import { loadServers, type ServerConfig } from '../../store/servers.js';
+import { withFileLocks } from '../../store/update.js';
+import { renderToolsLock, type LockEntry } from '../../surface/lockfile.js';
+import { renderWardenLock, type WardenLockEntry } from '../../surface/warden-lock.js';
+
+// The one step that moves an installed server to its new version: servers.json, allowlist.json, tools.lock and
+// warden.lock are locked together (store/update.ts, sorted order), read, changed and written, each atomically,
+// while all four locks are held. Refused, with nothing written, when the server's entry is no longer the one the
+// upgrade started from (another upgrade, an edit). The old version's allowlist entries (those inside its store
+// entry) go, unless another server still runs from that store entry.
+
+export interface Switch {
+  server: ServerConfig;
+  entries: AllowlistEntry[];
+  lock: LockEntry;
+  extra: WardenLockEntry | undefined;
+}
+
+export interface Switched {
+  added: AllowlistEntry[];
+  removed: AllowlistEntry[];
+  replaced: { entry: AllowlistEntry; previous: AllowlistEntry }[];
+}
+
+const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir + path.sep);
+
+export function switchServer(paths: HomePaths, id: string, fromStore: string, oldEntryDir: string, next: Switch): Promise<Switched> {
+  return withFileLocks([paths.servers, paths.allowlist, paths.toolsLock, paths.wardenLock], 'servers.json, allowlist.json and the locks', (stillHeld) => {
+    const servers = loadServers(paths);
+    const current = Object.hasOwn(servers.servers, id) ? servers.servers[id] : undefined;
+    if (current?.package?.store !== fromStore) {
+      throw new WardenError('SERVER_EXISTS', `server '${id}' in ${paths.servers} changed while the upgrade was being prepared (another upgrade or an edit); nothing was switched. Run the upgrade again.`);
+    }
+    servers.servers[id] = next.server;
+    const shared = Object.entries(servers.servers).some(([other, s]) => other !== id && s.package?.store === fromStore);
+
+    const allowlist = loadAllowlist(paths);
+    const removed = shared ? [] : allowlist.entries.filter((e) => inside(e.path, oldEntryDir));
+    allowlist.entries = allowlist.entries.filter((e) => !removed.includes(e));
+    const added: AllowlistEntry[] = [];
+    const replaced: Switched['replaced'] = [];
+    for (const entry of next.entries) {
+      const change = upsertEntry(allowlist, entry);
+      if (change.action === 'add') added.push(entry);
+      if (change.action === 'replace') replaced.push({ entry, previous: change.previous });
+    }
+
+    const locks = loadLocks(paths);
+    locks.tools.set(id, next.lock);
+    if (next.extra) locks.warden.set(id, next.extra);
+    else locks.warden.delete(id);
+
+    stillHeld();
+    writeAtomic(paths.servers, JSON.stringify(servers, null, 2) + '\n');
+    writeAtomic(paths.allowlist, renderAllowlist(allowlist));
+    writeAtomic(paths.toolsLock, renderToolsLock(locks.tools));
+    writeAtomic(paths.wardenLock, renderWardenLock(locks.warden));
+    return { added, removed, replaced };
+  });
+}
