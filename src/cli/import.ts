@@ -14,7 +14,9 @@ import { resolveHome, type HomePaths } from '../store/paths.js';
 import { loadServers } from '../store/servers.js';
 import { lockAndBaseline, planEnrollment, trustAndAdd } from '../enroll/enrollment.js';
 import { chooseId, defaultHome, propose, outcomeOf, specFor, wardenLaunch, wrapInto, type Outcome, type Proposal } from '../enroll/import-plan.js';
-import { installPinned } from '../enroll/install-npm.js';
+import { auditInstalled, installedRecord, prepareInstall, type Prepared } from '../enroll/npm/install.js';
+import { putInStore } from '../enroll/npm/store-entry.js';
+import { withStoreLock } from '../store/store-lock.js';
 import { confirm, describeArtifact, line, printJson, progress, progressDone } from './output.js';
 
 // `mcp-warden import <client-config-file>`: every stdio server of a client's configuration is enrolled (allowlist,
@@ -27,18 +29,35 @@ export interface ImportOptions {
   yes?: boolean;
   dryRun?: boolean;
   install?: boolean;
+  allowUnsigned?: boolean;
   json?: boolean;
 }
 
-/** Turns an `npx <package>` entry into a plain one running a pinned install of it. */
-async function resolveNpx(paths: HomePaths, p: Proposal, taken: Set<string>): Promise<Proposal> {
+/** Verifies the package an `npx <package>` entry names, as `install` does (nothing written). */
+async function prepareNpx(paths: HomePaths, pkg: string, opts: ImportOptions, dryRun: boolean): Promise<Prepared> {
+  const prepared = await prepareInstall(paths, { spec: pkg, allowUnsigned: opts.allowUnsigned === true, dryRun }, {});
+  if (!prepared.script) throw new WardenError('INSTALL_FAILED', `${prepared.why}; install it with 'mcp-warden install ${pkg} --entry FILE' instead.`);
+  return prepared;
+}
+
+/** Turns an `npx <package>` entry into a plain one running the verified package from the sealed store. */
+async function resolveNpx(paths: HomePaths, p: Proposal, taken: Set<string>, opts: ImportOptions): Promise<Proposal> {
   if (p.plan.action !== 'npx') return p;
-  const installed = await installPinned(paths, p.plan.pkg);
-  const plan = { action: 'import' as const, command: process.execPath, args: [installed.script, ...p.plan.args], env: p.plan.env, ...(p.plan.cwd ? { cwd: p.plan.cwd } : {}) };
-  const spec = specFor(plan);
+  const prepared = await prepareNpx(paths, p.plan.pkg, opts, false);
+  // Under the store lock only while the entry is made: `store gc` keeps an entry for an hour after it was
+  // installed, so it survives until the import names it in servers.json.
+  const store = await withStoreLock(paths, () => putInStore(paths, prepared.c, prepared.root, prepared.unsigned));
+  const plan = { action: 'import' as const, command: process.execPath, args: [path.join(store.pkgDir, prepared.script as string), ...p.plan.args], env: p.plan.env, ...(p.plan.cwd ? { cwd: p.plan.cwd } : {}) };
+  const spec = { ...specFor(plan), installed: installedRecord(prepared, store) };
   const { id, reuse } = chooseId(p.entry, spec, loadServers(paths), taken);
   taken.add(id);
-  return { ...p, plan, spec, id, reuse, installed: `${installed.name}@${installed.version}` };
+  return { ...p, plan, spec, id, reuse, installed: `${prepared.c.name}@${prepared.c.version}`, npm: { prepared, store } };
+}
+
+/** What an installed package's provenance was, for the import report. */
+function provenanceNote(prepared: Prepared): string {
+  const pub = prepared.c.provenance?.identity;
+  return pub ? `provenance: ${pub.repository} ${pub.workflow}${pub.ref ? ` ${pub.ref}` : ''}` : `UNSIGNED, admitted by ${prepared.unsigned ?? '--allow-unsigned'}`;
 }
 
 /** An entry that launches the warden already: fine if it names a server of this home, refused otherwise. */
@@ -82,7 +101,23 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
     else if (p.plan.action === 'npx' && !opts.install) outcomes.push(outcomeOf(p, 'refused', `${p.plan.refusal} Or let the warden do it: mcp-warden import --install ${cfg.file}`));
     else todo.push(p);
   }
-  if (opts.dryRun) return dryRun(cfg, todo, outcomes, launch, opts);
+  if (opts.dryRun) {
+    // Packages are verified as install would (nothing is written): a refusal shows now, not at the real import.
+    const verified: Proposal[] = [];
+    for (const p of todo) {
+      if (p.plan.action !== 'npx') {
+        verified.push(p);
+        continue;
+      }
+      try {
+        verified.push({ ...p, npm: { prepared: await prepareNpx(paths, p.plan.pkg, opts, true) } });
+      } catch (err) {
+        if (!(err instanceof WardenError)) throw err;
+        outcomes.push(outcomeOf(p, 'refused', `${err.code}: ${err.message}`));
+      }
+    }
+    return dryRun(cfg, verified, outcomes, launch, opts);
+  }
 
   // Resolve and digest everything first, so that what will be trusted is shown before anything is written.
   const planned: { p: Proposal; plan: LaunchPlan }[] = [];
@@ -91,7 +126,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   for (const [i, raw] of todo.entries()) {
     progress(`[${i + 1}/${todo.length}] resolving and digesting '${raw.entry.name}'...`);
     try {
-      const p = await resolveNpx(paths, raw, taken);
+      const p = await resolveNpx(paths, raw, taken, opts);
       planned.push({ p, plan: await planEnrollment(paths, p.id as string, p.spec as NonNullable<Proposal['spec']>, cache, trees) });
     } catch (err) {
       if (!(err instanceof WardenError)) throw err;
@@ -118,7 +153,10 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   for (const [i, { p, plan }] of planned.entries()) {
     const id = p.id as string;
     progress(`[${i + 1}/${planned.length}] enrolling '${id}' (launching it to lock its surface)...`);
-    if (!p.reuse) await trustAndAdd(paths, id, p.spec as NonNullable<Proposal['spec']>, plan, `import ${path.basename(cfg.file)}`, say);
+    if (!p.reuse) {
+      await trustAndAdd(paths, id, p.spec as NonNullable<Proposal['spec']>, plan, `import ${path.basename(cfg.file)}`, say);
+      if (p.npm?.store) await auditInstalled(paths, id, p.npm.prepared, p.npm.store, `import ${path.basename(cfg.file)}`);
+    }
     const enrolled = loadLocks(paths).tools.has(id) ? {} : await withEnv(p.plan.action === 'import' ? p.plan.env : {}, () => lockAndBaseline(paths, id, say, `import ${path.basename(cfg.file)}`));
     if (enrolled.lockError) {
       outcomes.push(outcomeOf(p, 'failed', `added to servers.json but its surface could not be locked, so the entry was left as it is: ${enrolled.lockError.message} Fix that, then import again.`));
@@ -128,7 +166,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
     text = wrapped.text;
     const value = wrapped.value;
     records.push({ id, location: p.entry.location, original: p.entry.text, wrapped: value, importedAt: new Date().toISOString() });
-    const detail = (p.installed ? `installed ${p.installed}, ` : '') + (enrolled.lock ? `${plan.artifacts.length + (enrolled.modules?.length ?? 0)} artifact(s) allowlisted${enrolled.modules?.length ? ` (${enrolled.modules.length} module(s) it loaded from outside its package: ${enrolled.modules.map((m) => m.path).join(', ')})` : ''}, ${enrolled.lock.tools.length} tools locked, ${enrolled.baselines ?? 0} canary baseline(s)` : 'already enrolled');
+    const detail = (p.installed ? `installed ${p.installed} (${p.npm ? provenanceNote(p.npm.prepared) : 'no provenance'}), ` : '') + (enrolled.lock ? `${plan.artifacts.length + (enrolled.modules?.length ?? 0)} artifact(s) allowlisted${enrolled.modules?.length ? ` (${enrolled.modules.length} module(s) it loaded from outside its package: ${enrolled.modules.map((m) => m.path).join(', ')})` : ''}, ${enrolled.lock.tools.length} tools locked, ${enrolled.baselines ?? 0} canary baseline(s)` : 'already enrolled');
     outcomes.push(outcomeOf(p, 'imported', detail));
   }
   progressDone();
@@ -161,7 +199,8 @@ function dryRun(cfg: ClientConfig, todo: Proposal[], outcomes: Outcome[], launch
   for (const p of todo) {
     const id = p.id ?? p.entry.name;
     text = wrapInto(text, p.entry, id, launch).text;
-    outcomes.push(outcomeOf({ ...p, id }, 'imported', p.plan.action === 'npx' ? `would install ${p.plan.pkg} at the version the registry resolves, then enroll it` : 'would be enrolled'));
+    const npm = p.npm?.prepared;
+    outcomes.push(outcomeOf({ ...p, id }, 'imported', npm ? `would install ${npm.c.name}@${npm.c.version} (${provenanceNote(npm)}), then enroll it` : 'would be enrolled'));
   }
   const diff = text !== cfg.text ? createTwoFilesPatch(cfg.file, cfg.file, cfg.text, text, 'now', 'after import') : '';
   report(cfg, outcomes, opts, undefined, diff);

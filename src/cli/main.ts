@@ -149,7 +149,8 @@ function main(argv: string[]): void {
     .argument('<client-config-file>', 'claude_desktop_config.json, .mcp.json, ~/.claude.json, .cursor/mcp.json or .vscode/mcp.json')
     .option('--yes', 'do not ask before trusting and rewriting')
     .option('--dry-run', 'show the changes as a diff; write nothing')
-    .option('--install', 'replace npx entries by a pinned install of the package (npm install at the resolved version)')
+    .option('--install', 'replace npx entries by a verified install of the package into the sealed store (as mcp-warden install)')
+    .option('--allow-unsigned', 'with --install: admit packages without provenance (listed in the report, audited)')
     .option('--json', 'machine-readable output')
     .action(act((file: string, opts: ImportOptions) => importVerb(home(), file, opts)));
 

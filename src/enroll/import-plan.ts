@@ -5,6 +5,8 @@ import { valueAt, wrapEntryText } from '../clientconfig/rewrite.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { SERVER_ID_RE, type ServersFile } from '../store/servers.js';
 import type { EnrollSpec } from './enrollment.js';
+import type { Prepared } from './npm/install.js';
+import type { StoreEntry } from './npm/store-entry.js';
 
 // Deciding, for each entry of a client configuration, what `import` does with it, before anything is written:
 // the server id it gets, the servers.json entry, and the text that will replace it in the client's file.
@@ -20,6 +22,8 @@ export interface Proposal {
   spec?: EnrollSpec;
   /** name@version, when --install installed the package an npx entry named. */
   installed?: string;
+  /** What --install verified and put in the store for an npx entry. */
+  npm?: { prepared: Prepared; store?: StoreEntry };
 }
 
 export interface Outcome {

@@ -8,7 +8,7 @@ import { parse as parseJsonc } from 'jsonc-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requireHost } from '../helpers/host.js';
 import { REAL_REGISTRY, startLocalRegistry } from '../helpers/registry.js';
-import { NODE, ROOT, SERVERS, WARDEN, cli, tempDir } from '../helpers/warden.js';
+import { NODE, ROOT, SERVERS, WARDEN, auditEvents, cli, tempDir } from '../helpers/warden.js';
 
 // `import` and `unwrap` on a fixture configuration of each client (test/fixtures/clients/README.md), with the
 // rewritten entries launched by real clients: the MCP SDK client and the MCP inspector CLI.
@@ -286,30 +286,48 @@ describe('clients launching the rewritten entries', () => {
     expect(await session.env('API_TOKEN')).toBe('typed-into-the-prompt');
   }, 60_000);
 
-  /** import --install of the Claude Desktop fixture, whose npx entry is server-memory, with npm run in `env`. */
+  /** The sealed store entry of server-memory 2026.8.31 (its name ends in 12 hex digits of the tarball's sha512). */
+  function memoryStoreEntry(): string {
+    const store = path.join(home, 'store');
+    const found = fs.readdirSync(store).filter((n) => /^@modelcontextprotocol\+server-memory@2026\.8\.31-[0-9a-f]{12}$/.test(n));
+    expect(found).toHaveLength(1);
+    return path.join(store, found[0] as string);
+  }
+
+  /** import --install of the Claude Desktop fixture, whose npx entry is server-memory, with npm run in `env`. The
+   *  stand-in registry serves no attestations, so the package is admitted unsigned, on the operator's word. */
   async function installsMemory(env?: NodeJS.ProcessEnv): Promise<void> {
     const file = clientFile('claude-desktop');
-    const { code, report, stderr } = importJson(file, ['--install'], env);
+    const { code, report, stderr } = importJson(file, ['--install', '--allow-unsigned'], env);
     expect(code, stderr).toBe(0);
     expect(results(report).memory).toBe('imported');
-    const installed = path.join(home, 'packages/@modelcontextprotocol+server-memory@2026.8.31/node_modules/@modelcontextprotocol/server-memory');
-    expect(servers().memory).toMatchObject({ command: process.execPath, args: [path.join(installed, 'dist/index.js')] });
+    expect(report.entries.find((e) => e.name === 'memory')?.detail).toMatch(/installed @modelcontextprotocol\/server-memory@2026\.8\.31 \((UNSIGNED, admitted by --allow-unsigned|provenance: https:\/\/github\.com\/\S+ \S+)/);
+    const installed = path.join(memoryStoreEntry(), 'node_modules/@modelcontextprotocol/server-memory');
+    expect(servers().memory).toMatchObject({ command: process.execPath, args: [path.join(installed, 'dist/index.js')], package: { name: '@modelcontextprotocol/server-memory', version: '2026.8.31' } });
     const entry = JSON.parse(fs.readFileSync(file, 'utf8')).mcpServers.memory;
     const session = await listThrough(entry);
     expect(session.tools).toContain('create_entities');
   }
 
-  it('--install enrolls a pinned copy of an npx package, which the SDK client then uses', async () => {
+  it('--install enrolls an unsigned npx package only with --allow-unsigned, from the sealed store, which the SDK client then uses', async () => {
     const registry = await startLocalRegistry(dir);
     try {
+      const file = clientFile('claude-desktop');
+      const refused = importJson(file, ['--install'], registry.npmEnv());
+      expect(refused.code, refused.stderr).toBe(3);
+      expect(refused.report.entries.find((e) => e.name === 'memory')?.detail).toMatch(/^PROVENANCE_MISSING: .*has no provenance.*--allow-unsigned/);
+      expect(fs.existsSync(path.join(home, 'store')) ? fs.readdirSync(path.join(home, 'store')).filter((n) => !n.startsWith('.')) : []).toEqual([]);
+      expect(JSON.parse(fs.readFileSync(file, 'utf8')).mcpServers.memory).toEqual({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory@2026.8.31'] });
+
       await installsMemory(registry.npmEnv());
       // npm fetched it from the stand-in (so from nowhere else): the packument, then the tarball.
       expect(registry.requests()).toContain('GET /@modelcontextprotocol/server-memory 200');
       expect(registry.requests()).toContain('GET /@modelcontextprotocol/server-memory/-/server-memory-2026.8.31.tgz 200');
+      expect(auditEvents(home).filter((e) => e.event === 'unsigned_admitted').map((e) => [e.server, e.package, e.how])).toEqual([['memory', '@modelcontextprotocol/server-memory', '--allow-unsigned']]);
     } finally {
       await registry.close();
     }
-  }, 120_000);
+  }, 180_000);
 
   // Opt-in (MCP_WARDEN_TEST_REGISTRY=1; needs the network, CI does not run it): the same against the npm registry
   // the user's own npm configuration names, to catch a registry that no longer answers what the stand-in does.

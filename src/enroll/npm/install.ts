@@ -12,6 +12,7 @@ import type { HomePaths } from '../../store/paths.js';
 import { loadServers, SERVER_ID_RE } from '../../store/servers.js';
 import { withStoreLock } from '../../store/store-lock.js';
 import { loadTrustRoot } from '../../store/trust-root-file.js';
+import type { TrustRoot } from '../../provenance/trust-root.js';
 import { lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec, type Enrollment } from '../enrollment.js';
 import { makeCandidate, parseSpec, type Candidate } from './candidate.js';
 import { dependencyProvenance, readLock, type Dependency } from './dependencies.js';
@@ -87,7 +88,7 @@ function chooseScript(c: Candidate, entry: string | undefined): { script?: strin
 }
 
 /** The dependencies npm would install, resolved without fetching their tarballs, in a scratch directory. */
-async function resolveDependencies(c: Candidate, root: ReturnType<typeof loadTrustRoot>): Promise<Dependency[]> {
+async function resolveDependencies(c: Candidate, root: TrustRoot): Promise<Dependency[]> {
   const { execa } = await import('execa');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-warden-dry-run-'));
   try {
@@ -105,7 +106,7 @@ export function publisherRecord(id: PublisherIdentity): PublisherRecord {
 }
 
 /** Refuses a candidate the request does not admit: an identity other than --identity, or no provenance. */
-async function admit(c: Candidate, req: InstallRequest, hooks: InstallHooks): Promise<'--allow-unsigned' | 'prompt' | undefined> {
+async function admit(c: Candidate, req: Pick<InstallRequest, 'identityPattern' | 'allowUnsigned' | 'dryRun'>, hooks: Pick<InstallHooks, 'confirmUnsigned'>): Promise<'--allow-unsigned' | 'prompt' | undefined> {
   const label = `${c.name}@${c.version}`;
   if (c.provenance) {
     if (req.identityPattern !== undefined && !matchesIdentityPattern(req.identityPattern, c.provenance.identity.san)) {
@@ -124,18 +125,52 @@ async function admit(c: Candidate, req: InstallRequest, hooks: InstallHooks): Pr
   );
 }
 
-export async function install(paths: HomePaths, req: InstallRequest, hooks: InstallHooks): Promise<InstallReport> {
+export interface Prepared {
+  c: Candidate;
+  root: TrustRoot;
+  unsigned?: '--allow-unsigned' | 'prompt';
+  script?: string;
+  why?: string;
+}
+
+/** Verification and admission, shared by `install` and `import --install`: nothing is written. */
+export async function prepareInstall(paths: HomePaths, req: Pick<InstallRequest, 'spec' | 'attestationsFile' | 'identityPattern' | 'allowUnsigned' | 'entry' | 'dryRun'>, hooks: Pick<InstallHooks, 'confirmUnsigned'>): Promise<Prepared> {
   const { name, wanted } = parseSpec(req.spec);
-  const id = req.id ?? defaultId(name);
-  if (!SERVER_ID_RE.test(id)) throw new WardenError('USAGE', `'${id}' is not a valid server id: use letters, digits, ".", "_" or "-" (at most 64); choose one with --id.`);
-  const servers = loadServers(paths);
-  if (!req.dryRun && Object.hasOwn(servers.servers, id)) {
-    throw new WardenError('SERVER_EXISTS', `server '${id}' is already in ${paths.servers}. Choose another id with --id, or upgrade it with: mcp-warden upgrade ${id}`);
-  }
   const root = loadTrustRoot(paths);
   const c = await makeCandidate(name, wanted, root, req.attestationsFile ? { attestationsFile: req.attestationsFile } : {});
   const unsigned = await admit(c, req, hooks);
   const { script, why } = chooseScript(c, req.entry);
+  return { c, root, ...(unsigned ? { unsigned } : {}), ...(script ? { script } : {}), ...(why ? { why } : {}) };
+}
+
+/** What servers.json and the allowlist record of a server installed into the store. */
+export function installedRecord(p: Prepared, store: StoreEntry): NonNullable<EnrollSpec['installed']> {
+  const { c } = p;
+  return {
+    package: { name: c.name, version: c.version, integrity: c.integrity, store: store.name },
+    provenance: c.provenance ? 'required' : 'preferred',
+    ...(c.provenance ? { identity: pinnedOf(c.provenance.identity) } : {}),
+    treeProvenance: { package: `${c.name}@${c.version}`, integrity: c.integrity, ...(c.provenance ? { publisher: publisherRecord(c.provenance.identity), verifiedAt: store.record.verifiedAt } : { unsigned: p.unsigned }) },
+  };
+}
+
+/** The audit events of an installed server, once servers.json names it. */
+export async function auditInstalled(paths: HomePaths, id: string, p: Prepared, store: StoreEntry, by: string): Promise<void> {
+  const { c } = p;
+  const deps = store.record.dependencies;
+  await appendAudit(paths.audit, { event: 'package_installed', server: id, package: c.name, version: c.version, integrity: c.integrity, store: store.name, provenance: c.provenance ? publisherRecord(c.provenance.identity) : 'unsigned', dependencies: deps.length, dependenciesWithProvenance: deps.filter((d) => d.provenance).length, by });
+  if (p.unsigned) await appendAudit(paths.audit, { event: 'unsigned_admitted', server: id, package: c.name, version: c.version, integrity: c.integrity, how: p.unsigned, by });
+}
+
+export async function install(paths: HomePaths, req: InstallRequest, hooks: InstallHooks): Promise<InstallReport> {
+  const { name } = parseSpec(req.spec);
+  const id = req.id ?? defaultId(name);
+  if (!SERVER_ID_RE.test(id)) throw new WardenError('USAGE', `'${id}' is not a valid server id: use letters, digits, ".", "_" or "-" (at most 64); choose one with --id.`);
+  if (!req.dryRun && Object.hasOwn(loadServers(paths).servers, id)) {
+    throw new WardenError('SERVER_EXISTS', `server '${id}' is already in ${paths.servers}. Choose another id with --id, or upgrade it with: mcp-warden upgrade ${id}`);
+  }
+  const prepared = await prepareInstall(paths, req, hooks);
+  const { c, root, unsigned, script, why } = prepared;
   const report: InstallReport = {
     id,
     name: c.name,
@@ -164,19 +199,7 @@ export async function install(paths: HomePaths, req: InstallRequest, hooks: Inst
       if (store.created) removeEntry(store.dir);
       throw new WardenError('INSTALL_FAILED', `${c.name}@${c.version} has no file ${script} (its ${req.entry ? '--entry' : 'bin'} names it); nothing was installed.`);
     }
-    const spec: EnrollSpec = {
-      command: process.execPath,
-      args: [file, ...req.serverArgs],
-      env: {},
-      passEnv: [],
-      posture: 'enforce',
-      installed: {
-        package: { name: c.name, version: c.version, integrity: c.integrity, store: store.name },
-        provenance: c.provenance ? 'required' : 'preferred',
-        ...(c.provenance ? { identity: pinnedOf(c.provenance.identity) } : {}),
-        treeProvenance: { package: `${c.name}@${c.version}`, integrity: c.integrity, ...(c.provenance ? { publisher: publisherRecord(c.provenance.identity), verifiedAt: store.record.verifiedAt } : { unsigned: unsigned }) },
-      },
-    };
+    const spec: EnrollSpec = { command: process.execPath, args: [file, ...req.serverArgs], env: {}, passEnv: [], posture: 'enforce', installed: installedRecord(prepared, store) };
     const cache = loadDigestCache(paths);
     report.plan = await planEnrollment(paths, id, spec, cache);
     saveDigestCache(paths, cache);
@@ -187,9 +210,7 @@ export async function install(paths: HomePaths, req: InstallRequest, hooks: Inst
     const by = `install ${id}`;
     await trustAndAdd(paths, id, spec, report.plan, by, hooks.say);
     report.added = true;
-    const withProvenance = store.record.dependencies.filter((d) => d.provenance).length;
-    await appendAudit(paths.audit, { event: 'package_installed', server: id, package: c.name, version: c.version, integrity: c.integrity, store: store.name, provenance: c.provenance ? publisherRecord(c.provenance.identity) : 'unsigned', dependencies: store.record.dependencies.length, dependenciesWithProvenance: withProvenance, by });
-    if (unsigned) await appendAudit(paths.audit, { event: 'unsigned_admitted', server: id, package: c.name, version: c.version, integrity: c.integrity, how: unsigned, by });
+    await auditInstalled(paths, id, prepared, store, by);
     return report;
   }).then(async (r) => {
     // The surface is locked outside the store lock: the entry is named by servers.json now, gc keeps it.
