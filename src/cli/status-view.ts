@@ -3,7 +3,23 @@ import { line, printTable } from './output.js';
 // How `mcp-warden status` reads for a person: one table row per server and one per artifact for the whole
 // home, or every detail of one server (`status <id>`). Scripts use --json, which holds everything.
 
+/** A server installed into the sealed store (mcp-warden install). */
+export interface PackageView {
+  name: string;
+  version: string;
+  integrity: string;
+  store: string;
+  policy: string;
+  pinned: { issuer: string; repository: string; workflow: string } | null;
+  provenance?: { repository: string; workflow: string; ref?: string; commit?: string; issuer: string; signedAt?: string } | null;
+  unsignedAdmittedBy?: string | null;
+  verifiedAt?: string;
+  dependencies?: { total: number; withProvenance: number };
+  error?: string;
+}
+
 export interface ServerView {
+  package?: PackageView;
   id: string;
   command: string;
   args: string[];
@@ -56,6 +72,7 @@ export function printDetail(s: ServerView): void {
     line(`  watched   ${a ? `${a.state === 'allowed' ? 'allowed' : `REFUSED (${a.state})`} since ${a.since}` : 'not yet checked by the daemon'}`);
     line(`  verified  ${v ? `${v.surface}${v.detail ? ` (${v.detail})` : ''} at ${v.at}` : 'no scheduled verification yet'}`);
   }
+  if (s.package) printPackage(s.package);
   if (s.error) line(`  refused   ${s.error.code}: ${s.error.message}`);
   if (s.artifacts) {
     line(`  runs      ${s.resolvedPath}`);
@@ -65,4 +82,18 @@ export function printDetail(s: ServerView): void {
       if (a.chain.length > 1) line(`             via ${a.chain.join(' -> ')}`);
     }
   }
+}
+
+function printPackage(p: PackageView): void {
+  line(`  package   ${p.name}@${p.version}  ${p.integrity}`);
+  line(`  store     ${p.store}`);
+  if (p.error) {
+    line(`  provenance UNKNOWN: ${p.error}`);
+    return;
+  }
+  const v = p.provenance;
+  if (v) line(`  provenance verified ${p.verifiedAt ?? '?'}: ${v.repository} ${v.workflow}${v.ref ? ` ${v.ref}` : ''}${v.commit ? ` @ ${v.commit.slice(0, 12)}` : ''}`);
+  else line(`  provenance none (admitted unsigned by ${p.unsignedAdmittedBy ?? '?'}, ${p.verifiedAt ?? '?'})`);
+  line(`  policy    ${p.policy}${p.pinned ? `, pinned to ${p.pinned.repository} ${p.pinned.workflow}` : ''}`);
+  if (p.dependencies) line(`  deps      ${p.dependencies.withProvenance} of ${p.dependencies.total} packages with verified provenance`);
 }

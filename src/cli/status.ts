@@ -11,7 +11,33 @@ import { recentEvents } from '../audit/tail.js';
 import { fetchDaemonStatus } from '../daemon/status-client.js';
 import type { DaemonStatus } from '../daemon/daemon.js';
 import { line, printJson } from './output.js';
-import { printDetail, printOverview } from './status-view.js';
+import { printDetail, printOverview, type PackageView } from './status-view.js';
+import { entryDir, readInstallRecord } from '../store/package-store.js';
+import type { HomePaths } from '../store/paths.js';
+import type { ServerConfig } from '../store/servers.js';
+
+/** What the sealed store says about an installed server: version, entry, provenance, dependencies. */
+function packageView(paths: HomePaths, s: ServerConfig): PackageView | undefined {
+  const pkg = s.package;
+  if (!pkg) return undefined;
+  const dir = entryDir(paths, pkg.store);
+  const base = { name: pkg.name, version: pkg.version, integrity: pkg.integrity, store: dir, policy: s.provenance ?? 'off', pinned: s.identity ?? null };
+  try {
+    const record = readInstallRecord(dir);
+    if (!record) return { ...base, error: `the store entry ${dir} is missing or incomplete; install the package again` };
+    const deps = record.dependencies;
+    return {
+      ...base,
+      provenance: 'identity' in record.provenance ? { ...record.provenance.identity, ...(record.provenance.signedAt ? { signedAt: record.provenance.signedAt } : {}) } : null,
+      unsignedAdmittedBy: 'unsigned' in record.provenance ? record.provenance.admittedBy : null,
+      verifiedAt: record.verifiedAt,
+      dependencies: { total: deps.length, withProvenance: deps.filter((d) => d.provenance).length },
+    };
+  } catch (err) {
+    if (!(err instanceof WardenError)) throw err;
+    return { ...base, error: `${err.code}: ${err.message}` };
+  }
+}
 
 function verdictText(v: ArtifactVerdict): string {
   switch (v.state) {
@@ -59,7 +85,8 @@ export async function statusVerb(homeFlag: string | undefined, id: string | unde
   async function describeServer(sid: string) {
     const s = config.servers[sid] as NonNullable<(typeof config.servers)[string]>;
     const watched = live?.servers?.[sid];
-    const base = { id: sid, command: s.command, args: s.args, posture: s.posture, ...trustOf(sid), ...(live ? { daemon: { attestation: watched?.attestation ?? null, lastVerification: watched?.lastVerification ?? null } } : {}) };
+    const pkg = packageView(paths, s);
+    const base = { id: sid, command: s.command, args: s.args, posture: s.posture, ...(pkg ? { package: pkg } : {}), ...trustOf(sid), ...(live ? { daemon: { attestation: watched?.attestation ?? null, lastVerification: watched?.lastVerification ?? null } } : {}) };
     try {
       const plan = await planLaunch({ serverId: sid, command: s.command, args: s.args, cwd: s.cwd, trustedPath: config.path, modules: s.modules }, cache);
       const att = matchAllowlist(plan.artifacts, allowlist.entries);
