@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { LaunchPlan } from '../../attest/plan.js';
+import type { AuditEvent } from '../../audit/events.js';
+import { appendAudit } from '../../audit/log.js';
 import { writeJsonAtomic } from '../../store/atomic.js';
 import { loadClientSeen, saveClientSeen } from '../../store/client-seen.js';
 import { loadLocks, updateLocks, type Locks } from '../../store/locks.js';
@@ -14,7 +16,8 @@ import { lockAndBaseline, type Enrollment } from '../enrollment.js';
 // temporary directory) holding only this server, as it would be after the upgrade, with the artifacts of the
 // new version allowlisted and the server's current lock entries copied in. There the new version is launched
 // through the same attested path as `run`: its surface is diffed against the current lock (what `diff` shows),
-// then locked and its canary baselines recorded. The staging home is removed afterwards; the real home is
+// then locked and its canary baselines recorded. The staging home is removed afterwards, its audit events
+// carried into the real log (marked staged); the real home is
 // switched in one step only on confirmation (upgrade-switch.ts).
 
 export interface Staged {
@@ -58,11 +61,21 @@ export async function stageUpgrade(real: HomePaths, id: string, server: ServerCo
       allowlist: (JSON.parse(fs.readFileSync(paths.allowlist, 'utf8')) as { entries: unknown[] }).entries,
     };
   } catch (err) {
-    discardStaging(paths);
+    await discardStaging(paths, real);
     throw err;
   }
 }
 
-export function discardStaging(paths: HomePaths): void {
-  fs.rmSync(paths.home, { recursive: true, force: true });
+/** Removes the staging home, first carrying what happened there (the launches of the new version, their
+ *  exits, its surface) into the real audit log, each event marked `"staged": true`. */
+export async function discardStaging(paths: HomePaths, real: HomePaths): Promise<void> {
+  try {
+    const lines = fs.existsSync(paths.audit) ? fs.readFileSync(paths.audit, 'utf8').split('\n').filter(Boolean) : [];
+    for (const text of lines) {
+      const { ts: _ts, prev: _prev, ...event } = JSON.parse(text) as Record<string, unknown>;
+      await appendAudit(real.audit, { ...event, staged: true } as unknown as AuditEvent);
+    }
+  } finally {
+    fs.rmSync(paths.home, { recursive: true, force: true });
+  }
 }

@@ -135,7 +135,7 @@ export async function upgrade(paths: HomePaths, req: UpgradeRequest, hooks: Upgr
       await appendAudit(paths.audit, { event: 'surface', server: req.id, source: 'upgrade', pinState: 'changed', surfaceHash: lock.surface_hash, ...(staged.diff.entry ? { lockedSurfaceHash: staged.diff.entry.surface_hash, lockedRevision: staged.diff.entry.protocol.era } : {}), revision: lock.protocol.era, changed: [] });
       return report;
     } finally {
-      if (staged) discardStaging(staged.paths);
+      if (staged) await discardStaging(staged.paths, paths);
       if (!report.switched && store.created) removeEntry(store.dir);
     }
   });
