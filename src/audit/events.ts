@@ -201,4 +201,18 @@ export interface ModuleRefusedEvent {
   module: string;
 }
 
-export type AuditEvent = PackageInstalledEvent | UnsignedAdmittedEvent | PackageUpgradedEvent | TrustOverrideEvent | LaunchEvent | ExitEvent | ModuleRefusedEvent | OrphanKilledEvent | RunRecordRefusedEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;
+/** `trust-root update` stored a new sigstore trust root in the home (trust-root.json). */
+export interface TrustRootUpdatedEvent {
+  event: 'trust_root_updated';
+  /** Where it came from: "file <path> (sha256 <hex>)" or "TUF repository <url> (TUF root vN)". */
+  source: string;
+  /** The root's date (when its material was taken). */
+  date: string;
+  /** sha256 of trust-root.json as written. */
+  sha256: string;
+  /** The root it replaced (absent when the home's trust-root.json was not valid). */
+  previousSource?: string;
+  previousDate?: string;
+}
+
+export type AuditEvent = TrustRootUpdatedEvent | PackageInstalledEvent | UnsignedAdmittedEvent | PackageUpgradedEvent | TrustOverrideEvent | LaunchEvent | ExitEvent | ModuleRefusedEvent | OrphanKilledEvent | RunRecordRefusedEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;

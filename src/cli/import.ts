@@ -16,7 +16,7 @@ import { lockAndBaseline, planEnrollment, trustAndAdd } from '../enroll/enrollme
 import { chooseId, defaultHome, propose, outcomeOf, specFor, wardenLaunch, wrapInto, type Outcome, type Proposal } from '../enroll/import-plan.js';
 import { auditInstalled, installedRecord, prepareInstall, type Prepared } from '../enroll/npm/install.js';
 import { putInStore } from '../enroll/npm/store-entry.js';
-import { withStoreLock } from '../store/store-lock.js';
+import { withStoreLock } from '../store/package-store.js';
 import { confirm, describeArtifact, line, printJson, progress, progressDone } from './output.js';
 
 // `mcp-warden import <client-config-file>`: every stdio server of a client's configuration is enrolled (allowlist,

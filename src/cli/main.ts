@@ -15,6 +15,8 @@ import { unwrapVerb, type UnwrapOptions } from './unwrap.js';
 import { installVerb, type InstallOptions } from './install.js';
 import { upgradeVerb, type UpgradeOptions } from './upgrade.js';
 import { outdatedVerb } from './outdated.js';
+import { trustRootShow, trustRootUpdate, type TrustRootUpdateOptions } from './trust-root.js';
+import { storeGc } from './store.js';
 
 // The command line: one verb per file; this file only wires them to commander and maps failures to exit
 // codes (2 for usage, a WardenError's own code otherwise). Expected failures print one sentence, no stack.
@@ -142,6 +144,26 @@ function main(argv: string[]): void {
     .argument('[id]', 'one server')
     .option('--json', 'machine-readable output')
     .action(act((id: string | undefined, opts: { json?: boolean }) => statusVerb(home(), id, opts.json === true)));
+
+  const trustRoot = program.command('trust-root').description('the sigstore trust root npm provenance is verified against (offline)');
+  trustRoot
+    .command('show')
+    .description('where the trust root in use came from, its date, and the validity window of each authority')
+    .option('--json', 'machine-readable output')
+    .action(act((opts: { json?: boolean }) => trustRootShow(home(), opts.json === true)));
+  trustRoot
+    .command('update')
+    .description("store a newer trust root in the home: from sigstore's TUF repository, or from a file")
+    .option('--from <file>', 'air-gapped: a sigstore trusted_root.json, the npm registry keys.json, or a trust-root.json')
+    .option('--mirror <url>', 'a mirror of the sigstore TUF repository (default: https://tuf-repo-cdn.sigstore.dev)')
+    .action(act((opts: TrustRootUpdateOptions) => trustRootUpdate(home(), opts)));
+  program
+    .command('store')
+    .description('the sealed package store')
+    .command('gc')
+    .description('remove store entries no server names, and half-made ones older than an hour')
+    .option('--dry-run', 'list what would be removed; remove nothing')
+    .action(act((opts: { dryRun?: boolean }) => storeGc(home(), opts.dryRun === true)));
 
   program
     .command('import')

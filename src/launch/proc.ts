@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 
 // Reading /proc: the processes that exist (pid, parent, group, state, start time), which live (non-zombie)
 // processes are in a process group, a process's start time (to tell a pid from a later process that reused
@@ -68,4 +69,51 @@ export function realUidOf(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Which live processes run from inside each of `dirs`: their executable, working directory or a command-line
+ * argument (resolved against that directory) is the directory or lies below it. Processes whose /proc entries
+ * cannot be read (another user's, as a non-root user) are not seen; without /proc nothing is found.
+ */
+export function processesUsing(dirs: readonly string[]): Map<string, number[]> {
+  const found = new Map<string, number[]>();
+  if (dirs.length === 0) return found;
+  const real = (p: string): string => {
+    try {
+      return fs.realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  const targets = dirs.map((d) => ({ dir: d, forms: [...new Set([d, real(d)])] }));
+  let names: string[];
+  try {
+    names = fs.readdirSync('/proc');
+  } catch {
+    return found;
+  }
+  const link = (p: string): string | undefined => {
+    try {
+      return fs.readlinkSync(p).replace(/ \(deleted\)$/, '');
+    } catch {
+      return undefined;
+    }
+  };
+  for (const name of names) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    const cwd = link(`/proc/${name}/cwd`);
+    const exe = link(`/proc/${name}/exe`);
+    let args: string[] = [];
+    try {
+      args = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    } catch {
+      // gone, or not ours to read
+    }
+    const paths = [cwd, exe, ...args.map((a) => (cwd ? path.resolve(cwd, a) : a))].filter((p): p is string => p !== undefined);
+    for (const { dir, forms } of targets) {
+      if (paths.some((p) => forms.some((f) => p === f || p.startsWith(f + '/')))) found.set(dir, [...(found.get(dir) ?? []), Number(name)]);
+    }
+  }
+  return found;
 }

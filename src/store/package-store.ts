@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import lockfile from 'proper-lockfile';
 import * as v from 'valibot';
 import { WardenError, errnoOf } from '../error.js';
 import { loadJsonFile } from './json-file.js';
 import type { HomePaths } from './paths.js';
 import { checkTrusted } from './perms.js';
+import { withFileLocks } from './update.js';
 
 // The sealed package store: <home>/store/<name>@<version>-<integrity prefix>/, one directory per verified
 // package version, content-addressed by the tarball's sha512. Inside: the npm project that installed it
@@ -77,6 +79,25 @@ export function listEntries(paths: HomePaths): string[] {
     throw err;
   }
   return names.filter((n) => !n.startsWith('.')).sort();
+}
+
+/** The file the store's lock is taken on: proper-lockfile makes the directory <store>/.lock.lock beside it,
+ *  dot-named like every name in the store that is not an entry (listEntries and `store gc` skip them). */
+export const STORE_LOCK = '.lock';
+
+/**
+ * Runs `fn` holding the store's lock, creating <home>/store (owner-only) if missing. `install` and `upgrade` hold
+ * it from creating an entry until servers.json names it (`updateServers` inside `fn`), `store gc` while it
+ * decides what no server names and removes it: gc never removes an entry between its creation and the server
+ * entry that names it. Take it before servers.json's lock, never inside it. `stillHeld()` throws FILE_LOCKED if
+ * the lock was taken over (a holder that stalled over 2 s): call it before each change. `onWait` is called
+ * once, before waiting, when another process holds the lock (to tell the user why nothing happens).
+ */
+export function withStoreLock<R>(paths: HomePaths, fn: (stillHeld: () => void) => R | Promise<R>, onWait?: () => void): Promise<R> {
+  fs.mkdirSync(paths.storeDir, { recursive: true, mode: 0o700 });
+  const file = path.join(paths.storeDir, STORE_LOCK);
+  if (onWait && lockfile.checkSync(file, { realpath: false, stale: 2_000 })) onWait();
+  return withFileLocks([file], `the package store ${paths.storeDir}`, fn);
 }
 
 /** Makes a directory tree read-only (no write bit anywhere), deepest first. Symlinks are left as they are. */

@@ -10,7 +10,7 @@ import { loadDigestCache, saveDigestCache } from '../../store/digest-cache-file.
 import { removeEntry } from '../../store/package-store.js';
 import type { HomePaths } from '../../store/paths.js';
 import { loadServers, SERVER_ID_RE } from '../../store/servers.js';
-import { withStoreLock } from '../../store/store-lock.js';
+import { withStoreLock } from '../../store/package-store.js';
 import { loadTrustRoot } from '../../store/trust-root-file.js';
 import type { TrustRoot } from '../../provenance/trust-root.js';
 import { lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec, type Enrollment } from '../enrollment.js';

@@ -10,7 +10,7 @@ import { loadDigestCache, saveDigestCache } from '../../store/digest-cache-file.
 import { entryDir, packageDirOf, readInstallRecord, removeEntry } from '../../store/package-store.js';
 import type { HomePaths } from '../../store/paths.js';
 import { loadServers, serverById, type ServerConfig } from '../../store/servers.js';
-import { withStoreLock } from '../../store/store-lock.js';
+import { withStoreLock } from '../../store/package-store.js';
 import { loadTrustRoot } from '../../store/trust-root-file.js';
 import type { SurfaceCheck } from '../../supervise/surface-check.js';
 import { planEnrollment } from '../enrollment.js';
