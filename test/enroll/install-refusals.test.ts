@@ -50,6 +50,7 @@ function refused(where: string, args: string[]): CliResult & { refusal: string |
 
 describe('install refuses, and leaves the home and the store unchanged', () => {
   it('a tarball that does not match the registry\'s dist.integrity: INTEGRITY_MISMATCH', () => {
+    // Genuine attestations for the genuine tarball; other bytes served in its place, dist.integrity left as it was.
     reg.publish(DEMO_SERVER, '1.0.0', { swapTarball: 'stale' });
     const r = refused(home, [`${DEMO_SERVER}@1.0.0`, '--id', 'refused', '--yes']);
     expect([r.code, r.refusal]).toEqual([3, 'INTEGRITY_MISMATCH']);
@@ -57,6 +58,7 @@ describe('install refuses, and leaves the home and the store unchanged', () => {
   });
 
   it('a swapped tarball whose dist.integrity was recomputed for it, the attestations being for the original: PROVENANCE_SUBJECT_MISMATCH', () => {
+    // Genuine attestations for the genuine tarball; other bytes served, and dist.integrity recomputed to name them.
     const p = reg.publish(DEMO_SERVER, '1.0.0', { swapTarball: 'recomputed' });
     const r = refused(home, [`${DEMO_SERVER}@1.0.0`, '--id', 'refused', '--yes']);
     expect([r.code, r.refusal]).toEqual([3, 'PROVENANCE_SUBJECT_MISMATCH']);
@@ -64,7 +66,7 @@ describe('install refuses, and leaves the home and the store unchanged', () => {
   });
 
   it('a package without attestations, --yes alone: PROVENANCE_MISSING, naming --allow-unsigned', () => {
-    reg.publish(DEMO_SERVER, '1.0.0', { attestations: 'none' });
+    reg.publish(DEMO_SERVER, '1.0.0', { attestations: 'none' }); // nothing signed: released without provenance
     const r = refused(home, [`${DEMO_SERVER}@1.0.0`, '--id', 'refused', '--yes']);
     expect([r.code, r.refusal]).toEqual([3, 'PROVENANCE_MISSING']);
     expect(r.stderr).toContain('--allow-unsigned');
@@ -72,21 +74,21 @@ describe('install refuses, and leaves the home and the store unchanged', () => {
 
   it('a provenance signed by another workflow than --identity names: IDENTITY_MISMATCH', () => {
     const mallory = { ...identityFor(DEMO_SERVER, '1.0.0'), repository: 'https://github.com/mallory/demo-server' };
-    reg.publish(DEMO_SERVER, '1.0.0', { identity: mallory });
+    reg.publish(DEMO_SERVER, '1.0.0', { identity: mallory }); // genuinely signed, for a build by the fork's workflow
     const r = refused(home, [`${DEMO_SERVER}@1.0.0`, '--id', 'refused', '--identity', 'https://github.com/mcp-warden-test/demo-server/*', '--yes']);
     expect([r.code, r.refusal]).toEqual([3, 'IDENTITY_MISMATCH']);
     expect(r.stderr).toContain(`was built by ${sanOf(mallory)}`);
   });
 
   it('a provenance whose statement was altered after it was signed: PROVENANCE_INVALID', () => {
-    reg.publish(DEMO_SERVER, '1.0.0', { attestations: 'tampered' });
+    reg.publish(DEMO_SERVER, '1.0.0', { attestations: 'tampered' }); // genuine, then its provenance statement edited
     const r = refused(home, [`${DEMO_SERVER}@1.0.0`, '--id', 'refused', '--yes']);
     expect([r.code, r.refusal]).toEqual([3, 'PROVENANCE_INVALID']);
     expect(r.stderr).toMatch(/the provenance of .* does not verify/);
   });
 
   it('attestations signed by a sigstore instance the trust root does not hold: PROVENANCE_INVALID', () => {
-    const rogue = createTestPki();
+    const rogue = createTestPki(); // a CA and logs the home's trust root never held: a forgery dated within the root's time
     reg.publish(DEMO_SERVER, '1.0.0', { pki: rogue, signedAt: new Date(Date.parse(reg.trustRoot.date) - HOUR) });
     const r = refused(home, [`${DEMO_SERVER}@1.0.0`, '--id', 'refused', '--yes']);
     expect([r.code, r.refusal]).toEqual([3, 'PROVENANCE_INVALID']);
@@ -108,8 +110,8 @@ describe('install refuses against a stale trust root (TRUST_ROOT_STALE), in a ho
   };
 
   it('a root taken before the release was signed, whose keys signed none of it', () => {
-    reg.publish(DEMO_SERVER, '1.0.0'); // the genuine release, signed now
-    const retired = createTestPki();
+    reg.publish(DEMO_SERVER, '1.0.0'); // the genuine release, signed now by the current instance
+    const retired = createTestPki(); // the instance the root was taken from, which signs nothing any more
     const stale = homeWith('home-stale-date', trustRootOf(retired, new Date(Date.now() - 30 * 24 * HOUR)));
     const r = refused(stale, [`${DEMO_SERVER}@1.0.0`, '--yes']);
     expect([r.code, r.refusal]).toEqual([3, 'TRUST_ROOT_STALE']);
@@ -117,7 +119,7 @@ describe('install refuses against a stale trust root (TRUST_ROOT_STALE), in a ho
   });
 
   it('a root whose authorities\' windows all closed before the signing time', () => {
-    reg.publish(DEMO_SERVER, '1.0.0');
+    reg.publish(DEMO_SERVER, '1.0.0'); // the genuine release, signed now by the instance this root names
     const ended = structuredClone(reg.trustRoot);
     const end = new Date(Date.now() - 24 * HOUR).toISOString();
     for (const w of [...ended.trustedRoot.tlogs, ...ended.trustedRoot.ctlogs, ...ended.npmKeys.keys].map((x) => x.publicKey.validFor)) w.end = end;

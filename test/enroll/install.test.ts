@@ -42,6 +42,7 @@ describe('install: a package published with provenance', () => {
   beforeAll(() => {
     home = path.join(dir, 'home');
     reg.trustHome(home);
+    // demo-server 1.0.0 and demo-dep 1.0.0 as startProvenanceRegistry published them: genuine releases.
     installed = cli(home, ['install', DEMO_SERVER, '--yes'], { env: reg.env });
   });
   const store = () => path.join(home, 'store', ENTRY);
@@ -112,19 +113,6 @@ describe('install: a package published with provenance', () => {
     expect(events.some((e) => e.event === 'unsigned_admitted')).toBe(false);
   });
 
-  it('locks its surface, and mcp-warden run serves its tools to an MCP client, its dependency loaded', async () => {
-    expect(installed.stdout).toMatch(/Locked 2 tools \(surface sha256:[0-9a-f]{64}\)/);
-    const { client } = await connectClient(home, 'demo-server');
-    try {
-      const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['add', 'echo']);
-      const echoed = await client.callTool({ name: 'echo', arguments: { message: 'hello' } });
-      expect(echoed.content).toEqual([{ type: 'text', text: 'Echo: hello' }]); // written by demo-dep
-    } finally {
-      await client.close();
-    }
-  });
-
   it('--dry-run verifies and shows everything, and leaves the home byte-identical', () => {
     const before = treeSnapshot(home);
     const r = cli(home, ['install', `${DEMO_SERVER}@1.0.0`, '--id', 'demo-dry', '--dry-run'], { env: reg.env });
@@ -136,6 +124,19 @@ describe('install: a package published with provenance', () => {
     expect(r.stdout).toContain("Runs        node server.mjs (server 'demo-dry')\n");
     expect(r.stdout).toContain('Dry run: nothing was written.\n');
     expect(treeSnapshot(home)).toEqual(before);
+  });
+
+  it('locks its surface, and mcp-warden run serves its tools to an MCP client, its dependency loaded', async () => {
+    expect(installed.stdout).toMatch(/Locked 2 tools \(surface sha256:[0-9a-f]{64}\)/);
+    const { client } = await connectClient(home, 'demo-server');
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['add', 'echo']);
+      const echoed = await client.callTool({ name: 'echo', arguments: { message: 'hello' } });
+      expect(echoed.content).toEqual([{ type: 'text', text: 'Echo: hello' }]); // written by demo-dep
+    } finally {
+      await client.close();
+    }
   });
 
   it('a second install of the same version under another --id reuses the sealed store entry unchanged', () => {
@@ -165,7 +166,7 @@ describe('install: a package the registry serves without attestations', () => {
   });
 
   it('--allow-unsigned admits it: policy "preferred", no identity pinned, unsigned_admitted audited', () => {
-    reg.publish(DEMO_SERVER, '1.1.0', { attestations: 'none' });
+    reg.publish(DEMO_SERVER, '1.1.0', { attestations: 'none' }); // nothing signed: released without provenance
     const home = path.join(dir, 'home-unsigned');
     reg.trustHome(home);
     const r = cli(home, ['install', `${DEMO_SERVER}@1.1.0`, '--allow-unsigned', '--yes'], { env: reg.env });

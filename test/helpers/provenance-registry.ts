@@ -57,7 +57,7 @@ export interface PublishOptions {
   /** Who signs the provenance (default identityFor(name, version)). */
   identity?: Identity;
   /**
-   * 'signed' (default): a publish attestation and a SLSA provenance for the tarball served; 'none': the packument
+   * 'signed' (default): a publish attestation and a SLSA provenance for the tarball published; 'none': the packument
    * names no attestations (a package published without provenance); 'tampered': signed, then the provenance's
    * statement altered (its predicate names another source repository), so its signature no longer covers it; or
    * the registry's JSON itself.
@@ -69,7 +69,8 @@ export interface PublishOptions {
   pki?: TestSigstore;
   /** When the attestations are signed (default now). */
   signedAt?: Date;
-  /** The package directory to pack (default: the fixture whose package.json is name@version). */
+  /** The package directory to pack (default: the fixture whose package.json is name@version). Whatever is
+   *  published, its package.json should name name@version, as a real registry enforces. */
   from?: string;
   /** The tarball, as bytes or a file (instead of packing `from`). */
   tarball?: Buffer | string;
@@ -79,7 +80,8 @@ export interface PublishOptions {
    * integrity of the signed bytes (bytes swapped on the way).
    */
   swapTarball?: 'recomputed' | 'stale';
-  /** dist-tags of the package after this publish (default: latest = the highest version). */
+  /** dist-tags of the package from this publish on, until another publish gives others (default: latest = the
+   *  highest version). */
   distTags?: Record<string, string>;
 }
 
