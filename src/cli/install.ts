@@ -80,7 +80,8 @@ function jsonOf(r: InstallReport): unknown {
 export async function installVerb(homeFlag: string | undefined, spec: string, serverArgs: string[], opts: InstallOptions): Promise<number> {
   if (!opts.dryRun) refuseIfPreloaded();
   const paths = resolveHome(homeFlag);
-  openHome(paths, !opts.dryRun);
+  // Checked, not created: a refusal leaves the home as it was. install creates it once verification passed.
+  openHome(paths, false);
   if (!opts.dryRun) {
     loadAllowlist(paths);
     loadLocks(paths);

@@ -1,31 +1,51 @@
 // A stand-in for the npm registry on loopback, so that tests which install packages need no network.
 //
-//   node registry-server.mjs NODE_MODULES_DIR [REQUEST_LOG]
+//   node registry-server.mjs NODE_MODULES_DIR [REQUEST_LOG] [--catalog CATALOG_JSON]
 //
-// It speaks the part of the registry protocol npm uses to install: `GET /<name>` (`/@scope%2fname`) answers the
-// packument (`name`, `dist-tags.latest`, `versions[v]` = the package.json with `_id` and `dist: {tarball,
-// integrity (sha512), shasum (sha1)}`), and `GET /<name>/-/<file>.tgz` the tarball; anything else is a 404, as
-// the registry answers an unknown name. What it serves is every package (every version) found in
-// NODE_MODULES_DIR, nested node_modules included, packed on first request the way `npm pack` lays a tarball out
-// (a gzipped ustar archive of `package/…`, without the package's own node_modules). No attestations: this
-// registry signs nothing.
+// It speaks the part of the registry protocol npm and mcp-warden use: `GET /<name>` (`/@scope%2fname`) answers
+// the packument (`name`, `dist-tags`, `versions[v]` = the package.json with `_id` and `dist: {tarball, integrity
+// (sha512), shasum (sha1)[, attestations]}`), `GET /<name>/-/<file>-<version>.tgz` the tarball, and
+// `GET /-/npm/v1/attestations/<name>@<version>` (a scoped name percent-encoded: `@scope%2fname@1.0.0`) the
+// attestations `{"attestations": [...]}` of a version whose packument names them; anything else is a 404, as the
+// registry answers an unknown name. The packument is sent whatever the Accept header asks (npm's
+// `application/vnd.npm.install-v1+json` included): the full document is a valid answer to both.
 //
-// It prints `{"url": "http://127.0.0.1:PORT", "packages": N}` on stdout once listening, appends one line per
-// request ("GET /path STATUS", the path percent-decoded) to REQUEST_LOG if given, and exits when its stdin
-// closes, so it cannot outlive the test that started it. It runs as a process of its own because tests drive
-// the warden with spawnSync, which would block a server living in the test's own event loop.
+// What it serves:
+//   - every package (every version) found in NODE_MODULES_DIR, nested node_modules included, packed on first
+//     request by npm-pack.mjs; these have no attestations;
+//   - the packages of CATALOG_JSON, which win over node_modules ones of the same name. The catalog is read again
+//     on every request, so a test "publishes" by rewriting it. Its shape (relative paths are relative to it):
+//       { "<name>": { "dist-tags"?: {"latest": "1.0.0"},        // default: latest = the highest version
+//                     "versions": { "<version>": {
+//                       "tarball": "file.tgz",                    // the package; its package.json is the manifest
+//                       "attestations"?: "file.json",            // served, and named in dist.attestations
+//                       "integrity"?: "sha512-…",                 // dist.integrity (default: that of `tarball`)
+//                       "serveTarball"?: "other.tgz"              // bytes served instead of `tarball` (a swap)
+//                     } } } }
+//
+// It prints `{"url": "http://127.0.0.1:PORT", "packages": N}` on stdout once listening (N: the node_modules
+// packages), appends one line per request ("GET /path STATUS", the path percent-decoded) to REQUEST_LOG if
+// given, and exits when its stdin closes, so it cannot outlive the test that started it. It runs as a process of
+// its own because tests drive the warden with spawnSync, which would block a server living in the test's own
+// event loop.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import zlib from 'node:zlib';
+import { pack, packageJsonOf } from './npm-pack.mjs';
 
-const [root, requestLog] = process.argv.slice(2);
-if (!root) {
-  process.stderr.write('usage: registry-server.mjs NODE_MODULES_DIR [REQUEST_LOG]\n');
+const argv = process.argv.slice(2);
+const catalogAt = argv.indexOf('--catalog');
+const catalogFile = catalogAt >= 0 ? argv.splice(catalogAt, 2)[1] : undefined;
+const [root, requestLog] = argv;
+if (!root || (catalogAt >= 0 && !catalogFile)) {
+  process.stderr.write('usage: registry-server.mjs NODE_MODULES_DIR [REQUEST_LOG] [--catalog CATALOG_JSON]\n');
   process.exit(2);
 }
+
+const SLSA_PROVENANCE_V1 = 'https://slsa.dev/provenance/v1';
+const ATTESTATIONS = '/-/npm/v1/attestations/';
 
 /** name -> [{version, dir}] for every package under a node_modules directory, nested ones included. */
 function index(dir, into = new Map()) {
@@ -56,102 +76,101 @@ function index(dir, into = new Map()) {
   return into;
 }
 
-// ---- tar (ustar, with a pax header for names longer than ustar can hold) ----
+const sha512 = (bytes) => `sha512-${crypto.createHash('sha512').update(bytes).digest('base64')}`;
+const sha1 = (bytes) => crypto.createHash('sha1').update(bytes).digest('hex');
+const byVersion = (a, b) => a.localeCompare(b, 'en', { numeric: true });
+const tarballPath = (name, version) => `/${name}/-/${name.split('/').pop()}-${version}.tgz`;
 
-function octal(n, width) {
-  return n.toString(8).padStart(width - 1, '0') + '\0';
+/** A version's document: its manifest without npm's underscore fields, with `_id` and `dist`. */
+function versionDoc(name, version, manifest, dist) {
+  const clean = Object.fromEntries(Object.entries(manifest).filter(([k]) => !k.startsWith('_')));
+  return { ...clean, _id: `${name}@${version}`, dist };
 }
 
-function header(name, size, mode, type) {
-  const h = Buffer.alloc(512);
-  h.write(name, 0, 100, 'utf8');
-  h.write(octal(mode, 8), 100);
-  h.write(octal(0, 8), 108);
-  h.write(octal(0, 8), 116);
-  h.write(octal(size, 12), 124);
-  h.write(octal(499162500, 12), 136); // 1985-10-26, the fixed mtime npm pack uses
-  h.write('        ', 148); // checksum field counts as spaces while summing
-  h.write(type, 156);
-  h.write('ustar\0', 257);
-  h.write('00', 263);
-  let sum = 0;
-  for (const b of h) sum += b;
-  h.write(octal(sum, 7) + ' ', 148);
-  return h;
+function packumentText(name, versions, tags) {
+  const latest = Object.keys(versions).sort(byVersion).at(-1);
+  return JSON.stringify({ _id: name, name, 'dist-tags': { ...(latest ? { latest } : {}), ...tags }, versions });
 }
 
-function pad(buf) {
-  const rest = buf.length % 512;
-  return rest === 0 ? [buf] : [buf, Buffer.alloc(512 - rest)];
-}
+// ---- the catalog: read again on every request ----
 
-function entry(name, data, mode) {
-  const blocks = [];
-  if (Buffer.byteLength(name) > 100) {
-    // pax extended header: "LEN path=NAME\n", LEN counting itself
-    const body = ` path=${name}\n`;
-    let len = Buffer.byteLength(body);
-    while (len !== Buffer.byteLength(body) + String(len).length) len = Buffer.byteLength(body) + String(len).length;
-    const record = Buffer.from(`${len}${body}`);
-    blocks.push(header('PaxHeader', record.length, 0o644, 'x'), ...pad(record));
+function readCatalog() {
+  if (!catalogFile) return {};
+  const catalog = JSON.parse(fs.readFileSync(catalogFile, 'utf8'));
+  const dir = path.dirname(catalogFile);
+  const file = (p) => (p === undefined ? undefined : path.resolve(dir, p));
+  for (const pkg of Object.values(catalog)) {
+    for (const v of Object.values(pkg.versions ?? {})) Object.assign(v, { tarball: file(v.tarball), attestations: file(v.attestations), serveTarball: file(v.serveTarball) });
   }
-  blocks.push(header(name.slice(0, 100), data.length, mode, '0'), ...pad(data));
-  return blocks;
+  return catalog;
 }
 
-/** The files of a package directory as npm pack would include them (no node_modules of its own, no symlinks). */
-function files(dir, rel = '') {
-  const out = [];
-  for (const name of fs.readdirSync(path.join(dir, rel)).sort()) {
-    const r = rel ? `${rel}/${name}` : name;
-    if (!rel && (name === 'node_modules' || name === '.git')) continue;
-    const st = fs.lstatSync(path.join(dir, r));
-    if (st.isDirectory()) out.push(...files(dir, r));
-    else if (st.isFile()) out.push({ rel: r, mode: st.mode & 0o111 ? 0o755 : 0o644 });
+function catalogPackument(name, pkg) {
+  const versions = {};
+  for (const [version, v] of Object.entries(pkg.versions ?? {})) {
+    const tgz = fs.readFileSync(v.tarball);
+    const dist = {
+      tarball: `${base}${tarballPath(name, version)}`,
+      integrity: v.integrity ?? sha512(tgz),
+      shasum: sha1(tgz),
+      ...(v.attestations ? { attestations: { url: `${base}${ATTESTATIONS}${name.replace('/', '%2f')}@${version}`, provenance: { predicateType: SLSA_PROVENANCE_V1 } } } : {}),
+    };
+    versions[version] = versionDoc(name, version, packageJsonOf(tgz), dist);
   }
-  return out;
+  return packumentText(name, versions, pkg['dist-tags'] ?? {});
 }
 
-function pack(dir) {
-  const blocks = [];
-  for (const f of files(dir)) blocks.push(...entry(`package/${f.rel}`, fs.readFileSync(path.join(dir, f.rel)), f.mode));
-  blocks.push(Buffer.alloc(1024));
-  return zlib.gzipSync(Buffer.concat(blocks), { level: 1 });
+/** The version of the catalog a tarball or attestations path names. */
+function catalogVersion(catalog, name, version) {
+  return Object.hasOwn(catalog, name) ? catalog[name].versions?.[version] : undefined;
 }
 
-// ---- the registry ----
+// ---- node_modules packages: packed once ----
 
 const packages = index(root);
 const tarballs = new Map(); // url path -> bytes
 const packuments = new Map(); // name -> JSON text
 let base = '';
 
-function packument(name) {
+function modulesPackument(name) {
   const cached = packuments.get(name);
   if (cached) return cached;
   const list = packages.get(name);
   if (!list) return undefined;
   const versions = {};
-  const file = name.split('/').pop();
   for (const { version, dir, manifest } of list) {
     const tgz = pack(dir);
-    const tarPath = `/${name}/-/${file}-${version}.tgz`;
-    tarballs.set(tarPath, tgz);
-    const clean = Object.fromEntries(Object.entries(manifest).filter(([k]) => !k.startsWith('_')));
-    versions[version] = {
-      ...clean,
-      _id: `${name}@${version}`,
-      dist: {
-        tarball: `${base}${tarPath}`,
-        integrity: `sha512-${crypto.createHash('sha512').update(tgz).digest('base64')}`,
-        shasum: crypto.createHash('sha1').update(tgz).digest('hex'),
-      },
-    };
+    tarballs.set(tarballPath(name, version), tgz);
+    versions[version] = versionDoc(name, version, manifest, { tarball: `${base}${tarballPath(name, version)}`, integrity: sha512(tgz), shasum: sha1(tgz) });
   }
-  const sorted = Object.keys(versions).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
-  const text = JSON.stringify({ _id: name, name, 'dist-tags': { latest: sorted.at(-1) }, versions });
+  const text = packumentText(name, versions, {});
   packuments.set(name, text);
   return text;
+}
+
+/** [status, body, content type] for a GET of `pathname` (percent-decoded). */
+function answer(pathname) {
+  const catalog = readCatalog();
+  if (pathname.startsWith(ATTESTATIONS)) {
+    const spec = pathname.slice(ATTESTATIONS.length);
+    const at = spec.lastIndexOf('@');
+    const v = at > 0 ? catalogVersion(catalog, spec.slice(0, at), spec.slice(at + 1)) : undefined;
+    return v?.attestations ? [200, fs.readFileSync(v.attestations), 'application/json'] : undefined;
+  }
+  const tar = /^\/((?:@[^/]+\/)?[^/]+)\/-\/[^/]+-(\d[^/]*)\.tgz$/.exec(pathname);
+  if (tar) {
+    const [, name, version] = tar;
+    if (Object.hasOwn(catalog, name)) {
+      const v = catalogVersion(catalog, name, version);
+      return v && tarballPath(name, version) === pathname ? [200, fs.readFileSync(v.serveTarball ?? v.tarball), 'application/octet-stream'] : undefined;
+    }
+    const tgz = tarballs.get(pathname);
+    return tgz ? [200, tgz, 'application/octet-stream'] : undefined;
+  }
+  if (pathname.includes('/-/')) return undefined;
+  const name = pathname.slice(1);
+  const text = Object.hasOwn(catalog, name) ? catalogPackument(name, catalog[name]) : modulesPackument(name);
+  return text ? [200, Buffer.from(text), 'application/json'] : undefined;
 }
 
 const server = http.createServer((req, res) => {
@@ -159,19 +178,17 @@ const server = http.createServer((req, res) => {
   let status = 404;
   let body = Buffer.from('{"error":"Not found"}');
   let type = 'application/json';
+  let pathname = url.pathname;
   try {
-    const tgz = tarballs.get(decodeURIComponent(url.pathname));
-    if (req.method === 'GET' && tgz) {
-      [status, body, type] = [200, tgz, 'application/octet-stream'];
-    } else if (req.method === 'GET' && !url.pathname.includes('/-/')) {
-      const text = packument(decodeURIComponent(url.pathname.slice(1)));
-      if (text) [status, body] = [200, Buffer.from(text)];
-    }
+    pathname = decodeURIComponent(url.pathname);
+    const found = req.method === 'GET' ? answer(pathname) : undefined;
+    if (found) [status, body, type] = found;
   } catch (err) {
     [status, body] = [500, Buffer.from(JSON.stringify({ error: String(err) }))];
   }
-  if (requestLog) fs.appendFileSync(requestLog, `${req.method} ${decodeURIComponent(url.pathname)} ${status}\n`);
-  res.writeHead(status, { 'content-type': type, 'content-length': body.length });
+  if (requestLog) fs.appendFileSync(requestLog, `${req.method} ${pathname} ${status}\n`);
+  // no-cache: npm revalidates every time, so a version published mid-test is seen at once.
+  res.writeHead(status, { 'content-type': type, 'content-length': body.length, 'cache-control': 'no-cache' });
   res.end(body);
 });
 

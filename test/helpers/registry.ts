@@ -4,7 +4,8 @@ import path from 'node:path';
 import { ROOT } from './warden.js';
 
 // Tests that install packages (`import --install`) get them from a loopback stand-in for the npm registry
-// (registry-server.mjs) serving what `npm ci` already put in node_modules, so the suite needs no network.
+// (registry-server.mjs) serving what `npm ci` already put in node_modules, so the suite needs no network; tests of
+// `install` add a catalog of fixture packages with their attestations (provenance-registry.ts writes it).
 // `MCP_WARDEN_TEST_REGISTRY=1` turns on the one test that installs from the real registry instead.
 
 /** True when the opt-in test against the real npm registry should run. */
@@ -23,13 +24,19 @@ export interface LocalRegistry {
   close(): Promise<void>;
 }
 
+export interface LocalRegistryOptions {
+  /** A catalog file (registry-server.mjs says its shape), read again on every request; its packages win over
+   *  node_modules ones of the same name. */
+  catalog?: string;
+}
+
 /** Starts the stand-in registry; `dir` (the test's temporary directory) receives its npm config, cache and log. */
-export async function startLocalRegistry(dir: string): Promise<LocalRegistry> {
+export async function startLocalRegistry(dir: string, options: LocalRegistryOptions = {}): Promise<LocalRegistry> {
   const log = path.join(dir, 'registry-requests.log');
   const npmrc = path.join(dir, 'npmrc');
   fs.writeFileSync(npmrc, '');
   fs.writeFileSync(log, '');
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'registry-server.mjs'), path.join(ROOT, 'node_modules'), log], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'registry-server.mjs'), path.join(ROOT, 'node_modules'), log, ...(options.catalog ? ['--catalog', options.catalog] : [])], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';

@@ -7,6 +7,7 @@ import type { PublisherRecord } from '../../audit/package-events.js';
 import { WardenError } from '../../error.js';
 import { matchesIdentityPattern, pinnedOf, type PublisherIdentity } from '../../provenance/identity.js';
 import { loadDigestCache, saveDigestCache } from '../../store/digest-cache-file.js';
+import { openHome } from '../../store/home.js';
 import { removeEntry } from '../../store/package-store.js';
 import type { HomePaths } from '../../store/paths.js';
 import { loadServers, SERVER_ID_RE } from '../../store/servers.js';
@@ -190,6 +191,8 @@ export async function install(paths: HomePaths, req: InstallRequest, hooks: Inst
   }
   if (!script) throw new WardenError('INSTALL_FAILED', `${why}. Nothing was installed.`);
 
+  // Verified: only now is anything written, the home (if it is new) included.
+  openHome(paths, true);
   return withStoreLock(paths, async () => {
     const store = await putInStore(paths, c, root, unsigned);
     report.store = store;
