@@ -94,7 +94,7 @@ function verifyBundle(att: Attestation, root: TrustRoot, label: string, what: st
     if ((unknown.length > 0 && signedAt && signedAt > new Date(root.data.date)) || windowsClosed(root, signedAt, needs)) {
       throw new WardenError(
         'TRUST_ROOT_STALE',
-        `the ${what} of ${label} was signed ${signedAt?.toISOString() ?? 'at an unknown time'}, with ${unknown.length > 0 ? `a ${unknown.join(' and ')} key` : 'keys'} the sigstore trust root in use (${root.origin}, dated ${root.data.date}) does not vouch for at that time. Update it with 'mcp-warden trust-root update' (or --from FILE offline), then try again; nothing was installed.`,
+        `the ${what} of ${label} was signed ${signedAt?.toISOString() ?? 'at an unknown time'}, with ${unknown.length > 0 ? `a ${unknown.join(' and ')} key` : 'keys'} the sigstore trust root in use (${root.origin}, dated ${root.data.date}) does not vouch for at that time. Update it with 'mcp-warden trust-root update' (or --from FILE offline), then try again; nothing was installed. If it still fails with the newest root, no sigstore key vouches for it: treat the package as forged.`,
       );
     }
     throw new WardenError('PROVENANCE_INVALID', `the ${what} of ${label} does not verify: ${err.code} (${err.message}). It was altered, or was not made by sigstore for this package; nothing was installed.`);

@@ -187,6 +187,17 @@ export interface SessionCounts {
   refusedClientLines: number;
 }
 
+/** `promise`, or `fallback` after `ms`; the timer is cleared either way, so a settled race keeps no process
+ *  alive (a dangling timer held every enrolling command ~2 s after its work was done). */
+async function orTimeout<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<F>((r) => (timer = setTimeout(() => r(fallback), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Ends a launched server: its stdin is closed and it has a grace period to exit (skipped when it already
  * exited or the warden closed the session), then its session (process group, cgroup, and descendants found by marker or parent) gets SIGTERM and
@@ -196,10 +207,10 @@ export async function stopLaunched(paths: HomePaths, id: string, launched: Launc
   const { child, pid, exited, started } = launched;
   if (opts.grace) {
     child.stdin.end();
-    await Promise.race([exited, new Promise((r) => setTimeout(r, DEFAULT_STOP.graceMs))]);
+    await orTimeout(exited, DEFAULT_STOP.graceMs, undefined);
   }
   const stop = await stopSession(launched.target, DEFAULT_STOP);
-  const exit = await Promise.race([exited, new Promise<{ code: null; signal: null }>((r) => setTimeout(() => r({ code: null, signal: null }), 1000))]);
+  const exit = await orTimeout(exited, 1000, { code: null, signal: null });
   if (stop.gone) {
     if (launched.cgroup) await removeCgroup(launched.cgroup);
     removeRunRecord(paths.runDir, pid); // else kept: the next sweep tries again
