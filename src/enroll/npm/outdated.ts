@@ -1,3 +1,4 @@
+import semver from 'semver';
 import { WardenError } from '../../error.js';
 import { samePublisher, type PinnedIdentity, type PublisherIdentity } from '../../provenance/identity.js';
 import { verifyNpmAttestations } from '../../provenance/npm-attestations.js';
@@ -38,7 +39,8 @@ export async function outdated(paths: HomePaths): Promise<OutdatedRow[]> {
       const newest = packument.distTags.latest;
       if (!newest) throw new WardenError('REGISTRY_FAILED', `the registry names no latest version of ${pkg.name}.`);
       row.newest = newest;
-      if (newest === pkg.version) continue;
+      // Nothing newer: latest names the pinned version or one before it (a tag moved back), as upgrade judges it.
+      if (newest === pkg.version || (semver.valid(newest) && semver.valid(pkg.version) && semver.lte(newest, pkg.version))) continue;
       const dist = packument.versions.get(newest);
       const sha512 = dist && /^sha512-(.+)$/.exec(dist.integrity);
       const doc = dist ? await fetchAttestations(pkg.name, newest, dist) : undefined;
