@@ -20,7 +20,9 @@ export async function outdatedVerb(homeFlag: string | undefined, json: boolean):
   if (json) printJson({ servers: rows });
   else if (rows.length === 0) line('No server was installed with mcp-warden install.');
   else {
-    printTable([['SERVER', 'PACKAGE', 'PINNED', 'NEWEST', 'STATE'], ...rows.map((r) => [r.id, r.package, r.version, r.newest ?? '?', SAYS[r.state]])]);
+    // A server admitted unsigned has no publisher pinned yet: the newest one's provenance would pin its own.
+    const says = (r: OutdatedRow): string => (r.state === 'same-publisher' && !r.pinned ? 'newer, with provenance (upgrade pins its publisher)' : SAYS[r.state]);
+    printTable([['SERVER', 'PACKAGE', 'PINNED', 'NEWEST', 'STATE'], ...rows.map((r) => [r.id, r.package, r.version, r.newest ?? '?', says(r)])]);
     for (const r of rows) {
       if (r.state === 'publisher-changed' && r.presented) line(`${r.id}: newest built by ${r.presented.repository} ${r.presented.workflow}; pinned ${r.pinned?.repository} ${r.pinned?.workflow}`);
       if (r.problem) line(`${r.id}: ${r.problem.code}: ${r.problem.message}`);

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { refuseIfPreloaded } from '../attest/self.js';
 import { upgrade, type UpgradeReport } from '../enroll/npm/upgrade.js';
 import { describePublisher } from '../provenance/identity.js';
@@ -15,7 +16,7 @@ export interface UpgradeOptions {
   allowUnsigned?: boolean;
 }
 
-function printReport(r: UpgradeReport): void {
+function printReport(r: UpgradeReport, storeDir: string): void {
   const to = r.to;
   if (!to) return;
   line(`Server '${r.id}': ${r.name} ${r.from.version} -> ${to.version}`);
@@ -27,7 +28,7 @@ function printReport(r: UpgradeReport): void {
   else if (j?.override === 'provenance_lost') line('PROVENANCE LOST (admitted by --allow-unsigned): the server will no longer require provenance ("preferred").');
   else if (r.from.publisher && r.provenance) line('Same publisher as pinned.');
   else if (!r.from.publisher && j?.identity) line(`First version with provenance: ${describePublisher(j.identity)} will be pinned.`);
-  line(`Store       ${to.store}${to.created ? '' : ' (already installed)'}`);
+  line(`Store       ${path.join(storeDir, to.store)}${to.created ? '' : ' (already installed)'}`);
   line('Surface against the lock:');
   if (r.diff) describeOutcome(r.diff, true);
 }
@@ -59,7 +60,7 @@ export async function upgradeVerb(homeFlag: string | undefined, id: string, opts
     {
       say: opts.json ? () => {} : line,
       async confirm(r) {
-        if (!opts.json) printReport(r);
+        if (!opts.json) printReport(r, paths.storeDir);
         if (opts.yes) return true;
         asked = interactive;
         return interactive && confirm(`Switch '${id}' to ${r.to?.version}? [y/N] `);

@@ -214,7 +214,7 @@ describe('demo-server 1.0.0 installed, its 1.1.0 published in one form after ano
       expect(out).toContain('  ref       refs/tags/v1.1.0\n');
       expect(out).toContain(`  commit    ${GENUINE_11.commit}\n`);
       expect(out).toContain('Same publisher as pinned.\n');
-      expect(out).toContain(`Store       ${V11.entry}\n`);
+      expect(out).toContain(`Store       ${entryDir(home, V11.entry)}\n`);
       expect(out).toContain(`Switched '${ID}' to ${DEMO_SERVER}@1.1.0`);
     });
 
@@ -378,6 +378,10 @@ describe('upgrade of a server installed unsigned (policy "preferred")', () => {
     const home = installedHome('home-preferred', { attestations: 'none' }, ['--allow-unsigned']); // 1.0.0 released without provenance
     expect(serverEntry(home)).toMatchObject({ provenance: 'preferred' });
     reg.publish(DEMO_SERVER, '1.1.0'); // genuine: the first release with provenance
+    // Nothing is pinned yet: outdated says the newest has provenance and that upgrade would pin it.
+    const listed = cli(home, ['outdated'], { env: reg.env });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/ 1\.0\.0 +1\.1\.0 +newer, with provenance \(upgrade pins its publisher\)$/m);
     const r = upgrade(home, ['--yes']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`First version with provenance: `);
