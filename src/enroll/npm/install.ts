@@ -16,7 +16,7 @@ import { loadTrustRoot } from '../../store/trust-root-file.js';
 import type { TrustRoot } from '../../provenance/trust-root.js';
 import { lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec, type Enrollment } from '../enrollment.js';
 import { makeCandidate, parseSpec, type Candidate } from './candidate.js';
-import { dependencyProvenance, readLock, type Dependency } from './dependencies.js';
+import { checkDeclaredDependencies, dependencyProvenance, readLock, type Dependency } from './dependencies.js';
 import { putInStore, type StoreEntry } from './store-entry.js';
 
 // `mcp-warden install <spec>`: a server admitted because of who built it. The package is resolved to one
@@ -96,7 +96,9 @@ async function resolveDependencies(c: Candidate, root: TrustRoot): Promise<Depen
     fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ private: true, dependencies: { [c.name]: c.version } }));
     const r = await execa('npm', ['install', '--package-lock-only', '--ignore-scripts', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, reject: false, timeout: 300_000, stdin: 'ignore' });
     if (r.exitCode !== 0) throw new WardenError('INSTALL_FAILED', `npm could not resolve the dependencies of ${c.name}@${c.version}: ${`${r.stderr}`.trim().split('\n').slice(-2).join(' ')}`);
-    return await dependencyProvenance(readLock(dir, c.name).deps, root);
+    const lock = readLock(dir, c.name);
+    checkDeclaredDependencies(lock.top, c.manifest, `${c.name}@${c.version}`);
+    return await dependencyProvenance(lock.deps, root);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -12,6 +12,8 @@ export interface TarballManifest {
   version?: unknown;
   bin?: unknown;
   dependencies?: unknown;
+  optionalDependencies?: unknown;
+  peerDependencies?: unknown;
 }
 
 export function manifestOfTarball(tgz: Buffer, label: string): Promise<TarballManifest> {
