@@ -72,17 +72,28 @@ function defaultId(name: string): string {
   return base.slice(0, 64) || 'server';
 }
 
+/** A path relative to the package, normalized, or undefined when it leads out of the package. */
+export function insidePackage(file: string): string | undefined {
+  const rel = path.posix.normalize(file.replace(/^\.\//, ''));
+  return path.posix.isAbsolute(rel) || rel === '..' || rel.startsWith('../') || rel === '.' ? undefined : rel;
+}
+
 /** Which file of the package the server runs: --entry, else its only bin, else the bin named after it. */
 function chooseScript(c: Candidate, entry: string | undefined): { script?: string; why?: string } {
   if (entry !== undefined) {
-    const rel = path.posix.normalize(entry.replace(/^\.\//, ''));
-    if (path.posix.isAbsolute(rel) || rel.startsWith('..')) return { why: `--entry ${entry} must be a path inside the package` };
+    const rel = insidePackage(entry);
+    if (rel === undefined) return { why: `--entry ${entry} must be a path inside the package` };
     return { script: rel };
   }
   const bins = Object.entries(c.bins);
   const base = c.name.split('/').pop();
   const chosen = bins.length === 1 ? bins[0] : bins.find(([k]) => k === base);
-  if (chosen) return { script: path.posix.normalize(chosen[1].replace(/^\.\//, '')) };
+  if (chosen) {
+    const rel = insidePackage(chosen[1]);
+    // npm never links such a bin; run it and the server would be a file the provenance says nothing about.
+    if (rel === undefined) return { why: `the bin '${chosen[0]}' of ${c.name}@${c.version} names ${JSON.stringify(chosen[1])}, outside the package, which its provenance does not cover` };
+    return { script: rel };
+  }
   return {
     why: `${c.name}@${c.version} has ${bins.length === 0 ? 'no bin script' : `several bin scripts (${bins.map(([k]) => k).join(', ')})`}, so install cannot tell which file is the server; name it with --entry <file in the package> (e.g. --entry ${bins[0]?.[1] ?? 'dist/index.js'})`,
   };
@@ -102,6 +113,12 @@ async function resolveDependencies(c: Candidate, root: TrustRoot): Promise<Depen
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Whether `file` (which exists) is, symbolic links resolved, inside `dir`. */
+export function realInside(file: string, dir: string): boolean {
+  const rel = path.relative(fs.realpathSync(dir), fs.realpathSync(file));
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
 export function publisherRecord(id: PublisherIdentity): PublisherRecord {
@@ -200,9 +217,9 @@ export async function install(paths: HomePaths, req: InstallRequest, hooks: Inst
     report.store = store;
     report.dependencies = store.record.dependencies;
     const file = path.join(store.pkgDir, script);
-    if (!fs.existsSync(file)) {
+    if (!fs.existsSync(file) || !realInside(file, store.pkgDir)) {
       if (store.created) removeEntry(store.dir);
-      throw new WardenError('INSTALL_FAILED', `${c.name}@${c.version} has no file ${script} (its ${req.entry ? '--entry' : 'bin'} names it); nothing was installed.`);
+      throw new WardenError('INSTALL_FAILED', `${c.name}@${c.version} has no file ${script} inside the package (its ${req.entry ? '--entry' : 'bin'} names it); nothing was installed.`);
     }
     const spec: EnrollSpec = { command: process.execPath, args: [file, ...req.serverArgs], env: {}, passEnv: [], posture: 'enforce', installed: installedRecord(prepared, store) };
     const cache = loadDigestCache(paths);
