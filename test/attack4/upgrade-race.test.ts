@@ -87,4 +87,11 @@ describe('upgrade does not undo an edit of the server made while it ran', () => 
       expect(after.posture).toBe('enforce');
     }
   }, T);
+
+  it('run again with nothing edited, the upgrade switches, keeping the edit', async () => {
+    const r = await run(['upgrade', 'demo-server', '--yes']);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    const after = readServers().servers['demo-server'] as { posture?: string; package: { version: string } };
+    expect([after.package.version, after.posture]).toEqual(['1.1.0', 'enforce']);
+  }, T);
 });

@@ -119,7 +119,7 @@ export async function upgrade(paths: HomePaths, req: UpgradeRequest, hooks: Upgr
       const lock = staged.locks.tools.get(req.id);
       if (!lock) throw new WardenError('LOCK_MISSING', `the new version of '${req.id}' was launched but no lock entry came of it; nothing was changed.`);
       const by = `upgrade ${req.id}`;
-      const switched = await switchServer(paths, req.id, pkg.store, oldDir, { server: { ...staged.server, ...(next.identity ? { identity: next.identity } : {}) }, entries, lock, extra: staged.locks.warden.get(req.id) });
+      const switched = await switchServer(paths, req.id, server, oldDir, { server: { ...staged.server, ...(next.identity ? { identity: next.identity } : {}) }, entries, lock, extra: staged.locks.warden.get(req.id) });
       report.switched = true;
       for (const e of switched.removed) await appendAudit(paths.audit, { event: 'allowlist_changed', action: 'remove', path: e.path, kind: e.kind, sha256: e.sha256, by });
       for (const e of switched.added) await appendAudit(paths.audit, { event: 'allowlist_changed', action: 'add', path: e.path, kind: e.kind, sha256: e.sha256, by });
