@@ -86,6 +86,8 @@ export interface PublishOptions {
   /** Fields laid over the tarball's package.json in the packument the registry serves (npm installs from that copy):
    *  a registry or mirror whose manifest differs from the signed tarball's ("manifest confusion"). */
   packumentManifest?: Record<string, unknown>;
+  /** The packument's dist.integrity, whatever the bytes are (a registry's own text). */
+  integrity?: string;
 }
 
 export interface Published {
@@ -225,6 +227,7 @@ export async function startProvenanceRegistry(dir: string, options: { trustRootD
       published.swapped = swapped;
     }
     if (o.packumentManifest) entry.manifest = o.packumentManifest;
+    if (o.integrity !== undefined) entry.integrity = o.integrity;
     const pkg = catalog[name] ?? { versions: {} };
     pkg.versions[version] = entry;
     if (o.distTags) pkg['dist-tags'] = o.distTags;
