@@ -1,5 +1,6 @@
 import type { X509Certificate } from '@sigstore/core';
 import { WardenError } from '../error.js';
+import { escaped } from '../escape.js';
 
 // Who built a package: what the Fulcio certificate of its provenance says about the CI run that signed it.
 // Fulcio writes these from the CI provider's OIDC token (docs/threat-model.md says what that proves). The
@@ -96,7 +97,7 @@ export function samePublisher(a: PinnedIdentity, b: PinnedIdentity): boolean {
 
 /** One line naming a publisher, for messages: "owner/repo (workflow) via issuer". */
 export function describePublisher(id: PinnedIdentity): string {
-  return `${id.repository} ${id.workflow}${id.issuer === GITHUB_ISSUER ? '' : ` (issuer ${id.issuer})`}`;
+  return `${escaped(id.repository)} ${escaped(id.workflow)}${id.issuer === GITHUB_ISSUER ? '' : ` (issuer ${escaped(id.issuer)})`}`;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { LaunchPlan } from '../../attest/plan.js';
 import { appendAudit } from '../../audit/log.js';
 import type { PublisherRecord } from '../../audit/package-events.js';
 import { WardenError } from '../../error.js';
+import { escaped } from '../../escape.js';
 import { matchesIdentity, pinnedOf, type PublisherIdentity } from '../../provenance/identity.js';
 import { loadDigestCache, saveDigestCache } from '../../store/digest-cache-file.js';
 import { openHome } from '../../store/home.js';
@@ -131,8 +132,8 @@ async function admit(c: Candidate, req: Pick<InstallRequest, 'identityPattern' |
   if (c.provenance) {
     if (req.identityPattern !== undefined && !matchesIdentity(req.identityPattern, c.provenance.identity)) {
       const id = c.provenance.identity;
-      const via = id.san.startsWith(`${id.repository}/`) ? '' : ` for the source repository ${id.repository}${id.config ? ` (its workflow ${id.config})` : ''}`;
-      throw new WardenError('IDENTITY_MISMATCH', `${label} was built by ${id.san}${via}, which does not match --identity ${req.identityPattern}. Nothing was installed. Check the pattern (it must match the whole signer identity; * matches anything) or the package name.`);
+      const via = id.san.startsWith(`${id.repository}/`) ? '' : ` for the source repository ${escaped(id.repository)}${id.config ? ` (its workflow ${escaped(id.config)})` : ''}`;
+      throw new WardenError('IDENTITY_MISMATCH', `${label} was built by ${escaped(id.san)}${via}, which does not match --identity ${req.identityPattern}. Nothing was installed. Check the pattern (it must match the whole signer identity; * matches anything) or the package name.`);
     }
     return undefined;
   }
