@@ -60,4 +60,11 @@ describe('install refuses a bin script outside the package', () => {
     const r = cli(home, ['install', `${DEMO_SERVER}@1.0.8`, '--id', 'escape-dry', '--dry-run'], { env: reg.env });
     expect(r.stdout).not.toContain('Runs        node ../demo-dep/index.mjs');
   }, T);
+
+  it('the registry\'s copy of the manifest naming another bin changes nothing: the tarball\'s is run (holds)', () => {
+    reg.publish(DEMO_SERVER, '1.0.10', { tarball: variant(DEMO_SERVER, '1.0.0', { version: '1.0.10' }), packumentManifest: { bin: { 'demo-server': '../demo-dep/index.mjs' } } });
+    const r = cli(home, ['install', `${DEMO_SERVER}@1.0.10`, '--id', 'packument-bin', '--dry-run'], { env: reg.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("Runs        node server.mjs (server 'packument-bin')\n");
+  }, T);
 });
