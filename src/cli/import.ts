@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { LaunchPlan, TreeMemo } from '../attest/plan.js';
@@ -16,7 +17,7 @@ import { lockAndBaseline, planEnrollment, trustAndAdd } from '../enroll/enrollme
 import { chooseId, defaultHome, propose, outcomeOf, specFor, wardenLaunch, wrapInto, type Outcome, type Proposal } from '../enroll/import-plan.js';
 import { auditInstalled, installedRecord, prepareInstall, type Prepared } from '../enroll/npm/install.js';
 import { putInStore } from '../enroll/npm/store-entry.js';
-import { withStoreLock } from '../store/package-store.js';
+import { readInstallRecord, removeEntry, withStoreLock } from '../store/package-store.js';
 import { confirm, describeArtifact, line, printJson, progress, progressDone } from './output.js';
 
 // `mcp-warden import <client-config-file>`: every stdio server of a client's configuration is enrolled (allowlist,
@@ -66,6 +67,12 @@ function wrappedOutcome(p: Proposal, target: { id: string; home?: string }, path
   if (home !== paths.home) return outcomeOf(p, 'refused', `it already runs server '${target.id}' through the warden, but with the home ${home}; to look at it: mcp-warden --home ${home} status ${target.id}`);
   if (!known.has(target.id)) return outcomeOf(p, 'refused', `it runs 'mcp-warden run ${target.id}', but ${paths.servers} has no server '${target.id}'`);
   return outcomeOf({ ...p, id: target.id }, 'already', 'already launched through the warden');
+}
+
+/** Removes the store entries this import made for proposals it will not enroll (a reused entry is left). */
+async function dropCreatedEntries(paths: HomePaths, proposals: Proposal[]): Promise<void> {
+  const made = proposals.flatMap((p) => (p.npm?.store?.created ? [p.npm.store.dir] : []));
+  if (made.length > 0) await withStoreLock(paths, () => made.forEach((d) => removeEntry(d)));
 }
 
 function summarize(outcomes: Outcome[]): string {
@@ -125,11 +132,13 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   const trees: TreeMemo = new Map(); // servers of one package tree digest it once
   for (const [i, raw] of todo.entries()) {
     progress(`[${i + 1}/${todo.length}] resolving and digesting '${raw.entry.name}'...`);
+    let p: Proposal | undefined;
     try {
-      const p = await resolveNpx(paths, raw, taken, opts);
+      p = await resolveNpx(paths, raw, taken, opts);
       planned.push({ p, plan: await planEnrollment(paths, p.id as string, p.spec as NonNullable<Proposal['spec']>, cache, trees) });
     } catch (err) {
       if (!(err instanceof WardenError)) throw err;
+      await dropCreatedEntries(paths, p ? [p] : []);
       outcomes.push(outcomeOf(raw, 'refused', `${err.code}: ${err.message}`));
     }
   }
@@ -142,6 +151,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
       for (const a of plan.artifacts) say(describeArtifact(a));
     }
     if (!(await confirm(`Trust these, enroll ${planned.length} server(s) and rewrite ${cfg.file}? [y/N] `))) {
+      await dropCreatedEntries(paths, planned.map(({ p }) => p));
       say('Nothing was enrolled and the file was not changed.');
       return 1;
     }
@@ -154,8 +164,24 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
     const id = p.id as string;
     progress(`[${i + 1}/${planned.length}] enrolling '${id}' (launching it to lock its surface)...`);
     if (!p.reuse) {
-      await trustAndAdd(paths, id, p.spec as NonNullable<Proposal['spec']>, plan, `import ${path.basename(cfg.file)}`, say);
-      if (p.npm?.store) await auditInstalled(paths, id, p.npm.prepared, p.npm.store, `import ${path.basename(cfg.file)}`);
+      const add = (): Promise<void> => trustAndAdd(paths, id, p.spec as NonNullable<Proposal['spec']>, plan, `import ${path.basename(cfg.file)}`, say);
+      const store = p.npm?.store;
+      if (store) {
+        // Named under the store's lock, once it is checked to be still there: while the import waited for its
+        // yes, `store gc` may have removed an entry it reused (one no server named, installed over an hour ago).
+        const gone = await withStoreLock(paths, async () => {
+          if (!fs.existsSync(store.dir) || !readInstallRecord(store.dir)) return true;
+          await add();
+          return false;
+        });
+        if (gone) {
+          outcomes.push(outcomeOf(p, 'failed', `its store entry ${store.dir} was removed (store gc) while the import waited; nothing was enrolled for it. Import again.`));
+          continue;
+        }
+        await auditInstalled(paths, id, p.npm?.prepared as Prepared, store, `import ${path.basename(cfg.file)}`);
+      } else {
+        await add();
+      }
     }
     const enrolled = loadLocks(paths).tools.has(id) ? {} : await withEnv(p.plan.action === 'import' ? p.plan.env : {}, () => lockAndBaseline(paths, id, say, `import ${path.basename(cfg.file)}`));
     if (enrolled.lockError) {

@@ -6,7 +6,7 @@ import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
 import { resolveHome } from '../store/paths.js';
 import type { LockEntry } from '../surface/lockfile.js';
-import { confirm, describeArtifact, line, printJson } from './output.js';
+import { confirm, describeArtifact, escaped, line, printJson } from './output.js';
 
 export interface InstallOptions {
   id?: string;
@@ -24,12 +24,12 @@ export function publisherLines(p: PublisherIdentity | undefined, signedAt?: stri
   if (!p) return ['Provenance  none: nothing says which source and build produced this tarball'];
   return [
     `Provenance  verified${signedAt ? `, signed ${signedAt}` : ''}`,
-    `  source    ${p.repository}`,
-    `  workflow  ${p.workflow}`,
-    ...(p.ref ? [`  ref       ${p.ref}`] : []),
-    ...(p.commit ? [`  commit    ${p.commit}`] : []),
-    `  issuer    ${p.issuer}`,
-    ...(p.run ? [`  run       ${p.run}`] : []),
+    `  source    ${escaped(p.repository)}`,
+    `  workflow  ${escaped(p.workflow)}`,
+    ...(p.ref ? [`  ref       ${escaped(p.ref)}`] : []),
+    ...(p.commit ? [`  commit    ${escaped(p.commit)}`] : []),
+    `  issuer    ${escaped(p.issuer)}`,
+    ...(p.run ? [`  run       ${escaped(p.run)}`] : []),
   ];
 }
 
@@ -116,7 +116,7 @@ export async function installVerb(homeFlag: string | undefined, spec: string, se
     line('Nothing was trusted; the store entry made for it was removed.');
     return 1;
   } else {
-    line(`Added server '${report.id}' to ${paths.servers}, pinned to ${report.provenance ? `${report.provenance.repository} ${report.provenance.workflow}` : 'no publisher (unsigned)'}.`);
+    line(`Added server '${report.id}' to ${paths.servers}, pinned to ${report.provenance ? `${escaped(report.provenance.repository)} ${escaped(report.provenance.workflow)}` : 'no publisher (unsigned)'}.`);
     if (report.enrollment?.lockError) {
       line(`Its surface could not be locked: ${report.enrollment.lockError.message}`);
       line(`Fix that, then run: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} lock ${report.id}`);

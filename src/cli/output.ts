@@ -49,3 +49,5 @@ export function progress(text: string): void {
 export function progressDone(): void {
   if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
 }
+
+export { escaped } from '../escape.js';

@@ -6,7 +6,7 @@ import { readTrustRootInput, trustRootFromInput } from '../provenance/trust-root
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
 import { currentTrustRoot, loadTrustRoot, SHIPPED_ORIGIN, updateTrustRoot, withTufCache } from '../store/trust-root-file.js';
-import { line, printJson, printTable } from './output.js';
+import { escaped, line, printJson, printTable } from './output.js';
 
 // `trust-root show` and `trust-root update`: the sigstore trust material provenance is verified against
 // (docs/guide.md, "The trust root"; the file: docs/formats.md, "trust-root.json").
@@ -56,12 +56,12 @@ export function trustRootShow(homeFlag: string | undefined, json: boolean): numb
     return 0;
   }
   line(`Sigstore trust root: ${v.file ?? SHIPPED_ORIGIN}`);
-  line(`  date    ${v.date} (${v.ageDays} days ago)`);
-  line(`  source  ${v.source}`);
+  line(`  date    ${escaped(v.date)} (${v.ageDays} days ago)`);
+  line(`  source  ${escaped(v.source)}`);
   line();
   printTable([
     ['KIND', 'NAME', 'FROM', 'UNTIL'],
-    ...v.authorities.map((a) => [a.kind, a.name, a.start, `${a.end ?? 'open'}${a.state === 'ended' ? '  (ended)' : a.state === 'not yet' ? '  (not yet valid)' : ''}`]),
+    ...v.authorities.map((a) => [a.kind, escaped(a.name), escaped(a.start), `${a.end === null ? 'open' : escaped(a.end)}${a.state === 'ended' ? '  (ended)' : a.state === 'not yet' ? '  (not yet valid)' : ''}`]),
   ]);
   if (v.old) {
     line();
@@ -77,7 +77,7 @@ export interface TrustRootUpdateOptions {
 
 /** The authorities one root has that the other has not (by kind, name and window). */
 function added(from: TrustRoot, to: TrustRoot): Authority[] {
-  const key = (a: Authority): string => `${a.kind}\0${a.name}\0${a.start}\0${a.end ?? ''}`;
+  const key = (a: Authority): string => `${a.kind}\0${a.name}\0${a.start}\0${a.end ?? ''}\0${a.key}`;
   const before = new Set(authoritiesOf(from.data).map(key));
   return authoritiesOf(to.data).filter((a) => !before.has(key(a)));
 }
@@ -108,14 +108,14 @@ export async function trustRootUpdate(homeFlag: string | undefined, opts: TrustR
   const previous = change.previous.root;
   await appendAudit(paths.audit, { event: 'trust_root_updated', source: root.data.source, date: root.data.date, sha256, ...(previous ? { previousSource: previous.data.source, previousDate: previous.data.date } : {}) });
   line(`Wrote ${paths.trustRoot} (sha256 ${sha256}).`);
-  if (previous) line(`  was  ${previous.data.date}  ${previous.origin === SHIPPED_ORIGIN ? '(shipped) ' : ''}${previous.data.source}`);
+  if (previous) line(`  was  ${escaped(previous.data.date)}  ${previous.origin === SHIPPED_ORIGIN ? '(shipped) ' : ''}${escaped(previous.data.source)}`);
   else line(`  was  an invalid trust-root.json (${change.previous.invalid?.code})`);
-  line(`  now  ${root.data.date}  ${root.data.source}`);
+  line(`  now  ${escaped(root.data.date)}  ${escaped(root.data.source)}`);
   if (previous) {
     const gained = added(previous, root);
     const lost = added(root, previous);
-    for (const a of gained) line(`  + ${a.kind} ${a.name} from ${a.start}${a.end ? ` until ${a.end}` : ''}`);
-    for (const a of lost) line(`  - ${a.kind} ${a.name} from ${a.start}${a.end ? ` until ${a.end}` : ''}`);
+    for (const a of gained) line(`  + ${a.kind} ${escaped(a.name)} from ${escaped(a.start)}${a.end ? ` until ${escaped(a.end)}` : ''} (key sha256:${a.key.slice(0, 16)}…)`);
+    for (const a of lost) line(`  - ${a.kind} ${escaped(a.name)} from ${escaped(a.start)}${a.end ? ` until ${escaped(a.end)}` : ''} (key sha256:${a.key.slice(0, 16)}…)`);
     if (gained.length === 0 && lost.length === 0) line('  (the same authorities as before)');
     if (new Date(root.data.date) < new Date(previous.data.date)) line(`Note: this root is dated before the one it replaced (${previous.data.date}).`);
   }

@@ -1,5 +1,6 @@
 import type { X509Certificate } from '@sigstore/core';
 import { WardenError } from '../error.js';
+import { escaped } from '../escape.js';
 
 // Who built a package: what the Fulcio certificate of its provenance says about the CI run that signed it.
 // Fulcio writes these from the CI provider's OIDC token (docs/threat-model.md says what that proves). The
@@ -16,6 +17,7 @@ const OID = {
   sourceRepository: '1.3.6.1.4.1.57264.1.12',
   sourceDigest: '1.3.6.1.4.1.57264.1.13',
   sourceRef: '1.3.6.1.4.1.57264.1.14',
+  buildConfigUri: '1.3.6.1.4.1.57264.1.18',
   runInvocation: '1.3.6.1.4.1.57264.1.21',
 };
 
@@ -38,6 +40,9 @@ export interface PublisherIdentity extends PinnedIdentity {
   commit?: string;
   /** The CI run that signed (a URL), when the certificate names one. */
   run?: string;
+  /** The top-level workflow of the build (Build Config URI), when the certificate names it: the caller, when the
+   *  SAN names a reusable workflow of another repository. */
+  config?: string;
 }
 
 /** Reads a DER UTF8String (Fulcio's v2 extensions); undefined for anything else. */
@@ -78,7 +83,8 @@ export function identityOf(cert: X509Certificate, san: string | undefined, issue
   const ref = ext(cert, OID.sourceRef, true) ?? ext(cert, OID.refV1, false);
   const commit = ext(cert, OID.sourceDigest, true) ?? ext(cert, OID.shaV1, false);
   const run = ext(cert, OID.runInvocation, true);
-  return { issuer: iss, repository, workflow, san, ...(ref ? { ref } : {}), ...(commit ? { commit } : {}), ...(run ? { run } : {}) };
+  const buildConfig = ext(cert, OID.buildConfigUri, true);
+  return { issuer: iss, repository, workflow, san, ...(ref ? { ref } : {}), ...(commit ? { commit } : {}), ...(run ? { run } : {}), ...(buildConfig ? { config: buildConfig } : {}) };
 }
 
 export function pinnedOf(id: PinnedIdentity): PinnedIdentity {
@@ -91,7 +97,19 @@ export function samePublisher(a: PinnedIdentity, b: PinnedIdentity): boolean {
 
 /** One line naming a publisher, for messages: "owner/repo (workflow) via issuer". */
 export function describePublisher(id: PinnedIdentity): string {
-  return `${id.repository} ${id.workflow}${id.issuer === GITHUB_ISSUER ? '' : ` (issuer ${id.issuer})`}`;
+  return `${escaped(id.repository)} ${escaped(id.workflow)}${id.issuer === GITHUB_ISSUER ? '' : ` (issuer ${escaped(id.issuer)})`}`;
+}
+
+/**
+ * Whether a verified identity matches `install --identity PATTERN`: the signer's subject alternative name must match
+ * it, and when that names a workflow outside the source repository (a reusable workflow, which anyone may call), so
+ * must the build's own top-level workflow (Build Config URI): else a package built in any repository by calling a
+ * reusable workflow of the pattern's owner would match.
+ */
+export function matchesIdentity(pattern: string, id: PublisherIdentity): boolean {
+  if (!matchesIdentityPattern(pattern, id.san)) return false;
+  if (id.san.startsWith(`${id.repository}/`)) return true;
+  return id.config !== undefined && id.config.startsWith(`${id.repository}/`) && matchesIdentityPattern(pattern, id.config);
 }
 
 /**

@@ -115,6 +115,11 @@ export function verifyNpmAttestations(doc: unknown, subject: Subject, root: Trus
   if (provenance.length > 1 || publish.length > 1) throw new WardenError('PROVENANCE_INVALID', `the registry sent ${provenance.length} provenance and ${publish.length} publish attestations for ${label} (one of each is expected); nothing was installed.`);
   if (publish.length === 0) throw new WardenError('PROVENANCE_INVALID', `${label} has a provenance but no npm publish attestation (the registry signs one for every package published with provenance); nothing was installed.`);
   const [prov, pub] = [provenance[0] as Attestation, publish[0] as Attestation];
+  // The registry signs its publish attestation with its own key (keys.json, npm:attestations): a statement of that
+  // type under a certificate is anyone's with a sigstore identity, not the registry's word.
+  if (pub.bundle.verificationMaterial.content.$case !== 'publicKey') {
+    throw new WardenError('PROVENANCE_INVALID', `the npm publish attestation of ${label} is signed with a certificate, not with the registry's attestation key: it is not the registry's word that it accepted this tarball. Nothing was installed.`);
+  }
 
   const signer = verifyBundle(prov, root, label, 'provenance');
   checkSubject(prov.bundle, prov.predicateType, subject, label, 'provenance');

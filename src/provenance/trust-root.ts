@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import * as v from 'valibot';
 import { TrustedRoot } from '@sigstore/protobuf-specs';
 import { toTrustMaterial, VerificationError, type TrustMaterial } from '@sigstore/verify';
@@ -50,6 +50,8 @@ export interface Authority {
   name: string;
   start: string;
   end?: string;
+  /** sha256 (hex) of its key material (certificate chain or public key): names say nothing about the key. */
+  key: string;
 }
 
 /** Builds the trust material; `origin` names where `data` came from in any refusal. */
@@ -85,12 +87,13 @@ function cryptoKey(base64Der: string): KeyObject {
 export function authoritiesOf(data: TrustRootData): Authority[] {
   const r = data.trustedRoot;
   const win = (w: { start: string; end?: string } | undefined) => ({ start: w?.start ?? '1970-01-01T00:00:00Z', ...(w?.end ? { end: w.end } : {}) });
+  const key = (material: unknown): { key: string } => ({ key: createHash('sha256').update(JSON.stringify(material ?? null)).digest('hex') });
   return [
-    ...r.certificateAuthorities.map((c) => ({ kind: 'certificate authority' as const, name: c.uri ?? '(unnamed)', ...win(c.validFor) })),
-    ...r.tlogs.map((t) => ({ kind: 'transparency log' as const, name: t.baseUrl, ...win(t.publicKey.validFor) })),
-    ...r.ctlogs.map((t) => ({ kind: 'CT log' as const, name: t.baseUrl, ...win(t.publicKey.validFor) })),
-    ...(r.timestampAuthorities ?? []).map((t) => ({ kind: 'timestamp authority' as const, name: t.uri ?? '(unnamed)', ...win(t.validFor) })),
-    ...data.npmKeys.keys.filter((k) => k.keyUsage === 'npm:attestations').map((k) => ({ kind: 'npm attestation key' as const, name: k.keyId, ...win(k.publicKey.validFor) })),
+    ...r.certificateAuthorities.map((c) => ({ kind: 'certificate authority' as const, name: c.uri ?? '(unnamed)', ...win(c.validFor), ...key(c['certChain']) })),
+    ...r.tlogs.map((t) => ({ kind: 'transparency log' as const, name: t.baseUrl, ...win(t.publicKey.validFor), ...key(t.publicKey.rawBytes) })),
+    ...r.ctlogs.map((t) => ({ kind: 'CT log' as const, name: t.baseUrl, ...win(t.publicKey.validFor), ...key(t.publicKey.rawBytes) })),
+    ...(r.timestampAuthorities ?? []).map((t) => ({ kind: 'timestamp authority' as const, name: t.uri ?? '(unnamed)', ...win(t.validFor), ...key(t['certChain']) })),
+    ...data.npmKeys.keys.filter((k) => k.keyUsage === 'npm:attestations').map((k) => ({ kind: 'npm attestation key' as const, name: k.keyId, ...win(k.publicKey.validFor), ...key(k.publicKey.rawBytes) })),
   ];
 }
 

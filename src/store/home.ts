@@ -6,7 +6,7 @@ import type { HomePaths } from './paths.js';
 /**
  * The state the warden acts on besides the trust files, each refused (FILE_INSECURE, naming the chmod or chown
  * that fixes it) when another user owns it or could write it: a cache entry vouches for a digest, an audit line
- * for what happened, a backup is what a client file is restored from, packages/ holds code that will run.
+ * for what happened, a backup is what a client file is restored from, packages/ and store/ hold code that will run.
  * run/ is checked where its records are read (launch/). Missing paths are not checked.
  */
 export function checkStateFiles(paths: HomePaths): void {
@@ -17,6 +17,7 @@ export function checkStateFiles(paths: HomePaths): void {
   checkTrusted(paths.imports, 'imports.json', 'file');
   checkTrusted(paths.backupsDir, 'the backups directory', 'file');
   checkTrusted(paths.packagesDir, 'the packages directory', 'file');
+  checkTrusted(paths.storeDir, 'the package store', 'file');
 }
 
 /** Creates the home and its subdirectories (owner-only) if missing, then checks that no one else can write it. */

@@ -83,6 +83,11 @@ export interface PublishOptions {
   /** dist-tags of the package from this publish on, until another publish gives others (default: latest = the
    *  highest version). */
   distTags?: Record<string, string>;
+  /** Fields laid over the tarball's package.json in the packument the registry serves (npm installs from that copy):
+   *  a registry or mirror whose manifest differs from the signed tarball's ("manifest confusion"). */
+  packumentManifest?: Record<string, unknown>;
+  /** The packument's dist.integrity, whatever the bytes are (a registry's own text). */
+  integrity?: string;
 }
 
 export interface Published {
@@ -124,6 +129,7 @@ interface CatalogVersion {
   attestations?: string;
   integrity?: string;
   serveTarball?: string;
+  manifest?: Record<string, unknown>;
 }
 type Catalog = Record<string, { 'dist-tags'?: Record<string, string>; versions: Record<string, CatalogVersion> }>;
 
@@ -220,6 +226,8 @@ export async function startProvenanceRegistry(dir: string, options: { trustRootD
       if (o.swapTarball === 'recomputed') entry.integrity = sha512(swapped).integrity;
       published.swapped = swapped;
     }
+    if (o.packumentManifest) entry.manifest = o.packumentManifest;
+    if (o.integrity !== undefined) entry.integrity = o.integrity;
     const pkg = catalog[name] ?? { versions: {} };
     pkg.versions[version] = entry;
     if (o.distTags) pkg['dist-tags'] = o.distTags;

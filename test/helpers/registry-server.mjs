@@ -20,7 +20,9 @@
 //                       "tarball": "file.tgz",                    // the package; its package.json is the manifest
 //                       "attestations"?: "file.json",            // served, and named in dist.attestations
 //                       "integrity"?: "sha512-…",                 // dist.integrity (default: that of `tarball`)
-//                       "serveTarball"?: "other.tgz"              // bytes served instead of `tarball` (a swap)
+//                       "serveTarball"?: "other.tgz",             // bytes served instead of `tarball` (a swap)
+//                       "manifest"?: {…}                          // fields laid over the tarball's package.json in the
+//                                                                 // packument (a registry whose copy differs: manifest confusion)
 //                     } } } }
 //
 // It prints `{"url": "http://127.0.0.1:PORT", "packages": N}` on stdout once listening (N: the node_modules
@@ -115,7 +117,13 @@ function catalogPackument(name, pkg) {
       shasum: sha1(tgz),
       ...(v.attestations ? { attestations: { url: `${base}${ATTESTATIONS}${name.replace('/', '%2f')}@${version}`, provenance: { predicateType: SLSA_PROVENANCE_V1 } } } : {}),
     };
-    versions[version] = versionDoc(name, version, packageJsonOf(tgz), dist);
+    let own = {};
+    try {
+      own = packageJsonOf(tgz);
+    } catch (err) {
+      if (!v.manifest) throw err; // a tarball it cannot read (a test's hostile one) needs its manifest given
+    }
+    versions[version] = versionDoc(name, version, { ...own, ...(v.manifest ?? {}) }, dist);
   }
   return packumentText(name, versions, pkg['dist-tags'] ?? {});
 }

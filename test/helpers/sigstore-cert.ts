@@ -32,12 +32,15 @@ export interface Identity {
   commit: string;
   /** Default https://token.actions.githubusercontent.com */
   issuer?: string;
+  /** The job's workflow when it is a reusable one from elsewhere (https://github.com/o/r/.github/workflows/x.yml@ref):
+   *  Fulcio then puts it in the SAN and the Build Signer URI, and the calling workflow in the Build Config URI. */
+  signer?: string;
 }
 
 export const GITHUB_ISSUER = 'https://token.actions.githubusercontent.com';
 
 /** The certificate SAN Fulcio gives a workflow: `${repository}/${workflow}@${ref}`. */
-export const sanOf = (id: Identity): string => `${id.repository}/${id.workflow}@${id.ref}`;
+export const sanOf = (id: Identity): string => id.signer ?? `${id.repository}/${id.workflow}@${id.ref}`;
 
 /** A CA certificate with what issuing under it needs. */
 export interface Ca {
@@ -153,7 +156,7 @@ function fulcioExtensions(id: Identity, runId: string): Buffer[] {
     str(15, numericId(id.repository)), // Source Repository Identifier
     str(16, ownerUrl), // Source Repository Owner URI
     str(17, numericId(ownerUrl)), // Source Repository Owner Identifier
-    str(18, san), // Build Config URI
+    str(18, `${id.repository}/${id.workflow}@${id.ref}`), // Build Config URI (the calling workflow)
     str(19, id.commit), // Build Config Digest
     str(20, 'push'), // Build Trigger
     str(21, `${id.repository}/actions/runs/${runId}/attempts/1`), // Run Invocation URI

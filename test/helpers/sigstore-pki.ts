@@ -73,6 +73,9 @@ export interface Subject {
 export interface SignOptions {
   /** When the signature is made and logged (default now): the leaf is valid for 10 minutes from it. */
   signedAt?: Date;
+  /** Sign the npm publish attestation with a Fulcio certificate for this CI identity instead of the registry's key
+   *  (what anyone with a sigstore identity can make: not the registry's word). */
+  publishSignedBy?: Identity;
 }
 
 export interface TestSigstore extends TestPki {
@@ -197,6 +200,11 @@ export function createTestPki(opts?: { validFor?: { start: Date; end?: Date } })
       predicate: { name: subject.name, version: subject.version, registry: 'https://registry.npmjs.org' },
     };
     // The registry logs its key as one unwrapped base64 line (unlike certificates), as the real entries show.
+    if (o?.publishSignedBy) {
+      const leafKey = newKey();
+      const leaf = fulcioLeaf({ ca, ctlog, spki: leafKey.spki, identity: o.publishSignedBy, runId: String(9_000_000_000 + ++runs), issuedAt: signedAt });
+      return bundle(statement, leafKey, '', pem('CERTIFICATE', leaf), { x509CertificateChain: { certificates: [{ rawBytes: leaf.toString('base64') }] } }, signedAt);
+    }
     return bundle(statement, npmKey, npmKeyId, pem('PUBLIC KEY', npmKey.spki, false), { publicKey: { hint: npmKeyId } }, signedAt);
   }
 

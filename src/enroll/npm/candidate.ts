@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { WardenError, errnoOf } from '../../error.js';
+import { escaped } from '../../escape.js';
 import { hasProvenance, sha512Of, verifyNpmAttestations, type VerifiedProvenance } from '../../provenance/npm-attestations.js';
 import type { TrustRoot } from '../../provenance/trust-root.js';
 import { ATTESTATIONS_LIMIT, fetchAttestations, fetchPackument, fetchTarball, registryUrl, resolveVersion, type Packument } from './registry.js';
@@ -62,12 +63,12 @@ export async function makeCandidate(name: string, wanted: string | undefined, ro
   if (!dist) throw new WardenError('REGISTRY_FAILED', `the registry lists no tarball for ${name}@${version}.`);
   const label = `${name}@${version}`;
   if (!/^sha512-/.test(dist.integrity)) {
-    throw new WardenError('INTEGRITY_MISMATCH', `the registry gives ${label} no sha512 integrity ('${dist.integrity.slice(0, 20)}…'), so its tarball cannot be checked; nothing was installed.`);
+    throw new WardenError('INTEGRITY_MISMATCH', `the registry gives ${label} no sha512 integrity ('${escaped(dist.integrity.slice(0, 20))}…'), so its tarball cannot be checked; nothing was installed.`);
   }
   const tarball = await fetchTarball(name, version, dist);
   const { integrity, hex } = sha512Of(tarball);
   if (integrity !== dist.integrity) {
-    throw new WardenError('INTEGRITY_MISMATCH', `the tarball the registry served for ${label} does not have the sha512 its package document names (${integrity.slice(0, 23)}… served, ${dist.integrity.slice(0, 23)}… named): it was altered on the way or on the registry. Nothing was installed.`);
+    throw new WardenError('INTEGRITY_MISMATCH', `the tarball the registry served for ${label} does not have the sha512 its package document names (${integrity.slice(0, 23)}… served, ${escaped(dist.integrity.slice(0, 23))}… named): it was altered on the way or on the registry. Nothing was installed.`);
   }
   const doc = opts.attestationsFile ? readAttestationsFile(opts.attestationsFile) : await fetchAttestations(name, version, dist);
   const attestationsFrom = opts.attestationsFile ? 'file' : doc === undefined ? 'none' : 'registry';
@@ -75,7 +76,7 @@ export async function makeCandidate(name: string, wanted: string | undefined, ro
   const provenance = doc !== undefined && (hasProvenance(doc) || opts.attestationsFile) ? verifyNpmAttestations(doc, { name, version, sha512hex: hex }, root) : undefined;
   const manifest = await manifestOfTarball(tarball, label);
   if (manifest.name !== name || manifest.version !== version) {
-    throw new WardenError('INSTALL_FAILED', `the tarball of ${label} says it is ${String(manifest.name)}@${String(manifest.version)}; nothing was installed.`);
+    throw new WardenError('INSTALL_FAILED', `the tarball of ${label} says it is ${escaped(String(manifest.name))}@${escaped(String(manifest.version))}; nothing was installed.`);
   }
   return { name, version, integrity, sha512hex: hex, tarball, manifest, bins: binsOf(manifest, name), registry, ...(provenance ? { provenance } : {}), attestationsFrom };
 }

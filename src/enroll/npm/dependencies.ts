@@ -17,15 +17,45 @@ const CONCURRENCY = 8;
 export type Dependency = InstallRecord['dependencies'][number];
 
 interface LockPackage {
+  name?: unknown;
   version?: unknown;
   integrity?: unknown;
+  resolved?: unknown;
   inBundle?: unknown;
   link?: unknown;
+  dependencies?: unknown;
+  optionalDependencies?: unknown;
+  peerDependencies?: unknown;
+}
+
+/** The dependency fields whose packages npm installs (dev dependencies of a dependency never are). */
+const DEPENDENCY_FIELDS = ['dependencies', 'optionalDependencies', 'peerDependencies'] as const;
+
+function specsOf(m: Partial<Record<(typeof DEPENDENCY_FIELDS)[number], unknown>>): [string, unknown][] {
+  return DEPENDENCY_FIELDS.flatMap((f) => {
+    const deps = m[f];
+    return deps !== null && typeof deps === 'object' && !Array.isArray(deps) ? Object.entries(deps as Record<string, unknown>) : [];
+  });
+}
+
+/**
+ * Refuses a lockfile npm resolved from the registry's packuments that installs, for the verified package, a
+ * dependency its own (signed) package.json does not declare with that very spec: npm reads dependencies from
+ * the registry's copy of the manifest, which the registry (or a mirror) can make differ from the tarball's.
+ */
+export function checkDeclaredDependencies(top: LockPackage, manifest: Partial<Record<(typeof DEPENDENCY_FIELDS)[number], unknown>>, label: string): void {
+  const declared = specsOf(manifest);
+  for (const [dep, spec] of specsOf(top)) {
+    if (!declared.some(([n, s]) => n === dep && s === spec)) {
+      const own = declared.filter(([n]) => n === dep).map(([, s]) => String(s));
+      throw new WardenError('INSTALL_FAILED', `the registry's copy of ${label}'s manifest makes npm install the dependency ${JSON.stringify(dep)} as ${JSON.stringify(spec)}, but the verified tarball's package.json ${own.length > 0 ? `declares it as ${own.map((s) => JSON.stringify(s)).join(' or ')}` : 'does not declare it'}: the registry answered differently than the package was built. Nothing was installed.`);
+    }
+  }
 }
 
 /** The package npm installed for `name`, and every other package of the lock (bundled ones excepted: the
  *  tarball that bundles them is what its provenance covers). */
-export function readLock(dir: string, name: string): { top: { version?: unknown; integrity?: unknown }; deps: Dependency[] } {
+export function readLock(dir: string, name: string): { top: LockPackage; deps: Dependency[] } {
   const lockFile = path.join(dir, 'package-lock.json');
   let lock: { packages?: Record<string, LockPackage> };
   try {
@@ -39,9 +69,13 @@ export function readLock(dir: string, name: string): { top: { version?: unknown;
   for (const [key, p] of Object.entries(packages)) {
     if (key === '' || key === `node_modules/${name}` || p.inBundle === true) continue;
     if (p.link === true) throw new WardenError('INSTALL_FAILED', `npm linked ${key} instead of installing it from the registry; nothing was installed.`);
-    const depName = key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    // A package installed under an alias (npm:<name>@<range>) sits under the alias; the lock names what it is.
+    const depName = typeof p.name === 'string' ? p.name : key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length);
     if (typeof p.version !== 'string' || typeof p.integrity !== 'string') {
-      throw new WardenError('INSTALL_FAILED', `the lockfile npm wrote has no version or integrity for ${key}, so its bytes cannot be pinned; nothing was installed.`);
+      throw new WardenError('INSTALL_FAILED', `the lockfile npm wrote has no version or integrity for ${key}, so its bytes cannot be pinned (a git or directory dependency?); nothing was installed.`);
+    }
+    if (typeof p.resolved === 'string' && !/^https?:\/\//.test(p.resolved)) {
+      throw new WardenError('INSTALL_FAILED', `npm would take ${key} from ${p.resolved.slice(0, 80)}, not from a registry tarball; nothing was installed.`);
     }
     deps.push({ name: depName, version: p.version, integrity: p.integrity });
   }

@@ -5,7 +5,8 @@ import type { LaunchPlan } from '../../attest/plan.js';
 import { appendAudit } from '../../audit/log.js';
 import type { PublisherRecord } from '../../audit/package-events.js';
 import { WardenError } from '../../error.js';
-import { matchesIdentityPattern, pinnedOf, type PublisherIdentity } from '../../provenance/identity.js';
+import { escaped } from '../../escape.js';
+import { matchesIdentity, pinnedOf, type PublisherIdentity } from '../../provenance/identity.js';
 import { loadDigestCache, saveDigestCache } from '../../store/digest-cache-file.js';
 import { openHome } from '../../store/home.js';
 import { removeEntry } from '../../store/package-store.js';
@@ -16,7 +17,7 @@ import { loadTrustRoot } from '../../store/trust-root-file.js';
 import type { TrustRoot } from '../../provenance/trust-root.js';
 import { lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec, type Enrollment } from '../enrollment.js';
 import { makeCandidate, parseSpec, type Candidate } from './candidate.js';
-import { dependencyProvenance, readLock, type Dependency } from './dependencies.js';
+import { checkDeclaredDependencies, dependencyProvenance, readLock, type Dependency } from './dependencies.js';
 import { putInStore, type StoreEntry } from './store-entry.js';
 
 // `mcp-warden install <spec>`: a server admitted because of who built it. The package is resolved to one
@@ -72,17 +73,28 @@ function defaultId(name: string): string {
   return base.slice(0, 64) || 'server';
 }
 
+/** A path relative to the package, normalized, or undefined when it leads out of the package. */
+export function insidePackage(file: string): string | undefined {
+  const rel = path.posix.normalize(file.replace(/^\.\//, ''));
+  return path.posix.isAbsolute(rel) || rel === '..' || rel.startsWith('../') || rel === '.' ? undefined : rel;
+}
+
 /** Which file of the package the server runs: --entry, else its only bin, else the bin named after it. */
 function chooseScript(c: Candidate, entry: string | undefined): { script?: string; why?: string } {
   if (entry !== undefined) {
-    const rel = path.posix.normalize(entry.replace(/^\.\//, ''));
-    if (path.posix.isAbsolute(rel) || rel.startsWith('..')) return { why: `--entry ${entry} must be a path inside the package` };
+    const rel = insidePackage(entry);
+    if (rel === undefined) return { why: `--entry ${entry} must be a path inside the package` };
     return { script: rel };
   }
   const bins = Object.entries(c.bins);
   const base = c.name.split('/').pop();
   const chosen = bins.length === 1 ? bins[0] : bins.find(([k]) => k === base);
-  if (chosen) return { script: path.posix.normalize(chosen[1].replace(/^\.\//, '')) };
+  if (chosen) {
+    const rel = insidePackage(chosen[1]);
+    // npm never links such a bin; run it and the server would be a file the provenance says nothing about.
+    if (rel === undefined) return { why: `the bin '${chosen[0]}' of ${c.name}@${c.version} names ${JSON.stringify(chosen[1])}, outside the package, which its provenance does not cover` };
+    return { script: rel };
+  }
   return {
     why: `${c.name}@${c.version} has ${bins.length === 0 ? 'no bin script' : `several bin scripts (${bins.map(([k]) => k).join(', ')})`}, so install cannot tell which file is the server; name it with --entry <file in the package> (e.g. --entry ${bins[0]?.[1] ?? 'dist/index.js'})`,
   };
@@ -96,10 +108,18 @@ async function resolveDependencies(c: Candidate, root: TrustRoot): Promise<Depen
     fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ private: true, dependencies: { [c.name]: c.version } }));
     const r = await execa('npm', ['install', '--package-lock-only', '--ignore-scripts', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, reject: false, timeout: 300_000, stdin: 'ignore' });
     if (r.exitCode !== 0) throw new WardenError('INSTALL_FAILED', `npm could not resolve the dependencies of ${c.name}@${c.version}: ${`${r.stderr}`.trim().split('\n').slice(-2).join(' ')}`);
-    return await dependencyProvenance(readLock(dir, c.name).deps, root);
+    const lock = readLock(dir, c.name);
+    checkDeclaredDependencies(lock.top, c.manifest, `${c.name}@${c.version}`);
+    return await dependencyProvenance(lock.deps, root);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Whether `file` (which exists) is, symbolic links resolved, inside `dir`. */
+export function realInside(file: string, dir: string): boolean {
+  const rel = path.relative(fs.realpathSync(dir), fs.realpathSync(file));
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
 export function publisherRecord(id: PublisherIdentity): PublisherRecord {
@@ -110,8 +130,10 @@ export function publisherRecord(id: PublisherIdentity): PublisherRecord {
 async function admit(c: Candidate, req: Pick<InstallRequest, 'identityPattern' | 'allowUnsigned' | 'dryRun'>, hooks: Pick<InstallHooks, 'confirmUnsigned'>): Promise<'--allow-unsigned' | 'prompt' | undefined> {
   const label = `${c.name}@${c.version}`;
   if (c.provenance) {
-    if (req.identityPattern !== undefined && !matchesIdentityPattern(req.identityPattern, c.provenance.identity.san)) {
-      throw new WardenError('IDENTITY_MISMATCH', `${label} was built by ${c.provenance.identity.san}, which does not match --identity ${req.identityPattern}. Nothing was installed. Check the pattern (it must match the whole signer identity; * matches anything) or the package name.`);
+    if (req.identityPattern !== undefined && !matchesIdentity(req.identityPattern, c.provenance.identity)) {
+      const id = c.provenance.identity;
+      const via = id.san.startsWith(`${id.repository}/`) ? '' : ` for the source repository ${escaped(id.repository)}${id.config ? ` (its workflow ${escaped(id.config)})` : ''}`;
+      throw new WardenError('IDENTITY_MISMATCH', `${label} was built by ${escaped(id.san)}${via}, which does not match --identity ${req.identityPattern}. Nothing was installed. Check the pattern (it must match the whole signer identity; * matches anything) or the package name.`);
     }
     return undefined;
   }
@@ -198,9 +220,9 @@ export async function install(paths: HomePaths, req: InstallRequest, hooks: Inst
     report.store = store;
     report.dependencies = store.record.dependencies;
     const file = path.join(store.pkgDir, script);
-    if (!fs.existsSync(file)) {
+    if (!fs.existsSync(file) || !realInside(file, store.pkgDir)) {
       if (store.created) removeEntry(store.dir);
-      throw new WardenError('INSTALL_FAILED', `${c.name}@${c.version} has no file ${script} (its ${req.entry ? '--entry' : 'bin'} names it); nothing was installed.`);
+      throw new WardenError('INSTALL_FAILED', `${c.name}@${c.version} has no file ${script} inside the package (its ${req.entry ? '--entry' : 'bin'} names it); nothing was installed.`);
     }
     const spec: EnrollSpec = { command: process.execPath, args: [file, ...req.serverArgs], env: {}, passEnv: [], posture: 'enforce', installed: installedRecord(prepared, store) };
     const cache = loadDigestCache(paths);

@@ -7,11 +7,12 @@ import { writeJsonAtomic } from '../../store/atomic.js';
 import { entryDir, entryName, packageDirOf, readInstallRecord, RECORD_FILE, removeEntry, seal, writableIn, type InstallRecord } from '../../store/package-store.js';
 import type { HomePaths } from '../../store/paths.js';
 import type { Candidate } from './candidate.js';
-import { dependencyProvenance, readLock } from './dependencies.js';
+import { checkDeclaredDependencies, dependencyProvenance, readLock } from './dependencies.js';
 
-// Puts a verified candidate into the sealed store: npm installs exactly that version (install scripts not
-// run) with its dependencies into a fresh directory, the lockfile it writes must pin the package to the
-// integrity that was verified, the dependencies' provenance is looked up, then the entry gets its final name,
+// Puts a verified candidate into the sealed store: npm resolves exactly that version with its dependencies into
+// a lockfile, which must pin the package to the integrity that was verified, install only the dependencies its
+// tarball declares and take every package from a registry tarball; then `npm ci` installs that lockfile (install
+// scripts not run) into a fresh directory, the dependencies' provenance is looked up, the entry gets its final name,
 // its tree digest, its install record, and loses every write bit. Called under the store lock.
 
 export interface StoreEntry {
@@ -23,15 +24,40 @@ export interface StoreEntry {
   created: boolean;
 }
 
-async function npmInstall(dir: string, c: Candidate): Promise<void> {
+const NPM_FLAGS = ['--ignore-scripts', '--omit=dev', '--no-audit', '--no-fund', '--install-links=false', '--loglevel=error'];
+
+async function runNpm(dir: string, c: Candidate, args: string[]): Promise<void> {
   const { execa } = await import('execa');
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'mcp-warden-store-entry', private: true, dependencies: { [c.name]: c.version } }, null, 2) + '\n');
-  const args = ['install', '--ignore-scripts', '--omit=dev', '--no-audit', '--no-fund', '--save-exact', '--package-lock=true', '--install-links=false', '--loglevel=error'];
-  const r = await execa('npm', args, { cwd: dir, reject: false, timeout: 600_000, stdin: 'ignore' });
+  const r = await execa('npm', [...args, ...NPM_FLAGS], { cwd: dir, reject: false, timeout: 600_000, stdin: 'ignore' });
   if (r.exitCode !== 0 || r.timedOut) {
     const tail = `${r.stderr}`.trim().split('\n').slice(-3).join(' ');
-    throw new WardenError('INSTALL_FAILED', `npm install of ${c.name}@${c.version} failed${r.timedOut ? ' (timed out after 10 minutes)' : ''}: ${tail || `exit ${r.exitCode}`}. Nothing was installed.`);
+    throw new WardenError('INSTALL_FAILED', `npm ${args[0]} of ${c.name}@${c.version} failed${r.timedOut ? ' (timed out after 10 minutes)' : ''}: ${tail || `exit ${r.exitCode}`}. Nothing was installed.`);
   }
+}
+
+/** The lockfile npm resolved, refused unless it pins the verified package, installs only the dependencies its
+ *  tarball declares, and takes every package from a registry tarball with an integrity. */
+export function vetLock(dir: string, c: Candidate): ReturnType<typeof readLock> {
+  const lock = readLock(dir, c.name);
+  if (lock.top.version !== c.version || lock.top.integrity !== c.integrity) {
+    throw new WardenError('INTEGRITY_MISMATCH', `npm installed ${c.name}@${String(lock.top.version)} with integrity ${String(lock.top.integrity).slice(0, 23)}…, not the ${c.version} (${c.integrity.slice(0, 23)}…) that was verified: the registry answered npm differently. Nothing was installed.`);
+  }
+  checkDeclaredDependencies(lock.top, c.manifest, `${c.name}@${c.version}`);
+  return lock;
+}
+
+/**
+ * npm installs exactly that version (install scripts not run) with its dependencies into `dir`, in two steps: it
+ * first only resolves the tree into a lockfile (no tarball fetched, no git dependency prepared), which is vetted;
+ * then `npm ci` installs what that lockfile pins. A single `npm install` would fetch and prepare a git dependency
+ * before the lockfile could be read, and preparing one runs `npm install` in its clone, reading the clone's .npmrc.
+ */
+async function npmInstall(dir: string, c: Candidate): Promise<ReturnType<typeof readLock>> {
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'mcp-warden-store-entry', private: true, dependencies: { [c.name]: c.version } }, null, 2) + '\n');
+  await runNpm(dir, c, ['install', '--package-lock-only', '--save-exact', '--package-lock=true']);
+  vetLock(dir, c);
+  await runNpm(dir, c, ['ci']);
+  return vetLock(dir, c);
 }
 
 /** An earlier install of the same bytes, if it is complete and unchanged; a half-made one is removed. */
@@ -64,11 +90,7 @@ export async function putInStore(paths: HomePaths, c: Candidate, root: TrustRoot
   const tmp = fs.mkdtempSync(path.join(paths.storeDir, '.tmp-'));
   let dependencies: InstallRecord['dependencies'];
   try {
-    await npmInstall(tmp, c);
-    const { top, deps } = readLock(tmp, c.name);
-    if (top.version !== c.version || top.integrity !== c.integrity) {
-      throw new WardenError('INTEGRITY_MISMATCH', `npm installed ${c.name}@${String(top.version)} with integrity ${String(top.integrity).slice(0, 23)}…, not the ${c.version} (${c.integrity.slice(0, 23)}…) that was verified: the registry answered npm differently. Nothing was installed.`);
-    }
+    const { deps } = await npmInstall(tmp, c);
     dependencies = await dependencyProvenance(deps, root);
     fs.renameSync(tmp, dir);
   } catch (err) {

@@ -30,11 +30,19 @@ export interface Switched {
 
 const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir + path.sep);
 
-export function switchServer(paths: HomePaths, id: string, fromStore: string, oldEntryDir: string, next: Switch): Promise<Switched> {
+/** JSON with object keys sorted: two server entries are the same whatever order their file lists keys in. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
+}
+
+/** `from` is the server's entry as the upgrade read it: any change to it since (not only to its package) refuses
+ *  the switch, which would otherwise write back the entry as it was then. */
+export function switchServer(paths: HomePaths, id: string, from: ServerConfig, oldEntryDir: string, next: Switch): Promise<Switched> {
+  const fromStore = from.package?.store;
   return withFileLocks([paths.servers, paths.allowlist, paths.toolsLock, paths.wardenLock], 'servers.json, allowlist.json and the locks', (stillHeld) => {
     const servers = loadServers(paths);
     const current = Object.hasOwn(servers.servers, id) ? servers.servers[id] : undefined;
-    if (current?.package?.store !== fromStore) {
+    if (current?.package?.store !== fromStore || canonical(current) !== canonical(from)) {
       throw new WardenError('SERVER_EXISTS', `server '${id}' in ${paths.servers} changed while the upgrade was being prepared (another upgrade or an edit); nothing was switched. Run the upgrade again.`);
     }
     servers.servers[id] = next.server;

@@ -15,7 +15,7 @@ import { loadTrustRoot } from '../../store/trust-root-file.js';
 import type { SurfaceCheck } from '../../supervise/surface-check.js';
 import { planEnrollment } from '../enrollment.js';
 import { makeCandidate, type Candidate } from './candidate.js';
-import { publisherRecord } from './install.js';
+import { insidePackage, publisherRecord, realInside } from './install.js';
 import { fetchPackument, resolveVersion } from './registry.js';
 import { discardStaging, stageUpgrade } from './staging.js';
 import { putInStore, type StoreEntry } from './store-entry.js';
@@ -64,9 +64,9 @@ function nextScript(server: ServerConfig, oldPkgDir: string, newPkgDir: string, 
     // the old package.json is unreadable: fall back to the same relative path
   }
   const binName = Object.entries(oldBins).find(([, p]) => path.posix.normalize(p.replace(/^\.\//, '')) === rel)?.[0];
-  const next = binName && c.bins[binName] ? path.posix.normalize(c.bins[binName].replace(/^\.\//, '')) : rel;
-  const file = path.join(newPkgDir, next);
-  if (rel.startsWith('..') || !fs.existsSync(file)) {
+  const next = binName && c.bins[binName] ? insidePackage(c.bins[binName]) : insidePackage(rel);
+  const file = path.join(newPkgDir, next ?? '..');
+  if (next === undefined || rel.startsWith('..') || !fs.existsSync(file) || !realInside(file, newPkgDir)) {
     throw new WardenError('INSTALL_FAILED', `${c.name}@${c.version} no longer has the file server runs (${binName ? `bin '${binName}'` : rel}); nothing was changed. Install it as a new server with 'mcp-warden install ${c.name}@${c.version} --entry FILE'.`);
   }
   return file;
@@ -119,7 +119,7 @@ export async function upgrade(paths: HomePaths, req: UpgradeRequest, hooks: Upgr
       const lock = staged.locks.tools.get(req.id);
       if (!lock) throw new WardenError('LOCK_MISSING', `the new version of '${req.id}' was launched but no lock entry came of it; nothing was changed.`);
       const by = `upgrade ${req.id}`;
-      const switched = await switchServer(paths, req.id, pkg.store, oldDir, { server: { ...staged.server, ...(next.identity ? { identity: next.identity } : {}) }, entries, lock, extra: staged.locks.warden.get(req.id) });
+      const switched = await switchServer(paths, req.id, server, oldDir, { server: { ...staged.server, ...(next.identity ? { identity: next.identity } : {}) }, entries, lock, extra: staged.locks.warden.get(req.id) });
       report.switched = true;
       for (const e of switched.removed) await appendAudit(paths.audit, { event: 'allowlist_changed', action: 'remove', path: e.path, kind: e.kind, sha256: e.sha256, by });
       for (const e of switched.added) await appendAudit(paths.audit, { event: 'allowlist_changed', action: 'add', path: e.path, kind: e.kind, sha256: e.sha256, by });
