@@ -198,7 +198,8 @@ function main(argv: string[]): void {
     .option('--to <version>', 'this version, tag or range instead of the newest')
     .option('--allow-publisher-change', 'admit a build by another publisher than the pinned one (audited; the new one is pinned)')
     .option('--allow-unsigned', 'admit a version without provenance although the server requires it (audited)')
-    .option('--yes', 'switch without asking')
+    .option('--preview', 'launch the new version out of band and show the surface diff; switch nothing')
+    .option('--yes', 'launch it out of band and switch without asking')
     .option('--json', 'machine-readable output')
     .action(act((id: string, opts: UpgradeOptions) => upgradeVerb(home(), id, opts)));
 

@@ -14,9 +14,11 @@ export interface UpgradeOptions {
   json?: boolean;
   allowPublisherChange?: boolean;
   allowUnsigned?: boolean;
+  preview?: boolean;
 }
 
-function printReport(r: UpgradeReport, storeDir: string): void {
+/** What is known before the new version runs: versions, integrities, trees, who built it, the store entry. */
+function printHead(r: UpgradeReport, storeDir: string): void {
   const to = r.to;
   if (!to) return;
   line(`Server '${r.id}': ${r.name} ${r.from.version} -> ${to.version}`);
@@ -29,8 +31,13 @@ function printReport(r: UpgradeReport, storeDir: string): void {
   else if (r.from.publisher && r.provenance) line('Same publisher as pinned.');
   else if (!r.from.publisher && j?.identity) line(`First version with provenance: ${describePublisher(j.identity)} will be pinned.`);
   line(`Store       ${path.join(storeDir, to.store)}${to.created ? '' : ' (already installed)'}`);
-  line('Surface against the lock:');
-  if (r.diff) describeOutcome(r.diff, true);
+}
+
+/** The environment the out-of-band try gives the new version, by name. */
+function envNote(r: UpgradeReport): string {
+  const e = r.stagedEnv;
+  const names = [...(e?.env ?? []), ...(e?.passEnv ?? [])];
+  return names.length > 0 ? `with the server's environment (${names.join(', ')})` : 'with the server\'s environment (it sets no variables of its own)';
 }
 
 function jsonOf(r: UpgradeReport): unknown {
@@ -43,6 +50,7 @@ function jsonOf(r: UpgradeReport): unknown {
     provenance: r.provenance ?? null,
     policy: r.judgement ? { policy: r.judgement.policy, identity: r.judgement.identity ?? null, override: r.judgement.override ?? null } : null,
     surface: r.diff ? surfaceJson(r.diff) : null,
+    staged: r.staged === true,
     switched: r.switched,
   };
 }
@@ -52,17 +60,26 @@ export async function upgradeVerb(homeFlag: string | undefined, id: string, opts
   refuseIfPreloaded();
   const paths = resolveHome(homeFlag);
   openHome(paths, false);
-  const interactive = process.stdin.isTTY === true && !opts.yes && !opts.json;
+  const interactive = process.stdin.isTTY === true && !opts.yes && !opts.json && !opts.preview;
   let asked = false;
   const report = await upgrade(
     paths,
     { id, ...(opts.to ? { to: opts.to } : {}), allowPublisherChange: opts.allowPublisherChange === true, allowUnsigned: opts.allowUnsigned === true },
     {
       say: opts.json ? () => {} : line,
-      async confirm(r) {
-        if (!opts.json) printReport(r, paths.storeDir);
-        if (opts.yes) return true;
+      async confirmStage(r) {
+        if (!opts.json) printHead(r, paths.storeDir);
+        if (opts.yes || opts.preview) return true;
         asked = interactive;
+        return interactive && confirm(`Launch ${r.to?.version} out of band, ${envNote(r)}, to compare its surface with the lock? [y/N] `);
+      },
+      async confirm(r) {
+        if (!opts.json) {
+          line('Surface against the lock:');
+          if (r.diff) describeOutcome(r.diff, true);
+        }
+        if (opts.preview) return false;
+        if (opts.yes) return true;
         return interactive && confirm(`Switch '${id}' to ${r.to?.version}? [y/N] `);
       },
     },
@@ -73,7 +90,17 @@ export async function upgradeVerb(homeFlag: string | undefined, id: string, opts
     return 0;
   }
   if (!report.switched) {
-    if (!opts.json) line(asked ? 'Nothing was changed.' : `Nothing was changed: run again with --yes to switch (or on a terminal, to be asked).`);
+    if (opts.preview && report.staged) {
+      if (!opts.json) line(`Preview: nothing was switched. To switch: mcp-warden upgrade ${id}${opts.to ? ` --to ${opts.to}` : ''} --yes`);
+      return 0;
+    }
+    if (!opts.json) {
+      line(
+        asked
+          ? 'Nothing was changed.'
+          : `Nothing was changed, and ${report.to?.version ?? 'the new version'} was not run. To see its surface diff first: --preview (it runs it out of band, ${envNote(report)}); to switch: --yes; on a terminal you are asked.`,
+      );
+    }
     return 1;
   }
   if (!opts.json) line(`Switched '${id}' to ${report.name}@${report.to?.version}: servers.json, the allowlist and both locks were updated. The old store entry is kept until 'mcp-warden store gc'.`);

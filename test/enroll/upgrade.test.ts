@@ -176,15 +176,30 @@ describe('demo-server 1.0.0 installed, its 1.1.0 published in one form after ano
   });
 
   describe('upgrade without --yes and without a terminal', () => {
-    it('shows the report, asks nothing, exits 1, and removes the store entry it made: nothing changed', () => {
+    it('shows what is known without running it, asks nothing, exits 1, and removes the store entry it made: nothing changed', () => {
       reg.publish(DEMO_SERVER, '1.1.0'); // genuine
       const before = trustState(home);
+      const launches = auditEvents(home).filter((e) => e.event === 'launch').length;
       const r = upgrade(home, []);
       expect(r.code, r.stderr).toBe(1);
       expect(r.stdout).toContain(`Server '${ID}': ${DEMO_SERVER} 1.0.0 -> 1.1.0\n`);
-      expect(r.stdout).toMatch(/^ +added +reverse/m);
-      expect(r.stdout).toContain('Nothing was changed: run again with --yes to switch');
+      expect(r.stdout).toContain(`  source    ${PINNED.repository}\n`);
+      // The new version was not run: no surface diff, no launch (staged or not) in the audit log.
+      expect(r.stdout).not.toMatch(/^ +added +reverse/m);
+      expect(auditEvents(home).filter((e) => e.event === 'launch')).toHaveLength(launches);
+      expect(r.stdout).toContain('Nothing was changed, and 1.1.0 was not run. To see its surface diff first: --preview');
       expect(r.stdout).not.toContain('Switched');
+      expect(trustState(home)).toEqual(before);
+      expect(storeEntries(home)).toEqual([V10.entry]);
+    });
+
+    it('--preview runs it out of band and shows the surface diff, then switches nothing (exit 0)', () => {
+      const before = trustState(home);
+      const r = upgrade(home, ['--preview']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^ +added +reverse/m);
+      expect(r.stdout).toContain(`Preview: nothing was switched. To switch: mcp-warden upgrade ${ID} --yes`);
+      expect(auditEvents(home).some((e) => e.event === 'launch' && e.staged === true)).toBe(true);
       expect(trustState(home)).toEqual(before);
       expect(storeEntries(home)).toEqual([V10.entry]);
     });
@@ -341,9 +356,10 @@ describe('upgrade overrides, each audited as provenance_override', () => {
       current: false,
       from: { version: '1.0.0', integrity: V10.integrity, store: V10.entry, tree: hex64, publisher: PINNED },
       to: { version: '1.1.0', integrity: V11.integrity, store: V11.entry, tree: hex64, created: true },
-      provenance: { ...movedPin, san: sanOf(MOVED_11), ref: 'refs/tags/v1.1.0', commit: MOVED_11.commit, run: expect.any(String) },
+      provenance: { ...movedPin, san: sanOf(MOVED_11), config: sanOf(MOVED_11), ref: 'refs/tags/v1.1.0', commit: MOVED_11.commit, run: expect.any(String) },
       policy: { policy: 'required', identity: movedPin, override: 'publisher_changed' },
       surface: { id: ID, status: 'drift', worst: expect.any(String), era: null, instructionsChanged: false, tools: [expect.objectContaining({ name: 'reverse', state: 'added' })], catalogs: [] },
+      staged: true,
       switched: true,
     });
     expect(serverEntry(home)).toMatchObject({ provenance: 'required', identity: movedPin, package: { version: '1.1.0', store: V11.entry } });

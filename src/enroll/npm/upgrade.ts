@@ -25,8 +25,9 @@ import semver from 'semver';
 // `mcp-warden upgrade <id>`: the next version of an installed server, admitted only as the same publisher's
 // build (provenance/policy.ts) and only after the operator has seen what changes: the version, the integrity,
 // who built it, the package tree's digest and the surface diff against the lock. The new version is installed
-// beside the old one, tried out of band in a staging home (staging.ts), and the real home is switched in one
-// step (upgrade-switch.ts). A refusal or a "no" leaves the home and the store as they were.
+// beside the old one, and, on a first yes, tried out of band in a staging home (staging.ts): that runs it with
+// the server's environment, so it is never done unasked. On a second yes the real home is switched in one step
+// (upgrade-switch.ts). A refusal or a "no" leaves the home and the store as they were.
 
 export interface UpgradeRequest extends Overrides {
   id: string;
@@ -35,6 +36,10 @@ export interface UpgradeRequest extends Overrides {
 
 export interface UpgradeHooks {
   say(message: string): void;
+  /** Shown the version, integrity, tree and publisher: may the new version be launched out of band (with the
+   *  server's environment) to compare its surface? */
+  confirmStage(report: UpgradeReport): Promise<boolean>;
+  /** Shown the surface diff too: may the server be switched? */
   confirm(report: UpgradeReport): Promise<boolean>;
 }
 
@@ -49,6 +54,10 @@ export interface UpgradeReport {
   current?: boolean;
   diff?: SurfaceCheck;
   plan?: LaunchPlan;
+  /** The environment the out-of-band try gives the new version (names only). */
+  stagedEnv?: { env: string[]; passEnv: string[] };
+  /** True once the new version was launched out of band. */
+  staged?: boolean;
   switched: boolean;
 }
 
@@ -107,6 +116,10 @@ export async function upgrade(paths: HomePaths, req: UpgradeRequest, hooks: Upgr
       const cache = loadDigestCache(paths);
       report.plan = await planEnrollment(paths, req.id, { command: next.command, args: next.args, env: next.env, passEnv: next.passEnv, posture: next.posture, ...(next.cwd ? { cwd: next.cwd } : {}) }, cache);
       saveDigestCache(paths, cache);
+      // Trying the new version runs it, with the server's environment (its credentials too): only on a first yes.
+      report.stagedEnv = { env: Object.keys(next.env).sort(), passEnv: [...next.passEnv].sort() };
+      if (!(await hooks.confirmStage(report))) return report;
+      report.staged = true;
       staged = await stageUpgrade(paths, req.id, next, report.plan, hooks.say);
       report.diff = staged.diff;
       if (staged.enrollment.lockError) throw staged.enrollment.lockError;
