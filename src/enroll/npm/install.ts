@@ -18,7 +18,7 @@ import type { TrustRoot } from '../../provenance/trust-root.js';
 import { lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec, type Enrollment } from '../enrollment.js';
 import { makeCandidate, parseSpec, type Candidate } from './candidate.js';
 import { checkDeclaredDependencies, dependencyProvenance, readLock, type Dependency } from './dependencies.js';
-import { putInStore, type StoreEntry } from './store-entry.js';
+import { putInStore, runNpm, type StoreEntry } from './store-entry.js';
 
 // `mcp-warden install <spec>`: a server admitted because of who built it. The package is resolved to one
 // version, its tarball checked against the registry's sha512 and its provenance verified for that very
@@ -102,12 +102,10 @@ function chooseScript(c: Candidate, entry: string | undefined): { script?: strin
 
 /** The dependencies npm would install, resolved without fetching their tarballs, in a scratch directory. */
 async function resolveDependencies(c: Candidate, root: TrustRoot): Promise<Dependency[]> {
-  const { execa } = await import('execa');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-warden-dry-run-'));
   try {
     fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ private: true, dependencies: { [c.name]: c.version } }));
-    const r = await execa('npm', ['install', '--package-lock-only', '--ignore-scripts', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, reject: false, timeout: 300_000, stdin: 'ignore' });
-    if (r.exitCode !== 0) throw new WardenError('INSTALL_FAILED', `npm could not resolve the dependencies of ${c.name}@${c.version}: ${`${r.stderr}`.trim().split('\n').slice(-2).join(' ')}`);
+    await runNpm(dir, c, ['install', '--package-lock-only']);
     const lock = readLock(dir, c.name);
     checkDeclaredDependencies(lock.top, c.manifest, `${c.name}@${c.version}`);
     return await dependencyProvenance(lock.deps, root);

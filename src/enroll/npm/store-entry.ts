@@ -26,7 +26,8 @@ export interface StoreEntry {
 
 const NPM_FLAGS = ['--ignore-scripts', '--omit=dev', '--no-audit', '--no-fund', '--install-links=false', '--loglevel=error'];
 
-async function runNpm(dir: string, c: Candidate, args: string[]): Promise<void> {
+/** Runs npm in `dir` with the flags every store install uses; a failure is INSTALL_FAILED with npm's last lines. */
+export async function runNpm(dir: string, c: Candidate, args: string[]): Promise<void> {
   const { execa } = await import('execa');
   const r = await execa('npm', [...args, ...NPM_FLAGS], { cwd: dir, reject: false, timeout: 600_000, stdin: 'ignore' });
   if (r.exitCode !== 0 || r.timedOut) {

@@ -20,6 +20,7 @@ import { fetchPackument, resolveVersion } from './registry.js';
 import { discardStaging, stageUpgrade } from './staging.js';
 import { putInStore, type StoreEntry } from './store-entry.js';
 import { switchServer } from './upgrade-switch.js';
+import { binsOf, type TarballManifest } from './tarball.js';
 import semver from 'semver';
 
 // `mcp-warden upgrade <id>`: the next version of an installed server, admitted only as the same publisher's
@@ -67,8 +68,7 @@ function nextScript(server: ServerConfig, oldPkgDir: string, newPkgDir: string, 
   const rel = path.relative(oldPkgDir, oldScript);
   let oldBins: Record<string, string> = {};
   try {
-    const m = JSON.parse(fs.readFileSync(path.join(oldPkgDir, 'package.json'), 'utf8')) as { bin?: unknown };
-    oldBins = typeof m.bin === 'string' ? { [c.name.split('/').pop() as string]: m.bin } : m.bin && typeof m.bin === 'object' ? (m.bin as Record<string, string>) : {};
+    oldBins = binsOf(JSON.parse(fs.readFileSync(path.join(oldPkgDir, 'package.json'), 'utf8')) as TarballManifest, c.name);
   } catch {
     // the old package.json is unreadable: fall back to the same relative path
   }
