@@ -1,25 +1,16 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Option } from 'commander';
 import { WardenError } from '../error.js';
-import { addVerb } from './add.js';
-import { allowlistAdd, allowlistList, allowlistRemove, allowlistVerify } from './allowlist.js';
-import { auditShow, auditVerify } from './audit.js';
-import { canaryCheckVerb, canaryRecordVerb } from './canary.js';
-import { daemonVerb } from './daemon.js';
-import { lockVerb, pinVerb } from './lock.js';
-import { runVerb } from './run.js';
-import { diffVerb, verifyVerb } from './verify.js';
-import { statusVerb } from './status.js';
-import { importVerb, type ImportOptions } from './import.js';
-import { unwrapVerb, type UnwrapOptions } from './unwrap.js';
-import { installVerb, type InstallOptions } from './install.js';
-import { upgradeVerb, type UpgradeOptions } from './upgrade.js';
-import { outdatedVerb } from './outdated.js';
-import { trustRootShow, trustRootUpdate, type TrustRootUpdateOptions } from './trust-root.js';
-import { storeGc } from './store.js';
+import type { ImportOptions } from './import.js';
+import type { UnwrapOptions } from './unwrap.js';
+import type { InstallOptions } from './install.js';
+import type { UpgradeOptions } from './upgrade.js';
+import type { TrustRootUpdateOptions } from './trust-root.js';
 
 // The command line: one verb per file; this file only wires them to commander and maps failures to exit
 // codes (2 for usage, a WardenError's own code otherwise). Expected failures print one sentence, no stack.
+// A verb's module is imported when that verb runs, not before: importing all of them (sigstore, tar, the npm
+// client, the daemon's metrics) took ~400 ms of every `run` (docs/performance.md).
 
 type Action = (...args: never[]) => number | Promise<number>;
 
@@ -54,7 +45,7 @@ function main(argv: string[]): void {
     .command('run')
     .description('launch an allowlisted server and relay its stdio (what the MCP client runs)')
     .argument('<id>', 'server id in servers.json')
-    .action(act(async (id: string) => exitWhenFlushed(await runVerb(home(), id))));
+    .action(act(async (id: string) => exitWhenFlushed(await (await import('./run.js')).runVerb(home(), id))));
 
   program
     .command('add')
@@ -65,105 +56,105 @@ function main(argv: string[]): void {
     .option('--cwd <dir>', 'working directory of the server (absolute)')
     .addOption(new Option('--posture <posture>', 'what to do on drift').choices(['enforce', 'monitor']))
     .option('--yes', 'do not ask for confirmation')
-    .action(act((id: string, commandLine: string[], opts: { env: string[]; cwd?: string; posture?: 'enforce' | 'monitor'; yes?: boolean }) => addVerb(home(), id, commandLine, opts)));
+    .action(act(async (id: string, commandLine: string[], opts: { env: string[]; cwd?: string; posture?: 'enforce' | 'monitor'; yes?: boolean }) => (await import('./add.js')).addVerb(home(), id, commandLine, opts)));
 
   const allowlist = program.command('allowlist').description('manage trusted artifacts');
   allowlist
     .command('list')
     .option('--json', 'machine-readable output')
-    .action(act((opts: { json?: boolean }) => allowlistList(home(), opts.json === true)));
+    .action(act(async (opts: { json?: boolean }) => (await import('./allowlist.js')).allowlistList(home(), opts.json === true)));
   allowlist
     .command('add')
     .argument('<path>', 'file or package directory to trust as it is now')
     .option('--note <text>', 'why it is trusted')
-    .action(act((p: string, opts: { note?: string }) => allowlistAdd(home(), p, opts.note)));
+    .action(act(async (p: string, opts: { note?: string }) => (await import('./allowlist.js')).allowlistAdd(home(), p, opts.note)));
   allowlist
     .command('remove')
     .argument('<path>', 'the exact path as listed')
-    .action(act((p: string) => allowlistRemove(home(), p)));
+    .action(act(async (p: string) => (await import('./allowlist.js')).allowlistRemove(home(), p)));
   allowlist
     .command('verify')
     .description('re-digest every entry; exit 1 if any changed')
     .option('--json', 'machine-readable output')
-    .action(act((opts: { json?: boolean }) => allowlistVerify(home(), opts.json === true)));
+    .action(act(async (opts: { json?: boolean }) => (await import('./allowlist.js')).allowlistVerify(home(), opts.json === true)));
 
   program
     .command('lock')
     .description('capture the tool surface of a server that has no entry in tools.lock')
     .argument('<id>', 'server id')
-    .action(act((id: string) => lockVerb(home(), id)));
+    .action(act(async (id: string) => (await import('./lock.js')).lockVerb(home(), id)));
   program
     .command('verify')
     .description('re-launch, re-list and compare with tools.lock; exit 1 on drift')
     .argument('[ids...]', 'servers (default: every locked server)')
     .option('--json', 'machine-readable output')
-    .action(act((ids: string[], opts: { json?: boolean }) => verifyVerb(home(), ids, opts.json === true)));
+    .action(act(async (ids: string[], opts: { json?: boolean }) => (await import('./verify.js')).verifyVerb(home(), ids, opts.json === true)));
   program
     .command('diff')
     .description('what changed since the lock: tools, fields, severity')
     .argument('<id>', 'server id')
     .option('--json', 'machine-readable output')
-    .action(act((id: string, opts: { json?: boolean }) => diffVerb(home(), id, opts.json === true)));
+    .action(act(async (id: string, opts: { json?: boolean }) => (await import('./verify.js')).diffVerb(home(), id, opts.json === true)));
   program
     .command('pin')
     .description('accept the served surface (or one tool of it) into tools.lock')
     .argument('<id>', 'server id')
     .option('--tool <name>', 'accept only this tool')
-    .action(act((id: string, opts: { tool?: string }) => pinVerb(home(), id, opts.tool)));
+    .action(act(async (id: string, opts: { tool?: string }) => (await import('./lock.js')).pinVerb(home(), id, opts.tool)));
 
   const canary = program.command('canary').description('behavioural canaries: pinned answers and latency');
   canary
     .command('record')
     .argument('<id>', 'server id')
-    .action(act((id: string) => canaryRecordVerb(home(), id)));
+    .action(act(async (id: string) => (await import('./canary.js')).canaryRecordVerb(home(), id)));
   canary
     .command('check')
     .argument('<id>', 'server id')
     .option('--json', 'machine-readable output')
-    .action(act((id: string, opts: { json?: boolean }) => canaryCheckVerb(home(), id, opts.json === true)));
+    .action(act(async (id: string, opts: { json?: boolean }) => (await import('./canary.js')).canaryCheckVerb(home(), id, opts.json === true)));
 
   program
     .command('daemon')
     .description('watch the trust files and every allowlisted file; alert on change; serve metrics and status')
     .option('--listen <host:port>', 'loopback address for /metrics and /status', '127.0.0.1:9464')
-    .action(act(async (opts: { listen: string }) => exitWhenFlushed(await daemonVerb(home(), opts.listen))));
+    .action(act(async (opts: { listen: string }) => exitWhenFlushed(await (await import('./daemon.js')).daemonVerb(home(), opts.listen))));
 
   const audit = program.command('audit').description('the hash-chained audit log');
   audit
     .command('verify')
     .option('--json', 'machine-readable output')
-    .action(act((opts: { json?: boolean }) => auditVerify(home(), opts.json === true)));
+    .action(act(async (opts: { json?: boolean }) => (await import('./audit.js')).auditVerify(home(), opts.json === true)));
   audit
     .command('show')
     .option('--json', 'machine-readable output')
-    .action(act((opts: { json?: boolean }) => auditShow(home(), opts.json === true)));
+    .action(act(async (opts: { json?: boolean }) => (await import('./audit.js')).auditShow(home(), opts.json === true)));
 
   program
     .command('status')
     .description('per server: command, resolved path, digests, allowlisted or not')
     .argument('[id]', 'one server')
     .option('--json', 'machine-readable output')
-    .action(act((id: string | undefined, opts: { json?: boolean }) => statusVerb(home(), id, opts.json === true)));
+    .action(act(async (id: string | undefined, opts: { json?: boolean }) => (await import('./status.js')).statusVerb(home(), id, opts.json === true)));
 
   const trustRoot = program.command('trust-root').description('the sigstore trust root npm provenance is verified against (offline)');
   trustRoot
     .command('show')
     .description('where the trust root in use came from, its date, and the validity window of each authority')
     .option('--json', 'machine-readable output')
-    .action(act((opts: { json?: boolean }) => trustRootShow(home(), opts.json === true)));
+    .action(act(async (opts: { json?: boolean }) => (await import('./trust-root.js')).trustRootShow(home(), opts.json === true)));
   trustRoot
     .command('update')
     .description("store a newer trust root in the home: from sigstore's TUF repository, or from a file")
     .option('--from <file>', 'air-gapped: a sigstore trusted_root.json, the npm registry keys.json, or a trust-root.json')
     .option('--mirror <url>', 'a mirror of the sigstore TUF repository (default: https://tuf-repo-cdn.sigstore.dev)')
-    .action(act((opts: TrustRootUpdateOptions) => trustRootUpdate(home(), opts)));
+    .action(act(async (opts: TrustRootUpdateOptions) => (await import('./trust-root.js')).trustRootUpdate(home(), opts)));
   program
     .command('store')
     .description('the sealed package store')
     .command('gc')
     .description('remove store entries no server names, and half-made ones older than an hour')
     .option('--dry-run', 'list what would be removed; remove nothing')
-    .action(act((opts: { dryRun?: boolean }) => storeGc(home(), opts.dryRun === true)));
+    .action(act(async (opts: { dryRun?: boolean }) => (await import('./store.js')).storeGc(home(), opts.dryRun === true)));
 
   program
     .command('import')
@@ -174,7 +165,7 @@ function main(argv: string[]): void {
     .option('--install', 'replace npx entries by a verified install of the package into the sealed store (as mcp-warden install)')
     .option('--allow-unsigned', 'with --install: admit packages without provenance (listed in the report, audited)')
     .option('--json', 'machine-readable output')
-    .action(act((file: string, opts: ImportOptions) => importVerb(home(), file, opts)));
+    .action(act(async (file: string, opts: ImportOptions) => (await import('./import.js')).importVerb(home(), file, opts)));
 
   program
     .command('install')
@@ -189,7 +180,7 @@ function main(argv: string[]): void {
     .option('--dry-run', 'verify and show everything; write nothing')
     .option('--yes', 'do not ask before trusting (never implies --allow-unsigned)')
     .option('--json', 'machine-readable output')
-    .action(act((spec: string, serverArgs: string[], opts: InstallOptions) => installVerb(home(), spec, serverArgs, opts)));
+    .action(act(async (spec: string, serverArgs: string[], opts: InstallOptions) => (await import('./install.js')).installVerb(home(), spec, serverArgs, opts)));
 
   program
     .command('upgrade')
@@ -201,13 +192,13 @@ function main(argv: string[]): void {
     .option('--preview', 'launch the new version out of band and show the surface diff; switch nothing')
     .option('--yes', 'launch it out of band and switch without asking')
     .option('--json', 'machine-readable output')
-    .action(act((id: string, opts: UpgradeOptions) => upgradeVerb(home(), id, opts)));
+    .action(act(async (id: string, opts: UpgradeOptions) => (await import('./upgrade.js')).upgradeVerb(home(), id, opts)));
 
   program
     .command('outdated')
     .description("per installed server: the pinned version, the registry's newest, and whether it carries provenance from the pinned publisher")
     .option('--json', 'machine-readable output')
-    .action(act((opts: { json?: boolean }) => outdatedVerb(home(), opts.json === true)));
+    .action(act(async (opts: { json?: boolean }) => (await import('./outdated.js')).outdatedVerb(home(), opts.json === true)));
 
   program
     .command('unwrap')
@@ -215,7 +206,7 @@ function main(argv: string[]): void {
     .argument('<client-config-file>', 'a file imported before')
     .option('--dry-run', 'show the changes as a diff; write nothing')
     .option('--json', 'machine-readable output')
-    .action(act((file: string, opts: UnwrapOptions) => unwrapVerb(home(), file, opts)));
+    .action(act(async (file: string, opts: UnwrapOptions) => (await import('./unwrap.js')).unwrapVerb(home(), file, opts)));
 
   try {
     program.parse(argv);
