@@ -79,7 +79,7 @@ export interface AttestRoundResult {
 /** Re-attests `ids` in a worker thread (see attestation-worker.ts for why). */
 export function attestInWorker(round: AttestRound): Promise<AttestRoundResult> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./attestation-worker.js', import.meta.url), { workerData: round });
+    const worker = new Worker(new URL('../daemon/attestation-worker.js', import.meta.url), { workerData: round });
     let result: AttestRoundResult | undefined;
     worker.once('message', (m: AttestRoundResult) => (result = m));
     worker.once('error', reject);

@@ -10,7 +10,7 @@ import { STATE_MAGIC, type GuardState } from './preload/guard.js';
 // file descriptor (an unlinked 0600 file; nothing in the environment or argv), and, at enrollment, read back
 // what the server loaded from outside the set.
 
-const PRELOAD_DIR = fileURLToPath(new URL('./preload/', import.meta.url));
+const PRELOAD_DIR = fileURLToPath(new URL('../launch/preload/', import.meta.url));
 const GUARD_FILES = ['guard.js', 'hooks.js', 'preload.js'];
 /** The report's descriptor in the server (the set is on 3, read and closed by the preload). */
 const REPORT_FD = 4;
