@@ -91,8 +91,25 @@ async function moduleArtifacts(spec: CommandSpec, cache: DigestCache | undefined
   return out;
 }
 
-/** Resolves and digests a server's command line into a launch plan. Throws WardenError on refusal. */
-export async function planLaunch(spec: CommandSpec, cache?: DigestCache, memo?: TreeMemo): Promise<LaunchPlan> {
+/**
+ * A server's command line resolved to what will run, with only the executable digested: enough to start a node
+ * interpreter behind the module guard's gate while the script, package tree and modules are digested
+ * (completePlan), which is what the guard waits for before any of them is loaded (docs/adr/0019-fast-launch.md).
+ */
+export interface ResolvedLaunch {
+  serverId: string;
+  file: string;
+  args: string[];
+  argv0: string;
+  executable: Artifact;
+  /** The script an interpreter runs (not digested yet). */
+  script?: ResolvedFile;
+  /** node runs the script: its package tree and recorded modules belong to the plan, and the guard applies. */
+  node: boolean;
+}
+
+/** Resolves a server's command line and digests its executable. Throws WardenError on refusal. */
+export async function resolveLaunch(spec: CommandSpec, cache?: DigestCache): Promise<ResolvedLaunch> {
   refuseRegistryLaunchers(spec.serverId, spec.command, spec.args);
   refuseWrappers(spec.serverId, spec.command, spec.args);
   const exe = findCommand(spec.command, spec.trustedPath, spec.cwd, `the command of server '${spec.serverId}'`);
@@ -100,21 +117,16 @@ export async function planLaunch(spec: CommandSpec, cache?: DigestCache, memo?: 
   const head = readHead(exe.realpath, 256);
 
   if (head.subarray(0, 4).equals(ELF_MAGIC)) {
-    const artifacts = [await fileArtifact('executable', exe, cache)];
+    const executable = await fileArtifact('executable', exe, cache);
     const family = interpreterFamily(exe.realpath, spec.command);
-    if (!family) return { serverId: spec.serverId, file: exe.realpath, args: spec.args, argv0: spec.command, artifacts };
+    if (!family) return { serverId: spec.serverId, file: exe.realpath, args: spec.args, argv0: spec.command, executable, node: false };
     // An interpreter runs its script as surely as a "#!" line would: the script is digested, and run at the
     // realpath that was digested (a name re-pointed later changes nothing; bash never searches PATH for it).
     const at = scriptIndex(family, spec.serverId, spec.command, spec.args);
     const script = resolveFileArg(spec.args[at] as string, spec.cwd, `the script of server '${spec.serverId}'`);
-    artifacts.push(await fileArtifact('script', script, cache));
     const args = [...spec.args];
     args[at] = script.realpath;
-    if (family !== 'node') return { serverId: spec.serverId, file: exe.realpath, args, argv0: spec.command, artifacts };
-    const tree = treeArtifact(script.realpath, cache, memo);
-    if (tree) artifacts.push(tree);
-    artifacts.push(...(await moduleArtifacts(spec, cache)));
-    return { serverId: spec.serverId, file: exe.realpath, args, argv0: spec.command, artifacts, nodeScript: script.realpath };
+    return { serverId: spec.serverId, file: exe.realpath, args, argv0: spec.command, executable, script, node: family === 'node' };
   }
 
   const shebang = parseShebang(head, exe.realpath);
@@ -126,19 +138,31 @@ export async function planLaunch(spec: CommandSpec, cache?: DigestCache, memo?: 
   if (!interpHead.equals(ELF_MAGIC)) {
     throw new WardenError('INTERPRETER_NOT_FOUND', `the interpreter ${interp.realpath} of ${exe.realpath} is not an ELF binary; a script interpreting a script is not supported.`);
   }
-  const artifacts = [await fileArtifact('executable', interp, cache), await fileArtifact('script', exe, cache)];
-  const node = interpreterFamily(interp.realpath, shebang.interpreter) === 'node';
-  if (node) {
-    const tree = treeArtifact(exe.realpath, cache, memo);
-    if (tree) artifacts.push(tree);
-    artifacts.push(...(await moduleArtifacts(spec, cache)));
-  }
   return {
-    ...(node ? { nodeScript: exe.realpath } : {}),
     serverId: spec.serverId,
     file: interp.realpath,
     args: [...shebang.args, exe.realpath, ...spec.args],
     argv0: shebang.interpreter,
-    artifacts,
+    executable: await fileArtifact('executable', interp, cache),
+    script: exe,
+    node: interpreterFamily(interp.realpath, shebang.interpreter) === 'node',
   };
+}
+
+/** Digests the rest of a resolved launch: the script, and for node its package tree and recorded modules. */
+export async function completePlan(resolved: ResolvedLaunch, spec: CommandSpec, cache?: DigestCache, memo?: TreeMemo): Promise<LaunchPlan> {
+  const { serverId, file, args, argv0, script } = resolved;
+  const artifacts = [resolved.executable];
+  if (!script) return { serverId, file, args, argv0, artifacts };
+  artifacts.push(await fileArtifact('script', script, cache));
+  if (!resolved.node) return { serverId, file, args, argv0, artifacts };
+  const tree = treeArtifact(script.realpath, cache, memo);
+  if (tree) artifacts.push(tree);
+  artifacts.push(...(await moduleArtifacts(spec, cache)));
+  return { serverId, file, args, argv0, artifacts, nodeScript: script.realpath };
+}
+
+/** Resolves and digests a server's command line into a launch plan. Throws WardenError on refusal. */
+export async function planLaunch(spec: CommandSpec, cache?: DigestCache, memo?: TreeMemo): Promise<LaunchPlan> {
+  return completePlan(await resolveLaunch(spec, cache), spec, cache, memo);
 }

@@ -1,14 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { WardenError } from '../error.js';
 import { STATE_MAGIC, type GuardState } from './preload/guard.js';
 
 // The warden's side of the module guard (docs/adr/0014-module-guard-preload.md): check the guard's files
-// against the digests recorded when the warden was built, hand the attested set to the server on an inherited
-// file descriptor (an unlinked 0600 file; nothing in the environment or argv), and, at enrollment, read back
-// what the server loaded from outside the set.
+// against the digests recorded when the warden was built, hand the attested set to the server through a gate
+// (a socket on its file descriptor 3; nothing in the environment or argv) on which the server's node waits
+// before loading any server code (docs/adr/0019-fast-launch.md), and, at enrollment, read back what the
+// server loaded from outside the set.
 
 const PRELOAD_DIR = fileURLToPath(new URL('../launch/preload/', import.meta.url));
 const GUARD_FILES = ['guard.js', 'hooks.js', 'preload.js'];
@@ -21,13 +23,17 @@ export interface LearnedModule {
   key: string;
 }
 
+/** The warden's end of the gate, as spawn returns it (child.stdio[3]). */
+export type GateEnd = Writable | null | undefined;
+
 export interface ModuleGuard {
   /** Put before the script in node's argv. */
   args: string[];
-  /** Parent descriptors for the child's stdio[3...]. */
-  fds: number[];
-  /** After spawn: the set's descriptor is the child's now. */
-  spawned(): void;
+  /** The child's stdio from fd 3 on: the gate (a socket) and the report file. */
+  stdio: Array<'pipe' | number>;
+  /** Releases the server: writes the attested set (every file digested and allowlisted for this launch) to the
+   *  gate and closes it. Until then the server's node waits, having loaded none of the server's code. */
+  release(gate: GateEnd, files: Map<string, string>): Promise<void>;
   /** After the server exited: at enrollment the files it loaded from outside the set, otherwise what the guard
    *  refused (a path or URL). Reads and closes the report; later calls return the same. */
   report(): { learned: LearnedModule[]; refused: string[] };
@@ -58,14 +64,13 @@ export function verifiedPreload(): string {
   return pathToFileURL(path.join(PRELOAD_DIR, 'preload.js')).href;
 }
 
-/** An unlinked 0600 file in `dir` holding `content`, open read-write (appending: the server's threads share it). */
-function unlinkedFile(dir: string, content: string): number {
+/** An empty unlinked 0600 file in `dir`, open read-write (appending: the server's threads share it). */
+function unlinkedFile(dir: string): number {
   const file = path.join(dir, `.module-guard-${process.pid}-${randomBytes(8).toString('hex')}`);
   const { O_CREAT, O_EXCL, O_RDWR, O_APPEND, O_NOFOLLOW } = fs.constants;
   const fd = fs.openSync(file, O_CREAT | O_EXCL | O_RDWR | O_APPEND | O_NOFOLLOW, 0o600);
   try {
     fs.unlinkSync(file);
-    if (content) fs.writeSync(fd, content);
     return fd;
   } catch (err) {
     fs.closeSync(fd);
@@ -103,13 +108,10 @@ function parseReport(text: string, mode: 'enforce' | 'learn'): { learned: Learne
 }
 
 /** Prepares the guard for one launch of `serverId`; `tmpDir` is a directory only the warden's user can write. */
-export function prepareModuleGuard(serverId: string, files: Map<string, string>, mode: 'enforce' | 'learn', tmpDir: string): ModuleGuard {
+export function prepareModuleGuard(serverId: string, mode: 'enforce' | 'learn', tmpDir: string): ModuleGuard {
   const preload = verifiedPreload();
-  const state: GuardState = { magic: STATE_MAGIC, server: serverId, mode, files: [...files.keys()], keys: [...files.values()], reportFd: REPORT_FD };
   const open = new Set<number>();
-  const setFd = unlinkedFile(tmpDir, JSON.stringify(state));
-  open.add(setFd);
-  const reportFd = unlinkedFile(tmpDir, '');
+  const reportFd = unlinkedFile(tmpDir);
   open.add(reportFd);
   let read: { learned: LearnedModule[]; refused: string[] } | undefined;
   const closeFd = (fd: number | undefined): void => {
@@ -117,8 +119,15 @@ export function prepareModuleGuard(serverId: string, files: Map<string, string>,
   };
   return {
     args: ['--import', preload],
-    fds: [setFd, reportFd],
-    spawned: () => closeFd(setFd),
+    stdio: ['pipe', reportFd],
+    release: (gate, files) => {
+      const state: GuardState = { magic: STATE_MAGIC, server: serverId, mode, files: [...files.keys()], keys: [...files.values()], reportFd: REPORT_FD };
+      if (!gate) return Promise.reject(new WardenError('LAUNCH_FAILED', `the module guard's gate to server '${serverId}' was not set up; the server was not released.`));
+      return new Promise((resolve, reject) => {
+        gate.on('error', (err) => reject(new WardenError('LAUNCH_FAILED', `could not release server '${serverId}' to its module guard: ${err.message}`, { cause: err })));
+        gate.end(JSON.stringify(state), () => resolve());
+      });
+    },
     report: () => {
       if (read) return read;
       const text = open.has(reportFd) ? readAll(reportFd) : '';

@@ -16,8 +16,8 @@ export interface SpawnSpec {
   env: Record<string, string>;
   /** The session's cgroup, if it has one: the server is born in it. */
   cgroup?: Cgroup | undefined;
-  /** Descriptors of this process the child gets as its fds 3, 4, ... (the module guard's). */
-  fds?: number[];
+  /** The child's fds 3, 4, ...: a socket to it ('pipe') or a descriptor of this process (the module guard's). */
+  extraStdio?: Array<'pipe' | number>;
 }
 
 /**
@@ -32,7 +32,7 @@ export function spawnServer(spec: SpawnSpec): Promise<{ child: ServerProcess; co
         cwd: spec.cwd,
         env: spec.env,
         detached: true,
-        stdio: ['pipe', 'pipe', 'pipe', ...(spec.fds ?? [])],
+        stdio: ['pipe', 'pipe', 'pipe', ...(spec.extraStdio ?? [])],
       }) as unknown as ServerProcess,
     );
     // A server that closes its stdin early must not crash the warden with EPIPE.

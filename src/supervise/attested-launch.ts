@@ -1,6 +1,7 @@
 import { matchAllowlist, refusalReason } from '../attest/match.js';
 import { attestedFiles } from '../attest/module-set.js';
-import { planLaunch, type LaunchPlan } from '../attest/plan.js';
+import { completePlan, resolveLaunch, type Artifact, type CommandSpec, type LaunchPlan, type ResolvedLaunch } from '../attest/plan.js';
+import type { DigestCache } from '../attest/cache.js';
 import { refuseIfPreloaded } from '../attest/self.js';
 import { appendAudit } from '../audit/log.js';
 import type { ArtifactRecord, ExitEvent, LaunchEvent } from '../audit/events.js';
@@ -9,7 +10,7 @@ import { buildEnv } from '../launch/env.js';
 import { createSessionCgroup, removeCgroup, type Cgroup } from '../launch/cgroup.js';
 import { DEFAULT_STOP, killSessionNow, stopSession } from '../launch/kill.js';
 import { MARKER_ENV, newMarker } from '../launch/marker.js';
-import { prepareModuleGuard, type ModuleGuard } from '../launch/module-guard.js';
+import { prepareModuleGuard, type GateEnd, type ModuleGuard } from '../launch/module-guard.js';
 import { realUidOf, startTimeOf } from '../launch/proc.js';
 import { checkRunDir, removeRunRecord, writeRunRecord } from '../launch/run-records.js';
 import { SessionScanner, type SessionTarget } from '../launch/session-scan.js';
@@ -64,27 +65,39 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const config = loadServers(paths);
   const server = serverById(config, id, paths);
   const cache = loadDigestCache(paths);
-  let plan: LaunchPlan;
+  const spec: CommandSpec = { serverId: id, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path, modules: server.modules };
+  const allowlist = loadAllowlist(paths).entries;
+  const judge = (artifacts: Artifact[]): WardenError | undefined => {
+    const reason = refusalReason(matchAllowlist(artifacts, allowlist));
+    return reason && new WardenError(reason.code, `${reason.text}.`);
+  };
+  let resolved: ResolvedLaunch;
+  let plan: LaunchPlan | undefined;
   try {
-    plan = await planLaunch({ serverId: id, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path, modules: server.modules }, cache);
+    resolved = await resolveLaunch(spec, cache);
+    // node running a script starts behind the module guard's gate as soon as the interpreter is judged; its
+    // script, package tree and modules are digested while node starts, and judged before the gate opens
+    // (docs/adr/0019-fast-launch.md). Anything else starts only once all of it is judged.
+    if (!resolved.node) plan = await completePlan(resolved, spec, cache);
   } catch (err) {
     if (err instanceof WardenError) return refused(err, {});
     throw err;
   }
-  const cacheProblem = saveDigestCache(paths, cache);
-  if (cacheProblem) say(cacheProblem);
-  const reason = refusalReason(matchAllowlist(plan.artifacts, loadAllowlist(paths).entries));
   // The session marker goes last, so no configured value can replace it (docs/adr/0013).
   const marker = newMarker();
   const env = { ...buildEnv({ trustedPath: config.path, env: server.env, passEnv: server.passEnv }), [MARKER_ENV]: marker };
   const facts: Partial<LaunchEvent> = {
-    resolvedPath: plan.file,
-    chain: plan.artifacts[0]?.chain ?? [],
-    artifacts: artifactRecords(plan),
-    argv: [plan.argv0, ...plan.args],
+    resolvedPath: resolved.file,
+    chain: resolved.executable.chain,
+    artifacts: plan ? artifactRecords(plan) : artifactRecords({ artifacts: [resolved.executable] }),
+    argv: [resolved.argv0, ...resolved.args],
     envNames: Object.keys(env).sort(),
   };
-  if (reason) return refused(new WardenError(reason.code, `${reason.text}.`), facts);
+  const early = judge(plan?.artifacts ?? [resolved.executable]);
+  if (early) {
+    if (plan) saveCache(paths, cache, say);
+    return refused(early, facts);
+  }
 
   try {
     checkRunDir(paths.runDir); // the record written below must be one no other user can plant or replace
@@ -93,23 +106,22 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     throw err;
   }
   // A node server loads the module guard first, which refuses any module file outside the attested set.
-  const files = attestedFiles(plan);
   let guard: ModuleGuard | undefined;
-  if (files) {
+  if (resolved.node) {
     try {
-      guard = prepareModuleGuard(id, files, opts.learnModules ? 'learn' : 'enforce', paths.runDir);
+      guard = prepareModuleGuard(id, opts.learnModules ? 'learn' : 'enforce', paths.runDir);
     } catch (err) {
       if (err instanceof WardenError) return refused(err, facts);
       throw err;
     }
   }
-  const args = [...(guard?.args ?? []), ...plan.args];
-  facts.argv = [plan.argv0, ...args];
+  const args = [...(guard?.args ?? []), ...resolved.args];
+  facts.argv = [resolved.argv0, ...args];
 
   let child: ServerProcess;
   let cgroup = createSessionCgroup();
   try {
-    const spawned = await spawnServer({ file: plan.file, args, argv0: plan.argv0, cwd: server.cwd, env, cgroup, fds: guard?.fds ?? [] });
+    const spawned = await spawnServer({ file: resolved.file, args, argv0: resolved.argv0, cwd: server.cwd, env, cgroup, extraStdio: guard?.stdio ?? [] });
     child = spawned.child;
     if (!spawned.contained && cgroup) {
       await removeCgroup(cgroup);
@@ -120,15 +132,13 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     if (cgroup) await removeCgroup(cgroup);
     if (err instanceof WardenError) return refused(err, facts);
     throw err;
-  } finally {
-    guard?.spawned();
   }
   const pid = child.pid as number;
   const started = Date.now();
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const uids = [...new Set([process.getuid?.() ?? 0, realUidOf(pid) ?? process.getuid?.() ?? 0])];
   const target: SessionTarget = { pgid: pid, marker, cgroup: cgroup?.dir, uids };
-  const exe = plan.artifacts[0];
+  const exe = resolved.executable;
   let verifyWriter = (): void => {};
   let allowed = false; // once the launch was audited as allowed, a later refusal is audited by verifyWriter
   try {
@@ -143,12 +153,12 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
       ...(cgroup ? { cgroup: cgroup.dir } : {}),
       uid: uids[uids.length - 1] as number,
     });
-    if (!exe?.key) throw new WardenError('EXEC_MISMATCH', 'no digested executable to verify against.');
+    if (!exe.key) throw new WardenError('EXEC_MISMATCH', 'no digested executable to verify against.');
     let audited = false;
     let holders: HolderCheck | undefined; // from the first line on: who else holds the server's stdout
     verifyWriter = () => {
       try {
-        verifyExecuted(pid, exe.key as StatKey, exe.path, { serverId: id, script: plan.artifacts.find((a) => a.kind === 'script')?.path });
+        verifyExecuted(pid, exe.key as StatKey, exe.path, { serverId: id, script: resolved.script?.realpath });
         holders?.beforeLine();
       } catch (err) {
         // Found after the launch was allowed: the refusal is recorded as a launch refusal of its own, once.
@@ -160,6 +170,14 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
       }
     };
     verifyWriter();
+    if (!plan) {
+      // Behind the gate: node has started, none of the server's code is loaded until release().
+      plan = await completePlan(resolved, spec, cache);
+      facts.artifacts = artifactRecords(plan);
+      const late = judge(plan.artifacts);
+      if (late) throw late;
+    }
+    if (guard) await guard.release(child.stdio[3] as GateEnd, attestedFiles(plan) ?? new Map());
     const interpreted = plan.artifacts.some((a) => a.kind === 'script') && plan.nodeScript === undefined;
     const attested = {
       expected: exe.key,
@@ -175,10 +193,12 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     removeRunRecord(paths.runDir, pid);
     if (err instanceof WardenError) return refused(err, { ...facts, pid, pgid: pid });
     throw err;
+  } finally {
+    saveCache(paths, cache, say);
   }
   await record({ event: 'launch', server: id, decision: 'allow', reason: 'all artifacts allowlisted', ...facts, pid, pgid: pid });
   allowed = true;
-  return { child, pid, plan, server, started, target, cgroup, exited, verifyWriter, ...(guard ? { guard } : {}) };
+  return { child, pid, plan: plan as LaunchPlan, server, started, target, cgroup, exited, verifyWriter, ...(guard ? { guard } : {}) };
 }
 
 export interface SessionCounts {
@@ -238,7 +258,13 @@ export async function stopLaunched(paths: HomePaths, id: string, launched: Launc
   return { code: exit.code, refusedModules };
 }
 
+/** The digest cache is saved whatever the verdict: the next launch of an unchanged tree reads no file again. */
+function saveCache(paths: HomePaths, cache: DigestCache, say: (m: string) => void): void {
+  const problem = saveDigestCache(paths, cache);
+  if (problem) say(problem);
+}
+
 /** The artifacts of a plan as the audit log records them. */
-export function artifactRecords(plan: LaunchPlan): ArtifactRecord[] {
+export function artifactRecords(plan: Pick<LaunchPlan, 'artifacts'>): ArtifactRecord[] {
   return plan.artifacts.map((a) => ({ kind: a.kind, path: a.path, sha256: a.sha256, chain: a.chain }));
 }

@@ -1,50 +1,71 @@
 import fs from 'node:fs';
 import Module, { register, syncBuiltinESMExports } from 'node:module';
-import workerThreads, { getEnvironmentData, isMainThread, setEnvironmentData, type WorkerOptions } from 'node:worker_threads';
+import workerThreads, { MessageChannel, getEnvironmentData, isMainThread, setEnvironmentData, type WorkerOptions } from 'node:worker_threads';
 import { EXIT_REFUSED, createGuard, isGuardState, type GuardState } from './guard.js';
 
 // The warden's module guard, loaded into a node server with `node --import <this file>` before its script.
-// It reads the attested set from the file descriptor 3 the warden passed (and closes it before the server's
-// first line runs), then guards every way node loads a module file: ES modules through loader hooks,
+// It waits for the attested set on the file descriptor 3 the warden passed, which the warden writes only once
+// every file in it was digested and allowlisted (and closes it before the server's first line runs), then guards every way node loads a module file: ES modules through loader hooks,
 // CommonJS through Module.prototype.load, native addons through process.dlopen. Worker threads run this file
 // again (they inherit --import) and take the set the main thread left in the environment data.
 
 const SET_FD = 3;
 const ENV_KEY = 'mcp-warden.attested-set';
+/** Far above any real set (server-everything's is ~0.6 MB); a bound all the same. */
+const MAX_SET_BYTES = 256 << 20;
 
 function failClosed(why: string): never {
   fs.writeSync(2, `mcp-warden: this node process was started with the warden's module guard but ${why}; it will not run. (A node process started by the server itself, e.g. with child_process.fork, does not get the attested set.)\n`);
   process.exit(EXIT_REFUSED);
 }
 
-function readSetFromFd(): GuardState {
-  let text: string;
+/**
+ * The gate: file descriptor 3 is a socket from the warden, which writes the attested set to it only once it has
+ * digested and allowlisted everything in it, then closes it. Until then this read blocks, and with it node,
+ * before it has loaded any of the server's code (an --import module runs to its end before the main script is
+ * loaded). A closed socket without a set (the warden refused, or died) ends the process.
+ */
+function readSetFromGate(): GuardState {
+  const chunks: Buffer[] = [];
+  let total = 0;
   try {
-    const st = fs.fstatSync(SET_FD);
-    if (!st.isFile()) failClosed(`file descriptor ${SET_FD} is not the warden's attested set`);
-    const buf = Buffer.alloc(st.size);
-    let off = 0;
-    while (off < buf.length) {
-      const n = fs.readSync(SET_FD, buf, off, buf.length - off, off);
+    if (!fs.fstatSync(SET_FD).isSocket()) failClosed(`file descriptor ${SET_FD} is not the warden's gate`);
+    const buf = Buffer.alloc(64 * 1024);
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    for (;;) {
+      let n: number;
+      try {
+        n = fs.readSync(SET_FD, buf, 0, buf.length, null);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+        Atomics.wait(pause, 0, 0, 2); // a non-blocking socket: wait, still before any server code
+        continue;
+      }
       if (n === 0) break;
-      off += n;
+      total += n;
+      if (total > MAX_SET_BYTES) failClosed(`the attested set on file descriptor ${SET_FD} is larger than ${MAX_SET_BYTES} bytes`);
+      chunks.push(Buffer.from(buf.subarray(0, n)));
     }
-    text = buf.subarray(0, off).toString('utf8');
     fs.closeSync(SET_FD);
   } catch {
     failClosed(`without the attested set on file descriptor ${SET_FD}`);
   }
   let state: unknown;
   try {
-    state = JSON.parse(text);
+    state = JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
     state = undefined;
   }
-  if (!isGuardState(state)) failClosed(`file descriptor ${SET_FD} does not hold the warden's attested set`);
+  if (!isGuardState(state)) failClosed(total === 0 ? 'the warden released no attested set (it refused the launch, or ended)' : `file descriptor ${SET_FD} does not hold the warden's attested set`);
   return state;
 }
 
-const state: GuardState = isMainThread ? readSetFromFd() : (getEnvironmentData(ENV_KEY) as GuardState);
+// The loader hooks are registered first, so that node starts their thread while the warden is still digesting;
+// they get the set through a port once it is here, and hold every load until then.
+const toHooks = new MessageChannel();
+register('./hooks.js', import.meta.url, { data: { port: toHooks.port2, inWorker: !isMainThread }, transferList: [toHooks.port2] });
+
+const state: GuardState = isMainThread ? readSetFromGate() : (getEnvironmentData(ENV_KEY) as GuardState);
 if (!isGuardState(state)) failClosed('the thread that started this worker left no attested set');
 if (isMainThread) setEnvironmentData(ENV_KEY, state);
 
@@ -91,5 +112,6 @@ class GuardedWorker extends Worker {
 (workerThreads as { Worker: typeof Worker }).Worker = GuardedWorker;
 syncBuiltinESMExports();
 
-// ES modules, and CommonJS reached through import.
-register('./hooks.js', import.meta.url, { data: { state, inWorker: !isMainThread } });
+// ES modules, and CommonJS reached through import: the hooks registered above start checking now.
+toHooks.port1.postMessage(state);
+toHooks.port1.close();

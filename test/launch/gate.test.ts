@@ -1,0 +1,98 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { INITIALIZE, NODE, RawSession, SERVERS, addServer, alive, auditEvents, tempDir } from '../helpers/warden.js';
+
+// The module guard's gate (docs/adr/0019-fast-launch.md): node running a server script is started as soon as the
+// interpreter is judged, and its script and package tree are digested while it starts. The server's node waits
+// on its file descriptor 3 until the warden writes the attested set there; none of the server's code may run
+// before that, and none at all when the verdict is a refusal.
+
+/** read(2)'s number in /proc/PID/syscall, per architecture. */
+const READ_SYSCALL = process.arch === 'arm64' ? '63' : '0';
+const BIG = 512 * 1024 * 1024;
+
+let dir: string;
+let home: string;
+
+beforeEach(() => {
+  dir = tempDir('warden-gate-');
+  home = path.join(dir, 'home');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** A package whose server writes `marker` the moment its code runs, with a large (sparse) data file that makes
+ *  digesting the tree take a while: the window in which the server's node is up and waiting. */
+function gatedPackage(marker: string, bigBytes = BIG): { server: string; big: string } {
+  const pkg = path.join(dir, 'pkg');
+  fs.mkdirSync(path.join(pkg, 'lib'), { recursive: true });
+  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'gated', version: '1.0.0', type: 'module' }));
+  fs.copyFileSync(path.join(SERVERS, 'lib/rpc.mjs'), path.join(pkg, 'lib/rpc.mjs'));
+  const basic = fs.readFileSync(path.join(SERVERS, 'basic.mjs'), 'utf8');
+  const server = path.join(pkg, 'server.mjs');
+  fs.writeFileSync(server, `${basic}\nfs.writeFileSync(${JSON.stringify(marker)}, 'server code ran');\n`);
+  const big = path.join(pkg, 'data.bin');
+  fs.writeFileSync(big, '');
+  fs.truncateSync(big, bigBytes);
+  return { server, big };
+}
+
+/** The server's process (its command line names `script`), once its main thread is blocked reading fd 3. */
+async function blockedAtGate(script: string, session: RawSession): Promise<number | undefined> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && session.proc.exitCode === null) {
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (!fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(script)) continue;
+        const call = fs.readFileSync(`/proc/${entry}/syscall`, 'utf8').split(' ');
+        if (call[0] === READ_SYSCALL && call[1] === '0x3') return Number(entry);
+      } catch {
+        // gone, or not ours to read
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  return undefined;
+}
+
+describe('the gate: node starts before the verdict, the server code after it', () => {
+  it('holds the server at the gate while its package tree is digested, then ends it unrun when the tree changed since it was allowlisted', async () => {
+    const marker = path.join(dir, 'ran');
+    const { server, big } = gatedPackage(marker);
+    expect(addServer(home, 'gated', [NODE, server]).code).toBe(0);
+    fs.rmSync(marker);
+    const fd = fs.openSync(big, 'r+');
+    fs.writeSync(fd, 'x', 0); // the tree's digest no longer matches the allowlist (and cannot come from the cache)
+    fs.closeSync(fd);
+
+    const s = new RawSession(home, 'gated');
+    s.send(INITIALIZE + '\n');
+    const pid = await blockedAtGate(server, s);
+    const answer = await s.message(1);
+    const { code } = await s.exited;
+
+    expect(pid, 'the server was started before the verdict and waited at the gate').toBeTypeOf('number');
+    expect((answer.error as { data: { code: string } }).data.code).toBe('DIGEST_MISMATCH');
+    expect(code).toBe(3);
+    expect(fs.existsSync(marker), 'no server code ran').toBe(false);
+    expect(alive(pid as number)).toBe(false);
+    const refusal = auditEvents(home).filter((e) => e.event === 'launch').at(-1);
+    expect(refusal).toMatchObject({ decision: 'refuse', code: 'DIGEST_MISMATCH', pid });
+  });
+
+  it('releases an unchanged server once its tree is judged: the code runs and the client is answered', async () => {
+    const marker = path.join(dir, 'ran');
+    const { server } = gatedPackage(marker, 0);
+    expect(addServer(home, 'gated', [NODE, server]).code).toBe(0);
+    fs.rmSync(marker);
+
+    const s = new RawSession(home, 'gated');
+    s.send(INITIALIZE + '\n');
+    const answer = await s.message(1);
+    s.close();
+    await s.exited;
+    expect(answer.result).toBeDefined();
+    expect(fs.readFileSync(marker, 'utf8')).toBe('server code ran');
+  });
+});
