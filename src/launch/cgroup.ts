@@ -44,7 +44,12 @@ function moveSelf(dir: string): boolean {
   }
 }
 
-/** Makes the session's cgroup and checks that the warden can step in and out of it; undefined if it cannot. */
+/**
+ * Makes the session's cgroup; undefined where there is no cgroup2 hierarchy to make it in, or it has no
+ * cgroup.kill. Whether the warden may step into it is learnt at spawn (spawnInCgroup): a trial step in and out
+ * here cost a second pair of migrations, each pair ~7-15 ms of the launch (an RCU grace period in the kernel),
+ * and told nothing more — moving in and moving back need write access to the same cgroup.procs, the warden's own.
+ */
 export function createSessionCgroup(): Cgroup | undefined {
   const own = ownCgroupDir();
   if (!own) return undefined;
@@ -54,12 +59,11 @@ export function createSessionCgroup(): Cgroup | undefined {
   } catch {
     return undefined;
   }
-  const cg = { dir, home: own.dir };
-  if (!fs.existsSync(path.join(dir, 'cgroup.kill')) || !moveSelf(dir) || !moveSelf(own.dir)) {
+  if (!fs.existsSync(path.join(dir, 'cgroup.kill'))) {
     rmdir(dir);
     return undefined;
   }
-  return cg;
+  return { dir, home: own.dir };
 }
 
 /** Runs a synchronous spawn with the warden inside the cgroup, so the child is born there. */

@@ -3,7 +3,7 @@ import { EXIT_REFUSED } from '../launch/preload/guard.js';
 import type { ExitEvent } from '../audit/events.js';
 import { WardenError } from '../error.js';
 import { answerRefusal } from '../proxy/refuse.js';
-import { SESSION_DEFAULTS, Session } from '../proxy/session.js';
+import type { Session } from '../proxy/session.js';
 import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
@@ -73,6 +73,8 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
   }
   const { child, plan, server } = launched;
   const audit = rec.record;
+  // The relay is imported only now, while the server loads its code: it is not on the path to the launch.
+  const { SESSION_DEFAULTS, Session } = await import('../proxy/session.js');
 
   child.stderr.pipe(process.stderr, { end: false });
   const session = new Session(
