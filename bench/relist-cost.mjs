@@ -1,17 +1,22 @@
-// The cost of periodic re-listing on round-trip latency (ADR 0008):
-//   node bench/relist-cost.mjs HOME CALLS   (HOME holds a server 'everything' added with mcp-warden add)
-// Sets relistEvery.calls of that server to CALLS, then times 2,000 echo calls on one session.
-import { spawn, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-const [home, calls] = process.argv.slice(2);
-const cfg = JSON.parse(fs.readFileSync(home + '/servers.json')); cfg.servers.everything.relistEvery = { calls: Number(calls), seconds: 300 }; fs.writeFileSync(home + '/servers.json', JSON.stringify(cfg));
-const child = spawn('node', [new URL('../dist/cli/main.js', import.meta.url).pathname, '--home', home, 'run', 'everything'], { stdio: ['pipe', 'pipe', 'ignore'] });
-let buf = ''; const waiting = new Map(); let id = 1;
-child.stdout.on('data', (d) => { buf += d; let nl; while ((nl = buf.indexOf('\n')) >= 0) { const m = JSON.parse(buf.slice(0, nl)); buf = buf.slice(nl + 1); waiting.get(m.id)?.(m); } });
-const req = (method, params) => new Promise((r) => { const i = id++; waiting.set(i, r); child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: i, method, params }) + '\n'); });
-await req('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'b', version: '1' } });
-const s = [];
-for (let i = 0; i < 2200; i++) { const t = process.hrtime.bigint(); await req('tools/call', { name: 'echo', arguments: { message: 'x' } }); if (i >= 200) s.push(Number(process.hrtime.bigint() - t) / 1e6); }
-s.sort((a, b) => a - b);
-console.log('relist every', calls, 'p50', s[1000].toFixed(3), 'p90', s[1800].toFixed(3), 'p95', s[1900].toFixed(3), 'p99', s[1980].toFixed(3), 'max', s[1999].toFixed(1));
-child.stdin.end();
+// The cost of periodic re-listing on round-trip latency (ADR 0008), with its baseline (a session that never
+// re-lists) in the same run:
+//   node bench/relist-cost.mjs [--calls 2000] [--every 50,200]        (needs a build: npm run build)
+// Enrolls server-everything in a temporary home it creates and removes (your own home is not touched), starts one
+// `mcp-warden run` session per relistEvery.calls setting and one that never re-lists, and times echo calls on
+// them in alternating blocks of 100.
+import { NEVER, relistCost } from './lib/relist.mjs';
+import { fmt, signed } from './lib/stats.mjs';
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const calls = Number(arg('calls', 2000));
+const every = String(arg('every', '50,200')).split(',').map(Number);
+const r = await relistCost({ calls, every });
+console.log(`| relistEvery.calls (${calls} echo calls each, server-everything) | p50 ms | p90 ms | p99 ms | max ms | p99 − never |`);
+console.log('|---|---|---|---|---|---|');
+for (const n of [NEVER, ...every]) {
+  const s = r[n];
+  console.log(`| ${n === NEVER ? 'never (baseline)' : n} | ${fmt(s.p50, 3)} | ${fmt(s.p90, 3)} | ${fmt(s.p99, 3)} | ${fmt(s.max, 1)} | ${n === NEVER ? '' : signed(s.p99 - r[NEVER].p99, 3)} |`);
+}

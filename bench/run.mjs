@@ -1,85 +1,52 @@
-// mcp-warden benchmarks, each side by side with its baseline in one run (see docs/performance.md).
-//   node bench/run.mjs [--rounds N] [--launches N] [--digest-mb N] [--before OTHER/dist/cli/main.js]
-// Needs a build (npm run build). Writes bench/out/results.json and prints a Markdown table. With --before, a
-// second build of the warden (e.g. the previous commit's, built in a git worktree) is measured beside this one
-// in the same run, so that what a change costs is read off one table.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+// mcp-warden benchmarks, each side by side with its baselines in one run (see docs/performance.md, issue 13).
+//   npm run bench          (= npm run build && node bench/run.mjs)
+//   node bench/run.mjs [--quick] [--launches N] [--rounds N] [--concurrent-rounds N] [--bulk-calls N]
+//                      [--rss-calls N] [--relist-calls N] [--digest-mb N] [--only a,b] [--before OTHER/dist/cli/main.js]
+// Sides: direct (the client spawns the server itself), raw relay (bench/raw-relay.mjs: a node process that only
+// pipes bytes) and mcp-warden run; the warden − raw relay difference is the warden's own work. Everything goes
+// through the CLI (`add`, `run`) in a temporary home; only the listing cost and the digest import dist modules.
+// --quick: small counts, for a smoke test (< 1 minute). --only: launch,concurrent,relay,bulk,rss,listing,digest,relist.
+// With --before, a second build of the warden (e.g. the previous commit's, built in a git worktree) is measured
+// beside this one for the launches and round trips, so that what a change costs is read off one table.
+// Prints a Markdown table per measure (target, met?) and writes bench/out/results.json.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { bigFile, digestThroughput } from './lib/digest.mjs';
+import { concurrentLaunch, launchTimes } from './lib/launch.mjs';
+import { leftovers, removeDir, stopAll } from './lib/procs.mjs';
+import { bulk, relayMemory, roundTrips } from './lib/relay.mjs';
+import { relistCost } from './lib/relist.mjs';
+import { report } from './lib/report.mjs';
+import { add, benchDir, ROOT, sidesFor, WARDEN } from './lib/setup.mjs';
+import { median } from './lib/stats.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const WARDEN = path.join(ROOT, 'dist/cli/main.js');
-const EVERYTHING = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-const arg = (name, dflt) => {
+const QUICK = process.argv.includes('--quick');
+const arg = (name, full, quick) => {
   const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+  return i > 0 ? Number(process.argv[i + 1]) : QUICK ? quick : full;
 };
-const ROUNDS = arg('rounds', 2000);
-const LAUNCHES = arg('launches', 15);
-const DIGEST_MB = arg('digest-mb', 500);
-const BEFORE = process.argv.includes('--before') ? path.resolve(process.argv[process.argv.indexOf('--before') + 1]) : undefined;
-
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+const strArg = (name) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
 };
-const median = (xs) => quantile(xs, 0.5);
-
-/** A line-level JSON-RPC client over a spawned process. */
-function session(cmd, args) {
-  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'ignore'] });
-  let buf = '';
-  const waiting = new Map();
-  child.stdout.on('data', (d) => {
-    buf += d;
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const msg = JSON.parse(buf.slice(0, nl));
-      buf = buf.slice(nl + 1);
-      if (msg.id !== undefined && waiting.has(msg.id)) {
-        waiting.get(msg.id)(msg);
-        waiting.delete(msg.id);
-      }
-    }
-  });
-  let nextId = 1;
-  const request = (method, params) =>
-    new Promise((resolve) => {
-      const id = nextId++;
-      waiting.set(id, resolve);
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
-    });
-  const notify = (method) => child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method }) + '\n');
-  const close = () => new Promise((resolve) => (child.once('exit', resolve), child.stdin.end()));
-  return { request, notify, close };
-}
-
-const INIT = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } };
-
-/** Round trips on three live sessions, in alternating blocks, so that drift in machine load hits all alike. */
-async function roundTrips(sides) {
-  const sessions = sides.map(([cmd, args]) => session(cmd, args));
-  for (const s of sessions) {
-    await s.request('initialize', INIT);
-    s.notify('notifications/initialized');
-    await s.request('tools/list', {});
-  }
-  const samples = sessions.map(() => []);
-  const BLOCK = 100; // calls in a row on one session (a client talks to one server at a time), then the next
-  for (let done = -200; done < ROUNDS; done += BLOCK) {
-    for (let k = 0; k < sessions.length; k++) {
-      for (let i = 0; i < BLOCK; i++) {
-        const t = process.hrtime.bigint();
-        await sessions[k].request('tools/call', { name: 'echo', arguments: { message: `round ${done + i}` } });
-        if (done >= 0) samples[k].push(Number(process.hrtime.bigint() - t) / 1e6);
-      }
-    }
-  }
-  await Promise.all(sessions.map((s) => s.close()));
-  return samples;
-}
+const opts = {
+  quick: QUICK,
+  launches: arg('launches', 15, 2),
+  launchWarmup: arg('launch-warmup', 2, 1),
+  concurrent: arg('concurrent', 10, 10),
+  concurrentRounds: arg('concurrent-rounds', 5, 1),
+  concurrentWarmup: arg('concurrent-warmup', 1, 0),
+  rounds: arg('rounds', 2000, 200),
+  bulkCalls: arg('bulk-calls', 64, 8),
+  rssCalls: arg('rss-calls', 1000, 300),
+  relistCalls: arg('relist-calls', 2000, 200),
+  digestMb: arg('digest-mb', 500, 50),
+};
+const ONLY = strArg('only')?.split(',');
+const BEFORE = strArg('before') && path.resolve(strArg('before'));
+const wanted = (m) => !ONLY || ONLY.includes(m);
 
 /** Admitting a 1,000-tool listing (lossless parse, RFC 8785 and exact digests, per-field prints) vs a floor. */
 async function listingCost() {
@@ -103,85 +70,94 @@ async function listingCost() {
   return { bytes: body.length, oursMs: median(ours.slice(5)), floorMs: median(floor.slice(5)) };
 }
 
-async function launchTimes(cmd, args) {
-  const samples = [];
-  for (let i = 0; i < LAUNCHES; i++) {
-    const t = process.hrtime.bigint();
-    const s = session(cmd, args);
-    await s.request('initialize', INIT);
-    samples.push(Number(process.hrtime.bigint() - t) / 1e6);
-    await s.close();
+const git = (...a) => {
+  try {
+    return execFileSync('git', ['-C', ROOT, ...a], { encoding: 'utf8' }).trim();
+  } catch {
+    return undefined;
   }
-  return samples;
-}
+};
+const results = {
+  date: new Date().toISOString(),
+  commit: git('rev-parse', '--short', 'HEAD'),
+  dirty: git('status', '--porcelain', '--', 'src') ? 'src/ has uncommitted changes' : undefined,
+  machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, loadavgStart: os.loadavg() },
+  options: { ...opts, only: ONLY, before: BEFORE },
+  errors: {},
+};
+const log = (msg) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0)} s] ${msg}\n`);
+const started = performance.now();
 
-function digestThroughput(file, bytes) {
-  const ours = [];
-  const openssl = [];
-  for (let i = 0; i < 3; i++) {
-    // Timed inside the process (node's own start-up is measured by the launch benchmark).
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', `import { digestFileAsync } from ${JSON.stringify(path.join(ROOT, 'dist/attest/digest.js'))}; const t = process.hrtime.bigint(); await digestFileAsync(${JSON.stringify(file)}); console.log(Number(process.hrtime.bigint() - t) / 1e9);`]);
-    ours.push(Number(out.toString()));
-    const t = process.hrtime.bigint();
-    execFileSync('openssl', ['dgst', '-sha256', file]);
-    openssl.push(Number(process.hrtime.bigint() - t) / 1e9);
+/** Runs one measure; a failure is recorded and reported, and the others still run. */
+async function measure(name, f) {
+  if (!wanted(name)) return;
+  log(`${name}…`);
+  try {
+    results[name] = await f();
+  } catch (err) {
+    results.errors[name] = err.stack ?? String(err);
+    log(`${name} failed: ${err.message}`);
+    await stopAll();
   }
-  const mbps = (secs) => bytes / 1e6 / Math.min(...secs);
-  return { ours: mbps(ours), openssl: mbps(openssl) };
 }
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-bench-'));
-const home = path.join(dir, 'home');
-const add = spawnSync(process.execPath, [WARDEN, '--home', home, 'add', 'everything', '--yes', '--', process.execPath, EVERYTHING, 'stdio'], { encoding: 'utf8' });
-if (add.status !== 0) throw new Error(add.stderr);
-const direct = [process.execPath, [EVERYTHING, 'stdio']];
-const raw = [process.execPath, [path.join(ROOT, 'bench/raw-relay.mjs'), process.execPath, EVERYTHING, 'stdio']];
-const warden = [process.execPath, [WARDEN, '--home', home, 'run', 'everything']];
-let before;
-if (BEFORE) {
-  const beforeHome = path.join(dir, 'home-before');
-  const r = spawnSync(process.execPath, [BEFORE, '--home', beforeHome, 'add', 'everything', '--yes', '--', process.execPath, EVERYTHING, 'stdio'], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(r.stderr);
-  before = [process.execPath, [BEFORE, '--home', beforeHome, 'run', 'everything']];
-}
+const { dir, servers } = benchDir();
+try {
+  const uses = { launch: ['basic', 'everything'], concurrent: ['basic', 'everything'], relay: ['everything'], bulk: ['bulk'], rss: ['everything'], relist: ['everything'] };
+  const ids = Object.keys(servers).filter((id) => Object.entries(uses).some(([m, list]) => wanted(m) && list.includes(id)));
+  log(`enrolling ${ids.join(', ')} with mcp-warden add in ${dir}`);
+  const home = path.join(dir, 'home');
+  const homes = { warden: { warden: WARDEN, home } };
+  for (const id of ids) add(WARDEN, home, id, servers[id]);
+  if (BEFORE) {
+    homes.before = { warden: BEFORE, home: path.join(dir, 'home-before') };
+    for (const id of ids.filter((i) => i !== 'bulk')) add(BEFORE, homes.before.home, id, servers[id]);
+  }
+  const sides = (id, withBefore = true) => sidesFor(servers[id], id, withBefore ? homes : { warden: homes.warden });
 
-const results = { machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version }, rounds: ROUNDS, launches: LAUNCHES };
-const [rtDirect, rtRaw, rtWarden, rtBefore] = await roundTrips(before ? [direct, raw, warden, before] : [direct, raw, warden]);
-const rt = { direct: rtDirect, raw: rtRaw, warden: rtWarden, ...(before ? { before: rtBefore } : {}) };
-results.roundTripMs = Object.fromEntries(Object.entries(rt).map(([k, v]) => [k, { p50: median(v), p95: quantile(v, 0.95) }]));
-await launchTimes(...warden); // warm the digest cache and the page cache
-if (before) await launchTimes(...before);
-const lt = { direct: await launchTimes(...direct), raw: await launchTimes(...raw), warden: await launchTimes(...warden), ...(before ? { before: await launchTimes(...before) } : {}) };
-results.launchMs = Object.fromEntries(Object.entries(lt).map(([k, v]) => [k, { p50: median(v), min: Math.min(...v) }]));
-results.listing = await listingCost();
-const big = path.join(dir, 'big.bin');
-execFileSync('head', ['-c', String(DIGEST_MB * 1024 * 1024), '/dev/urandom'], { stdio: ['ignore', fs.openSync(big, 'w'), 'inherit'] });
-results.digestMBps = digestThroughput(big, DIGEST_MB * 1024 * 1024);
-fs.rmSync(dir, { recursive: true, force: true });
+  await measure('launch', async () => ({
+    basic: await launchTimes(sides('basic'), { launches: opts.launches, warmup: opts.launchWarmup }),
+    everything: await launchTimes(sides('everything'), { launches: opts.launches, warmup: opts.launchWarmup }),
+  }));
+  await measure('concurrent', async () => {
+    const c = { count: opts.concurrent, rounds: opts.concurrentRounds, warmup: opts.concurrentWarmup };
+    const out = { basic: await concurrentLaunch(sides('basic', false), c) };
+    if (!QUICK) out.everything = await concurrentLaunch(sides('everything', false), c);
+    return out;
+  });
+  await measure('relay', () => roundTrips(sides('everything'), { calls: opts.rounds, warmup: QUICK ? 50 : 200 }));
+  await measure('bulk', () => bulk(sides('bulk', false), { calls: opts.bulkCalls, warmup: QUICK ? 2 : 4 }));
+  await measure('rss', () => {
+    const { raw, warden } = sides('everything', false);
+    return relayMemory({ raw, warden }, { calls: opts.rssCalls });
+  });
+  await measure('listing', listingCost);
+  await measure('digest', () => {
+    const file = bigFile(dir, opts.digestMb);
+    try {
+      return digestThroughput(dir, file);
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+  });
+  await measure('relist', () => relistCost({ every: [50, 200], calls: opts.relistCalls, warmup: QUICK ? 50 : 200, home }));
+} catch (err) {
+  results.errors.setup = err.stack ?? String(err);
+  log(`setup failed: ${err.message}`);
+} finally {
+  await stopAll();
+  const left = leftovers([dir]);
+  removeDir(dir);
+  if (left.length) results.errors.leftovers = left;
+}
+results.machine.loadavgEnd = os.loadavg();
+results.seconds = (performance.now() - started) / 1000;
 
 fs.mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
 fs.writeFileSync(path.join(ROOT, 'bench/out/results.json'), JSON.stringify(results, null, 2) + '\n');
-const f = (x) => x.toFixed(3);
-console.log(`machine: ${results.machine.cpus} × ${results.machine.model}, node ${results.machine.node}\n`);
-console.log('| measure | direct | raw relay | mcp-warden run | warden − direct |');
-console.log('|---|---|---|---|---|');
-const r = results.roundTripMs;
-console.log(`| tools/call echo round trip p50 (ms, ${ROUNDS} calls) | ${f(r.direct.p50)} | ${f(r.raw.p50)} | ${f(r.warden.p50)} | +${f(r.warden.p50 - r.direct.p50)} |`);
-console.log(`| tools/call echo round trip p95 (ms) | ${f(r.direct.p95)} | ${f(r.raw.p95)} | ${f(r.warden.p95)} | +${f(r.warden.p95 - r.direct.p95)} |`);
-const l = results.launchMs;
-console.log(`| spawn to initialize result p50 (ms, ${LAUNCHES} launches, warm cache) | ${l.direct.p50.toFixed(0)} | ${l.raw.p50.toFixed(0)} | ${l.warden.p50.toFixed(0)} | +${(l.warden.p50 - l.direct.p50).toFixed(0)} |`);
-if (before) {
-  console.log(`\n| this build against --before (same run) | before | this build | difference |`);
-  console.log('|---|---|---|---|');
-  console.log(`| tools/call echo round trip p50 (ms) | ${f(r.before.p50)} | ${f(r.warden.p50)} | ${f(r.warden.p50 - r.before.p50)} |`);
-  console.log(`| tools/call echo round trip p95 (ms) | ${f(r.before.p95)} | ${f(r.warden.p95)} | ${f(r.warden.p95 - r.before.p95)} |`);
-  console.log(`| spawn to initialize result p50 (ms) | ${l.before.p50.toFixed(0)} | ${l.warden.p50.toFixed(0)} | ${(l.warden.p50 - l.before.p50).toFixed(0)} |`);
+console.log(report(results));
+if (Object.keys(results.errors).length) {
+  console.error(`errors: ${Object.keys(results.errors).join(', ')} (details in bench/out/results.json)`);
+  for (const [k, v] of Object.entries(results.errors)) console.error(`${k}: ${Array.isArray(v) ? v.join('\n  ') : v.split('\n')[0]}`);
+  process.exitCode = 1;
 }
-const ls = results.listing;
-console.log(`\n| admit a 1,000-tool listing (${(ls.bytes / 1024).toFixed(0)} KiB, real tools from the corpus) | JSON.parse + JSON.stringify + sha256 per tool (floor) | mcp-warden (lossless parse, RFC 8785 + exact digests, prints) |`);
-console.log('|---|---|---|');
-console.log(`| median ms (25 runs) | ${ls.floorMs.toFixed(1)} | ${ls.oursMs.toFixed(1)} |`);
-const d = results.digestMBps;
-console.log(`\n| digest of a ${DIGEST_MB} MiB file | openssl dgst -sha256 | mcp-warden (node:crypto, 4 MiB double-buffered reads) | ratio |`);
-console.log('|---|---|---|---|');
-console.log(`| MB/s (best of 3; openssl includes its ~5 ms process start) | ${d.openssl.toFixed(0)} | ${d.ours.toFixed(0)} | ${(d.ours / d.openssl).toFixed(2)}× |`);
