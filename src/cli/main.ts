@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { Command, CommanderError, Option } from 'commander';
 import { WardenError } from '../error.js';
 import type { ImportOptions } from './import.js';
 import type { UnwrapOptions } from './unwrap.js';
@@ -19,7 +18,36 @@ function exitWhenFlushed(code: number): Promise<number> {
   return new Promise(() => process.stdout.write('', () => process.exit(code)));
 }
 
-function main(argv: string[]): void {
+/** Reports the outcome of a verb: its exit code, or one sentence for a WardenError, or an internal error. */
+function settle(outcome: Promise<number>): void {
+  outcome.then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      if (err instanceof WardenError) {
+        process.stderr.write(`mcp-warden: ${err.code}: ${err.message}\n`);
+        process.exitCode = err.exitCode;
+        return;
+      }
+      process.stderr.write(`mcp-warden: internal error (please report): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = 70;
+    },
+  );
+}
+
+/** The words a client starts `run` with (`[--home DIR] run ID`), or undefined for anything else, which goes
+ *  through the whole command line. Building that (commander and every verb's options) is time on the launch. */
+function plainRun(args: string[]): { home?: string; id: string } | undefined {
+  const word = (w: string | undefined): w is string => w !== undefined && w !== '' && !w.startsWith('-');
+  const [a, b, c, d] = args;
+  if (args.length === 2 && a === 'run' && word(b)) return { id: b };
+  if (args.length === 4 && a === '--home' && word(b) && c === 'run' && word(d)) return { home: b, id: d };
+  if (args.length === 3 && a?.startsWith('--home=') && word(a.slice(7)) && b === 'run' && word(c)) return { home: a.slice(7), id: c };
+  return undefined;
+}
+
+async function main(argv: string[]): Promise<void> {
   // A closed stdout (a reader that went away, `| head`) is not an error of the warden. For `run` it means the
   // client is gone, and its session ends on stdin EOF; for every other verb there is nothing left to say.
   const isRun = argv.slice(2).includes('run');
@@ -27,6 +55,12 @@ function main(argv: string[]): void {
     if (err.code !== 'EPIPE') throw err;
     if (!isRun) process.exit(process.exitCode ?? 0);
   });
+  const run = plainRun(argv.slice(2));
+  if (run) {
+    settle(import('./run.js').then(async (m) => exitWhenFlushed(await m.runVerb(run.home, run.id))));
+    return;
+  }
+  const { Command, CommanderError, Option } = await import('commander');
   const program = new Command('mcp-warden')
     .description('Supply-chain attestation supervisor for stdio MCP servers')
     .option('--home <dir>', 'the warden home (default: $MCP_WARDEN_HOME, else $XDG_CONFIG_HOME/mcp-warden)')
@@ -218,20 +252,7 @@ function main(argv: string[]): void {
     }
     throw err;
   }
-  outcome.then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      if (err instanceof WardenError) {
-        process.stderr.write(`mcp-warden: ${err.code}: ${err.message}\n`);
-        process.exitCode = err.exitCode;
-        return;
-      }
-      process.stderr.write(`mcp-warden: internal error (please report): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exitCode = 70;
-    },
-  );
+  settle(outcome);
 }
 
-main(process.argv);
+void main(process.argv);
