@@ -87,55 +87,82 @@ function inexactText(lexeme: string, js: string): string | undefined {
   return `${exact.negative ? '-' : ''}${exact.digits}e${exact.exp}`;
 }
 
-interface Walk {
+export interface Walk {
   mode: CanonicalMode;
   /** Set when some number's exact text differs from its RFC 8785 text. */
   inexact: boolean;
 }
 
-/** Appends the canonical text of `value` to `out` (one join at the end: no intermediate strings). */
-function write(value: JsonValue, w: Walk, out: string[]): void {
-  if (typeof value === 'string') out.push(JSON.stringify(value));
-  else if (value === null) out.push('null');
-  else if (value === true) out.push('true');
-  else if (value === false) out.push('false');
-  else if (value instanceof JsonNumber) {
+// What JSON.stringify escapes in a string: '"', '\\', C0 controls, and surrogates when lone (a paired one is
+// kept, but any surrogate takes the slow path, where JSON.stringify decides).
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A string as JSON.stringify writes it (RFC 8785's escaping), without calling it for the common string that
+ *  needs no escape. */
+export function quote(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
+/** The keys of an object in RFC 8785 order: UTF-16 code units, what `<` on strings and a default sort compare
+ *  (keys are distinct, so the order is total). Most objects have a handful of keys: insertion sort needs no
+ *  comparator calls or second array for them. A wide object gets the n log n sort (a hostile server can
+ *  send 50,000 keys in reverse order). */
+export function sortedKeys(obj: ReadonlyMap<string, unknown>): string[] {
+  if (obj.size > 16) return Array.from(obj.keys()).sort();
+  const keys: string[] = [];
+  for (const k of obj.keys()) {
+    let j = keys.length;
+    while (j > 0 && (keys[j - 1] as string) > k) {
+      keys[j] = keys[j - 1] as string;
+      j--;
+    }
+    keys[j] = k;
+  }
+  return keys;
+}
+
+/** The canonical text of `value`, built by concatenation (V8 joins the pieces once, when the text is read). */
+export function canonicalText(value: JsonValue, w: Walk): string {
+  if (typeof value === 'string') return quote(value);
+  if (value === null) return 'null';
+  if (value === true) return 'true';
+  if (value === false) return 'false';
+  if (value instanceof JsonNumber) {
     const js = es6(value.lexeme);
     const exact = inexactText(value.lexeme, js);
-    if (exact !== undefined) w.inexact = true;
-    out.push(exact !== undefined && w.mode === 'exact' ? exact : js);
-  } else if (Array.isArray(value)) {
-    out.push('[');
-    for (let i = 0; i < value.length; i++) {
-      if (i) out.push(',');
-      write(value[i] as JsonValue, w, out);
-    }
-    out.push(']');
-  } else {
-    const keys = Array.from(value.keys()).sort();
-    out.push('{');
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i] as string;
-      out.push(i ? ',' : '', JSON.stringify(k), ':');
-      write(value.get(k) as JsonValue, w, out);
-    }
-    out.push('}');
+    if (exact === undefined) return js;
+    w.inexact = true;
+    return w.mode === 'exact' ? exact : js;
   }
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i) out += ',';
+      out += canonicalText(value[i] as JsonValue, w);
+    }
+    return out + ']';
+  }
+  const keys = sortedKeys(value);
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    if (i) out += ',';
+    out += quote(k);
+    out += ':';
+    out += canonicalText(value.get(k) as JsonValue, w);
+  }
+  return out + '}';
 }
 
 /** Canonical text of a lossless JSON value. Throws CanonicalError for a value RFC 8785 cannot transform. */
 export function canonicalize(value: JsonValue, mode: CanonicalMode = 'jcs'): string {
-  const out: string[] = [];
-  write(value, { mode, inexact: false }, out);
-  return out.join('');
+  return canonicalText(value, { mode, inexact: false });
 }
 
 /** Both canonical texts in one pass when they agree (the common case): `exact` is `jcs` unless a number differs. */
 export function canonicalizeBoth(value: JsonValue): { jcs: string; exact: string } {
   const w: Walk = { mode: 'jcs', inexact: false };
-  const out: string[] = [];
-  write(value, w, out);
-  const jcs = out.join('');
+  const jcs = canonicalText(value, w);
   return { jcs, exact: w.inexact ? canonicalize(value, 'exact') : jcs };
 }
 
