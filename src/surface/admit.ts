@@ -1,7 +1,7 @@
-import { CanonicalError, canonicalize } from '../protocol/json/canonical.js';
+import { CanonicalError, canonicalBytes, type Walk } from '../protocol/json/canonical.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
-import { ABSENT, tagged } from './hash.js';
-import { canonicalTool, printTool, type CanonicalTool, type ToolPrint } from './print.js';
+import { ABSENT, hashOf, tagged } from './hash.js';
+import { canonicalTool, canonicalToolBytes, printTool, type ToolPrint } from './print.js';
 
 // Admissibility of a served tool surface (tools.lock SPEC §6): everything a server sends is hostile input,
 // and a surface that cannot be admitted never produces a lock or a drift verdict. Also computes each
@@ -149,17 +149,20 @@ export function admitTool(v: JsonValue, index: number, caps: SurfaceCaps): LiveT
   if (desc !== undefined && desc !== null && typeof desc !== 'string') throw new InadmissibleError(`${where()} has a "description" that is not a string`);
   const schema = v.get('inputSchema');
   if (schema !== undefined && schema !== null && !(schema instanceof Map)) throw new InadmissibleError(`${where()} has an "inputSchema" that is not an object`);
-  let printed: CanonicalTool;
+  // One pass gives the tools.lock bytes; the exact form needs a second only when a number differs.
+  const w: Walk = { mode: 'jcs', inexact: false };
+  let bytes: number;
+  let hTool: string;
   try {
-    printed = canonicalTool(v);
+    const jcs = canonicalToolBytes(v, w);
+    bytes = jcs.length;
+    if (bytes > caps.maxToolBytes) throw new InadmissibleError(`${where()} is ${bytes} bytes canonical, over the ${caps.maxToolBytes}-byte cap`);
+    hTool = tagged(jcs);
   } catch (err) {
     if (err instanceof CanonicalError) throw new InadmissibleError(`${where()} cannot be canonicalized: ${err.message}`);
     throw err;
   }
-  const bytes = byteLength(printed.jcs);
-  if (bytes > caps.maxToolBytes) throw new InadmissibleError(`${where()} is ${bytes} bytes canonical, over the ${caps.maxToolBytes}-byte cap`);
-  const hTool = tagged(printed.jcs);
-  const hExact = printed.exact === printed.jcs ? hTool : tagged(printed.exact);
+  const hExact = w.inexact ? tagged(canonicalBytes(v, { mode: 'exact', inexact: false })) : hTool;
   let print: ToolPrint | undefined;
   return {
     name,
@@ -169,12 +172,12 @@ export function admitTool(v: JsonValue, index: number, caps: SurfaceCaps): LiveT
     },
     bytes,
     hTool,
-    // A field's RFC 8785 text is the text it has inside the tool's.
+    // A field's RFC 8785 bytes are the bytes it has inside the tool's.
     get hDesc(): string {
-      return typeof desc === 'string' ? tagged(canonicalize(desc)) : ABSENT;
+      return typeof desc === 'string' ? hashOf(desc) : ABSENT;
     },
     get hSchema(): string {
-      return schema instanceof Map ? tagged(canonicalize(schema)) : ABSENT;
+      return schema instanceof Map ? hashOf(schema) : ABSENT;
     },
     hExact,
     get print(): ToolPrint {
