@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { closingQuote, readEscaped, StringFault } from './string.js';
+import { asciiString, closingQuote, readEscaped, StringFault } from './string.js';
 
 // A lossless JSON reader over received bytes. Unlike JSON.parse it keeps each number's lexeme (so
 // 9007199254740993 survives), refuses duplicate keys (a parser differential: the server and the warden must
@@ -217,7 +217,8 @@ class Reader {
       this.pos = end + 1;
       return this.text.slice(start, end);
     }
-    if (!this.bytes) {
+    // Escapes (or, in a string input, a surrogate). Bytes are read as they are when they are all ASCII.
+    if (!this.bytes || asciiString(this.text, start)) {
       try {
         const r = readEscaped(this.text, start);
         this.pos = r.end;

@@ -57,9 +57,23 @@ export function readEscaped(src: string, from: number): { value: string; end: nu
   }
 }
 
-/** Where, in the latin1 view of UTF-8 bytes (one character per byte), the string whose content starts at
- *  `from` closes: the first '"' not escaped, or the end of the text. It need not be well formed: readEscaped
- *  judges it, and meets the same quote (a byte of a multibyte character is never '"' or '\'). */
+/** Whether the string whose content starts at `from`, in the latin1 view of UTF-8 bytes (one character per
+ *  byte), is ASCII up to its closing quote (the first '"' not escaped) or the end of the text: then
+ *  readEscaped reads it from the view as it is. A byte from 0x80 right after a backslash is not looked at:
+ *  readEscaped refuses that escape before reading further. */
+export function asciiString(latin1: string, from: number): boolean {
+  for (let i = from; i < latin1.length; i++) {
+    const c = latin1.charCodeAt(i);
+    if (c === 0x22) return true;
+    if (c === 0x5c) i++;
+    else if (c >= 0x80) return false;
+  }
+  return true;
+}
+
+/** Where, in the latin1 view of UTF-8 bytes, the string whose content starts at `from` closes: the first '"'
+ *  not escaped, or the end of the text. It need not be well formed: readEscaped judges it, and meets the same
+ *  quote (a byte of a multibyte character is never '"' or '\'). */
 export function closingQuote(latin1: string, from: number): number {
   for (let i = from; i < latin1.length; i++) {
     const c = latin1.charCodeAt(i);
