@@ -163,28 +163,41 @@ export function admitTool(v: JsonValue, index: number, caps: SurfaceCaps): LiveT
     throw err;
   }
   const hExact = w.inexact ? tagged(canonicalBytes(v, { mode: 'exact', inexact: false })) : hTool;
-  let print: ToolPrint | undefined;
-  return {
-    name,
-    value: v,
-    get canonical(): string {
-      return canonicalTool(v).jcs;
-    },
-    bytes,
-    hTool,
-    // A field's RFC 8785 bytes are the bytes it has inside the tool's.
-    get hDesc(): string {
-      return typeof desc === 'string' ? hashOf(desc) : ABSENT;
-    },
-    get hSchema(): string {
-      return schema instanceof Map ? hashOf(schema) : ABSENT;
-    },
-    hExact,
-    get print(): ToolPrint {
-      print ??= printTool(v, hExact);
-      return print;
-    },
-  };
+  return new AdmittedTool(name, v, bytes, hTool, hExact);
+}
+
+// A class, not an object literal with getters: a listing keeps a thousand of these, and a literal's getters
+// are a closure and an accessor pair per tool.
+class AdmittedTool implements LiveTool {
+  private printed: ToolPrint | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly value: JsonObject,
+    readonly bytes: number,
+    readonly hTool: string,
+    readonly hExact: string,
+  ) {}
+
+  get canonical(): string {
+    return canonicalTool(this.value).jcs;
+  }
+
+  // A field's RFC 8785 bytes are the bytes it has inside the tool's.
+  get hDesc(): string {
+    const desc = this.value.get('description');
+    return typeof desc === 'string' ? hashOf(desc) : ABSENT;
+  }
+
+  get hSchema(): string {
+    const schema = this.value.get('inputSchema');
+    return schema instanceof Map ? hashOf(schema) : ABSENT;
+  }
+
+  get print(): ToolPrint {
+    this.printed ??= printTool(this.value, this.hExact);
+    return this.printed;
+  }
 }
 
 /** Accumulates the pages of one listing, enforcing the per-listing rules. */
