@@ -4,8 +4,8 @@
 // real tools of test/fixtures/surfaces/corpus.jsonl, repeated to 1,000 and renamed tool_0…tool_999 (~1 MiB).
 //   ours:  readJson (lossless) + ListingAdmitter.page (admissibility, RFC 8785 and exact digests per tool)
 //   floor: JSON.parse + JSON.stringify + sha256 per tool, on the same bytes
-// Both sides run interleaved in one process, alternating which goes first so that garbage one side leaves
-// is not always collected on the other's clock; warm-up runs are discarded and the medians compared.
+// Both sides run interleaved in one process, alternating run by run and then in blocks (see measure() below);
+// warm-up runs are discarded and the medians compared.
 // --dist measures another build (e.g. a worktree of the commit before) with the same script; --only runs one
 // side (for node --cpu-prof).
 import { createHash } from 'node:crypto';
@@ -56,23 +56,41 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const samples = { ours: [], floor: [] };
-for (let i = 0; i < WARMUP + RUNS; i++) {
-  const order = i % 2 ? ['floor', 'ours'] : ['ours', 'floor'];
-  for (const side of order) {
-    if (ONLY && side !== ONLY) continue;
+// Two ways to interleave the sides. Alternating, as bench/run.mjs does: the garbage one run leaves is
+// collected during whichever run comes next, so a side that allocates less moves collection onto the other's
+// clock. In blocks: BLOCK runs of one side, then BLOCK of the other, the first two of each block discarded (they
+// collect what the other side left): each side in its own steady state, paying for its own collections.
+// (A forced full collection before each run was tried and dropped: the run after it pays for concurrent
+// sweeping and recommitted memory, which no real admission does.)
+const BLOCK = 6;
+
+function measure(inBlocks) {
+  const samples = { ours: [], floor: [] };
+  const sides = ONLY ? [ONLY] : ['ours', 'floor'];
+  const run = (side, keep) => {
     const ms = timed(side === 'ours' ? ours : floor);
-    if (i >= WARMUP) samples[side].push(ms);
+    if (keep) samples[side].push(ms);
+  };
+  if (!inBlocks) {
+    for (let i = 0; i < WARMUP + RUNS; i++) for (const side of i % 2 ? [...sides].reverse() : sides) run(side, i >= WARMUP);
+  } else {
+    for (let b = 0; samples[sides[0]].length < RUNS || samples[sides.at(-1)].length < RUNS; b++) {
+      for (const side of b % 2 ? [...sides].reverse() : sides) for (let i = 0; i < BLOCK; i++) run(side, i >= 2 && b >= 2);
+    }
   }
+  const med = (side, k) => median(samples[side].map((x) => x[k]));
+  return Object.fromEntries(sides.map((side) => [side, { wall: med(side, 'wall'), cpu: med(side, 'cpu') }]));
 }
 
-const f = (x) => x.toFixed(1).padStart(6);
-const med = (side, k) => median(samples[side].map((s) => s[k]));
-console.log(`listing: ${tools.length} tools, ${(body.length / 1024).toFixed(0)} KiB; build: ${path.relative(process.cwd(), DIST) || '.'}; median of ${RUNS} runs after ${WARMUP} warm-up`);
-console.log('                                                        wall ms  cpu ms');
-if (!ONLY || ONLY === 'floor') console.log(`floor (JSON.parse + JSON.stringify + sha256 per tool):   ${f(med('floor', 'wall'))}  ${f(med('floor', 'cpu'))}`);
-if (!ONLY || ONLY === 'ours') console.log(`mcp-warden (readJson + ListingAdmitter.page):            ${f(med('ours', 'wall'))}  ${f(med('ours', 'cpu'))}`);
+const modes = [measure(false), measure(true)];
+const f = (x) => x.toFixed(1).padStart(7);
+const row = (label, side) => console.log(`${label.padEnd(56)}${modes.map((m) => `${f(m[side].wall)} ${f(m[side].cpu)}`).join('    ')}`);
+console.log(`listing: ${tools.length} tools, ${(body.length / 1024).toFixed(0)} KiB; build: ${path.relative(process.cwd(), DIST) || '.'}; median of ${RUNS} runs after ${WARMUP} warm-up, the sides interleaved`);
+console.log(`${''.padEnd(56)}alternating        in blocks of ${BLOCK} (steady state)`);
+console.log(`${''.padEnd(56)}wall ms  cpu ms    wall ms  cpu ms`);
+if (!ONLY || ONLY === 'floor') row('floor (JSON.parse + JSON.stringify + sha256 per tool)', 'floor');
+if (!ONLY || ONLY === 'ours') row('mcp-warden (readJson + ListingAdmitter.page)', 'ours');
 if (!ONLY) {
-  const r = (k) => (med('ours', k) / med('floor', k)).toFixed(2);
-  console.log(`ratio to the floor (target ≤ 2×):                         ${r('wall').padStart(5)}×  ${r('cpu').padStart(5)}×`);
+  const r = (m, k) => `${(m.ours[k] / m.floor[k]).toFixed(2)}×`.padStart(7);
+  console.log(`${'ratio to the floor (target ≤ 2×)'.padEnd(56)}${modes.map((m) => `${r(m, 'wall')} ${r(m, 'cpu')}`).join('    ')}`);
 }
