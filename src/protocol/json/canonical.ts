@@ -13,7 +13,6 @@ import { ByteSink } from './sink.js';
 
 export type CanonicalMode = 'jcs' | 'exact';
 
-
 export { CanonicalError };
 
 export interface Walk {

@@ -3,7 +3,7 @@
 // 1 MiB listing (collecting it was a third of the admission). One sink is reused from call to call.
 
 const INITIAL = 1 << 16;
-const KEPT = 1 << 20; // a buffer a huge value grew beyond this is dropped when the sink is reset
+const KEPT = 1 << 20; // a buffer a huge value grew beyond this is not kept for the next value
 
 const HEX = '0123456789abcdef';
 
@@ -17,13 +17,16 @@ export class ByteSink {
 
   /** Empties the sink (what was written before is overwritten by what comes next). */
   reset(): void {
-    if (this.buf.length > KEPT) this.buf = Buffer.allocUnsafe(INITIAL);
+    if (this.buf.length > KEPT) this.buf = Buffer.allocUnsafe(INITIAL); // left by a value that failed
     this.pos = 0;
   }
 
-  /** What was written since the reset: a view, valid until the sink is written again. */
+  /** What was written since the reset: a view, valid until the sink is written again. A buffer a huge value
+   *  grew is left to the view (and freed with it), the sink starting afresh. */
   bytes(): Buffer {
-    return this.buf.subarray(0, this.pos);
+    const view = this.buf.subarray(0, this.pos);
+    if (this.buf.length > KEPT) this.buf = Buffer.allocUnsafe(INITIAL);
+    return view;
   }
 
   private reserve(n: number): Buffer {
