@@ -1,7 +1,7 @@
-import { CanonicalError } from '../protocol/json/canonical.js';
+import { CanonicalError, canonicalBytes, type Walk } from '../protocol/json/canonical.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
-import { ABSENT, tagged } from './hash.js';
-import { canonicalTool, printTool, type CanonicalTool, type ToolPrint } from './print.js';
+import { ABSENT, hashOf, tagged } from './hash.js';
+import { canonicalTool, canonicalToolBytes, printTool, type ToolPrint } from './print.js';
 
 // Admissibility of a served tool surface (tools.lock SPEC §6): everything a server sends is hostile input,
 // and a surface that cannot be admitted never produces a lock or a drift verdict. Also computes each
@@ -36,8 +36,10 @@ export class InadmissibleError extends Error {
 export interface LiveTool {
   name: string;
   value: JsonObject;
-  /** RFC 8785 text of the whole tool. */
-  canonical: string;
+  /** RFC 8785 text of the whole tool (computed again on use: admitting keeps only its digests, so a listing's
+   *  texts are garbage the moment they are hashed), and its length in UTF-8 bytes. */
+  readonly canonical: string;
+  bytes: number;
   hTool: string;
   /** tools.lock h_desc and h_schema (computed on first use: only locking needs them). */
   readonly hDesc: string;
@@ -50,21 +52,46 @@ export interface LiveTool {
 
 const SENSITIVE_TOP = ['name', 'title', 'inputSchema', 'outputSchema', 'annotations'];
 const DESCRIPTION = ['description'];
+const LISTING_KEYS = ['tools', 'nextCursor'];
+const HANDSHAKE_KEYS = ['protocolVersion', 'instructions', 'serverInfo', 'capabilities'];
 
 function byteLength(s: string): number {
   return Buffer.byteLength(s, 'utf8');
 }
 
-const lowered = new Map<readonly string[], Map<string, string>>();
+// Only a key of the same UTF-16 length as an ASCII key can lower-case to it: lower-casing maps each code
+// point on its own (final sigma aside, which is not ASCII), and the only non-ASCII code point that lower-cases
+// to ASCII is U+212A KELVIN SIGN, to "k", one unit for one (test/surface/admit-keys.test.ts checks every code
+// point). So most keys are passed over on their length, without lower-casing them.
+interface Sensitive {
+  byLower: Map<string, string>;
+  /** Lengths of the keys, or undefined when one is not ASCII (then every key is lower-cased). */
+  lengths: number[] | undefined;
+}
 
-/** Refuses an object that carries a case-variant of one of `keys` next to (or instead of) the exact key. */
-export function refuseCaseVariants(obj: JsonObject, keys: readonly string[], where: string): void {
-  let byLower = lowered.get(keys);
-  if (!byLower) lowered.set(keys, (byLower = new Map(keys.map((k) => [k.toLowerCase(), k]))));
+// Weak: callers may pass a fresh array each time.
+const sensitiveOf = new WeakMap<readonly string[], Sensitive>();
+
+function sensitive(keys: readonly string[]): Sensitive {
+  let s = sensitiveOf.get(keys);
+  if (!s) {
+    const lower = keys.map((k) => k.toLowerCase());
+    // eslint-disable-next-line no-control-regex
+    const lengths = lower.every((k) => /^[\u0000-\u007f]*$/.test(k)) ? lower.map((k) => k.length) : undefined;
+    sensitiveOf.set(keys, (s = { byLower: new Map(keys.map((k, i) => [lower[i] as string, k])), lengths }));
+  }
+  return s;
+}
+
+/** Refuses an object that carries a case-variant of one of `keys` next to (or instead of) the exact key.
+ *  `where` names the object in the refusal (a function when naming it costs something). */
+export function refuseCaseVariants(obj: JsonObject, keys: readonly string[], where: string | (() => string)): void {
+  const { byLower, lengths } = sensitive(keys);
   for (const k of obj.keys()) {
-    const sensitive = byLower.get(k.toLowerCase());
-    if (sensitive !== undefined && sensitive !== k) {
-      throw new InadmissibleError(`${where} carries "${printable(k)}", a case-variant of "${sensitive}"`);
+    if (lengths !== undefined && !lengths.includes(k.length)) continue;
+    const exact = byLower.get(k.toLowerCase());
+    if (exact !== undefined && exact !== k) {
+      throw new InadmissibleError(`${typeof where === 'string' ? where : where()} carries "${printable(k)}", a case-variant of "${exact}"`);
     }
   }
 }
@@ -79,13 +106,27 @@ export function printable(s: string): string {
     .replace(/[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-function refuseNestedDescriptionVariants(v: JsonValue, where: string): void {
+function refuseNestedDescriptionVariants(v: JsonValue, where: () => string): void {
   if (Array.isArray(v)) {
     for (const x of v) refuseNestedDescriptionVariants(x, where);
   } else if (v instanceof Map) {
     refuseCaseVariants(v, DESCRIPTION, where);
     for (const x of v.values()) refuseNestedDescriptionVariants(x, where);
   }
+}
+
+/** Whether refuseNestedDescriptionVariants would refuse `v`: the same test on every key, without building a
+ *  message, so the walk that names the first offender runs only when there is one. */
+function hasDescriptionVariant(v: JsonValue): boolean {
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (hasDescriptionVariant(v[i] as JsonValue)) return true;
+  } else if (v instanceof Map) {
+    for (const k of v.keys()) {
+      if (k.length === 11 && k !== 'description' && k.toLowerCase() === 'description') return true;
+    }
+    for (const x of v.values()) if (hasDescriptionVariant(x)) return true;
+  }
+  return false;
 }
 
 function checkName(name: JsonValue | undefined, index: number): string {
@@ -101,41 +142,62 @@ function checkName(name: JsonValue | undefined, index: number): string {
 export function admitTool(v: JsonValue, index: number, caps: SurfaceCaps): LiveTool {
   if (!(v instanceof Map)) throw new InadmissibleError(`tool ${index} is not a JSON object`);
   const name = checkName(v.get('name'), index);
-  const where = `tool "${printable(name)}"`;
+  const where = (): string => `tool "${printable(name)}"`;
   refuseCaseVariants(v, SENSITIVE_TOP, where);
-  refuseNestedDescriptionVariants(v, where);
+  if (hasDescriptionVariant(v)) refuseNestedDescriptionVariants(v, where);
   const desc = v.get('description');
-  if (desc !== undefined && desc !== null && typeof desc !== 'string') throw new InadmissibleError(`${where} has a "description" that is not a string`);
+  if (desc !== undefined && desc !== null && typeof desc !== 'string') throw new InadmissibleError(`${where()} has a "description" that is not a string`);
   const schema = v.get('inputSchema');
-  if (schema !== undefined && schema !== null && !(schema instanceof Map)) throw new InadmissibleError(`${where} has an "inputSchema" that is not an object`);
-  let printed: CanonicalTool;
+  if (schema !== undefined && schema !== null && !(schema instanceof Map)) throw new InadmissibleError(`${where()} has an "inputSchema" that is not an object`);
+  // One pass gives the tools.lock bytes; the exact form needs a second only when a number differs.
+  const w: Walk = { mode: 'jcs', inexact: false };
+  let bytes: number;
+  let hTool: string;
   try {
-    printed = canonicalTool(v);
+    const jcs = canonicalToolBytes(v, w);
+    bytes = jcs.length;
+    if (bytes > caps.maxToolBytes) throw new InadmissibleError(`${where()} is ${bytes} bytes canonical, over the ${caps.maxToolBytes}-byte cap`);
+    hTool = tagged(jcs);
   } catch (err) {
-    if (err instanceof CanonicalError) throw new InadmissibleError(`${where} cannot be canonicalized: ${err.message}`);
+    if (err instanceof CanonicalError) throw new InadmissibleError(`${where()} cannot be canonicalized: ${err.message}`);
     throw err;
   }
-  const canonical = printed.jcs;
-  if (byteLength(canonical) > caps.maxToolBytes) throw new InadmissibleError(`${where} is ${byteLength(canonical)} bytes canonical, over the ${caps.maxToolBytes}-byte cap`);
-  const hTool = tagged(canonical);
-  let print: ToolPrint | undefined;
-  return {
-    name,
-    value: v,
-    canonical,
-    hTool,
-    get hDesc(): string {
-      return typeof desc === 'string' ? tagged(printed.jcsFields.description as string) : ABSENT;
-    },
-    get hSchema(): string {
-      return schema instanceof Map ? tagged(printed.jcsFields.inputSchema as string) : ABSENT;
-    },
-    hExact: printed.exact === canonical ? hTool : tagged(printed.exact),
-    get print(): ToolPrint {
-      print ??= printTool(v, printed.exact);
-      return print;
-    },
-  };
+  const hExact = w.inexact ? tagged(canonicalBytes(v, { mode: 'exact', inexact: false })) : hTool;
+  return new AdmittedTool(name, v, bytes, hTool, hExact);
+}
+
+// A class, not an object literal with getters: a listing keeps a thousand of these, and a literal's getters
+// are a closure and an accessor pair per tool.
+class AdmittedTool implements LiveTool {
+  private printed: ToolPrint | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly value: JsonObject,
+    readonly bytes: number,
+    readonly hTool: string,
+    readonly hExact: string,
+  ) {}
+
+  get canonical(): string {
+    return canonicalTool(this.value).jcs;
+  }
+
+  // A field's RFC 8785 bytes are the bytes it has inside the tool's.
+  get hDesc(): string {
+    const desc = this.value.get('description');
+    return typeof desc === 'string' ? hashOf(desc) : ABSENT;
+  }
+
+  get hSchema(): string {
+    const schema = this.value.get('inputSchema');
+    return schema instanceof Map ? hashOf(schema) : ABSENT;
+  }
+
+  get print(): ToolPrint {
+    this.printed ??= printTool(this.value, this.hExact);
+    return this.printed;
+  }
 }
 
 /** Accumulates the pages of one listing, enforcing the per-listing rules. */
@@ -152,14 +214,14 @@ export class ListingAdmitter {
   page(result: JsonValue | undefined): string | undefined {
     if (++this.pages > this.caps.maxPages) throw new InadmissibleError(`the listing has more than ${this.caps.maxPages} pages`);
     if (!(result instanceof Map)) throw new InadmissibleError('a tools/list result is not a JSON object');
-    refuseCaseVariants(result, ['tools', 'nextCursor'], 'a tools/list result');
+    refuseCaseVariants(result, LISTING_KEYS, 'a tools/list result');
     const tools = result.get('tools');
     if (!Array.isArray(tools)) throw new InadmissibleError('a tools/list result has no "tools" array');
     for (const t of tools) {
       const tool = admitTool(t, this.tools.length, this.caps);
       if (this.names.has(tool.name)) throw new InadmissibleError(`the listing names tool "${printable(tool.name)}" twice`);
       this.names.add(tool.name);
-      this.bytes += byteLength(tool.canonical);
+      this.bytes += tool.bytes;
       if (this.bytes > this.caps.maxSurfaceBytes) throw new InadmissibleError(`the surface exceeds the ${this.caps.maxSurfaceBytes}-byte cap`);
       if (this.tools.length >= this.caps.maxTools) throw new InadmissibleError(`the listing has more than ${this.caps.maxTools} tools`);
       this.tools.push(tool);
@@ -185,7 +247,7 @@ export interface Handshake {
 /** Reads what the surface needs from an initialize result, with exact-key discipline (SPEC §3.4). */
 export function admitHandshake(result: JsonValue | undefined, caps: SurfaceCaps = DEFAULT_CAPS): Handshake {
   if (!(result instanceof Map)) throw new InadmissibleError('the initialize result is not a JSON object');
-  refuseCaseVariants(result, ['protocolVersion', 'instructions', 'serverInfo', 'capabilities'], 'the initialize result');
+  refuseCaseVariants(result, HANDSHAKE_KEYS, 'the initialize result');
   const era = result.get('protocolVersion');
   if (typeof era !== 'string') throw new InadmissibleError('the initialize result has no string "protocolVersion"');
   const instr = result.get('instructions');

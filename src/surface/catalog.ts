@@ -1,7 +1,6 @@
 import { CanonicalError } from '../protocol/json/canonical.js';
 import type { JsonValue } from '../protocol/json/reader.js';
-import { canonicalTool } from './print.js';
-import { tagged } from './hash.js';
+import { toolDigests } from './print.js';
 import { InadmissibleError, printable, refuseCaseVariants, type SurfaceCaps } from './admit.js';
 
 // Prompts, resources and resource templates: the rest of what a server tells the model (prompt text,
@@ -54,7 +53,7 @@ export class CatalogAdmitter {
       if (Object.hasOwn(this.items, id)) throw new InadmissibleError(`${this.k.method} names "${printable(id)}" twice`);
       if (++this.count > this.caps.maxTools) throw new InadmissibleError(`${this.k.method} has more than ${this.caps.maxTools} items`);
       try {
-        this.items[id] = tagged(canonicalTool(item).exact);
+        this.items[id] = toolDigests(item).hExact;
       } catch (err) {
         if (err instanceof CanonicalError) throw new InadmissibleError(`"${printable(id)}" in ${this.k.method} cannot be canonicalized: ${err.message}`);
         throw err;

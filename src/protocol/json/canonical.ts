@@ -1,4 +1,6 @@
+import { CanonicalError, es6, inexactText } from './number.js';
 import { JsonNumber, type JsonValue } from './reader.js';
+import { ByteSink } from './sink.js';
 
 // RFC 8785 (JCS) canonical form over a lossless value, and the warden's exact variant.
 // - 'jcs': pure RFC 8785. Numbers are serialized as ES6 doubles, so 9007199254740993 and
@@ -11,131 +13,100 @@ import { JsonNumber, type JsonValue } from './reader.js';
 
 export type CanonicalMode = 'jcs' | 'exact';
 
-export class CanonicalError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CanonicalError';
-  }
-}
+export { CanonicalError };
 
-/** A decimal lexeme reduced to sign, significant digits and exponent: value = sign × digits × 10^exp. The
- *  exponent is decimal text: a lexeme's exponent may have more digits than a double holds exactly. */
-function decimal(lexeme: string): { negative: boolean; digits: string; exp: string } {
-  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(lexeme);
-  if (!m) throw new CanonicalError(`not a JSON number: ${lexeme}`);
-  const intPart = m[2] as string;
-  const frac = m[3] ?? '';
-  let digits = (intPart + frac).replace(/^0+/, '');
-  if (digits === '') return { negative: false, digits: '0', exp: '0' };
-  const trimmed = digits.replace(/0+$/, '');
-  const shift = digits.length - trimmed.length - frac.length;
-  digits = trimmed;
-  return { negative: m[1] === '-', digits, exp: addToExponent(m[4] ?? '0', shift) };
-}
-
-const EXACT_DIGITS = 15; // a decimal of up to 15 digits, plus or minus a count of lexeme characters, is exact in a double
-
-/** `exp + shift` as decimal text, exactly, in time linear in the length of `exp` (BigInt would be quadratic
- *  on the megabytes of exponent digits a message can hold). `shift` is bounded by the lexeme's length. */
-function addToExponent(exp: string, shift: number): string {
-  const m = /^([+-]?)0*(\d*)$/.exec(exp) as RegExpExecArray;
-  const negative = m[1] === '-';
-  const magnitude = (m[2] as string) || '0';
-  if (magnitude.length <= EXACT_DIGITS) return String((negative ? -Number(magnitude) : Number(magnitude)) + shift);
-  // |exp| >= 10^15 > |shift|: the sign stays, and the magnitude grows or shrinks by |shift|.
-  const grows = negative === shift < 0;
-  const cut = magnitude.length - EXACT_DIGITS;
-  let head = magnitude.slice(0, cut);
-  let low = Number(magnitude.slice(cut)) + (grows ? 1 : -1) * Math.abs(shift);
-  if (low >= 10 ** EXACT_DIGITS) {
-    low -= 10 ** EXACT_DIGITS;
-    head = carry(head, 1);
-  } else if (low < 0) {
-    low += 10 ** EXACT_DIGITS;
-    head = carry(head, -1);
-  }
-  return `${negative ? '-' : ''}${`${head}${String(low).padStart(EXACT_DIGITS, '0')}`.replace(/^0+/, '')}`;
-}
-
-/** A non-empty digit string plus or minus one (never below zero: its first digit is not 0). */
-function carry(digits: string, by: 1 | -1): string {
-  const [from, to] = by === 1 ? ['9', '0'] : ['0', '9'];
-  let i = digits.length - 1;
-  while (i >= 0 && digits[i] === from) i--;
-  if (i < 0) return `1${to.repeat(digits.length)}`; // only when adding: 99…9 + 1
-  return `${digits.slice(0, i)}${String(Number(digits[i]) + by)}${to.repeat(digits.length - i - 1)}`;
-}
-
-function sameDecimal(a: ReturnType<typeof decimal>, b: ReturnType<typeof decimal>): boolean {
-  return a.negative === b.negative && a.digits === b.digits && a.exp === b.exp;
-}
-
-/** The ES6 serialization of a number lexeme, refusing values outside the double range. */
-function es6(lexeme: string): string {
-  const d = Number(lexeme);
-  if (!Number.isFinite(d)) throw new CanonicalError(`number ${lexeme.slice(0, 40)} is outside the IEEE-754 double range`);
-  return Object.is(d, -0) ? '0' : String(d);
-}
-
-const SAFE_INTEGER = /^-?[0-9]{1,15}$/;
-
-/** The exact text of a lexeme whose double would not hold its decimal value, or undefined when it would. */
-function inexactText(lexeme: string, js: string): string | undefined {
-  if (js === lexeme || SAFE_INTEGER.test(lexeme)) return undefined;
-  const exact = decimal(lexeme);
-  if (sameDecimal(exact, decimal(js))) return undefined;
-  return `${exact.negative ? '-' : ''}${exact.digits}e${exact.exp}`;
-}
-
-interface Walk {
+export interface Walk {
   mode: CanonicalMode;
   /** Set when some number's exact text differs from its RFC 8785 text. */
   inexact: boolean;
 }
 
-/** Appends the canonical text of `value` to `out` (one join at the end: no intermediate strings). */
-function write(value: JsonValue, w: Walk, out: string[]): void {
-  if (typeof value === 'string') out.push(JSON.stringify(value));
-  else if (value === null) out.push('null');
-  else if (value === true) out.push('true');
-  else if (value === false) out.push('false');
+// The canonical form is written as UTF-8 into one sink, reused from call to call (sink.ts says why). Callers
+// that want text decode the bytes, exactly: canonical text is well-formed UTF-16 (a lone surrogate is
+// escaped), so the round trip is lossless.
+const sink = new ByteSink();
+
+// The sorted keys of the objects being written, a segment per open object (a nested object's segment sits
+// above its parent's): no array per object.
+const keyStack: string[] = [];
+let keyTop = 0;
+
+/** Pushes the keys of an object in RFC 8785 order: UTF-16 code units, what `<` on strings and a default sort
+ *  compare (keys are distinct, so the order is total). Most objects have a handful of keys: insertion sort
+ *  needs no comparator calls for them. A wide object gets the n log n sort (a hostile server can send 50,000
+ *  keys in reverse order). */
+function pushSortedKeys(obj: ReadonlyMap<string, unknown>): void {
+  const base = keyTop;
+  if (obj.size > 16) {
+    for (const k of Array.from(obj.keys()).sort()) keyStack[keyTop++] = k;
+    return;
+  }
+  for (const k of obj.keys()) {
+    let j = keyTop++;
+    while (j > base && (keyStack[j - 1] as string) > k) {
+      keyStack[j] = keyStack[j - 1] as string;
+      j--;
+    }
+    keyStack[j] = k;
+  }
+}
+
+function write(value: JsonValue, w: Walk): void {
+  if (typeof value === 'string') sink.string(value);
+  else if (value === null) sink.ascii('null');
+  else if (value === true) sink.ascii('true');
+  else if (value === false) sink.ascii('false');
   else if (value instanceof JsonNumber) {
     const js = es6(value.lexeme);
     const exact = inexactText(value.lexeme, js);
     if (exact !== undefined) w.inexact = true;
-    out.push(exact !== undefined && w.mode === 'exact' ? exact : js);
+    sink.ascii(exact !== undefined && w.mode === 'exact' ? exact : js);
   } else if (Array.isArray(value)) {
-    out.push('[');
+    sink.byte(0x5b);
     for (let i = 0; i < value.length; i++) {
-      if (i) out.push(',');
-      write(value[i] as JsonValue, w, out);
+      if (i) sink.byte(0x2c);
+      write(value[i] as JsonValue, w);
     }
-    out.push(']');
+    sink.byte(0x5d);
   } else {
-    const keys = Array.from(value.keys()).sort();
-    out.push('{');
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i] as string;
-      out.push(i ? ',' : '', JSON.stringify(k), ':');
-      write(value.get(k) as JsonValue, w, out);
+    const base = keyTop;
+    pushSortedKeys(value);
+    const end = keyTop;
+    sink.byte(0x7b);
+    for (let i = base; i < end; i++) {
+      const k = keyStack[i] as string;
+      if (i > base) sink.byte(0x2c);
+      sink.string(k);
+      sink.byte(0x3a);
+      write(value.get(k) as JsonValue, w);
     }
-    out.push('}');
+    sink.byte(0x7d);
+    keyTop = base;
   }
+}
+
+/** The canonical form of `value` as UTF-8, in a view of the writer's buffer: valid until the next call of
+ *  anything in this module, so hash or copy it first. Throws CanonicalError as canonicalize does. */
+export function canonicalBytes(value: JsonValue, w: Walk): Buffer {
+  sink.reset();
+  keyTop = 0;
+  try {
+    write(value, w);
+  } finally {
+    keyStack.length = 0; // keep no key of the value alive
+  }
+  return sink.bytes();
 }
 
 /** Canonical text of a lossless JSON value. Throws CanonicalError for a value RFC 8785 cannot transform. */
 export function canonicalize(value: JsonValue, mode: CanonicalMode = 'jcs'): string {
-  const out: string[] = [];
-  write(value, { mode, inexact: false }, out);
-  return out.join('');
+  return canonicalBytes(value, { mode, inexact: false }).toString('utf8');
 }
 
 /** Both canonical texts in one pass when they agree (the common case): `exact` is `jcs` unless a number differs. */
 export function canonicalizeBoth(value: JsonValue): { jcs: string; exact: string } {
   const w: Walk = { mode: 'jcs', inexact: false };
-  const out: string[] = [];
-  write(value, w, out);
-  const jcs = out.join('');
+  const jcs = canonicalBytes(value, w).toString('utf8');
   return { jcs, exact: w.inexact ? canonicalize(value, 'exact') : jcs };
 }
 

@@ -1,3 +1,6 @@
+import { isUtf8 } from 'node:buffer';
+import { asciiString, closingQuote, readEscaped, StringFault } from './string.js';
+
 // A lossless JSON reader over received bytes. Unlike JSON.parse it keeps each number's lexeme (so
 // 9007199254740993 survives), refuses duplicate keys (a parser differential: the server and the warden must
 // not read different values), refuses invalid UTF-8 and lone surrogates, and bounds depth and size.
@@ -47,58 +50,58 @@ export class JsonReadError extends Error {
   }
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
 /** Parses one JSON text. Throws JsonReadError; never returns a partial value. */
 export function readJson(input: Uint8Array | string, limits: ReadLimits = DEFAULT_READ_LIMITS, capture?: ReadCapture): JsonValue {
-  let text: string;
+  let reader: Reader;
   if (typeof input === 'string') {
-    text = input;
-    if (Buffer.byteLength(text, 'utf8') > limits.maxBytes) {
+    if (Buffer.byteLength(input, 'utf8') > limits.maxBytes) {
       throw new JsonReadError('too_large', `input exceeds ${limits.maxBytes} bytes`, 0, 1, 1);
     }
+    reader = new Reader(input, undefined, limits.maxDepth);
   } else {
     if (input.byteLength > limits.maxBytes) {
       throw new JsonReadError('too_large', `input exceeds ${limits.maxBytes} bytes`, 0, 1, 1);
     }
-    try {
-      text = utf8.decode(input);
-    } catch {
-      throw new JsonReadError('invalid_utf8', 'invalid UTF-8', 0, 1, 1);
-    }
+    // The same bytes a fatal TextDecoder refuses (invalid sequences, overlongs, surrogates, beyond U+10FFFF).
+    if (!isUtf8(input)) throw new JsonReadError('invalid_utf8', 'invalid UTF-8', 0, 1, 1);
+    const bytes = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+    reader = new Reader(bytes.toString('latin1'), bytes, limits.maxDepth);
   }
-  const reader = new Reader(text, limits.maxDepth);
   const value = reader.document();
-  if (capture && reader.idSpan) {
-    const [s, e] = reader.idSpan;
-    capture.idSpan = typeof input === 'string' ? [s, e] : byteSpan(text, input.byteLength, s, e);
-  }
+  // In the input's own units: text offsets for a string, byte offsets for bytes.
+  if (capture && reader.idSpan) capture.idSpan = reader.idSpan;
   return value;
 }
 
-/** Byte offsets of text offsets [s, e) in its UTF-8 encoding, counting from the nearer end of the text. */
-function byteSpan(text: string, byteLength: number, s: number, e: number): [number, number] {
-  const inner = Buffer.byteLength(text.slice(s, e));
-  if (s <= text.length - e) {
-    const start = Buffer.byteLength(text.slice(0, s));
-    return [start, start + inner];
-  }
-  const end = byteLength - Buffer.byteLength(text.slice(e));
-  return [end - inner, end];
-}
+/** A run of string characters the reader takes as they are (sticky; matches the empty run too). */
+const PLAIN_RUN = /[^"\\\u0000-\u001f\ud800-\udfff]*/y;
+/** The same over the latin1 view of bytes, where only ASCII is itself (a byte from 0x80 is part of a
+ *  multibyte character, decoded on the slow path). */
+const ASCII_RUN = /[^"\\\u0000-\u001f\u0080-\uffff]*/y;
 
 const NUMBER_RE = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 
+// The reader reads a string input as it is, and bytes through their latin1 view: one character per byte,
+// so that positions are byte offsets, and a string of plain ASCII is a slice of a one-byte string (a slice of
+// decoded UTF-16 text would be two-byte whenever the input holds one character beyond Latin-1, and every
+// later copy, canonical text and digest of it would pay for that). A string with any other byte is decoded
+// from the bytes (validated up front). Refusals report offsets, lines and columns in characters of the
+// decoded text either way.
 class Reader {
   private pos = 0;
   private depth = 0;
-  /** Text offsets of the top-level member "id" value, when the document is an object that has one. */
+  private readonly plainRun: RegExp;
+  /** Offsets (the input's units) of the top-level member "id" value, when the document is an object that has one. */
   idSpan: [number, number] | undefined;
 
+  /** `text` is the input, or the latin1 view of `bytes`. */
   constructor(
     private readonly text: string,
+    private readonly bytes: Buffer | undefined,
     private readonly maxDepth: number,
-  ) {}
+  ) {
+    this.plainRun = bytes ? ASCII_RUN : PLAIN_RUN;
+  }
 
   document(): JsonValue {
     this.skipWs();
@@ -108,7 +111,7 @@ class Reader {
     return value;
   }
 
-  private value(path: string[]): JsonValue {
+  private value(path: (string | number)[]): JsonValue {
     const c = this.text.charCodeAt(this.pos);
     switch (c) {
       case 0x7b: // {
@@ -129,7 +132,7 @@ class Reader {
     }
   }
 
-  private object(path: string[]): JsonObject {
+  private object(path: (string | number)[]): JsonObject {
     this.enter();
     this.pos++;
     const out: JsonObject = new Map();
@@ -172,7 +175,7 @@ class Reader {
     }
   }
 
-  private array(path: string[]): JsonValue[] {
+  private array(path: (string | number)[]): JsonValue[] {
     this.enter();
     this.pos++;
     const out: JsonValue[] = [];
@@ -184,7 +187,7 @@ class Reader {
     }
     for (;;) {
       this.skipWs();
-      path.push(String(out.length));
+      path.push(out.length); // a number: pointer() makes it text only when a message needs it
       out.push(this.value(path));
       path.pop();
       this.skipWs();
@@ -203,56 +206,38 @@ class Reader {
   }
 
   private string(): string {
-    const text = this.text;
-    let i = this.pos + 1;
-    let out = '';
-    let runStart = i;
-    for (;;) {
-      if (i >= text.length) {
-        this.pos = i;
-        this.fail('syntax', 'unterminated string');
+    // Most strings are a plain run: one native scan finds their end, and the slice is the value (what
+    // readEscaped would return, with nothing for it to refuse).
+    const start = this.pos + 1;
+    const run = this.plainRun;
+    run.lastIndex = start;
+    run.test(this.text);
+    const end = run.lastIndex;
+    if (this.text.charCodeAt(end) === 0x22) {
+      this.pos = end + 1;
+      return this.text.slice(start, end);
+    }
+    // Escapes (or, in a string input, a surrogate). Bytes are read as they are when they are all ASCII.
+    if (!this.bytes || asciiString(this.text, start)) {
+      try {
+        const r = readEscaped(this.text, start);
+        this.pos = r.end;
+        return r.value;
+      } catch (err) {
+        if (err instanceof StringFault) this.fail(err.kind, err.detail, err.at);
+        throw err;
       }
-      const c = text.charCodeAt(i);
-      if (c === 0x22) {
-        out += text.slice(runStart, i);
-        this.pos = i + 1;
-        return checkSurrogates(out, this, runStart);
-      }
-      if (c < 0x20) {
-        this.pos = i;
-        this.fail('syntax', 'unescaped control character in string');
-      }
-      if (c === 0x5c) {
-        out += text.slice(runStart, i);
-        const e = text.charCodeAt(i + 1);
-        switch (e) {
-          case 0x22: out += '"'; break;
-          case 0x5c: out += '\\'; break;
-          case 0x2f: out += '/'; break;
-          case 0x62: out += '\b'; break;
-          case 0x66: out += '\f'; break;
-          case 0x6e: out += '\n'; break;
-          case 0x72: out += '\r'; break;
-          case 0x74: out += '\t'; break;
-          case 0x75: {
-            const hex = text.slice(i + 2, i + 6);
-            if (!/^[0-9a-fA-F]{4}$/.test(hex)) {
-              this.pos = i;
-              this.fail('syntax', 'invalid \\u escape');
-            }
-            out += String.fromCharCode(parseInt(hex, 16));
-            i += 4;
-            break;
-          }
-          default:
-            this.pos = i;
-            this.fail('syntax', 'invalid escape');
-        }
-        i += 2;
-        runStart = i;
-        continue;
-      }
-      i++;
+    }
+    // Decode the string's bytes (to its closing quote, or to the end of the input) and read that.
+    const close = closingQuote(this.text, start);
+    const src = this.bytes.toString('utf8', start, Math.min(close + 1, this.text.length));
+    try {
+      const r = readEscaped(src, 0);
+      this.pos = close + 1;
+      return r.value;
+    } catch (err) {
+      if (err instanceof StringFault) this.failAt(err.kind, err.detail, this.charsBefore(start) + err.at);
+      throw err;
     }
   }
 
@@ -285,34 +270,29 @@ class Reader {
     if (++this.depth > this.maxDepth) this.fail('too_deep', `nesting deeper than ${this.maxDepth}`);
   }
 
-  fail(kind: JsonReadErrorKind, detail: string, at = this.pos): never {
+  /** Refuses at `at`, in the reader's units (bytes when reading bytes). */
+  private fail(kind: JsonReadErrorKind, detail: string, at = this.pos): never {
+    return this.failAt(kind, detail, this.bytes ? this.charsBefore(at) : at);
+  }
+
+  /** Characters of the decoded text before byte offset `at` (always the start of a character). */
+  private charsBefore(at: number): number {
+    return (this.bytes as Buffer).toString('utf8', 0, at).length;
+  }
+
+  /** Refuses at a character offset of the decoded text. */
+  private failAt(kind: JsonReadErrorKind, detail: string, at: number): never {
+    const text = this.bytes ? this.bytes.toString('utf8') : this.text;
     let line = 1;
     let lineStart = 0;
-    for (let i = 0; i < at && i < this.text.length; i++) {
-      if (this.text.charCodeAt(i) === 0x0a) {
+    for (let i = 0; i < at && i < text.length; i++) {
+      if (text.charCodeAt(i) === 0x0a) {
         line++;
         lineStart = i + 1;
       }
     }
     throw new JsonReadError(kind, detail, at, line, at - lineStart + 1);
   }
-}
-
-function checkSurrogates(s: string, reader: Reader, at: number): string {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const n = s.charCodeAt(i + 1);
-      if (n >= 0xdc00 && n <= 0xdfff) {
-        i++;
-        continue;
-      }
-      reader.fail('lone_surrogate', 'lone surrogate in string', at);
-    } else if (c >= 0xdc00 && c <= 0xdfff) {
-      reader.fail('lone_surrogate', 'lone surrogate in string', at);
-    }
-  }
-  return s;
 }
 
 /** RFC 6901 JSON pointer for a path of keys. */
