@@ -73,7 +73,17 @@ export type TreeMemo = Map<string, PackageTree>;
 function treeArtifact(script: string, cache: DigestCache | undefined, memo: TreeMemo | undefined): Artifact | undefined {
   const root = findPackageRoot(path.dirname(script));
   if (!root) return undefined;
-  const tree = memo?.get(root) ?? digestPackageTree(root, cache);
+  let tree = memo?.get(root);
+  try {
+    tree ??= digestPackageTree(root, cache);
+  } catch (err) {
+    if (err instanceof WardenError) throw err;
+    // A tree the walk cannot read (a path past PATH_MAX, a directory it may not list) is a refusal like any
+    // other: node may already be waiting at the gate, and the launch must be answered and audited.
+    const e = err as NodeJS.ErrnoException;
+    const where = e.path ? ` at ${e.path.length > 160 ? `${e.path.slice(0, 160)}…` : e.path}` : '';
+    throw new WardenError('PACKAGE_TREE_INVALID', `the package tree of ${root} cannot be digested: ${e.code ?? e.message}${where}.`, { cause: err });
+  }
   memo?.set(root, tree);
   return { kind: 'package', path: tree.root, sha256: tree.sha256, chain: [tree.root], files: tree.files, packages: tree.packages, treeKeys: tree.keys, treeDirs: tree.dirs };
 }
