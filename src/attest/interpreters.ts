@@ -199,6 +199,15 @@ function noScript(who: Who, code: 'NODE_OPTION_REFUSED' | 'INTERPRETER_OPTION_RE
   throw new WardenError(code, `server '${who.serverId}' ${what}: ${who.name} then reads its program from stdin, which is the MCP stream. Give the script file itself: ${scriptFile(who)}`);
 }
 
+/** Whether every one of `args` is a node option the warden permits before a script (one that loads nothing):
+ *  a "#!" line's options are what node is started with, and they are not judged before the gate opens. */
+export function nodeOptionsLoadNothing(args: readonly string[]): boolean {
+  return args.every((a) => {
+    const eq = a.indexOf('=');
+    return eq < 0 ? NODE_FLAGS.has(a) : NODE_VALUED.has(a.slice(0, eq));
+  });
+}
+
 /** Finds the script a node command line runs: its first argument that is not an option. */
 function nodeScriptIndex(who: Who, args: readonly string[]): number {
   for (let i = 0; i < args.length; i++) {

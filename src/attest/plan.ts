@@ -1,13 +1,14 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { WardenError } from '../error.js';
 import type { DigestCache } from './cache.js';
 import { digestFileAsync, readHead } from './digest.js';
-import { interpreterFamily, scriptIndex } from './interpreters.js';
+import { interpreterFamily, nodeOptionsLoadNothing, scriptIndex } from './interpreters.js';
 import { refuseRegistryLaunchers } from './launchers.js';
 import { refuseWrappers } from './wrappers.js';
 import { findCommand, resolveFileArg, type ResolvedFile } from './resolve.js';
 import { parseShebang } from './shebang.js';
-import type { StatKey } from './stat-key.js';
+import { sameKey, statKey, type StatKey } from './stat-key.js';
 import { digestPackageTree, findPackageRoot, type PackageTree } from './tree.js';
 
 // From a command line in servers.json to what will run: the file to exec (always a realpath, so a symlink
@@ -72,7 +73,17 @@ export type TreeMemo = Map<string, PackageTree>;
 function treeArtifact(script: string, cache: DigestCache | undefined, memo: TreeMemo | undefined): Artifact | undefined {
   const root = findPackageRoot(path.dirname(script));
   if (!root) return undefined;
-  const tree = memo?.get(root) ?? digestPackageTree(root, cache);
+  let tree = memo?.get(root);
+  try {
+    tree ??= digestPackageTree(root, cache);
+  } catch (err) {
+    if (err instanceof WardenError) throw err;
+    // A tree the walk cannot read (a path past PATH_MAX, a directory it may not list) is a refusal like any
+    // other: node may already be waiting at the gate, and the launch must be answered and audited.
+    const e = err as NodeJS.ErrnoException;
+    const where = e.path ? ` at ${e.path.length > 160 ? `${e.path.slice(0, 160)}…` : e.path}` : '';
+    throw new WardenError('PACKAGE_TREE_INVALID', `the package tree of ${root} cannot be digested: ${e.code ?? e.message}${where}.`, { cause: err });
+  }
   memo?.set(root, tree);
   return { kind: 'package', path: tree.root, sha256: tree.sha256, chain: [tree.root], files: tree.files, packages: tree.packages, treeKeys: tree.keys, treeDirs: tree.dirs };
 }
@@ -106,6 +117,13 @@ export interface ResolvedLaunch {
   script?: ResolvedFile;
   /** node runs the script: its package tree and recorded modules belong to the plan, and the guard applies. */
   node: boolean;
+  /** node may be started behind the module guard's gate before the script is judged: every option it is
+   *  started with loads nothing. A "#!" line's options come from the script itself, which is not judged yet: an
+   *  option such as --require would run code before the preload, so such a script is judged before the spawn. */
+  gated: boolean;
+  /** For a "#!" script: its stat key when its first line (node's options) was read; it must still have it
+   *  when it is digested, so the options node runs with are those of the bytes that were judged. */
+  headKey?: StatKey;
 }
 
 /** Resolves a server's command line and digests its executable. Throws WardenError on refusal. */
@@ -114,19 +132,22 @@ export async function resolveLaunch(spec: CommandSpec, cache?: DigestCache): Pro
   refuseWrappers(spec.serverId, spec.command, spec.args);
   const exe = findCommand(spec.command, spec.trustedPath, spec.cwd, `the command of server '${spec.serverId}'`);
   refuseWrappers(spec.serverId, spec.command, spec.args, exe.realpath);
+  // Taken before the head is read: a "#!" script digested later with another key may have had another first line.
+  const headKey = statKey(fs.statSync(exe.realpath, { bigint: true }));
   const head = readHead(exe.realpath, 256);
 
   if (head.subarray(0, 4).equals(ELF_MAGIC)) {
     const executable = await fileArtifact('executable', exe, cache);
     const family = interpreterFamily(exe.realpath, spec.command);
-    if (!family) return { serverId: spec.serverId, file: exe.realpath, args: spec.args, argv0: spec.command, executable, node: false };
+    if (!family) return { serverId: spec.serverId, file: exe.realpath, args: spec.args, argv0: spec.command, executable, node: false, gated: false };
     // An interpreter runs its script as surely as a "#!" line would: the script is digested, and run at the
     // realpath that was digested (a name re-pointed later changes nothing; bash never searches PATH for it).
     const at = scriptIndex(family, spec.serverId, spec.command, spec.args);
     const script = resolveFileArg(spec.args[at] as string, spec.cwd, `the script of server '${spec.serverId}'`);
     const args = [...spec.args];
     args[at] = script.realpath;
-    return { serverId: spec.serverId, file: exe.realpath, args, argv0: spec.command, executable, script, node: family === 'node' };
+    // The options before the script were checked by scriptIndex: for node, only options that load nothing.
+    return { serverId: spec.serverId, file: exe.realpath, args, argv0: spec.command, executable, script, node: family === 'node', gated: family === 'node' };
   }
 
   const shebang = parseShebang(head, exe.realpath);
@@ -138,6 +159,7 @@ export async function resolveLaunch(spec: CommandSpec, cache?: DigestCache): Pro
   if (!interpHead.equals(ELF_MAGIC)) {
     throw new WardenError('INTERPRETER_NOT_FOUND', `the interpreter ${interp.realpath} of ${exe.realpath} is not an ELF binary; a script interpreting a script is not supported.`);
   }
+  const node = interpreterFamily(interp.realpath, shebang.interpreter) === 'node';
   return {
     serverId: spec.serverId,
     file: interp.realpath,
@@ -145,7 +167,9 @@ export async function resolveLaunch(spec: CommandSpec, cache?: DigestCache): Pro
     argv0: shebang.interpreter,
     executable: await fileArtifact('executable', interp, cache),
     script: exe,
-    node: interpreterFamily(interp.realpath, shebang.interpreter) === 'node',
+    node,
+    gated: node && nodeOptionsLoadNothing(shebang.args),
+    headKey,
   };
 }
 
@@ -154,7 +178,11 @@ export async function completePlan(resolved: ResolvedLaunch, spec: CommandSpec, 
   const { serverId, file, args, argv0, script } = resolved;
   const artifacts = [resolved.executable];
   if (!script) return { serverId, file, args, argv0, artifacts };
-  artifacts.push(await fileArtifact('script', script, cache));
+  const scriptArtifact = await fileArtifact('script', script, cache);
+  if (resolved.headKey && scriptArtifact.key && !sameKey(resolved.headKey, scriptArtifact.key)) {
+    throw new WardenError('ARTIFACT_CHANGED', `${script.realpath} (the script of server '${serverId}') changed between the reading of its "#!" line and its digest; try again, and find out what is writing to it.`);
+  }
+  artifacts.push(scriptArtifact);
   if (!resolved.node) return { serverId, file, args, argv0, artifacts };
   const tree = treeArtifact(script.realpath, cache, memo);
   if (tree) artifacts.push(tree);

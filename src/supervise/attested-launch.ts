@@ -77,8 +77,9 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     resolved = await resolveLaunch(spec, cache);
     // node running a script starts behind the module guard's gate as soon as the interpreter is judged; its
     // script, package tree and modules are digested while node starts, and judged before the gate opens
-    // (docs/adr/0019-fast-launch.md). Anything else starts only once all of it is judged.
-    if (!resolved.node) plan = await completePlan(resolved, spec, cache);
+    // (docs/adr/0019-fast-launch.md). Anything else starts only once all of it is judged, and so does a "#!"
+    // script whose line gives node an option that may load code (it would run before the preload).
+    if (!resolved.gated) plan = await completePlan(resolved, spec, cache);
   } catch (err) {
     if (err instanceof WardenError) return refused(err, {});
     throw err;

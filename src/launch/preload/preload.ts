@@ -28,6 +28,10 @@ function failClosed(why: string): never {
 function readSetFromGate(): GuardState {
   const chunks: Buffer[] = [];
   let total = 0;
+  // A node child the server forks gets an IPC channel (a socket, on fd 3 by default) and this file through
+  // execArgv: it must refuse, not wait on the channel for whatever the server writes there. The warden gives a
+  // server no channel (NODE_CHANNEL_FD), so a process with one was started by something else.
+  if (process.channel !== undefined) failClosed(`file descriptor ${SET_FD} is not the warden's attested set`);
   try {
     if (!fs.fstatSync(SET_FD).isSocket()) failClosed(`file descriptor ${SET_FD} is not the warden's gate`);
     const buf = Buffer.alloc(64 * 1024);
