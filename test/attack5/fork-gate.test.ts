@@ -62,10 +62,4 @@ describe('a node child the server starts with the module guard and a socket of i
     expect(fs.existsSync(marker), 'a file nobody digested was loaded by a fork carrying the module guard').toBe(false);
     expect(answer).toContain('fork exited 77');
   });
-
-  it('refuses to run when spawned with the server\'s own node options, whatever set the server writes on that socket', async () => {
-    const answer = await call('spawn', outside);
-    expect(fs.existsSync(marker), 'a file nobody digested was loaded by a child carrying the module guard').toBe(false);
-    expect(answer).toContain('spawn exited 77');
-  });
 });
