@@ -4,7 +4,7 @@ import { WardenError } from '../error.js';
 import { DigestCache } from './cache.js';
 import { digestFileAsync, readHead } from './digest.js';
 import type { ArtifactKind } from './plan.js';
-import { digestPackageTreeAsync } from './tree.js';
+import { digestPackageTree } from './tree.js';
 
 /** Digests a path the way the allowlist binds it: a directory with package.json is a package tree, an ELF file an executable, any other file a script. */
 export async function digestForAllowlist(target: string, cache: DigestCache = new DigestCache()): Promise<{ path: string; kind: ArtifactKind; sha256: string }> {
@@ -19,7 +19,7 @@ export async function digestForAllowlist(target: string, cache: DigestCache = ne
     if (!fs.existsSync(path.join(real, 'package.json'))) {
       throw new WardenError('PACKAGE_TREE_INVALID', `${real} is a directory without a package.json; only package trees can be allowlisted as directories.`);
     }
-    return { path: real, kind: 'package', sha256: (await digestPackageTreeAsync(real, cache)).sha256 };
+    return { path: real, kind: 'package', sha256: digestPackageTree(real, cache).sha256 };
   }
   const elf = readHead(real, 4).equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
   return { path: real, kind: elf ? 'executable' : 'script', sha256: (await digestFileAsync(real, cache)).sha256 };

@@ -8,7 +8,7 @@ import { refuseWrappers } from './wrappers.js';
 import { findCommand, resolveFileArg, type ResolvedFile } from './resolve.js';
 import { parseShebang } from './shebang.js';
 import type { StatKey } from './stat-key.js';
-import { digestPackageTreeAsync, findPackageRoot, type PackageTree } from './tree.js';
+import { digestPackageTree, findPackageRoot, type PackageTree } from './tree.js';
 
 // From a command line in servers.json to what will run: the file to exec (always a realpath, so a symlink
 // re-pointed after attestation changes nothing), its argv, and every artifact it depends on with its digest.
@@ -69,10 +69,10 @@ async function fileArtifact(kind: ArtifactKind, resolved: ResolvedFile, cache: D
 /** Package trees digested since the caller's last change event, by root: servers sharing a tree digest it once. */
 export type TreeMemo = Map<string, PackageTree>;
 
-async function treeArtifact(script: string, cache: DigestCache | undefined, memo: TreeMemo | undefined): Promise<Artifact | undefined> {
+function treeArtifact(script: string, cache: DigestCache | undefined, memo: TreeMemo | undefined): Artifact | undefined {
   const root = findPackageRoot(path.dirname(script));
   if (!root) return undefined;
-  const tree = memo?.get(root) ?? (await digestPackageTreeAsync(root, cache));
+  const tree = memo?.get(root) ?? digestPackageTree(root, cache);
   memo?.set(root, tree);
   return { kind: 'package', path: tree.root, sha256: tree.sha256, chain: [tree.root], files: tree.files, packages: tree.packages, treeKeys: tree.keys, treeDirs: tree.dirs };
 }
@@ -111,7 +111,7 @@ export async function planLaunch(spec: CommandSpec, cache?: DigestCache, memo?: 
     const args = [...spec.args];
     args[at] = script.realpath;
     if (family !== 'node') return { serverId: spec.serverId, file: exe.realpath, args, argv0: spec.command, artifacts };
-    const tree = await treeArtifact(script.realpath, cache, memo);
+    const tree = treeArtifact(script.realpath, cache, memo);
     if (tree) artifacts.push(tree);
     artifacts.push(...(await moduleArtifacts(spec, cache)));
     return { serverId: spec.serverId, file: exe.realpath, args, argv0: spec.command, artifacts, nodeScript: script.realpath };
@@ -129,7 +129,7 @@ export async function planLaunch(spec: CommandSpec, cache?: DigestCache, memo?: 
   const artifacts = [await fileArtifact('executable', interp, cache), await fileArtifact('script', exe, cache)];
   const node = interpreterFamily(interp.realpath, shebang.interpreter) === 'node';
   if (node) {
-    const tree = await treeArtifact(exe.realpath, cache, memo);
+    const tree = treeArtifact(exe.realpath, cache, memo);
     if (tree) artifacts.push(tree);
     artifacts.push(...(await moduleArtifacts(spec, cache)));
   }

@@ -1,55 +1,59 @@
+import fs from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { WardenError } from '../error.js';
-import { POOL_CONCURRENCY, poolIo } from './fs-io.js';
-import type { LaunchPlan } from './plan.js';
+import type { Artifact, LaunchPlan } from './plan.js';
 import { keyString, statKey } from './stat-key.js';
 
 // After launch, once the server has loaded its code (its first line of output), every file and directory
 // that was digested must still have the stat key it had: a file swapped in between digest and load and then
-// swapped back still leaves a new ctime behind. One lstat each, no reading, on the thread pool: the session
-// starts this at the server's first line and awaits it before releasing anything to the client, so it runs
-// while the handshake goes on (docs/adr/0019-parallel-tree-walk.md).
+// swapped back still leaves a new ctime behind. One lstat each, no reading. The session starts this at the
+// server's first line and awaits it before releasing anything to the client; it runs on this thread in slices
+// of a few milliseconds, so that the handshake goes on in between (on the thread pool the same lstats cost this
+// thread more than doing them: docs/adr/0019-parallel-tree-walk.md).
 
-interface Expected {
-  path: string;
-  key: string;
-  /** The message when this path's key moved. */
-  changed: () => string;
+/** The longest this thread stats without letting other events run. */
+const SLICE_MS = 4;
+
+function currentKey(p: string): string | undefined {
+  try {
+    return keyString(statKey(fs.lstatSync(p, { bigint: true })));
+  } catch {
+    return undefined;
+  }
 }
 
-/** Every digested path with its key, in the order the artifacts and their trees were digested. */
-function expectedOf(plan: LaunchPlan): Expected[] {
-  const out: Expected[] = [];
+/** Every digested path with its key and artifact, in the order they were digested. */
+function expectedOf(plan: LaunchPlan): Array<[path: string, key: string, artifact: Artifact]> {
+  const out: Array<[string, string, Artifact]> = [];
   for (const a of plan.artifacts) {
-    if (a.key) out.push({ path: a.path, key: keyString(a.key), changed: () => `${a.kind} ${a.path} changed after it was digested (between digest and load); the session was closed.` });
-    for (const [p, k] of a.treeKeys ?? []) {
-      out.push({ path: p, key: k, changed: () => `${p}, in the package tree ${a.path}, changed after it was digested (between digest and load); the session was closed.` });
-    }
+    if (a.key) out.push([a.path, keyString(a.key), a]);
+    for (const [p, k] of a.treeKeys ?? []) out.push([p, k, a]);
   }
   return out;
 }
 
-/**
- * Re-stats every digested path, `concurrency` lstat calls in flight; rejects with ARTIFACT_CHANGED naming the
- * first path, in digest order, whose stat key moved or that can no longer be stat'ed. Never rejects with anything
- * else.
- */
-export function recheckPlan(plan: LaunchPlan, concurrency = POOL_CONCURRENCY): Promise<void> {
+/** Rejects with ARTIFACT_CHANGED naming the first path, in digest order, whose stat key moved since it was digested
+ *  (or that is gone); rejects with nothing else. */
+export function recheckPlan(plan: LaunchPlan): Promise<void> {
   const expected = expectedOf(plan);
-  const same: boolean[] = new Array<boolean>(expected.length).fill(false);
-  const io = poolIo(concurrency);
+  let i = 0;
   return new Promise((resolve, reject) => {
-    let left = expected.length;
-    const settle = (): void => {
-      const first = same.indexOf(false);
-      if (first < 0) resolve();
-      else reject(new WardenError('ARTIFACT_CHANGED', (expected[first] as Expected).changed()));
+    const slice = (): void => {
+      const until = performance.now() + SLICE_MS;
+      while (i < expected.length) {
+        const [p, key, a] = expected[i++] as [string, string, Artifact];
+        if (currentKey(p) !== key) {
+          const what = a.path === p && a.key ? `${a.kind} ${p}` : `${p}, in the package tree ${a.path},`;
+          reject(new WardenError('ARTIFACT_CHANGED', `${what} changed after it was digested (between digest and load); the session was closed.`));
+          return;
+        }
+        if (i % 64 === 0 && performance.now() >= until) {
+          setImmediate(slice);
+          return;
+        }
+      }
+      resolve();
     };
-    if (left === 0) return settle();
-    expected.forEach((e, i) => {
-      io.lstat(e.path, (err, st) => {
-        same[i] = !err && st !== undefined && keyString(statKey(st)) === e.key;
-        if (--left === 0) settle();
-      });
-    });
+    setImmediate(slice);
   });
 }

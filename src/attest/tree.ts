@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { WardenError } from '../error.js';
 import type { DigestCache } from './cache.js';
-import { POOL_CONCURRENCY, poolIo, syncIo, type Io } from './fs-io.js';
-import { replay, Walk, type Listing } from './tree-walk.js';
+import { digestFile } from './digest.js';
+import { keyString, statKey } from './stat-key.js';
 
 // The package tree of an interpreted Node server: its package and, resolved the way Node resolves them, every
 // package it depends on (dependencies, optionalDependencies, peerDependencies), transitively. Each package
@@ -76,61 +76,67 @@ function resolvePackage(name: string, from: string): string | undefined {
   }
 }
 
-interface Collected {
-  root: string;
-  walk: Walk;
-  packages: Array<{ dir: string; name: string; version: string; listing: Listing }>;
-  missing: Set<string>;
-  /** The error that stopped the search for packages, after the walks of every package found before it. */
-  stopped?: unknown;
-}
-
-/**
- * Finds the packages of the closure one at a time, in breadth-first order (reading a package.json and resolving
- * a dependency are a few calls each), and starts the walk of each as it is found: with the thread pool's `Io`
- * the walks proceed while the search goes on.
- */
-function collect(root: string, cache: DigestCache | undefined, io: Io): Collected {
-  const real = fs.realpathSync(root);
-  const c: Collected = { root: real, walk: new Walk(io, cache, MAX_FILES), packages: [], missing: new Set() };
-  const seen = new Set<string>();
-  const queue = [real];
-  while (queue.length > 0 && !c.walk.over) {
-    const dir = queue.shift() as string;
-    if (seen.has(dir)) continue;
-    try {
-      if (seen.size >= MAX_PACKAGES) {
-        throw new WardenError('PACKAGE_TREE_INVALID', `the package tree of ${root} has more than ${MAX_PACKAGES} packages; the warden will not digest it.`);
-      }
-      seen.add(dir);
-      const manifest = readManifest(dir);
-      c.packages.push({ dir, name: manifest.name, version: manifest.version, listing: c.walk.dir(dir, true) });
-      for (const dep of manifest.deps) {
-        const found = resolvePackage(dep, dir);
-        if (found) queue.push(found);
-        else if (!manifest.optional.has(dep)) c.missing.add(`${manifest.name}>${dep}`);
-      }
-    } catch (err) {
-      c.stopped = err;
-      break;
+class Budget {
+  files = 0;
+  readonly keys = new Map<string, string>();
+  readonly dirs: string[] = [];
+  take(root: string): void {
+    if (++this.files > MAX_FILES) {
+      throw new WardenError('PACKAGE_TREE_INVALID', `the package tree of ${root} has more than ${MAX_FILES} files; the warden will not digest it.`);
     }
   }
-  return c;
 }
 
-/** The tree from complete walks: their lines, keys and errors in the order of the one-call-at-a-time walk. */
-function assemble(c: Collected): PackageTree {
-  // More entries than the budget: the walks stopped part way, so this is the error, whatever else went wrong
-  // (the closure as a whole is over the budget; the message names its root).
-  if (c.walk.over) {
-    throw new WardenError('PACKAGE_TREE_INVALID', `the package tree of ${c.root} has more than ${MAX_FILES} files; the warden will not digest it.`);
-  }
-  const keys = new Map<string, string>();
-  const walked: string[] = [];
+function digestDir(pkgDir: string, cache: DigestCache | undefined, budget: Budget): string {
+  const lines: string[] = [];
+  const walk = (rel: string): void => {
+    const abs = rel ? path.join(pkgDir, rel) : pkgDir;
+    budget.keys.set(abs, keyString(statKey(fs.lstatSync(abs, { bigint: true }))));
+    budget.dirs.push(abs);
+    for (const entry of fs.readdirSync(abs, { withFileTypes: true })) {
+      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+      if (!rel && entry.name === 'node_modules') continue;
+      budget.take(pkgDir);
+      const childAbs = path.join(abs, entry.name);
+      if (entry.isSymbolicLink()) {
+        lines.push(`l\0${childRel}\0${fs.readlinkSync(childAbs)}`);
+      } else if (entry.isDirectory()) {
+        lines.push(`d\0${childRel}`);
+        walk(childRel);
+      } else if (entry.isFile()) {
+        const d = digestFile(childAbs, cache);
+        budget.keys.set(childAbs, keyString(d.key));
+        lines.push(`f\0${childRel}\0${d.executable ? 'x' : '-'}\0${d.sha256}`);
+      } else {
+        lines.push(`o\0${childRel}`);
+      }
+    }
+  };
+  walk('');
+  lines.sort((a, b) => (a.slice(2) < b.slice(2) ? -1 : a.slice(2) > b.slice(2) ? 1 : 0));
+  return createHash('sha256').update(lines.join('\n')).digest('hex');
+}
+
+/** Digests the package closure rooted at `root`. */
+export function digestPackageTree(root: string, cache?: DigestCache): PackageTree {
+  const budget = new Budget();
   const seen = new Map<string, string>(); // realpath -> "name\0version\0digest"
-  for (const p of c.packages) seen.set(p.dir, `${p.name}\0${p.version}\0${replay(p.dir, p.listing, keys, walked)}`);
-  if (c.stopped !== undefined) throw c.stopped;
-  const missing = c.missing;
+  const missing = new Set<string>();
+  const queue = [fs.realpathSync(root)];
+  while (queue.length > 0) {
+    const dir = queue.shift() as string;
+    if (seen.has(dir)) continue;
+    if (seen.size >= MAX_PACKAGES) {
+      throw new WardenError('PACKAGE_TREE_INVALID', `the package tree of ${root} has more than ${MAX_PACKAGES} packages; the warden will not digest it.`);
+    }
+    const manifest = readManifest(dir);
+    seen.set(dir, `${manifest.name}\0${manifest.version}\0${digestDir(dir, cache, budget)}`);
+    for (const dep of manifest.deps) {
+      const found = resolvePackage(dep, dir);
+      if (found) queue.push(found);
+      else if (!manifest.optional.has(dep)) missing.add(`${manifest.name}>${dep}`);
+    }
+  }
   const lines = [...seen.values()].sort();
   // Where each package was found: a package added, removed or renamed there changes what Node resolves.
   const containers = new Set<string>();
@@ -141,27 +147,12 @@ function assemble(c: Collected): PackageTree {
   }
   for (const m of [...missing].sort()) lines.push(`missing\0${m}`);
   return {
-    root: c.root,
+    root: fs.realpathSync(root),
     sha256: createHash('sha256').update(lines.join('\n')).digest('hex'),
     packages: seen.size,
-    files: c.walk.entries,
+    files: budget.files,
     missing: [...missing].sort(),
-    keys,
-    dirs: [...new Set([...walked, ...containers])].sort(),
+    keys: budget.keys,
+    dirs: [...new Set([...budget.dirs, ...containers])].sort(),
   };
-}
-
-/** Digests the package closure rooted at `root`, one call at a time on this thread. */
-export function digestPackageTree(root: string, cache?: DigestCache): PackageTree {
-  return assemble(collect(root, cache, syncIo)); // syncIo completes every call before it returns
-}
-
-/**
- * Digests the package closure rooted at `root` with its lstat, readdir and readlink calls on libuv's thread pool,
- * `concurrency` in flight: the same digest, keys, directories and errors as digestPackageTree.
- */
-export async function digestPackageTreeAsync(root: string, cache?: DigestCache, concurrency = POOL_CONCURRENCY): Promise<PackageTree> {
-  const c = collect(root, cache, poolIo(concurrency));
-  await c.walk.idle();
-  return assemble(c);
 }

@@ -1,7 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addServer, alive, auditEvents, NODE, refusedInitialize, SERVERS, tempDir } from '../helpers/warden.js';
+import type { LaunchPlan } from '../../src/attest/plan.js';
+import { recheckPlan } from '../../src/attest/recheck.js';
+import { statKey } from '../../src/attest/stat-key.js';
+import { digestPackageTree } from '../../src/attest/tree.js';
+import { addServer, alive, auditEvents, escapeRegExp, NODE, refusedInitialize, SERVERS, tempDir } from '../helpers/warden.js';
 
 // The re-stat of everything digested (src/attest/recheck.ts) runs from the server's first line, and nothing from
 // the server reaches the client before it passed (docs/adr/0005, 0019). The server here changes a file of its own
@@ -43,5 +47,37 @@ describe('the re-check of the digested files after launch', () => {
     expect(r.session.lines()).toHaveLength(1);
     const launch = auditEvents(home).filter((e) => e.event === 'launch').pop();
     expect(alive(launch?.pid as number)).toBe(false);
+  });
+});
+
+describe('recheckPlan', () => {
+  it('passes an unchanged plan, and names the first changed path in digest order, whatever else changed', async () => {
+    const pkg = path.join(dir, 'pkg');
+    for (let i = 0; i < 2000; i++) {
+      fs.mkdirSync(path.join(pkg, `d${i % 40}`), { recursive: true });
+      fs.writeFileSync(path.join(pkg, `d${i % 40}`, `f${i}.js`), `${i}`);
+    }
+    fs.writeFileSync(path.join(pkg, 'package.json'), '{"name":"pkg","version":"1.0.0"}');
+    const script = path.join(pkg, 'd0/f0.js');
+    const tree = digestPackageTree(pkg);
+    const plan: LaunchPlan = {
+      serverId: 'x',
+      file: NODE,
+      args: [],
+      argv0: 'node',
+      artifacts: [
+        { kind: 'script', path: script, sha256: '', chain: [script], key: statKey(fs.lstatSync(script, { bigint: true })) },
+        { kind: 'package', path: tree.root, sha256: tree.sha256, chain: [tree.root], treeKeys: tree.keys },
+      ],
+    };
+    await expect(recheckPlan(plan)).resolves.toBeUndefined();
+    // Changed late in the order first, then earlier: the earlier one is named. Then the script, before the tree.
+    const paths = [...tree.keys.keys()];
+    const late = paths[paths.length - 1] as string;
+    const early = paths[paths.length >> 1] as string;
+    for (const p of [late, early]) fs.chmodSync(p, fs.statSync(p).mode);
+    await expect(recheckPlan(plan)).rejects.toThrow(`${early}, in the package tree ${tree.root}, changed after it was digested`);
+    fs.rmSync(script);
+    await expect(recheckPlan(plan)).rejects.toMatchObject({ code: 'ARTIFACT_CHANGED', message: expect.stringMatching(new RegExp(`^script ${escapeRegExp(script)} changed after it was digested`)) });
   });
 });
