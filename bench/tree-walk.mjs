@@ -1,4 +1,4 @@
-// The warm package-tree digest and the re-check after launch, for server-everything's closure (ADR 0019).
+// The warm package-tree digest and the re-check after launch, for server-everything's closure (ADR 0020).
 //   node bench/tree-walk.mjs [--runs N] [--rounds N] [--before OTHER/dist]
 // Needs a build. Warms a digest cache with one digest, then times N runs of each variant per round, the variants
 // interleaved round by round so that a load spike on a shared machine hits them all alike. For each: wall time and

@@ -9,7 +9,7 @@ import { keyString, statKey } from './stat-key.js';
 // swapped back still leaves a new ctime behind. One lstat each, no reading. The session starts this at the
 // server's first line and awaits it before releasing anything to the client; it runs on this thread in slices
 // of a few milliseconds, so that the handshake goes on in between (on the thread pool the same lstats cost this
-// thread more than doing them: docs/adr/0019-parallel-tree-walk.md).
+// thread more than doing them: docs/adr/0020-parallel-tree-walk.md).
 
 /** The longest this thread stats without letting other events run. */
 const SLICE_MS = 4;

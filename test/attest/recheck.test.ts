@@ -8,7 +8,7 @@ import { digestPackageTree } from '../../src/attest/tree.js';
 import { addServer, alive, auditEvents, escapeRegExp, NODE, refusedInitialize, SERVERS, tempDir } from '../helpers/warden.js';
 
 // The re-stat of everything digested (src/attest/recheck.ts) runs from the server's first line, and nothing from
-// the server reaches the client before it passed (docs/adr/0005, 0019). The server here changes a file of its own
+// the server reaches the client before it passed (docs/adr/0005, 0020). The server here changes a file of its own
 // package tree after launch; the module guard does not see it (the file is already loaded).
 
 let dir: string;

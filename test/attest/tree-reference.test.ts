@@ -11,7 +11,7 @@ import { ROOT, tempDir } from '../helpers/warden.js';
 // src/attest/tree.ts), on a fixture with every kind of entry and on a real installed closure; and the fixture's
 // digest pinned, so that neither side can drift with the other. The order of the stat keys is compared too: the
 // re-check after launch names the first changed path in that order (src/attest/recheck.ts). A faster walk (one on
-// the thread pool was tried, ADR 0019) must pass these unchanged.
+// the thread pool was tried, ADR 0020) must pass these unchanged.
 
 function reference(root: string): { sha256: string; keys: Array<[string, string]>; files: number; packages: number; missing: string[] } {
   const keys: Array<[string, string]> = [];
