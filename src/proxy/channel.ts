@@ -68,6 +68,8 @@ export interface ChannelHooks {
   /** Awaited before each request of the warden's own is written (the session holds them while a ping it let
    *  through to the client is unanswered, so that the pong tells the server nothing about whose they are). */
   beforeOwnRequest?: () => Promise<void>;
+  /** Told once, when the first line from the server has been read and its writer verified. */
+  firstLine?: () => void;
 }
 
 export class ProtocolError extends Error {
@@ -89,6 +91,7 @@ export class ServerChannel {
   private readonly waiting = new Map<string, Waiting>();
   private ended = false;
   private distrusted = false;
+  private sawLine = false;
   readonly style = new RequestStyle();
 
   constructor(
@@ -124,6 +127,10 @@ export class ServerChannel {
       this.failAll(err as Error);
       this.on.unverified(err as Error);
       return;
+    }
+    if (!this.sawLine) {
+      this.sawLine = true;
+      this.hooks.firstLine?.();
     }
     const msg = classify(bytes, this.limits.json);
     if (msg.kind === 'invalid') {

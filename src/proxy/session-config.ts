@@ -26,8 +26,11 @@ export interface SessionConfig {
   clientSeen?: (clientInfo: unknown) => void;
   /** Throws when the server process no longer runs the program that was verified (run before each line). */
   verifyWriter?: () => void;
-  /** Runs once before anything from the server reaches the client; a throw closes the session. */
-  beforeRelease?: () => Promise<void>;
+  /**
+   * Started once, when the server writes its first line (a node server has loaded its code by then), and awaited
+   * before anything from the server reaches the client; a rejection closes the session as soon as it happens.
+   */
+  atFirstLine?: () => Promise<void>;
 }
 
 export const SESSION_DEFAULTS = { caps: DEFAULT_CAPS, channel: DEFAULT_CHANNEL_LIMITS };

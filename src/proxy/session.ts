@@ -60,6 +60,8 @@ export class Session {
   private lastListAt = Date.now();
   private released = false;
   private checked = false;
+  /** The check started at the server's first line (SessionConfig.atFirstLine). */
+  private firstLineCheck: Promise<void> | undefined;
   /** What the server sent before its initialize result; judged like the rest once the session is released. */
   private readonly held: ServerItem[] = [];
   private stopped = false;
@@ -103,7 +105,7 @@ export class Session {
         this.fail('protocol_error', `the server sent a line over the ${cfg.channel.maxLine}-byte cap; the session was closed`);
       },
       end: () => this.queue.end('server'),
-    }, { verifyWriter: cfg.verifyWriter, beforeOwnRequest: () => this.pings.answered() });
+    }, { verifyWriter: cfg.verifyWriter, beforeOwnRequest: () => this.pings.answered(), firstLine: () => void this.loadCheck() });
   }
 
   start(): void {
@@ -304,9 +306,27 @@ export class Session {
     await this.releaseHeld();
   }
 
+  /** Awaited before the first byte from the server reaches the client. */
   private async checkBeforeRelease(): Promise<void> {
+    await this.loadCheck();
     this.checked = true;
-    if (this.cfg.beforeRelease) await this.cfg.beforeRelease();
+  }
+
+  /** Starts the first-line check once (at the server's first line; here at the latest); a failure closes the
+   *  session at once, without waiting for the handshake to end. */
+  private loadCheck(): Promise<void> {
+    if (!this.firstLineCheck) {
+      const check = this.cfg.atFirstLine;
+      let started: Promise<void>;
+      try {
+        started = check ? check() : Promise.resolve();
+      } catch (err) {
+        started = Promise.reject(err);
+      }
+      started.catch((err: unknown) => this.failFrom(err));
+      this.firstLineCheck = started;
+    }
+    return this.firstLineCheck;
   }
 
   private async relist(source: ListingSource): Promise<void> {

@@ -89,7 +89,7 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
       extra: locks.warden.get(id),
       audit,
       report: say,
-      beforeRelease: async () => recheckPlan(plan),
+      atFirstLine: () => recheckPlan(plan),
       verifyWriter: launched.verifyWriter,
       clientSeen: (clientInfo) => setImmediate(() => {
         const problem = saveClientSeen(paths, id, clientInfo);
