@@ -1,10 +1,11 @@
 // The launch cost of the module guard (docs/adr/0014-module-guard-preload.md): spawn to initialize result of
-// a server started directly by node, with and without `--import <guard>` and its attested set on fd 3,
-// interleaved. The set is the one the warden computes for the launch (script, package tree, modules).
+// a server started directly by node: plain, with a no-op `module.register()` hook (node 20's loader thread
+// alone: the floor under the guard), and with `--import <guard>` and its attested set written to the gate on
+// fd 3 at once, interleaved. The set is the one the warden computes for the launch (script, tree, modules).
 //   node bench/module-guard.mjs [--launches N]      (needs a build: npm run build)
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { planLaunch } = await import(path.join(ROOT, 'dist/attest/plan.js'));
@@ -14,10 +15,11 @@ const i = process.argv.indexOf('--launches');
 const LAUNCHES = i > 0 ? Number(process.argv[i + 1]) : 10;
 const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }) + '\n';
 
-function timeToInit(args, fds) {
+function timeToInit(args, extraStdio = [], guard) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore', ...fds], env: { PATH: '/usr/bin:/bin' } });
+    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore', ...extraStdio], env: { PATH: '/usr/bin:/bin' } });
+    if (guard) guard.release(child.stdio[3], guard.files).catch(reject);
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
@@ -42,18 +44,21 @@ for (const [name, argv] of Object.entries(servers)) {
   const plan = await planLaunch({ serverId: 'bench', command: process.execPath, args: argv, cwd: undefined, trustedPath: path.dirname(process.execPath) });
   const files = attestedFiles(plan);
   const plain = [];
+  const noop = [];
   const guarded = [];
-  await timeToInit(plan.args, []); // warm the page cache
+  const NOOP = ['--import', pathToFileURL(path.join(ROOT, 'bench/lib/noop-register.mjs')).href];
+  await timeToInit(plan.args); // warm the page cache
   for (let n = 0; n < LAUNCHES; n++) {
-    plain.push(await timeToInit(plan.args, []));
-    const g = prepareModuleGuard('bench', files, 'enforce', '/tmp');
-    const p = timeToInit([...g.args, ...plan.args], g.fds);
-    g.spawned();
-    guarded.push(await p);
+    plain.push(await timeToInit(plan.args));
+    noop.push(await timeToInit([...NOOP, ...plan.args]));
+    const g = prepareModuleGuard('bench', 'enforce', '/tmp');
+    guarded.push(await timeToInit([...g.args, ...plan.args], g.stdio, { release: g.release, files }));
+    g.close();
   }
   const fmt = (xs) => `median ${median(xs).toFixed(1)} ms (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)})`;
-  console.log(`${name}: ${files.length} files in the attested set, ${LAUNCHES} launches each, interleaved`);
-  console.log(`  without guard: ${fmt(plain)}`);
-  console.log(`  with guard:    ${fmt(guarded)}`);
-  console.log(`  cost:          ${(median(guarded) - median(plain)).toFixed(1)} ms (median difference)`);
+  console.log(`${name}: ${files.size} files in the attested set, ${LAUNCHES} launches each, interleaved`);
+  console.log(`  without guard:     ${fmt(plain)}`);
+  console.log(`  no-op hook (floor): ${fmt(noop)}`);
+  console.log(`  with guard:        ${fmt(guarded)}`);
+  console.log(`  cost of the guard: ${(median(guarded) - median(plain)).toFixed(1)} ms, of which node's loader thread (no-op hook): ${(median(noop) - median(plain)).toFixed(1)} ms (median differences)`);
 }
