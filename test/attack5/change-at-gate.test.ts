@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { INITIALIZE, NODE, RawSession, SERVERS, addServer, alive, tempDir } from '../helpers/warden.js';
+import { blockedAtGate } from '../helpers/gate.js';
 
 // Attack on the gate (docs/adr/0019-fast-launch.md), which held: the script is changed while the server's node
 // waits at the gate and the warden is still digesting the package tree. Whether the change lands before the
 // script's digest (a refusal) or after it (the set carries the old stat key, and the guard refuses the load),
 // none of the changed code may run.
 
-const READ_SYSCALL = process.arch === 'arm64' ? '63' : '0';
 const BIG = 512 * 1024 * 1024;
 
 let dir: string;
@@ -20,23 +20,6 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function blockedAtGate(script: string, session: RawSession): Promise<number | undefined> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline && session.proc.exitCode === null) {
-    for (const entry of fs.readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        if (!fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(script)) continue;
-        const call = fs.readFileSync(`/proc/${entry}/syscall`, 'utf8').split(' ');
-        if (call[0] === READ_SYSCALL && call[1] === '0x3') return Number(entry);
-      } catch {
-        // gone, or not ours to read
-      }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  return undefined;
-}
 
 describe('a script changed while its node waits at the gate', () => {
   it('never runs the changed code', async () => {

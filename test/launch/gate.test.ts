@@ -2,14 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { INITIALIZE, NODE, RawSession, SERVERS, addServer, alive, auditEvents, tempDir } from '../helpers/warden.js';
+import { blockedAtGate } from '../helpers/gate.js';
 
 // The module guard's gate (docs/adr/0019-fast-launch.md): node running a server script is started as soon as the
 // interpreter is judged, and its script and package tree are digested while it starts. The server's node waits
 // on its file descriptor 3 until the warden writes the attested set there; none of the server's code may run
 // before that, and none at all when the verdict is a refusal.
 
-/** read(2)'s number in /proc/PID/syscall, per architecture. */
-const READ_SYSCALL = process.arch === 'arm64' ? '63' : '0';
 const BIG = 512 * 1024 * 1024;
 
 let dir: string;
@@ -37,24 +36,6 @@ function gatedPackage(marker: string, bigBytes = BIG): { server: string; big: st
   return { server, big };
 }
 
-/** The server's process (its command line names `script`), once its main thread is blocked reading fd 3. */
-async function blockedAtGate(script: string, session: RawSession): Promise<number | undefined> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline && session.proc.exitCode === null) {
-    for (const entry of fs.readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        if (!fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(script)) continue;
-        const call = fs.readFileSync(`/proc/${entry}/syscall`, 'utf8').split(' ');
-        if (call[0] === READ_SYSCALL && call[1] === '0x3') return Number(entry);
-      } catch {
-        // gone, or not ours to read
-      }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  return undefined;
-}
 
 describe('the gate: node starts before the verdict, the server code after it', () => {
   it('holds the server at the gate while its package tree is digested, then ends it unrun when the tree changed since it was allowlisted', async () => {
