@@ -199,13 +199,16 @@ function noScript(who: Who, code: 'NODE_OPTION_REFUSED' | 'INTERPRETER_OPTION_RE
   throw new WardenError(code, `server '${who.serverId}' ${what}: ${who.name} then reads its program from stdin, which is the MCP stream. Give the script file itself: ${scriptFile(who)}`);
 }
 
-/** Whether every one of `args` is a node option the warden permits before a script (one that loads nothing):
- *  a "#!" line's options are what node is started with, and they are not judged before the gate opens. */
+/** Whether `a` is a node option the warden permits before a script: one that tunes node and loads nothing. */
+function nodeOptionLoadsNothing(a: string): boolean {
+  const eq = a.indexOf('=');
+  return eq < 0 ? NODE_FLAGS.has(a) : NODE_VALUED.has(a.slice(0, eq));
+}
+
+/** Whether every one of `args` is such an option: a "#!" line's options are what node is started with, and they
+ *  are not judged before the gate opens. */
 export function nodeOptionsLoadNothing(args: readonly string[]): boolean {
-  return args.every((a) => {
-    const eq = a.indexOf('=');
-    return eq < 0 ? NODE_FLAGS.has(a) : NODE_VALUED.has(a.slice(0, eq));
-  });
+  return args.every(nodeOptionLoadsNothing);
 }
 
 /** Finds the script a node command line runs: its first argument that is not an option. */
@@ -217,9 +220,8 @@ function nodeScriptIndex(who: Who, args: readonly string[]): number {
       noScript(who, 'NODE_OPTION_REFUSED', i + 1 < args.length);
     }
     if (!a.startsWith('-')) return i;
-    const eq = a.indexOf('=');
-    const permitted = eq < 0 ? NODE_FLAGS.has(a) : NODE_VALUED.has(a.slice(0, eq));
-    if (!permitted) {
+    if (!nodeOptionLoadsNothing(a)) {
+      const eq = a.indexOf('=');
       const name = eq < 0 ? a : a.slice(0, eq);
       const hint = NODE_VALUED.has(name) ? ` Write it as ${name}=VALUE.` : ' Options that load or run code (--require, --import, --env-file, --openssl-config, --snapshot-blob, --inspect, --eval…) are refused: put that code in the script, and what an --env-file sets in the server\'s "env".';
       throw new WardenError('NODE_OPTION_REFUSED', `server '${who.serverId}' passes node the option '${name.slice(0, 64)}', which is not one the warden permits (it permits options that tune node and load nothing: docs/formats.md).${hint}`);
