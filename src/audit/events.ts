@@ -1,3 +1,4 @@
+import type { RulesEvent } from './rules-events.js';
 import type { PackageInstalledEvent, PackageUpgradedEvent, TrustOverrideEvent, UnsignedAdmittedEvent } from './package-events.js';
 
 // The audit events (contract: names and fields are relied on by users' scripts). Never descriptions, schema
@@ -112,7 +113,11 @@ export interface CallRefusedEvent {
   event: 'call_refused';
   server: string;
   tool: string;
+  /** Why: the lock's sentence, or one of the rules' codes (unclassified, hint_mismatch, kind_denied,
+   *  schema_refused, parameter_denied, parameter_fixed, arguments_invalid, ask_declined, ask_unavailable). */
   reason: string;
+  /** The rules' explanation (names only). */
+  detail?: string;
 }
 
 /** A prompts/get or resources/read of an item that changed or appeared since the lock (enforce). */
@@ -215,4 +220,4 @@ export interface TrustRootUpdatedEvent {
   previousDate?: string;
 }
 
-export type AuditEvent = TrustRootUpdatedEvent | PackageInstalledEvent | UnsignedAdmittedEvent | PackageUpgradedEvent | TrustOverrideEvent | LaunchEvent | ExitEvent | ModuleRefusedEvent | OrphanKilledEvent | RunRecordRefusedEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;
+export type AuditEvent = RulesEvent | TrustRootUpdatedEvent | PackageInstalledEvent | UnsignedAdmittedEvent | PackageUpgradedEvent | TrustOverrideEvent | LaunchEvent | ExitEvent | ModuleRefusedEvent | OrphanKilledEvent | RunRecordRefusedEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;

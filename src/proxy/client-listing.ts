@@ -5,6 +5,7 @@ import { errorResponse } from '../protocol/message.js';
 import { InadmissibleError, ListingAdmitter, type SurfaceCaps } from '../surface/admit.js';
 import type { ClientRequest } from './channel.js';
 import type { SurfaceJudge } from './judge.js';
+import type { CallRules } from './call-rules.js';
 
 const WARDEN_REFUSED = -32001;
 
@@ -20,6 +21,7 @@ export function judgeClientPage(
   request: ClientRequest,
   bytes: Buffer,
   cfg: { serverId: string; caps: SurfaceCaps; audit: (e: AuditEvent) => void; report: (m: string) => void },
+  rules?: CallRules,
 ): Buffer {
   const result = value.get('result');
   if (result === undefined) return bytes;
@@ -36,9 +38,11 @@ export function judgeClientPage(
   }
   const decisions = judge.judge(tools, 'client_list', true);
   const keep = tools.filter((t) => decisions.tools.get(t.name)?.decision === 'allow');
-  if (keep.length === tools.length) return bytes;
+  // The operator's rules then withhold tools and change how the kept ones are shown.
+  const shown = rules ? rules.page(keep) : { values: keep.map((t) => t.value), changed: false };
+  if (keep.length === tools.length && !shown.changed) return bytes;
   const rewritten = new Map(value);
   rewritten.set('id', readJson(request.clientId));
-  rewritten.set('result', new Map([...(result as JsonObject)].map(([k, v]) => [k, k === 'tools' ? keep.map((t) => t.value) : v])));
+  rewritten.set('result', new Map([...(result as JsonObject)].map(([k, v]) => [k, k === 'tools' ? shown.values : v])));
   return Buffer.from(serialize(rewritten) + '\n');
 }

@@ -6,6 +6,7 @@ import type { LockEntry } from '../surface/lockfile.js';
 import type { Posture } from '../surface/posture.js';
 import { DEFAULT_CHANNEL_LIMITS, type ChannelLimits } from './channel.js';
 import type { JudgeConfig } from './judge.js';
+import type { SessionRules } from '../rules/gate.js';
 
 // What an in-band session is given, how it ends, and what it counts.
 
@@ -31,6 +32,8 @@ export interface SessionConfig {
    * before anything from the server reaches the client; a rejection closes the session as soon as it happens.
    */
   atFirstLine?: () => Promise<void>;
+  /** The operator's rules for this server (none: the lock alone decides, as before rules existed). */
+  rules?: SessionRules;
 }
 
 export const SESSION_DEFAULTS = { caps: DEFAULT_CAPS, channel: DEFAULT_CHANNEL_LIMITS };

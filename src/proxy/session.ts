@@ -1,9 +1,10 @@
 import type { Readable, Writable } from 'node:stream';
 import { LineFramer } from '../protocol/framing.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
-import { classify, errorResponse } from '../protocol/message.js';
+import { classify, errorResponse, idText } from '../protocol/message.js';
 import { admitHandshake, InadmissibleError } from '../surface/admit.js';
-import { ProtocolError, ServerChannel, type ClientRequest, type ResponseMessage, type ServerMessage } from './channel.js';
+import { ProtocolError, ServerChannel, type ClientRequest, type ClientRequestMessage, type ResponseMessage, type ServerMessage } from './channel.js';
+import { CallRules } from './call-rules.js';
 import { cancellationForServer, INVALID_REQUEST, PARSE_ERROR, refuseBatch, refuseCall, refuseRead, refuseUnjudgedListing, shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 import { EarlyPings } from './early-pings.js';
 import { runSessionCanaries } from './session-canaries.js';
@@ -46,6 +47,8 @@ export class Session {
   private readonly pings = new EarlyPings();
   private readonly refuser: Refuser;
   private readonly reports: ServerReports;
+  /** The operator's rules, when the server has any. */
+  private readonly rules: CallRules | undefined;
   private judge: SurfaceJudge | undefined;
   private state: 'new' | 'initializing' | 'open' = 'new';
   /** The client's initialize: its own id (for the refusal) and the id the server was given. */
@@ -83,6 +86,7 @@ export class Session {
       overflow: (bound) => this.fail('protocol_error', `the server sent more than ${bound} bytes that had to wait for the warden's verification (before the initialize result, or during a listing); the session was closed`),
     }, () => this.heldBytes);
     this.refuser = { cfg, stats: this.stats, toClient: (bytes) => this.toClient(bytes) };
+    this.rules = cfg.rules && new CallRules(this.refuser, cfg.rules);
     this.reports = new ServerReports(cfg, this.stats, (message) => this.fail('protocol_error', message));
     this.server = new ServerChannel(io.serverIn, io.serverOut, cfg.channel, {
       message: (msg, bytes) => {
@@ -111,6 +115,8 @@ export class Session {
   start(): void {
     const framer = new LineFramer(this.cfg.channel.maxLine, {
       line: (bytes) => {
+        // The answer to a question of the warden's goes to it at once (the call it is about waits, not the queue).
+        if (this.rules?.questions.mayAnswer(bytes) && this.rules.questions.take(classify(bytes, this.cfg.channel.json))) return;
         if (!this.pings.pending || !this.passedPong(bytes)) this.queue.push({ from: 'client', bytes });
       },
       oversize: (seen) => {
@@ -158,18 +164,18 @@ export class Session {
       // except server/discover: a client that gets "method not found" to it from a legacy server falls back
       // to initialize, and that handshake must still be gated and judged.
       if (this.state === 'new' && msg.method !== 'server/discover') this.state = initialize ? 'initializing' : 'open';
-      if (msg.method === 'tools/call' && !(await this.admitCall(msg.id, msg.value))) return;
+      let out: { msg: ClientRequestMessage; bytes: Buffer } | undefined = { msg, bytes };
+      if (msg.method === 'tools/call') out = await this.admitCall(msg, bytes);
       if ((msg.method === 'prompts/get' || msg.method === 'resources/read') && !this.admitRead(msg.id, msg.method, msg.value)) return;
-      await this.pings.answered();
-      if (this.stopped) return;
-      const forwarded = this.server.forward(msg, bytes);
+      if (!out) return;
       if (initialize) {
         const params = msg.value.get('params');
         this.cfg.clientSeen?.(params instanceof Map ? params.get('clientInfo') : undefined);
+        this.rules?.clientCapabilities(params);
         this.initId = msg.id;
-        this.initServerId = forwarded.request.serverId;
       }
-      this.toServer(forwarded.bytes);
+      const request = await this.forwardRequest(out.msg, out.bytes);
+      if (initialize && request) this.initServerId = request.serverId;
       return;
     }
     if (msg.kind === 'notification' && msg.method === 'notifications/initialized' && this.swallowInitialized) {
@@ -183,6 +189,9 @@ export class Session {
       return;
     }
     if (msg.kind === 'notification' && msg.method === 'notifications/cancelled') {
+      const params = msg.value.get('params');
+      const cancelled = params instanceof Map ? idText(params.get('requestId')) : undefined;
+      if (cancelled !== undefined && this.rules?.cancelled(cancelled)) return; // a call that waits for the user
       const out = cancellationForServer(msg.value, (clientId) => this.server.serverIdOf(clientId));
       if (out) this.toServer(out);
       return;
@@ -190,21 +199,42 @@ export class Session {
     this.toServer(bytes); // a notification, or the client's answer to a request of the server's (its ids)
   }
 
-  /** Decides a tools/call: re-lists first when due; refuses a tool not approved on this session. */
-  private async admitCall(id: string, value: JsonObject): Promise<boolean> {
-    const params = value.get('params');
+  /** Relays a client request to the server (once every ping passed early is answered); undefined when the
+   *  session stopped meanwhile. */
+  private async forwardRequest(msg: ClientRequestMessage, bytes: Buffer): Promise<ClientRequest | undefined> {
+    await this.pings.answered();
+    if (this.stopped) return undefined;
+    const forwarded = this.server.forward(msg, bytes);
+    this.toServer(forwarded.bytes);
+    return forwarded.request;
+  }
+
+  /**
+   * Decides a tools/call: re-lists first when due; refuses a tool not approved on this session; then the
+   * operator's rules: the message to forward (with fixed values added), or undefined when it was refused or is
+   * held for the user's answer (then forwarded from here once accepted).
+   */
+  private async admitCall(msg: ClientRequestMessage, bytes: Buffer): Promise<{ msg: ClientRequestMessage; bytes: Buffer } | undefined> {
+    const params = msg.value.get('params');
     const name = params instanceof Map ? params.get('name') : undefined;
     const toolName = typeof name === 'string' ? name : '';
     if (this.judge && this.released) {
       this.callsSinceList++;
       if (this.callsSinceList > this.cfg.relistAfterCalls || Date.now() - this.lastListAt > this.cfg.relistAfterMs) {
         await this.relist('relist');
-        if (this.stopped) return false;
+        if (this.stopped) return undefined;
       }
     }
-    if (this.judge?.approved.has(toolName)) return true;
-    refuseCall(this.refuser, id, toolName, this.judge !== undefined);
-    return false;
+    if (!this.judge?.approved.has(toolName)) {
+      refuseCall(this.refuser, msg.id, toolName, this.judge !== undefined);
+      return undefined;
+    }
+    if (!this.rules) return { msg, bytes };
+    return this.rules.admit(msg, bytes, {
+      stillApproved: () => !this.stopped && this.judge?.approved.has(toolName) === true,
+      forward: (m, b) => this.forwardRequest(m, b),
+      refuseUnapproved: () => refuseCall(this.refuser, msg.id, toolName, true),
+    });
   }
 
   /** Refuses getting a prompt or reading a resource that changed or appeared since the lock (enforce). */
@@ -248,7 +278,7 @@ export class Session {
   private async onServerAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Buffer): Promise<void> {
     if (!(await this.checkedBeforeFirstByte())) return;
     if (request.method !== 'tools/list') this.toClient(bytes);
-    else if (this.judge) this.toClient(judgeClientPage(this.judge, msg.value, request, bytes, this.cfg));
+    else if (this.judge) this.toClient(judgeClientPage(this.judge, msg.value, request, bytes, this.cfg, this.rules));
     else refuseUnjudgedListing(this.refuser, request.clientId);
   }
 
@@ -344,6 +374,7 @@ export class Session {
     const tools = await listAllTools(this.server, this.cfg.caps);
     const decisions = (this.judge as SurfaceJudge).judge(tools, source, false);
     if (decisions.serverRefusal) throw new SurfaceRefusal(decisions.serverRefusal);
+    this.rules?.listed(tools, source);
   }
 
   // ---- writing and closing ----
@@ -382,6 +413,7 @@ export class Session {
     const hint = ` Run 'mcp-warden status ${this.cfg.serverId}' or 'mcp-warden diff ${this.cfg.serverId}' for details.`;
     for (const id of waiting) this.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden closed the session: ${message}.${hint}`, { cause, server: this.cfg.serverId }));
     this.stopped = true;
+    this.rules?.close();
     this.queue.close();
     this.finish({ cause, message });
   }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import * as v from 'valibot';
 import { DEFAULT_LATENCY } from '../canary/baseline.js';
+import { rulesSchema } from '../rules/schema.js';
 import { WardenError } from '../error.js';
 import { loadJsonFile } from './json-file.js';
 import { objectRecord } from '../schema/own-record.js';
@@ -143,6 +144,8 @@ const serverSchema = v.strictObject({
    *  pinned from the first version that has provenance; off: provenance is not asked for. */
   provenance: v.optional(v.picklist(['required', 'preferred', 'off'])),
   identity: v.optional(pinnedIdentitySchema),
+  /** The operator's rules per tool (docs/formats.md "Operator rules"); none: the lock alone decides. */
+  rules: v.optional(rulesSchema),
 });
 
 const httpUrl = v.pipe(v.string(), v.url('expected a URL'), v.check((u) => /^https?:$/.test(new URL(u).protocol), 'expected an http or https URL'));

@@ -12,6 +12,7 @@ import { sweepAndAudit } from './orphan-sweep.js';
 import { recorder, type Recorder } from './recorder.js';
 import { loadServers } from '../store/servers.js';
 import { saveClientSeen } from '../store/client-seen.js';
+import { sessionRules } from '../rules/gate.js';
 
 /** Canary calls per probe at session start (their median is compared with the pinned envelope). */
 const SESSION_CANARY_SAMPLES = 3;
@@ -90,6 +91,7 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
       audit,
       report: say,
       atFirstLine: () => recheckPlan(plan),
+      ...(server.rules ? { rules: sessionRules(server.rules, locks.warden.get(id)?.rules) } : {}),
       verifyWriter: launched.verifyWriter,
       clientSeen: (clientInfo) => setImmediate(() => {
         const problem = saveClientSeen(paths, id, clientInfo);

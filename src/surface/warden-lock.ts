@@ -43,6 +43,8 @@ const serverSchema = v.strictObject({
   conditional: v.array(v.string()),
   artifacts: v.array(v.strictObject({ kind: v.string(), path: v.string(), sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)) })),
   tools: ownRecord(v.string(), printSchema),
+  /** The hash of the server's operator rules as last pinned (`rules --pin`, or a change through `rules`). */
+  h_rules: v.optional(sha),
 });
 
 const fileSchema = v.strictObject({
@@ -59,6 +61,8 @@ export interface WardenLockEntry {
   conditional: string[];
   artifacts: { kind: string; path: string; sha256: string }[];
   tools: Record<string, ToolPrint>;
+  /** rulesHash() of the server's rules when they were pinned. */
+  rules?: string;
 }
 
 export type WardenLock = Map<string, WardenLockEntry>;
@@ -78,7 +82,7 @@ function plainPrint(p: ToolPrint): Record<string, unknown> {
 
 export function renderWardenLock(lock: WardenLock): string {
   const servers = Object.fromEntries(
-    [...lock].map(([name, e]) => [name, { ...(e.canaries ? { canaries: e.canaries } : {}), catalogs: e.catalogs, h_catalogs: catalogsHash(e.catalogs), conditional: e.conditional, artifacts: e.artifacts, tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, plainPrint(p)])) }]),
+    [...lock].map(([name, e]) => [name, { ...(e.canaries ? { canaries: e.canaries } : {}), catalogs: e.catalogs, h_catalogs: catalogsHash(e.catalogs), conditional: e.conditional, artifacts: e.artifacts, tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, plainPrint(p)])), ...(e.rules ? { h_rules: e.rules } : {}) }]),
   );
   return indentCanonical(canonicalize(fromPlain({ warden_lock_version: 1, servers }))) + '\n';
 }
@@ -112,6 +116,7 @@ export function parseWardenLock(bytes: Uint8Array): WardenLock {
         conditional: e.conditional,
         artifacts: e.artifacts,
         tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, { hExact: p.h_exact, fields: p.fields, hNestedDescriptions: p.h_nested_descriptions, shapes: p.shapes }])),
+        ...(e.h_rules ? { rules: e.h_rules } : {}),
       },
     ]),
   );

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import type { Classified } from '../protocol/message.js';
+
+// The warden's own questions to the user, asked through the client with an MCP elicitation request (a call of
+// an `ask` tool is held meanwhile). The question's id is the warden's and random: the server never sees it and
+// cannot guess it, so no request of the server's can be confused with it and its answer never reaches the
+// server. An answer that comes after the question was given up is still the warden's and is not forwarded.
+
+export type AskAnswer = 'accept' | 'decline' | 'cancel' | 'timeout' | 'error' | 'withdrawn';
+
+const ID_PREFIX = 'mcp-warden-ask-';
+const ID_MARK = Buffer.from(ID_PREFIX);
+/** Ids of questions already settled that are still recognised (a late answer is consumed, not relayed). */
+const REMEMBERED = 256;
+
+export class ClientQuestions {
+  private readonly waiting = new Map<string, (a: AskAnswer) => void>();
+  private readonly settled = new Set<string>();
+
+  constructor(private readonly send: (bytes: Buffer) => void) {}
+
+  /** Whether a client line may answer one of the warden's questions (a cheap test before parsing it again). */
+  mayAnswer(line: Buffer): boolean {
+    return (this.waiting.size > 0 || this.settled.size > 0) && line.includes(ID_MARK);
+  }
+
+  /** Asks the user a yes/no question; resolves with their action, 'timeout', 'error' (the client answered with
+   *  an error), or 'withdrawn' (the warden gave the question up: the call was cancelled, the session ended). */
+  ask(message: string, timeoutMs: number, withdraw: AbortSignal): Promise<AskAnswer> {
+    const id = JSON.stringify(ID_PREFIX + randomBytes(16).toString('hex'));
+    return new Promise((resolve) => {
+      const settle = (answer: AskAnswer): void => {
+        if (!this.waiting.delete(id)) return;
+        clearTimeout(timer);
+        withdraw.removeEventListener('abort', onAbort);
+        this.remember(id);
+        if (answer === 'timeout' || answer === 'withdrawn') this.send(Buffer.from(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id},"reason":${JSON.stringify(answer === 'timeout' ? 'mcp-warden: no answer in time; the call was refused' : 'mcp-warden: the call was withdrawn')}}}\n`));
+        resolve(answer);
+      };
+      const onAbort = (): void => settle('withdrawn');
+      const timer = setTimeout(() => settle('timeout'), timeoutMs);
+      this.waiting.set(id, settle);
+      withdraw.addEventListener('abort', onAbort);
+      const params = { message, requestedSchema: { type: 'object', properties: {} } };
+      this.send(Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":"elicitation/create","params":${JSON.stringify(params)}}\n`));
+      if (withdraw.aborted) onAbort();
+    });
+  }
+
+  /** Takes a client message that answers one of the warden's questions; false for any other message. */
+  take(msg: Classified): boolean {
+    if (msg.kind !== 'response') return false;
+    const settle = this.waiting.get(msg.id);
+    if (!settle) return this.settled.has(msg.id);
+    const result = msg.value.get('result');
+    const action = result instanceof Map ? result.get('action') : undefined;
+    settle(action === 'accept' || action === 'decline' || action === 'cancel' ? action : 'error');
+    return true;
+  }
+
+  /** Gives up every open question (the session is closing). */
+  withdrawAll(): void {
+    for (const settle of [...this.waiting.values()]) settle('withdrawn');
+  }
+
+  private remember(id: string): void {
+    this.settled.add(id);
+    if (this.settled.size > REMEMBERED) this.settled.delete(this.settled.values().next().value as string);
+  }
+}

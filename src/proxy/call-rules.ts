@@ -1,0 +1,218 @@
+import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
+import { serialize } from '../protocol/json/write.js';
+import { admitArguments } from '../rules/call.js';
+import { RulesGate, type SessionRules } from '../rules/gate.js';
+import type { ToolVerdict } from '../rules/verdict.js';
+import { printable, type LiveTool } from '../surface/admit.js';
+import { ClientQuestions } from './ask.js';
+import { shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
+import { classify, errorResponse } from '../protocol/message.js';
+import type { ClientRequestMessage } from './channel.js';
+import type { ListingSource } from './judge.js';
+
+// The operator's rules on an in-band session (docs/formats.md "Operator rules"): which of the tools the lock
+// approved the client is shown and may call, as what, with which parameters, and which calls wait for the
+// user's yes. Refusals are answered to the client and audited with a reason code, never forwarded.
+
+/** Withheld tools named one by one in a session's report and audit event; past that, a count. */
+const NAMED = 100;
+
+type Admitted = Extract<ToolVerdict, { decision: 'allow' | 'ask' }>;
+type Forward = { msg: ClientRequestMessage; bytes: Buffer };
+
+/** What to do with a client's tools/call once the lock has approved the tool. */
+export type CallDecision =
+  | { action: 'forward'; params: JsonObject | undefined }
+  | { action: 'refused' }
+  | { action: 'ask'; verdict: Admitted; params: JsonObject | undefined };
+
+export class CallRules {
+  readonly gate: RulesGate;
+  readonly questions: ClientQuestions;
+  /** Set from the client's initialize: it declared form elicitation. */
+  canAsk = false;
+  private readonly held = new Map<string, AbortController>();
+
+  constructor(
+    private readonly r: Refuser,
+    private readonly session: SessionRules,
+  ) {
+    this.gate = new RulesGate(session.rules);
+    this.questions = new ClientQuestions((bytes) => r.toClient(bytes));
+  }
+
+  /** Reads the client's declared capabilities from its initialize params. */
+  clientCapabilities(params: JsonValue | undefined): void {
+    const caps = params instanceof Map ? params.get('capabilities') : undefined;
+    const elicitation = caps instanceof Map ? caps.get('elicitation') : undefined;
+    // An empty elicitation object means form mode (revision 2025-06-18); a later client names its modes.
+    this.canAsk = elicitation instanceof Map && (elicitation.size === 0 || elicitation.get('form') instanceof Map);
+  }
+
+  /** Judges a complete listing; at the session's start, reports and audits what the rules withheld. */
+  listed(tools: readonly LiveTool[], source: ListingSource): void {
+    const verdicts = this.gate.judge(tools, true);
+    if (source === 'handshake') this.started(verdicts);
+  }
+
+  /** The tools of one page of the client's listing (already approved by the lock) as the client is shown them;
+   *  `changed` when that is not what the server sent. */
+  page(tools: readonly LiveTool[]): { values: JsonValue[]; changed: boolean } {
+    const verdicts = this.gate.judge(tools, false);
+    const values: JsonValue[] = [];
+    let changed = false;
+    verdicts.forEach((v, i) => {
+      if (v.decision === 'withhold') changed = true;
+      else {
+        values.push(v.shown ?? (tools[i] as LiveTool).value);
+        if (v.shown) changed = true;
+      }
+    });
+    return { values, changed };
+  }
+
+  /**
+   * A tools/call of a tool the lock approved, under the rules: the message to forward (fixed values added), or
+   * undefined when it was refused (answered here) or is held for the user's answer (forwarded through
+   * `session.forward` once accepted, if the tool is still approved then).
+   */
+  admit(msg: ClientRequestMessage, bytes: Buffer, session: { stillApproved(): boolean; forward(msg: ClientRequestMessage, bytes: Buffer): Promise<unknown>; refuseUnapproved(): void }): Forward | undefined {
+    const params = msg.value.get('params');
+    const name = params instanceof Map ? params.get('name') : undefined;
+    if (!(params instanceof Map) || typeof name !== 'string') return { msg, bytes };
+    const decision = this.decide(msg.id, name, params);
+    if (decision.action === 'refused') return undefined;
+    if (decision.action === 'forward') return decision.params ? this.rewritten(msg, decision.params) : { msg, bytes };
+    void this.ask(msg.id, name, decision.verdict, decision.params ?? params).then(async (yes) => {
+      if (!yes) return;
+      if (!session.stillApproved()) return session.refuseUnapproved();
+      const again = this.accepted(msg.id, name, params);
+      if (!again) return;
+      const out = again.params ? this.rewritten(msg, again.params) : { msg, bytes };
+      await session.forward(out.msg, out.bytes);
+    });
+    return undefined;
+  }
+
+  /** The client's request with other params (fixed values added), as a message of its own. */
+  private rewritten(msg: ClientRequestMessage, params: JsonObject): Forward {
+    const value = new Map(msg.value);
+    value.set('params', params);
+    const bytes = Buffer.from(serialize(value) + '\n');
+    const again = classify(bytes, { maxBytes: Number.MAX_SAFE_INTEGER, maxDepth: 128 });
+    if (again.kind !== 'request') throw new Error(`the rewritten call did not read back as a request (${again.kind})`);
+    return { msg: again, bytes };
+  }
+
+  /** Decides a call of `tool` (approved by the lock on this session). */
+  decide(id: string, tool: string, params: JsonObject, askedAlready = false): CallDecision {
+    const verdict = this.gate.verdict(tool);
+    if (!verdict) return this.refuse(id, tool, 'unclassified', 'it was not in a listing judged on this session');
+    if (verdict.decision === 'withhold') return this.refuse(id, tool, verdict.reason, verdict.detail);
+    const args = admitArguments(verdict, params);
+    if (!args.ok) return this.refuse(id, tool, args.reason, args.detail);
+    if (verdict.decision === 'ask' && !askedAlready) return { action: 'ask', verdict, params: args.params };
+    if (args.fixed.length > 0) this.r.cfg.audit({ event: 'call_fixed', server: this.r.cfg.serverId, tool: tool.slice(0, 128), parameters: args.fixed });
+    return { action: 'forward', params: args.params };
+  }
+
+  /**
+   * Asks the user about a held call; true when they accepted (the caller forwards the call after judging it
+   * again). Refuses the call to the client otherwise, except when the client itself cancelled it.
+   */
+  async ask(id: string, tool: string, verdict: Admitted, params: JsonObject): Promise<boolean> {
+    // The question shows the arguments the server would receive (fixed values included).
+    const { serverId } = this.r.cfg;
+    const kind = verdict.kind ?? 'unclassified';
+    if (!this.canAsk) {
+      this.refuse(id, tool, 'ask_unavailable', `the policy for ${kind} tools is ask and the client did not declare the elicitation capability, so the warden cannot ask the user`);
+      return false;
+    }
+    const args = params.get('arguments');
+    const names = args instanceof Map ? [...args.keys()] : [];
+    const abort = new AbortController();
+    this.held.set(id, abort);
+    const answer = await this.questions.ask(question(serverId, tool, kind, args), this.session.rules.askTimeoutSeconds * 1000, abort.signal);
+    this.held.delete(id);
+    this.r.cfg.audit({ event: 'call_asked', server: serverId, tool: tool.slice(0, 128), kind, arguments: names.map((n) => n.slice(0, 128)), answer });
+    if (answer === 'accept') return true;
+    if (answer !== 'withdrawn') {
+      const why = answer === 'timeout' ? `no answer within ${this.session.rules.askTimeoutSeconds} s` : answer === 'error' ? 'the client could not ask the user (it answered the question with an error)' : `the user answered ${answer}`;
+      this.refuse(id, tool, answer === 'error' ? 'ask_unavailable' : 'ask_declined', why);
+    }
+    return false;
+  }
+
+  /** The call the user accepted, decided again on the session as it is now (a re-list may have run while
+   *  the user read the question): the params to forward, or undefined when it is refused now. */
+  accepted(id: string, tool: string, params: JsonObject): { params: JsonObject | undefined } | undefined {
+    const again = this.decide(id, tool, params, true);
+    if (again.action === 'refused') return undefined;
+    return { params: again.params };
+  }
+
+  /** The client cancelled a call that waits for the user: the question is withdrawn (no answer is owed). */
+  cancelled(clientId: string): boolean {
+    const held = this.held.get(clientId);
+    held?.abort();
+    return held !== undefined;
+  }
+
+  /** The session is closing: every open question is withdrawn. */
+  close(): void {
+    this.questions.withdrawAll();
+  }
+
+  private refuse(id: string, tool: string, reason: string, detail: string): { action: 'refused' } {
+    const { serverId } = this.r.cfg;
+    this.r.stats.refusedCalls++;
+    const shown = shownName(tool);
+    this.r.cfg.audit({ event: 'call_refused', server: serverId, tool: tool.slice(0, 128), reason, ...(reason === 'schema_refused' ? {} : { detail }) });
+    this.r.cfg.report(`refused a call to tool "${shown}" of server '${serverId}' (${reason}): ${printableDetail(detail)}. Show the rules with: mcp-warden rules ${serverId}`);
+    this.r.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused the call to tool "${shown}" of server '${serverId}' (${reason}): ${printableDetail(detail)}. The operator's rules: mcp-warden rules ${serverId}`, { reason, server: serverId }));
+    return { action: 'refused' };
+  }
+
+  private started(verdicts: ToolVerdict[]): void {
+    const { serverId } = this.r.cfg;
+    const { rules, hash, lockedHash } = this.session;
+    const withheld = verdicts.filter((v): v is Extract<ToolVerdict, { decision: 'withhold' }> => v.decision === 'withhold');
+    const overrides = verdicts.flatMap((v) => (v.decision !== 'withhold' && v.override.length > 0 ? [{ tool: v.name.slice(0, 128), kind: v.kind ?? '', hints: v.override }] : []));
+    this.r.cfg.audit({
+      event: 'rules_applied',
+      server: serverId,
+      mode: rules.mode,
+      rulesHash: hash,
+      ...(lockedHash ? { lockedRulesHash: lockedHash } : {}),
+      rulesPinned: lockedHash === hash,
+      withheld: withheld.slice(0, NAMED).map((v) => ({ tool: v.name.slice(0, 128), reason: v.reason })),
+      withheldCount: withheld.length,
+      overrides,
+    });
+    if (lockedHash !== hash) this.r.cfg.report(`server '${serverId}': its rules in servers.json ${lockedHash ? 'differ from the ones pinned in warden.lock' : 'were never pinned in warden.lock'}; they apply as written. Review with: mcp-warden rules ${serverId}, and pin them with: mcp-warden rules ${serverId} --pin`);
+    if (withheld.length > 0) {
+      const byReason = new Map<string, string[]>();
+      for (const v of withheld) byReason.set(v.reason, [...(byReason.get(v.reason) ?? []), printable(v.name)]);
+      const parts = [...byReason].map(([reason, names]) => `${reason}: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ` and ${names.length - 20} more` : ''}`);
+      this.r.cfg.report(`server '${serverId}' (${rules.mode} mode): ${withheld.length} tool${withheld.length === 1 ? '' : 's'} withheld by the operator's rules (${parts.join('; ')}). Show them with: mcp-warden rules ${serverId}`);
+    }
+    for (const o of overrides) this.r.cfg.report(`server '${serverId}': tool "${printable(o.tool)}" is classified ${o.kind} although the server's ${o.hints.join(' and ')} claim more; allowed by the rule's allowHintMismatch.`);
+  }
+}
+
+/** A rules explanation for a message: controls and invisible characters escaped, cut at 400 characters (it may
+ *  quote a pointer into the server's schema). */
+function printableDetail(detail: string): string {
+  const cut = detail.length > 400 ? `${detail.slice(0, 400)}…` : detail;
+  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The question put to the user: server, tool, kind, and every argument with its value as JSON. */
+function question(serverId: string, tool: string, kind: string, args: JsonValue | undefined): string {
+  const lines = [`mcp-warden: server '${serverId}' is asked to run tool "${shownName(tool)}" (classified ${kind} by the operator). Allow this call?`];
+  if (args instanceof Map && args.size > 0) {
+    lines.push('Arguments:');
+    for (const [name, value] of args) lines.push(`  ${JSON.stringify(name)}: ${serialize(value)}`);
+  } else lines.push('No arguments.');
+  return lines.join('\n');
+}

@@ -1,0 +1,66 @@
+import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
+import { KINDS, type Kind } from './schema.js';
+
+// A server's annotations are its claim about its own tool. They may dispute the operator's classification in
+// the dangerous direction and never relax it (seed 003: a hostile server calls its tools read-only):
+// - `destructiveHint: true` claims destructive (whatever readOnlyHint says: a claim of danger is never cancelled
+//   by a claim of safety from the same party);
+// - `readOnlyHint: false` claims at least a local change;
+// - `openWorldHint: true` with `readOnlyHint: false` claims at least a change elsewhere (a read of the open world,
+//   a web search, is still a read);
+// - a missing annotation claims nothing: the defaults are the permissive values, so absence contradicts nothing.
+// Only the literal JSON `true`/`false` counts; any other value claims nothing here (the lock pins it anyway).
+
+const rank = (k: Kind): number => KINDS.indexOf(k);
+
+export interface HintClaim {
+  /** The least dangerous kind the annotations allow, or undefined when they claim nothing. */
+  atLeast: Kind | undefined;
+  /** The annotation names behind it (names only: their values are the server's text). */
+  hints: string[];
+}
+
+function annotationsOf(tool: JsonObject): JsonObject | undefined {
+  const a = tool.get('annotations');
+  return a instanceof Map ? a : undefined;
+}
+
+const is = (a: JsonObject, key: string, value: boolean): boolean => (a.get(key) as JsonValue | undefined) === value;
+
+/** What the tool's annotations claim about its kind. */
+export function hintClaim(tool: JsonObject): HintClaim {
+  const a = annotationsOf(tool);
+  if (!a) return { atLeast: undefined, hints: [] };
+  const claims: [Kind, string[]][] = [];
+  if (is(a, 'destructiveHint', true)) claims.push(['destructive', ['destructiveHint']]);
+  if (is(a, 'readOnlyHint', false) && is(a, 'openWorldHint', true)) claims.push(['remote-change', ['readOnlyHint', 'openWorldHint']]);
+  if (is(a, 'readOnlyHint', false)) claims.push(['local-change', ['readOnlyHint']]);
+  if (claims.length === 0) return { atLeast: undefined, hints: [] };
+  claims.sort((x, y) => rank(y[0]) - rank(x[0]));
+  const [atLeast, hints] = claims[0] as [Kind, string[]];
+  return { atLeast, hints };
+}
+
+/** The hints that dispute `kind` (empty when none does). */
+export function disputingHints(tool: JsonObject, kind: Kind): string[] {
+  const claim = hintClaim(tool);
+  return claim.atLeast !== undefined && rank(claim.atLeast) > rank(kind) ? claim.hints : [];
+}
+
+/**
+ * The kind to propose to the operator from the server's annotations (offered by add/import/install/rules
+ * --propose, always shown as the server's claim and applied only on the operator's word). Never less than what
+ * the hints dispute, so a confirmed proposal has no mismatch; without annotations, the protocol's defaults
+ * (not read-only, destructive, open world) make it `destructive`.
+ */
+export function proposedKind(tool: JsonObject): { kind: Kind; from: 'annotations' | 'defaults' } {
+  const a = annotationsOf(tool);
+  if (!a || a.size === 0) return { kind: 'destructive', from: 'defaults' };
+  const readOnly = a.get('readOnlyHint') === true;
+  const destructive = a.get('destructiveHint') !== false; // the protocol's default is true
+  const openWorld = a.get('openWorldHint') !== false; // the protocol's default is true
+  let kind: Kind = readOnly ? 'read' : destructive ? 'destructive' : openWorld ? 'remote-change' : 'local-change';
+  const claim = hintClaim(tool).atLeast;
+  if (claim !== undefined && rank(claim) > rank(kind)) kind = claim;
+  return { kind, from: 'annotations' };
+}
