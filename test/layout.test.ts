@@ -83,6 +83,11 @@ describe('layout: imports never run back up', () => {
     expect(references(['proxy'], ['store', 'attest', 'launch'])).toEqual([]);
   });
 
+  it('rules/ judges tools and calls only: it imports none of proxy/, launch/, attest/, store/, supervise/', () => {
+    expect(references(['rules'], ['proxy', 'launch', 'attest', 'store', 'supervise'])).toEqual([]);
+    expect(references(['surface', 'canary', 'protocol'], ['rules'])).toEqual([]);
+  });
+
   it('surface/ and canary/ import none of proxy/, launch/, attest/, store/', () => {
     expect(references(['surface', 'canary'], ['proxy', 'launch', 'attest', 'store'])).toEqual([]);
   });

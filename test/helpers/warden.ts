@@ -57,8 +57,8 @@ export function addServer(home: string, id: string, commandLine: string[], flags
   return r;
 }
 
-/** Connects the MCP SDK client to `mcp-warden run ID`. */
-export async function connectClient(home: string, id: string, env?: Record<string, string>, capabilities?: Record<string, unknown>): Promise<{ client: Client; stderr: () => string }> {
+/** Connects the MCP SDK client to `mcp-warden run ID`; `setup` may register request handlers first. */
+export async function connectClient(home: string, id: string, env?: Record<string, string>, capabilities?: Record<string, unknown>, setup?: (client: Client) => void): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [WARDEN, '--home', home, 'run', id],
@@ -69,6 +69,7 @@ export async function connectClient(home: string, id: string, env?: Record<strin
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const client = new Client({ name: 'warden-test', version: '1.0.0' }, capabilities ? { capabilities } : undefined);
   if (capabilities?.roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [] }));
+  setup?.(client);
   await client.connect(transport);
   return { client, stderr: () => stderr };
 }
