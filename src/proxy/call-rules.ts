@@ -31,7 +31,8 @@ export class CallRules {
   readonly questions: ClientQuestions;
   /** Set from the client's initialize: it declared form elicitation. */
   canAsk = false;
-  private readonly held = new Map<string, AbortController>();
+  /** Calls waiting for the user's answer, by the client's id. */
+  private readonly held = new Map<string, { tool: string; abort: AbortController }>();
 
   constructor(
     private readonly r: Refuser,
@@ -131,7 +132,7 @@ export class CallRules {
     const args = params.get('arguments');
     const names = args instanceof Map ? [...args.keys()] : [];
     const abort = new AbortController();
-    this.held.set(id, abort);
+    this.held.set(id, { tool, abort });
     const answer = await this.questions.ask(question(serverId, tool, kind, args), this.session.rules.askTimeoutSeconds * 1000, abort.signal);
     this.held.delete(id);
     this.r.cfg.audit({ event: 'call_asked', server: serverId, tool: tool.slice(0, 128), kind, arguments: names.map((n) => n.slice(0, 128)), answer });
@@ -154,12 +155,18 @@ export class CallRules {
   /** The client cancelled a call that waits for the user: the question is withdrawn (no answer is owed). */
   cancelled(clientId: string): boolean {
     const held = this.held.get(clientId);
-    held?.abort();
+    held?.abort.abort();
     return held !== undefined;
   }
 
-  /** The session is closing: every open question is withdrawn. */
+  /** The session is closing: every held call is answered with the refusal now (while the client can still be
+   *  written to), and its question withdrawn. */
   close(): void {
+    for (const [id, { tool, abort }] of [...this.held]) {
+      this.held.delete(id);
+      this.refuse(id, tool, 'ask_declined', 'the session was closed before the user answered');
+      abort.abort();
+    }
     this.questions.withdrawAll();
   }
 

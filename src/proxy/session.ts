@@ -412,8 +412,8 @@ export class Session {
     if (this.initId && !this.released) waiting.add(this.initId);
     const hint = ` Run 'mcp-warden status ${this.cfg.serverId}' or 'mcp-warden diff ${this.cfg.serverId}' for details.`;
     for (const id of waiting) this.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden closed the session: ${message}.${hint}`, { cause, server: this.cfg.serverId }));
-    this.stopped = true;
     this.rules?.close();
+    this.stopped = true;
     this.queue.close();
     this.finish({ cause, message });
   }

@@ -18,20 +18,26 @@ export function sessionRules(rules: Rules, lockedHash: string | undefined): Sess
 }
 
 export class RulesGate {
-  private readonly verdicts = new Map<string, ToolVerdict>();
+  /** The verdict per tool name, with the digest of the tool it was made on (a verdict is a function of the
+   *  rules and the tool's bytes, so a tool listed again unchanged keeps it). */
+  private verdicts = new Map<string, { hTool: string; verdict: ToolVerdict }>();
 
   constructor(readonly rules: Rules) {}
 
   /** Judges a listing's tools; a complete listing replaces every verdict, a page adds to them. */
-  judge(tools: readonly { name: string; value: JsonObject }[], complete: boolean): ToolVerdict[] {
-    if (complete) this.verdicts.clear();
-    const out = tools.map((t) => toolVerdict(this.rules, t.name, t.value));
-    for (const v of out) this.verdicts.set(v.name, v);
-    return out;
+  judge(tools: readonly { name: string; value: JsonObject; hTool: string }[], complete: boolean): ToolVerdict[] {
+    const before = this.verdicts;
+    if (complete) this.verdicts = new Map();
+    return tools.map((t) => {
+      const known = before.get(t.name);
+      const verdict = known?.hTool === t.hTool ? known.verdict : toolVerdict(this.rules, t.name, t.value);
+      this.verdicts.set(t.name, { hTool: t.hTool, verdict });
+      return verdict;
+    });
   }
 
   /** The verdict on a tool of the last listing (undefined: never listed). */
   verdict(name: string): ToolVerdict | undefined {
-    return this.verdicts.get(name);
+    return this.verdicts.get(name)?.verdict;
   }
 }

@@ -25,12 +25,15 @@ const escapePointer = (s: string): string => s.replace(/~/g, '~0').replace(/\//g
  * Calls `visit` on every object in schema position (keyword-aware: the keys of `properties` and the like are
  * names, not keywords; the values of `enum`, `const`, `default`, `examples` are data). Under a keyword this code
  * does not know, every object is taken as a schema, so a reference there is still seen (a lenient client might
- * follow it). Stops at the first answer `visit` gives.
+ * follow it). Stops at the first answer `visit` gives. `at` is the path of the node, as segments (a pointer is
+ * only made for an answer: making one per node was most of the walk's cost).
  */
-function walkSchemas<T>(node: JsonValue | undefined, at: string, visit: (node: JsonObject, at: string) => T | undefined): T | undefined {
+function walkSchemas<T>(node: JsonValue | undefined, at: string[], visit: (node: JsonObject, at: readonly string[]) => T | undefined): T | undefined {
   if (Array.isArray(node)) {
     for (let i = 0; i < node.length; i++) {
-      const r = walkSchemas(node[i], `${at}/${i}`, visit);
+      at.push(String(i));
+      const r = walkSchemas(node[i], at, visit);
+      at.pop();
       if (r !== undefined) return r;
     }
     return undefined;
@@ -39,30 +42,34 @@ function walkSchemas<T>(node: JsonValue | undefined, at: string, visit: (node: J
   const own = visit(node, at);
   if (own !== undefined) return own;
   for (const [key, value] of node) {
-    const here = `${at}/${escapePointer(key)}`;
-    if (DATA.has(key)) continue;
+    if (DATA.has(key) || (typeof value !== 'object' || value === null)) continue;
+    at.push(key);
+    let r: T | undefined;
     if (NAMED_SUBSCHEMAS.has(key) && value instanceof Map) {
       for (const [name, sub] of value) {
-        const r = walkSchemas(sub, `${here}/${escapePointer(name)}`, visit);
-        if (r !== undefined) return r;
+        at.push(name);
+        r = walkSchemas(sub, at, visit);
+        at.pop();
+        if (r !== undefined) break;
       }
-      continue;
-    }
-    const r = walkSchemas(value, here, visit);
+    } else r = walkSchemas(value, at, visit);
+    at.pop();
     if (r !== undefined) return r;
   }
   return undefined;
 }
 
+const pointer = (at: readonly string[], key: string): string => [...at, key].map((k) => `/${escapePointer(k)}`).join('');
+
 /** Why the schema is not self-contained (with the JSON pointer of the offending keyword), or undefined. */
 export function externalReference(schema: JsonValue | undefined): string | undefined {
-  return walkSchemas(schema, '', (node, at) => {
+  return walkSchemas(schema, [], (node, at) => {
     for (const key of ['$ref', '$dynamicRef']) {
       const value = node.get(key);
-      if (value !== undefined && (typeof value !== 'string' || !value.startsWith('#'))) return `${key} at ${at}/${key} points outside the schema`;
+      if (value !== undefined && (typeof value !== 'string' || !value.startsWith('#'))) return `${key} at ${pointer(at, key)} points outside the schema`;
     }
     const dialect = node.get('$schema');
-    if (dialect !== undefined && (typeof dialect !== 'string' || !STANDARD_DIALECTS.has(dialect))) return `$schema at ${at}/$schema is not a JSON Schema dialect URL`;
+    if (dialect !== undefined && (typeof dialect !== 'string' || !STANDARD_DIALECTS.has(dialect))) return `$schema at ${pointer(at, '$schema')} is not a JSON Schema dialect URL`;
     return undefined;
   });
 }
@@ -101,7 +108,7 @@ function resolvePointer(root: JsonObject, ref: string): { node: JsonValue; point
 /** Whether a `$ref` anywhere in the document points at the root: hiding a top-level name would change what
  *  those places accept too. */
 function refersToRoot(schema: JsonObject): boolean {
-  return walkSchemas(schema, '', (node) => (['$ref', '$dynamicRef'].some((k) => node.get(k) === '#' || node.get(k) === '#/') ? true : undefined)) === true;
+  return walkSchemas(schema, [], (node) => (['$ref', '$dynamicRef'].some((k) => node.get(k) === '#' || node.get(k) === '#/') ? true : undefined)) === true;
 }
 
 /**
