@@ -207,11 +207,16 @@ export class CallRules {
   }
 }
 
-/** A rules explanation for a message: controls and invisible characters escaped, cut at 400 characters (it may
- *  quote a pointer into the server's schema). */
+/** Controls, and characters that hide or reorder text (bidi controls, zero-width ones), as \uXXXX: a value
+ *  shown to a person must read as what it is. */
+function escapeInvisible(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** A rules explanation for a message: escaped, cut at 400 characters (it may quote a pointer into the server's
+ *  schema). */
 function printableDetail(detail: string): string {
-  const cut = detail.length > 400 ? `${detail.slice(0, 400)}…` : detail;
-  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escapeInvisible(detail.length > 400 ? `${detail.slice(0, 400)}…` : detail);
 }
 
 /** The question put to the user: server, tool, kind, and every argument with its value as JSON. */
@@ -219,7 +224,7 @@ function question(serverId: string, tool: string, kind: string, args: JsonValue 
   const lines = [`mcp-warden: server '${serverId}' is asked to run tool "${shownName(tool)}" (classified ${kind} by the operator). Allow this call?`];
   if (args instanceof Map && args.size > 0) {
     lines.push('Arguments:');
-    for (const [name, value] of args) lines.push(`  ${JSON.stringify(name)}: ${serialize(value)}`);
+    for (const [name, value] of args) lines.push(`  ${escapeInvisible(JSON.stringify(name))}: ${escapeInvisible(serialize(value))}`);
   } else lines.push('No arguments.');
   return lines.join('\n');
 }

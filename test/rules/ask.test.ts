@@ -41,12 +41,15 @@ describe('ask: the user decides a held call through the client', () => {
     );
     const r = await client.callTool({ name: 'echo', arguments: { message: 'approved by a person' } });
     expect(r.content).toEqual([{ type: 'text', text: 'Echo: approved by a person' }]);
-    expect(asked).toHaveLength(1);
+    // A value that would reorder what the person reads (a right-to-left override) is shown escaped.
+    await client.callTool({ name: 'echo', arguments: { message: 'rm -rf \u202e/ fles' } });
+    expect(asked[1]?.message).toContain('"message": "rm -rf \\u202e/ fles"');
+    expect(asked).toHaveLength(2);
     expect(asked[0]?.message).toMatch(/server 'everything' is asked to run tool "echo" \(classified remote-change by the operator\)/);
     expect(asked[0]?.message).toContain('"message": "approved by a person"');
     // A read tool is not asked about.
     expect((await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } })).isError).toBeFalsy();
-    expect(asked).toHaveLength(1);
+    expect(asked).toHaveLength(2);
     await client.close();
     expect(lastOf('call_asked')).toMatchObject({ server: 'everything', tool: 'echo', kind: 'remote-change', arguments: ['message'], answer: 'accept' });
     expect(JSON.stringify(lastOf('call_asked'))).not.toContain('approved by a person');
