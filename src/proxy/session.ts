@@ -2,16 +2,14 @@ import type { Readable, Writable } from 'node:stream';
 import { LineFramer } from '../protocol/framing.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { classify, errorResponse, idText } from '../protocol/message.js';
-import { admitHandshake, InadmissibleError } from '../surface/admit.js';
+import { InadmissibleError } from '../surface/admit.js';
 import { ProtocolError, ServerChannel, type ClientRequest, type ClientRequestMessage, type ResponseMessage, type ServerMessage } from './channel.js';
 import { CallRules } from './call-rules.js';
 import { cancellationForServer, INVALID_REQUEST, PARSE_ERROR, refuseBatch, refuseCall, refuseRead, refuseUnjudgedListing, shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 import { EarlyPings } from './early-pings.js';
-import { runSessionCanaries } from './session-canaries.js';
 import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
 import { judgeClientPage } from './client-listing.js';
-import { SurfaceJudge, type ListingSource } from './judge.js';
-import { listAllTools, listCatalogs } from './listing.js';
+import { SurfaceGate } from './surface-gate.js';
 import { OrderedQueue } from './ordered-queue.js';
 import { ServerReports } from './server-reports.js';
 
@@ -49,7 +47,7 @@ export class Session {
   private readonly reports: ServerReports;
   /** The operator's rules, when the server has any. */
   private readonly rules: CallRules | undefined;
-  private judge: SurfaceJudge | undefined;
+  private readonly surface: SurfaceGate;
   private state: 'new' | 'initializing' | 'open' = 'new';
   /** The client's initialize: its own id (for the refusal) and the id the server was given. */
   private initId: string | undefined;
@@ -58,13 +56,7 @@ export class Session {
   private readonly queue: OrderedQueue<Item>;
   private heldBytes = 0;
   private seq = 0;
-  private lastListStartSeq = -1;
-  private callsSinceList = 0;
-  private lastListAt = Date.now();
   private released = false;
-  private checked = false;
-  /** The check started at the server's first line (SessionConfig.atFirstLine). */
-  private firstLineCheck: Promise<void> | undefined;
   /** What the server sent before its initialize result; judged like the rest once the session is released. */
   private readonly held: ServerItem[] = [];
   private stopped = false;
@@ -109,7 +101,8 @@ export class Session {
         this.fail('protocol_error', `the server sent a line over the ${cfg.channel.maxLine}-byte cap; the session was closed`);
       },
       end: () => this.queue.end('server'),
-    }, { verifyWriter: cfg.verifyWriter, beforeOwnRequest: () => this.pings.answered(), firstLine: () => void this.loadCheck() });
+    }, { verifyWriter: cfg.verifyWriter, beforeOwnRequest: () => this.pings.answered(), firstLine: () => void this.surface.startLoadCheck() });
+    this.surface = new SurfaceGate(this.server, cfg, this.rules, (err) => this.failFrom(err), () => this.seq);
   }
 
   start(): void {
@@ -218,20 +211,18 @@ export class Session {
     const params = msg.value.get('params');
     const name = params instanceof Map ? params.get('name') : undefined;
     const toolName = typeof name === 'string' ? name : '';
-    if (this.judge && this.released) {
-      this.callsSinceList++;
-      if (this.callsSinceList > this.cfg.relistAfterCalls || Date.now() - this.lastListAt > this.cfg.relistAfterMs) {
-        await this.relist('relist');
-        if (this.stopped) return undefined;
-      }
+    if (this.released) {
+      await this.surface.beforeCall();
+      if (this.stopped) return undefined;
     }
-    if (!this.judge?.approved.has(toolName)) {
-      refuseCall(this.refuser, msg.id, toolName, this.judge !== undefined);
+    const judge = this.surface.judge;
+    if (!judge?.approved.has(toolName)) {
+      refuseCall(this.refuser, msg.id, toolName, judge !== undefined);
       return undefined;
     }
     if (!this.rules) return { msg, bytes };
     return this.rules.admit(msg, bytes, {
-      stillApproved: () => !this.stopped && this.judge?.approved.has(toolName) === true,
+      stillApproved: () => !this.stopped && this.surface.judge?.approved.has(toolName) === true,
       forward: (m, b) => this.forwardRequest(m, b),
       refuseUnapproved: () => refuseCall(this.refuser, msg.id, toolName, true),
     });
@@ -243,7 +234,7 @@ export class Session {
     const key = method === 'prompts/get' ? 'name' : 'uri';
     const raw = params instanceof Map ? params.get(key) : undefined;
     const item = typeof raw === 'string' ? raw : '';
-    const blocked = method === 'prompts/get' ? this.judge?.blocked.prompts : this.judge?.blocked.resources;
+    const blocked = method === 'prompts/get' ? this.surface.judge?.blocked.prompts : this.surface.judge?.blocked.resources;
     if (!blocked?.has(item)) return true;
     refuseRead(this.refuser, id, method, item);
     return false;
@@ -276,31 +267,19 @@ export class Session {
 
   /** The answer to one waiting client request (its id already the client's own). */
   private async onServerAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Buffer): Promise<void> {
-    if (!(await this.checkedBeforeFirstByte())) return;
+    if (!(await this.surface.passedBeforeFirstByte())) return;
     if (request.method !== 'tools/list') this.toClient(bytes);
-    else if (this.judge) this.toClient(judgeClientPage(this.judge, msg.value, request, bytes, this.cfg, this.rules));
+    else if (this.surface.judge) this.toClient(judgeClientPage(this.surface.judge, msg.value, request, bytes, this.cfg, this.rules));
     else refuseUnjudgedListing(this.refuser, request.clientId);
   }
 
   private async onServerMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<void> {
-    if (!(await this.checkedBeforeFirstByte())) return;
-    if (msg.kind === 'notification' && msg.method === 'notifications/tools/list_changed' && this.judge && seq >= this.lastListStartSeq) {
-      await this.relist('relist');
+    if (!(await this.surface.passedBeforeFirstByte())) return;
+    if (msg.kind === 'notification' && msg.method === 'notifications/tools/list_changed' && this.surface.listChangedNeedsListing(seq)) {
+      await this.surface.relist('relist');
       if (this.stopped) return;
     }
     this.toClient(bytes);
-  }
-
-  /** A session without a handshake (a stateless client): the load check still runs before the first byte. */
-  private async checkedBeforeFirstByte(): Promise<boolean> {
-    if (this.checked) return true;
-    try {
-      await this.checkBeforeRelease();
-      return true;
-    } catch (err) {
-      this.failFrom(err);
-      return false;
-    }
   }
 
   private async handshake(result: Map<string, JsonValue>, heldBytes: Buffer): Promise<void> {
@@ -308,7 +287,7 @@ export class Session {
     if (!result.has('result')) {
       // The server refused initialize itself: there is no surface; the client sees why.
       try {
-        await this.checkBeforeRelease();
+        await this.surface.beforeRelease();
       } catch (err) {
         this.failFrom(err);
         return;
@@ -318,15 +297,9 @@ export class Session {
       return;
     }
     try {
-      this.judge = new SurfaceJudge(this.cfg, admitHandshake(result.get('result'), this.cfg.caps));
-      this.server.notify('notifications/initialized');
-      this.swallowInitialized = true;
-      await this.list('handshake');
+      this.swallowInitialized = true; // the gate sends the server its own
+      await this.surface.verifyHandshake(result.get('result'), () => this.stopped);
       if (this.stopped) return;
-      // With a warden.lock entry, what the server advertises beyond tools is judged too (an added prompt included).
-      if (this.cfg.extra) this.judge.judgeCatalogs(await listCatalogs(this.server, this.judge.handshake, this.cfg.caps));
-      await runSessionCanaries(this.server, this.cfg, this.judge.listed);
-      await this.checkBeforeRelease();
     } catch (err) {
       this.failFrom(err);
       return;
@@ -334,47 +307,6 @@ export class Session {
     this.released = true;
     this.toClient(heldBytes);
     await this.releaseHeld();
-  }
-
-  /** Awaited before the first byte from the server reaches the client. */
-  private async checkBeforeRelease(): Promise<void> {
-    await this.loadCheck();
-    this.checked = true;
-  }
-
-  /** Starts the first-line check once (at the server's first line; here at the latest); a failure closes the
-   *  session at once, without waiting for the handshake to end. */
-  private loadCheck(): Promise<void> {
-    if (!this.firstLineCheck) {
-      const check = this.cfg.atFirstLine;
-      let started: Promise<void>;
-      try {
-        started = check ? check() : Promise.resolve();
-      } catch (err) {
-        started = Promise.reject(err);
-      }
-      started.catch((err: unknown) => this.failFrom(err));
-      this.firstLineCheck = started;
-    }
-    return this.firstLineCheck;
-  }
-
-  private async relist(source: ListingSource): Promise<void> {
-    try {
-      await this.list(source);
-    } catch (err) {
-      this.failFrom(err);
-    }
-  }
-
-  private async list(source: ListingSource): Promise<void> {
-    this.lastListStartSeq = this.seq;
-    this.callsSinceList = 0;
-    this.lastListAt = Date.now();
-    const tools = await listAllTools(this.server, this.cfg.caps);
-    const decisions = (this.judge as SurfaceJudge).judge(tools, source, false);
-    if (decisions.serverRefusal) throw new SurfaceRefusal(decisions.serverRefusal);
-    this.rules?.listed(tools, source);
   }
 
   // ---- writing and closing ----
