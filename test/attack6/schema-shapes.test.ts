@@ -43,6 +43,14 @@ describe('hiding is refused when anything else in the schema refers to or constr
     expect(hide('{"$schema":"https://json-schema.org/draft/2019-09/schema","$recursiveAnchor":true,"type":"object","properties":{"mode":{"type":"string"},"child":{"$recursiveRef":"#"}}}', [deny('mode')])).toHaveProperty('refused');
   });
 
+  it('refuses when a nested object refers to the root through an anchor ($anchor or $dynamicAnchor at the root)', () => {
+    // Attack: refersToRoot compares the reference with "#" and "#/" only; "#root" names the root through its
+    // $anchor (or $dynamicAnchor), and the hiding walk never visits nested properties, where the reference
+    // sits. Hiding "mode" at the top changes what every nested "child" accepts, as with $ref "#".
+    expect(hide('{"$anchor":"root","type":"object","properties":{"mode":{"type":"string"},"child":{"$ref":"#root"}}}', [deny('mode')])).toHaveProperty('refused');
+    expect(hide('{"$dynamicAnchor":"node","type":"object","properties":{"mode":{"type":"string"},"child":{"$dynamicRef":"#node"}}}', [deny('mode')])).toHaveProperty('refused');
+  });
+
   it.each([
     ['a default of the arguments object sets it', '{"type":"object","properties":{"mode":{"type":"string"},"a":{}},"default":{"mode":"unsafe","a":1}}'],
     ['examples of the arguments object show it', '{"type":"object","properties":{"mode":{"type":"string"},"a":{}},"examples":[{"mode":"unsafe","a":1}]}'],
