@@ -28,7 +28,16 @@ export function session(cmd, args) {
   const deliver = (line) => {
     let msg;
     if (line.length > BIG) msg = { id: quickId(line), bytes: line.length };
-    else msg = JSON.parse(line.toString('utf8'));
+    else if (process.env.BENCH_TOLERANT) {
+      // V8's tracing (--trace-gc, --trace-opt, --trace-deopt in WARDEN_NODE_ARGS, bench/relay-cpu.mjs) writes to
+      // the relay's stdout: shown on stderr instead of failing the bench.
+      try {
+        msg = JSON.parse(line.toString('utf8'));
+      } catch {
+        process.stderr.write(`[non-JSON] ${line.toString('utf8').trim()}\n`);
+        return;
+      }
+    } else msg = JSON.parse(line.toString('utf8'));
     const w = waiting.get(msg.id);
     if (w) (waiting.delete(msg.id), clearTimeout(w.timer), w.resolve(msg));
   };

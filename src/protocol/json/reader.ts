@@ -1,4 +1,4 @@
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { asciiString, closingQuote, readEscaped, StringFault } from './string.js';
 
 // A lossless JSON reader over received bytes. Unlike JSON.parse it keeps each number's lexeme (so
@@ -78,6 +78,30 @@ const PLAIN_RUN = /[^"\\\u0000-\u001f\ud800-\udfff]*/y;
 /** The same over the latin1 view of bytes, where only ASCII is itself (a byte from 0x80 is part of a
  *  multibyte character, decoded on the slow path). */
 const ASCII_RUN = /[^"\\\u0000-\u001f\u0080-\uffff]*/y;
+
+/** From this many bytes on, a string's run is checked in the bytes (plainAscii) before the regular expression
+ *  (below it the regular expression is as fast: a listing's descriptions stay on it). */
+export const LONG_RUN = 4096;
+
+/** True when `b` holds only ASCII bytes from 0x20 that are neither '"' nor a backslash (a string's plain run). */
+export function plainAscii(b: Buffer): boolean {
+  if (!isAscii(b) || b.indexOf(0x5c) >= 0 || b.indexOf(0x22) >= 0) return false;
+  // No byte below 0x20: with every byte below 0x80, adding 0x60 to each byte of a 32-bit word carries into
+  // no other byte and sets a byte's top bit exactly when that byte is from 0x20.
+  const n = b.length;
+  let i = 0;
+  const head = Math.min(n, (4 - (b.byteOffset & 3)) & 3);
+  for (; i < head; i++) if ((b[i] as number) < 0x20) return false;
+  const words = (n - i) >>> 2;
+  if (words > 0) {
+    const w = new Int32Array(b.buffer, b.byteOffset + i, words);
+    const top = 0x80808080 | 0;
+    for (let k = 0; k < words; k++) if (((((w[k] as number) + 0x60606060) | 0) & top) !== top) return false;
+    i += words * 4;
+  }
+  for (; i < n; i++) if ((b[i] as number) < 0x20) return false;
+  return true;
+}
 
 const NUMBER_RE = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 
@@ -209,6 +233,17 @@ class Reader {
     // Most strings are a plain run: one native scan finds their end, and the slice is the value (what
     // readEscaped would return, with nothing for it to refuse).
     const start = this.pos + 1;
+    if (this.bytes && this.text.length - start > LONG_RUN) {
+      // A long run (a tool's result text) is found faster in the bytes: the first '"' after the opening one
+      // closes the string when nothing before it is a backslash, a control character or a byte from 0x80 —
+      // exactly the run the sticky scan below would take, checked by native scans instead of a regular
+      // expression over every character (docs/performance.md, issue 13: 1 MiB results).
+      const end = this.text.indexOf('"', start); // in the latin1 view: the same offset as in the bytes
+      if (end - start >= LONG_RUN && plainAscii(this.bytes.subarray(start, end))) {
+        this.pos = end + 1;
+        return this.text.slice(start, end);
+      }
+    }
     const run = this.plainRun;
     run.lastIndex = start;
     run.test(this.text);
