@@ -187,9 +187,13 @@ export interface ServerMessageRefusedEvent {
 export interface ClientMessageRefusedEvent {
   event: 'client_message_refused';
   server: string;
-  reason: 'batch';
+  /** batch: a JSON-RPC batch; ambiguous_member: a member a reader ignoring case takes for one the warden read. */
+  reason: 'batch' | 'ambiguous_member';
   /** How many requests in it were answered with the refusal. */
   requests: number;
+  /** For ambiguous_member: the method, and the member name it stands for (never the member as sent). */
+  method?: string;
+  member?: string;
 }
 
 export interface InadmissibleEvent {

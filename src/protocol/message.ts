@@ -1,3 +1,4 @@
+import { caseVariant } from './fold.js';
 import { JsonNumber, JsonReadError, readJson, type JsonValue, type ReadCapture, type ReadLimits } from './json/reader.js';
 
 // Classifying one JSON-RPC line without re-serializing it: its kind, method, and id as the exact JSON text
@@ -12,7 +13,7 @@ export type Classified =
   | { kind: 'notification'; method: string; value: Map<string, JsonValue> }
   | { kind: 'response'; id: string; idSpan: IdSpan; value: Map<string, JsonValue> }
   | { kind: 'batch'; value: JsonValue[] }
-  | { kind: 'invalid'; reason: string };
+  | { kind: 'invalid'; reason: string; /** The id, when the message has an unambiguous one to answer. */ id?: string };
 
 /** The JSON text of an id value, or undefined if it is not a valid JSON-RPC id. */
 export function idText(v: JsonValue | undefined): string | undefined {
@@ -22,7 +23,11 @@ export function idText(v: JsonValue | undefined): string | undefined {
   return undefined;
 }
 
-/** Classifies one line (newline included or not). Never throws. */
+/** The members of a JSON-RPC message. */
+const ENVELOPE: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
+
+/** Classifies one line (newline included or not). Never throws. A message with a member that a reader
+ *  ignoring case takes for one of the envelope's (`"Method"` beside `"method"`) is invalid (protocol/fold.ts). */
 export function classify(line: Uint8Array, limits: ReadLimits): Classified {
   let value: JsonValue;
   const capture: ReadCapture = {};
@@ -34,6 +39,11 @@ export function classify(line: Uint8Array, limits: ReadLimits): Classified {
   }
   if (Array.isArray(value)) return { kind: 'batch', value };
   if (!(value instanceof Map)) return { kind: 'invalid', reason: 'not a JSON object' };
+  const variant = caseVariant(value.keys(), ENVELOPE);
+  if (variant) {
+    const id = variant.name === 'id' ? undefined : idText(value.get('id'));
+    return { kind: 'invalid', reason: `ambiguous: member ${JSON.stringify(variant.key).slice(0, 40)} is "${variant.name}" to a reader that ignores case`, ...(id !== undefined ? { id } : {}) };
+  }
   const method = value.get('method');
   const hasId = value.has('id');
   const id = idText(value.get('id'));

@@ -10,6 +10,7 @@ export type AskAnswer = 'accept' | 'decline' | 'cancel' | 'timeout' | 'error' | 
 
 const ID_PREFIX = 'mcp-warden-ask-';
 const ID_MARK = Buffer.from(ID_PREFIX);
+const BACKSLASH = 0x5c;
 /** Ids of questions already settled that are still recognised (a late answer is consumed, not relayed). */
 const REMEMBERED = 256;
 
@@ -21,7 +22,8 @@ export class ClientQuestions {
 
   /** Whether a client line may answer one of the warden's questions (a cheap test before parsing it again). */
   mayAnswer(line: Buffer): boolean {
-    return (this.waiting.size > 0 || this.settled.size > 0) && line.includes(ID_MARK);
+    // The id may be written with escapes ("\u006dcp-warden-ask-…"): a line with a backslash is read too.
+    return (this.waiting.size > 0 || this.settled.size > 0) && (line.includes(ID_MARK) || line.includes(BACKSLASH));
   }
 
   /** Asks the user a yes/no question; resolves with their action, 'timeout', 'error' (the client answered with

@@ -16,6 +16,8 @@ import type { ListingSource } from './judge.js';
 
 /** Withheld tools named one by one in a session's report and audit event; past that, a count. */
 const NAMED = 100;
+/** Past this many characters, a value in the question carries its length. */
+const LONG_VALUE = 512;
 
 type Admitted = Extract<ToolVerdict, { decision: 'allow' | 'ask' }>;
 type Forward = { msg: ClientRequestMessage; bytes: Buffer };
@@ -74,24 +76,19 @@ export class CallRules {
 
   /**
    * A tools/call of a tool the lock approved, under the rules: the message to forward (fixed values added), or
-   * undefined when it was refused (answered here) or is held for the user's answer (forwarded through
-   * `session.forward` once accepted, if the tool is still approved then).
+   * undefined when it was refused (answered here) or is held for the user's answer (`requeue` puts it back in the
+   * session's queue once accepted; `asked` marks it so when it comes round again).
    */
-  admit(msg: ClientRequestMessage, bytes: Buffer, session: { stillApproved(): boolean; forward(msg: ClientRequestMessage, bytes: Buffer): Promise<unknown>; refuseUnapproved(): void }): Forward | undefined {
+  admit(msg: ClientRequestMessage, bytes: Buffer, requeue: () => void, asked: boolean): Forward | undefined {
     const params = msg.value.get('params');
     const name = params instanceof Map ? params.get('name') : undefined;
     if (!(params instanceof Map) || typeof name !== 'string') return { msg, bytes };
-    const decision = this.decide(msg.id, name, params);
+    const decision = this.decide(msg.id, name, params, asked);
     if (decision.action === 'refused') return undefined;
     if (decision.action === 'forward') return decision.params ? this.rewritten(msg, decision.params) : { msg, bytes };
-    void this.ask(msg.id, name, decision.verdict, decision.params ?? params).then(async (yes) => {
-      if (!yes) return;
-      if (!session.stillApproved()) return session.refuseUnapproved();
-      const again = this.accepted(msg.id, name, params);
-      if (!again) return;
-      const out = again.params ? this.rewritten(msg, again.params) : { msg, bytes };
-      await session.forward(out.msg, out.bytes);
-    });
+    // Accepted, the call goes back through the session's queue as it arrived: it waits for a re-list under way
+    // (or due), and the lock and the rules judge it again on the listing of that moment.
+    void this.ask(msg.id, name, decision.verdict, decision.params ?? params).then((yes) => yes && requeue());
     return undefined;
   }
 
@@ -129,6 +126,11 @@ export class CallRules {
       this.refuse(id, tool, 'ask_unavailable', `the policy for ${kind} tools is ask and the client did not declare the elicitation capability, so the warden cannot ask the user`);
       return false;
     }
+    // One question at a time: a person asked many in a row answers none of them with care.
+    if (this.held.size > 0) {
+      this.refuse(id, tool, 'ask_unavailable', 'another call is waiting for the user\'s answer; call again once it is answered');
+      return false;
+    }
     const args = params.get('arguments');
     const names = args instanceof Map ? [...args.keys()] : [];
     const abort = new AbortController();
@@ -142,14 +144,6 @@ export class CallRules {
       this.refuse(id, tool, answer === 'error' ? 'ask_unavailable' : 'ask_declined', why);
     }
     return false;
-  }
-
-  /** The call the user accepted, decided again on the session as it is now (a re-list may have run while
-   *  the user read the question): the params to forward, or undefined when it is refused now. */
-  accepted(id: string, tool: string, params: JsonObject): { params: JsonObject | undefined } | undefined {
-    const again = this.decide(id, tool, params, true);
-    if (again.action === 'refused') return undefined;
-    return { params: again.params };
   }
 
   /** The client cancelled a call that waits for the user: the question is withdrawn (no answer is owed). */
@@ -207,10 +201,17 @@ export class CallRules {
   }
 }
 
-/** Controls, and characters that hide or reorder text (bidi controls, zero-width ones), as \uXXXX: a value
- *  shown to a person must read as what it is. */
+/** Characters a person cannot see or that change how the rest reads: controls and format characters (bidi
+ *  controls, zero-width ones, Unicode tags), private-use and unassigned code points, line and paragraph
+ *  separators, variation selectors and the invisible fillers; each shown as \uXXXX or \u{XXXXX}. */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\u{e0100}-\u{e01ef}]/gu;
+
+/** A value shown to a person must read as what it is. */
 function escapeInvisible(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(INVISIBLE, (c) => {
+    const cp = c.codePointAt(0) as number;
+    return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, '0')}`;
+  });
 }
 
 /** A rules explanation for a message: escaped, cut at 400 characters (it may quote a pointer into the server's
@@ -221,10 +222,17 @@ function printableDetail(detail: string): string {
 
 /** The question put to the user: server, tool, kind, and every argument with its value as JSON. */
 function question(serverId: string, tool: string, kind: string, args: JsonValue | undefined): string {
-  const lines = [`mcp-warden: server '${serverId}' is asked to run tool "${shownName(tool)}" (classified ${kind} by the operator). Allow this call?`];
+  const lines = [`mcp-warden: server '${serverId}' is asked to run tool "${escapeInvisible(shownName(tool))}" (classified ${kind} by the operator). Allow this call?`];
   if (args instanceof Map && args.size > 0) {
     lines.push('Arguments:');
-    for (const [name, value] of args) lines.push(`  ${escapeInvisible(JSON.stringify(name))}: ${escapeInvisible(serialize(value))}`);
-  } else lines.push('No arguments.');
+    for (const [name, value] of args) lines.push(`  ${escapeInvisible(JSON.stringify(name))}: ${shownValue(value)}`);
+  } else if (args instanceof Map || args === undefined) lines.push('No arguments.');
+  else lines.push(`Arguments (not an object): ${shownValue(args)}`);
   return lines.join('\n');
+}
+
+/** A value as JSON for a person: escaped, and its length said when it is long (a client may cut the text). */
+function shownValue(value: JsonValue): string {
+  const text = escapeInvisible(serialize(value));
+  return text.length > LONG_VALUE ? `${text} (${text.length.toLocaleString('en-US')} characters)` : text;
 }

@@ -1,5 +1,6 @@
 import { JsonNumber, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
 import { serialize } from '../protocol/json/write.js';
+import { caseVariant } from '../protocol/fold.js';
 import { errorResponse, idText } from '../protocol/message.js';
 import type { SessionConfig, SessionStats } from './session-config.js';
 
@@ -36,6 +37,30 @@ export function refuseBatch(r: Refuser, elements: JsonValue[]): void {
   const message = 'mcp-warden: JSON-RPC batches are not relayed; send each message on its own line';
   if (ids.length === 0) r.toClient(errorResponse('null', INVALID_REQUEST, message));
   else r.toClient(Buffer.from(`[${ids.map((id) => errorResponse(id, INVALID_REQUEST, message).toString().trimEnd()).join(',')}]\n`));
+}
+
+/** The params members the warden reads to decide a request, by method (protocol/fold.ts). */
+const DECIDING_PARAMS: Readonly<Record<string, ReadonlySet<string>>> = {
+  'tools/call': new Set(['name', 'arguments']),
+  'prompts/get': new Set(['name', 'arguments']),
+  'resources/read': new Set(['uri']),
+};
+
+/**
+ * Refuses a request whose params carry a member that a reader ignoring case takes for one the warden decides on
+ * (`"NAME"` beside `"name"`: the warden would approve one tool and such a server run another). True when it was
+ * refused (and answered).
+ */
+export function refuseAmbiguousParams(r: Refuser, id: string, method: string, params: JsonValue | undefined): boolean {
+  const names = DECIDING_PARAMS[method];
+  if (!names || !(params instanceof Map)) return false;
+  const variant = caseVariant(params.keys(), names);
+  if (!variant) return false;
+  r.stats.refusedClientLines++;
+  r.cfg.audit({ event: 'client_message_refused', server: r.cfg.serverId, reason: 'ambiguous_member', requests: 1, method, member: variant.name });
+  r.cfg.report(`refused a ${method} whose params carry "${shownName(variant.key)}", which a server reading names without regard to case takes for "${variant.name}"; not forwarded`);
+  r.toClient(errorResponse(id, INVALID_REQUEST, `mcp-warden: not forwarded: the params carry "${shownName(variant.key)}", which a server may read as "${variant.name}"; send each member under its exact name once`));
+  return true;
 }
 
 /** Answers a tools/call of a tool that is not approved on this session. */

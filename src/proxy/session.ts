@@ -5,7 +5,7 @@ import { classify, errorResponse, idText } from '../protocol/message.js';
 import { InadmissibleError } from '../surface/admit.js';
 import { ProtocolError, ServerChannel, type ClientRequest, type ClientRequestMessage, type ResponseMessage, type ServerMessage } from './channel.js';
 import { CallRules } from './call-rules.js';
-import { cancellationForServer, INVALID_REQUEST, PARSE_ERROR, refuseBatch, refuseCall, refuseRead, refuseUnjudgedListing, shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
+import { cancellationForServer, INVALID_REQUEST, PARSE_ERROR, refuseAmbiguousParams, refuseBatch, refuseCall, refuseRead, refuseUnjudgedListing, shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 import { EarlyPings } from './early-pings.js';
 import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
 import { judgeClientPage } from './client-listing.js';
@@ -35,7 +35,7 @@ const MAX_WAITING_BYTES = 32 * 1024 * 1024;
 type ServerItem =
   | { from: 'server'; msg: ServerMessage; bytes: Buffer; seq: number }
   | { from: 'server'; answers: ClientRequest; msg: ResponseMessage; bytes: Buffer; seq: number };
-type Item = { from: 'client'; bytes: Buffer } | ServerItem;
+type Item = { from: 'client'; bytes: Buffer; asked?: boolean } | ServerItem;
 
 export class Session {
   readonly stats: SessionStats = { nonJsonLines: 0, oversizeLines: 0, refusedClientLines: 0, refusedServerMessages: 0, refusedCalls: 0 };
@@ -68,7 +68,7 @@ export class Session {
   ) {
     this.ended = new Promise((r) => (this.resolveEnd = r));
     this.queue = new OrderedQueue<Item>(MAX_WAITING_BYTES, {
-      handle: (item) => (item.from === 'client' ? this.onClientLine(item.bytes) : this.onServerItem(item)),
+      handle: (item) => (item.from === 'client' ? this.onClientLine(item.bytes, item.asked) : this.onServerItem(item)),
       error: (err) => this.failFrom(err),
       clientEnd: () => {
         this.server.end();
@@ -138,13 +138,14 @@ export class Session {
     return true;
   }
 
-  private async onClientLine(bytes: Buffer): Promise<void> {
+  /** A line of the client's; `asked`: a tools/call the user accepted, back from its question. */
+  private async onClientLine(bytes: Buffer, asked = false): Promise<void> {
     const msg = classify(bytes, this.cfg.channel.json);
     if (msg.kind === 'invalid') {
       this.stats.refusedClientLines++;
       this.cfg.report(`refused a client line that is not an unambiguous JSON-RPC message (${msg.reason})`);
       const syntax = msg.reason.startsWith('syntax') || msg.reason.startsWith('invalid_utf8');
-      this.toClient(errorResponse('null', syntax ? PARSE_ERROR : INVALID_REQUEST, `mcp-warden: not forwarded: ${msg.reason}`));
+      this.toClient(errorResponse(msg.id ?? 'null', syntax ? PARSE_ERROR : INVALID_REQUEST, `mcp-warden: not forwarded: ${msg.reason}`));
       return;
     }
     if (msg.kind === 'batch') {
@@ -157,8 +158,9 @@ export class Session {
       // except server/discover: a client that gets "method not found" to it from a legacy server falls back
       // to initialize, and that handshake must still be gated and judged.
       if (this.state === 'new' && msg.method !== 'server/discover') this.state = initialize ? 'initializing' : 'open';
+      if (refuseAmbiguousParams(this.refuser, msg.id, msg.method, msg.value.get('params'))) return;
       let out: { msg: ClientRequestMessage; bytes: Buffer } | undefined = { msg, bytes };
-      if (msg.method === 'tools/call') out = await this.admitCall(msg, bytes);
+      if (msg.method === 'tools/call') out = await this.admitCall(msg, bytes, asked);
       if ((msg.method === 'prompts/get' || msg.method === 'resources/read') && !this.admitRead(msg.id, msg.method, msg.value)) return;
       if (!out) return;
       if (initialize) {
@@ -205,9 +207,9 @@ export class Session {
   /**
    * Decides a tools/call: re-lists first when due; refuses a tool not approved on this session; then the
    * operator's rules: the message to forward (with fixed values added), or undefined when it was refused or is
-   * held for the user's answer (then forwarded from here once accepted).
+   * held for the user's answer (put back in the queue once accepted, `asked`).
    */
-  private async admitCall(msg: ClientRequestMessage, bytes: Buffer): Promise<{ msg: ClientRequestMessage; bytes: Buffer } | undefined> {
+  private async admitCall(msg: ClientRequestMessage, bytes: Buffer, asked: boolean): Promise<{ msg: ClientRequestMessage; bytes: Buffer } | undefined> {
     const params = msg.value.get('params');
     const name = params instanceof Map ? params.get('name') : undefined;
     const toolName = typeof name === 'string' ? name : '';
@@ -221,11 +223,7 @@ export class Session {
       return undefined;
     }
     if (!this.rules) return { msg, bytes };
-    return this.rules.admit(msg, bytes, {
-      stillApproved: () => !this.stopped && this.surface.judge?.approved.has(toolName) === true,
-      forward: (m, b) => this.forwardRequest(m, b),
-      refuseUnapproved: () => refuseCall(this.refuser, msg.id, toolName, true),
-    });
+    return this.rules.admit(msg, bytes, () => this.queue.push({ from: 'client', bytes, asked: true }), asked);
   }
 
   /** Refuses getting a prompt or reading a resource that changed or appeared since the lock (enforce). */

@@ -64,9 +64,19 @@ const pointer = (at: readonly string[], key: string): string => [...at, key].map
 /** Why the schema is not self-contained (with the JSON pointer of the offending keyword), or undefined. */
 export function externalReference(schema: JsonValue | undefined): string | undefined {
   return walkSchemas(schema, [], (node, at) => {
-    for (const key of ['$ref', '$dynamicRef']) {
+    for (const key of REFERENCES) {
       const value = node.get(key);
       if (value !== undefined && (typeof value !== 'string' || !value.startsWith('#'))) return `${key} at ${pointer(at, key)} points outside the schema`;
+    }
+    // A member of `properties` (or the like) is a schema: an object or a boolean. Anything else is no schema, and a
+    // dereferencer that resolves every {"$ref": "…"} wherever it sits would fetch {"properties":{"$ref":"https://…"}}.
+    for (const key of NAMED_SUBSCHEMAS) {
+      const map = node.get(key);
+      if (!(map instanceof Map)) continue;
+      for (const [name, sub] of map) {
+        const isSchema = sub instanceof Map || typeof sub === 'boolean' || (key === 'dependencies' && Array.isArray(sub));
+        if (!isSchema) return `${pointer([...at, key], name)} is not a schema (a ${sub === null ? 'null' : Array.isArray(sub) ? 'list' : typeof sub === 'string' ? 'string' : 'number'})`;
+      }
     }
     const dialect = node.get('$schema');
     if (dialect !== undefined && (typeof dialect !== 'string' || !STANDARD_DIALECTS.has(dialect))) return `$schema at ${pointer(at, '$schema')} is not a JSON Schema dialect URL`;
@@ -92,12 +102,10 @@ function resolvePointer(root: JsonObject, ref: string): { node: JsonValue; point
   if (!ref.startsWith('#/')) return undefined;
   let node: JsonValue = root;
   for (const raw of ref.slice(2).split('/')) {
-    let token: string;
-    try {
-      token = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    } catch {
-      return undefined;
-    }
+    // Percent-escapes are decoded before the split by some validators and after it by others (Python's
+    // jsonschema, Ajv): such a pointer names two nodes, so it is not followed.
+    if (raw.includes('%')) return undefined;
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     if (node instanceof Map && node.has(token)) node = node.get(token) as JsonValue;
     else if (Array.isArray(node) && /^(0|[1-9][0-9]*)$/.test(token) && Number(token) < node.length) node = node[Number(token)] as JsonValue;
     else return undefined;
@@ -105,10 +113,32 @@ function resolvePointer(root: JsonObject, ref: string): { node: JsonValue; point
   return { node, pointer: ref.slice(1) };
 }
 
-/** Whether a `$ref` anywhere in the document points at the root: hiding a top-level name would change what
- *  those places accept too. */
-function refersToRoot(schema: JsonObject): boolean {
-  return walkSchemas(schema, [], (node) => (['$ref', '$dynamicRef'].some((k) => node.get(k) === '#' || node.get(k) === '#/') ? true : undefined)) === true;
+const REFERENCES = ['$ref', '$dynamicRef', '$recursiveRef'];
+const ANCHORS = ['$anchor', '$dynamicAnchor', '$recursiveAnchor'];
+
+/**
+ * Why hiding `names` would change what a reference elsewhere in the document means, or undefined: a reference to
+ * the root ("#", "#/", `$recursiveRef`, or an anchor form when the root has an anchor) would have nested objects
+ * lose the names too; one into a removed member (`#/properties/NAME…`) would dangle; one with percent-escapes
+ * names two nodes (see resolvePointer).
+ */
+function referenceProblem(root: JsonObject, names: ReadonlySet<string>): string | undefined {
+  const rootAnchored = ANCHORS.some((k) => root.has(k));
+  return walkSchemas(root, [], (node, at) => {
+    for (const key of REFERENCES) {
+      const ref = node.get(key);
+      if (typeof ref !== 'string') continue;
+      const where = pointer(at, key);
+      if (key === '$recursiveRef' || ref === '#' || ref === '#/' || (rootAnchored && ref.startsWith('#') && !ref.startsWith('#/'))) {
+        return `its input schema refers to itself (${key} at ${where}), so hiding a top-level parameter would change nested objects too`;
+      }
+      if (!ref.startsWith('#/')) continue;
+      if (ref.includes('%')) return `its input schema has a reference with percent-escapes (${where}), which validators resolve differently`;
+      const [first, second] = ref.slice(2).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+      if (first === 'properties' && second !== undefined && names.has(second)) return `its input schema refers into the hidden parameter "${second}" (${key} at ${where}); the reference would dangle`;
+    }
+    return undefined;
+  });
 }
 
 /**
@@ -121,7 +151,8 @@ export function hideParameters(root: JsonObject, hidden: readonly Hidden[]): Hid
   if (hidden.length === 0) return { schema: root };
   const names = new Set(hidden.map((h) => h.name));
   const fixed = new Set(hidden.filter((h) => h.fixed).map((h) => h.name));
-  if (refersToRoot(root)) return { refused: 'its input schema refers to itself ($ref "#"), so hiding a top-level parameter would change nested objects too' };
+  const problem = referenceProblem(root, names);
+  if (problem) return { refused: problem };
   const seen = new Set<JsonObject>();
   const pending: { node: JsonValue; at: string }[] = [{ node: root, at: '' }];
   while (pending.length > 0) {
@@ -134,6 +165,16 @@ export function hideParameters(root: JsonObject, hidden: readonly Hidden[]): Hid
     if (!isRoot && node.has('$id')) return { refused: `its input schema has an embedded resource ($id at ${where}); its references cannot be followed here` };
     const properties = node.get('properties');
     if (!isRoot && properties instanceof Map) for (const n of names) if (properties.has(n)) return mentioned(n, 'declares again');
+    // Whole argument objects given as data (a default the client fills in, an example the model copies, a const
+    // or enum every call must match) that carry a hidden name.
+    for (const key of ['const', 'default', 'enum', 'examples']) {
+      const data = node.get(key);
+      const objects = Array.isArray(data) && key !== 'const' && key !== 'default' ? data : [data];
+      for (const o of objects) if (o instanceof Map) for (const n of names) if (o.has(n)) return mentioned(n, `names in its ${key}`);
+    }
+    for (const key of ['minProperties', 'maxProperties']) {
+      if (node.has(key)) return { refused: `its input schema bounds how many parameters a call has (${key} at ${where}), which a hidden parameter would miscount` };
+    }
     const required = node.get('required');
     if (Array.isArray(required)) for (const n of names) if (required.includes(n) && !(isRoot && fixed.has(n))) return mentioned(n, 'requires');
     for (const key of ['dependentRequired', 'dependentSchemas', 'dependencies']) {

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import * as v from 'valibot';
 import { WardenError, errnoOf } from '../error.js';
-import { JsonReadError, readJson, toPlain } from '../protocol/json/reader.js';
+import { JsonNumber, JsonReadError, readJson, toPlain, type JsonValue } from '../protocol/json/reader.js';
+import { es6, inexactText } from '../protocol/json/number.js';
 import { explainIssues } from '../schema/issues.js';
 import { checkTrusted } from './perms.js';
 
@@ -21,6 +22,8 @@ export function loadJsonFile<S extends Schema>(
   optional: boolean,
   /** The warden's own machine-written caches skip the duplicate-key check for speed (JSON.parse). */
   fast = false,
+  /** Refuse a number that a double does not hold as written (servers.json: a fixed value reaches a server). */
+  exactNumbers = false,
 ): v.InferOutput<S> | undefined {
   checkTrusted(file, label, 'file');
   let bytes: Buffer;
@@ -36,7 +39,13 @@ export function loadJsonFile<S extends Schema>(
   }
   let plain: unknown;
   try {
-    plain = fast ? JSON.parse(bytes.toString('utf8')) : toPlain(readJson(bytes, { maxBytes: MAX_CONFIG_BYTES, maxDepth: 64 }));
+    if (fast) plain = JSON.parse(bytes.toString('utf8'));
+    else {
+      const value = readJson(bytes, { maxBytes: MAX_CONFIG_BYTES, maxDepth: 64 });
+      const inexact = exactNumbers ? inexactNumber(value, '') : undefined;
+      if (inexact) throw new WardenError('FILE_INVALID', `${label} at ${file} has a number a double cannot hold as written, at ${inexact.at} (${inexact.lexeme.slice(0, 40)}): the warden would use another value. Write it with at most 15 significant digits, or as a string if the program it is for reads one.`);
+      plain = toPlain(value);
+    }
   } catch (err) {
     if (err instanceof SyntaxError) {
       throw new WardenError('FILE_NOT_JSON', `${label} at ${file} is not valid JSON: ${err.message}. Fix or delete the file and run the command again.`);
@@ -52,4 +61,29 @@ export function loadJsonFile<S extends Schema>(
     throw new WardenError('FILE_INVALID', `${problem}. File: ${file}. ${advice}`);
   }
   return parsed.output;
+}
+
+/** The first number (with its JSON pointer) whose double is not the decimal written, or out of range. */
+function inexactNumber(value: JsonValue, at: string): { at: string; lexeme: string } | undefined {
+  if (value instanceof JsonNumber) {
+    let js: string;
+    try {
+      js = es6(value.lexeme);
+    } catch {
+      return { at: at || '/', lexeme: value.lexeme };
+    }
+    return inexactText(value.lexeme, js) === undefined ? undefined : { at: at || '/', lexeme: value.lexeme };
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const r = inexactNumber(value[i] as JsonValue, `${at}/${i}`);
+      if (r) return r;
+    }
+  } else if (value instanceof Map) {
+    for (const [k, v] of value) {
+      const r = inexactNumber(v, `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      if (r) return r;
+    }
+  }
+  return undefined;
 }

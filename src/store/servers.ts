@@ -174,7 +174,7 @@ export type ServersFile = v.InferOutput<typeof serversFileSchema>;
 
 /** Loads servers.json; a missing file is an empty configuration. */
 export function loadServers(paths: HomePaths): ServersFile {
-  return loadJsonFile(paths.servers, 'servers.json', serversFileSchema, true) ?? v.parse(serversFileSchema, { version: 1, servers: {} });
+  return loadJsonFile(paths.servers, 'servers.json', serversFileSchema, true, false, true) ?? v.parse(serversFileSchema, { version: 1, servers: {} });
 }
 
 /** The configuration of one server, or a refusal naming the ids that exist. */

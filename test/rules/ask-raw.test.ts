@@ -68,6 +68,20 @@ describe('a call held for the user, line by line', () => {
     expect(auditEvents(home).filter((e) => e.event === 'call_asked').pop()).toMatchObject({ tool: 'echo', answer: 'withdrawn' });
   });
 
+  it('asks one question at a time: a second call waiting for the user is refused, saying why', async () => {
+    const { s, question } = await heldCall();
+    send(s, { id: 4, method: 'tools/call', params: { name: 'echo', arguments: { text: 'second' } } });
+    await s.until(() => parsed(s).some((m) => m.id === 4), 'the second call answered');
+    expect((parsed(s).find((m) => m.id === 4) as { error: { message: string } }).error.message).toMatch(/\(ask_unavailable\): another call is waiting for the user's answer/);
+    expect(parsed(s).filter((m) => m.method === 'elicitation/create')).toHaveLength(1);
+    send(s, { id: question.id, result: { action: 'accept' } });
+    await s.until(() => parsed(s).some((m) => m.id === 3), 'the first call answered');
+    expect(received()).toContain('"held"');
+    expect(received()).not.toContain('"second"');
+    s.close();
+    await s.exited;
+  });
+
   it('answers the held call with the refusal when the session ends before the user does', async () => {
     const { s } = await heldCall();
     const launch = auditEvents(home).filter((e) => e.event === 'launch').pop() as { pid: number };

@@ -40,9 +40,16 @@ const servers = (value: unknown): string => problem(() => loadServers(paths), 's
 const server = (entry: Record<string, unknown>): string => servers({ version: 1, servers: { fx: entry } });
 
 describe('servers.json', () => {
+  it('a number a double cannot hold as written: refused with its pointer, never used as another value', () => {
+    fs.writeFileSync(path.join(dir, 'servers.json'), '{"version":1,"servers":{"fx":{"command":"/bin/true","canaryLatency":{"factor":1.00000000000000000001,"slackMs":5}}}}', { mode: 0o600 });
+    expect(() => loadServers(paths)).toThrow(/has a number a double cannot hold as written, at \/servers\/fx\/canaryLatency\/factor \(1\.00000000000000000001\)/);
+    fs.writeFileSync(path.join(dir, 'servers.json'), '{"version":1,"servers":{"fx":{"command":"/bin/true","canaryLatency":{"factor":1.50,"slackMs":5e1}}}}', { mode: 0o600 });
+    expect(loadServers(paths).servers.fx?.canaryLatency).toEqual({ factor: 1.5, slackMs: 50 });
+  });
+
   it('an unknown key: names it and the object it is in, and says to remove it or upgrade', () => {
-    const m = server({ command: '/bin/true', rules: {} });
-    expect(m).toContain("unknown key 'rules' in servers.json at /servers/fx");
+    const m = server({ command: '/bin/true', sandbox: {} });
+    expect(m).toContain("unknown key 'sandbox' in servers.json at /servers/fx");
     expect(m).toMatch(/remove it, or upgrade mcp-warden if a newer version wrote it/i);
   });
 
