@@ -1,5 +1,5 @@
 import { WardenError } from '../error.js';
-import { hintClaim } from '../rules/hints.js';
+import { disputingHints, hintClaim } from '../rules/hints.js';
 import { DEFAULT_ASK_SECONDS, KINDS, decisionFor, parseRules, ruleOf, type Kind, type KindDecision, type Rules } from '../rules/schema.js';
 import { toolVerdict } from '../rules/verdict.js';
 import { loadLocks } from '../store/locks.js';
@@ -60,7 +60,7 @@ export function rulesView(paths: HomePaths, id: string): RulesView {
     // Without a rules object a session does not apply rules at all: every tool the lock approves is allowed.
     const verdict = server.rules ? toolVerdict(rules, name, tool) : { decision: 'allow' as const };
     const claim = hintClaim(tool);
-    const disputing = rule && claim.atLeast !== undefined && KINDS.indexOf(claim.atLeast) > KINDS.indexOf(rule.kind) ? claim.hints : [];
+    const disputing = rule ? disputingHints(tool, rule.kind) : [];
     return {
       name,
       ...(rule ? { kind: rule.kind } : {}),

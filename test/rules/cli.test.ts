@@ -176,7 +176,7 @@ describe('mcp-warden diff on the rules', () => {
     expect(JSON.parse(after.stdout).rules).toMatchObject({ state: 'pinned', changed: false });
   });
 
-  it('exits 1 for rules removed by hand, and lock keeps the pinned hash', () => {
+  it('exits 1 for rules removed by hand; pinning the served surface again keeps the pinned rules hash', () => {
     ok(rules('--kind', 'read_text_file=read'));
     const was = pinned();
     writeRules(home, 'fs', undefined);
