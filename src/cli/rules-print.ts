@@ -99,13 +99,15 @@ export function jsonOfView(v: RulesView, change?: RulesChange): unknown {
 export function printProposal(id: string, proposal: readonly ProposedRule[]): void {
   line(`Proposed classification for server '${id}' — the SERVER'S CLAIM, read from its own annotations as locked; a hostile server calls its tools harmless, so check each line:`);
   const rows = proposal.map((p) => {
-    if (p.kept) return [`  ${escaped(p.name)}`, p.kept, "kept: the operator's rule"];
+    const then = p.decision === 'withhold' ? `withheld (${p.reason ?? ''})` : p.decision;
+    if (p.kept) return [`  ${escaped(p.name)}`, p.kept, then, "kept: the operator's rule"];
     const why = p.from === 'defaults' ? "server's claim: no annotations, so the protocol's defaults (destructive, open world)" : `server's claim (${p.hints.join(', ')})`;
-    return [`  ${escaped(p.name)}`, p.kind, why];
+    return [`  ${escaped(p.name)}`, p.kind, then, why];
   });
   if (rows.length > 0) printTable(rows);
+  line('(the third column: what strict mode with this classification and the policy now would make of each tool)');
 }
 
 export function jsonOfProposal(proposal: readonly ProposedRule[]): unknown {
-  return proposal.map((p) => ({ name: p.name, kind: p.kept ?? p.kind, source: p.kept ? 'operator' : "server's claim", from: p.kept ? 'rule' : p.from, hints: p.hints }));
+  return proposal.map((p) => ({ name: p.name, kind: p.kept ?? p.kind, source: p.kept ? 'operator' : "server's claim", from: p.kept ? 'rule' : p.from, hints: p.hints, decision: p.decision, reason: p.reason ?? null }));
 }

@@ -1,6 +1,7 @@
 import { WardenError } from '../error.js';
 import { proposedKind } from '../rules/hints.js';
-import { ruleOf, type Kind } from '../rules/schema.js';
+import { parseRules, ruleOf, type Kind, type Rules } from '../rules/schema.js';
+import { toolVerdict } from '../rules/verdict.js';
 import { loadLocks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
@@ -22,18 +23,29 @@ export interface ProposedRule {
   hints: string[];
   /** The operator's own classification, which the proposal leaves as it is. */
   kept?: Kind;
+  /** What strict mode with this classification and the policy now would make of the tool. */
+  decision: 'allow' | 'ask' | 'withhold';
+  /** The call_refused reason code when it would be withheld. */
+  reason?: string;
 }
 
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 
 /** The proposal for every tool of a lock entry, given the rules the server has now (if any). */
-export function proposalFor(entry: LockEntry, rules: Parameters<typeof ruleOf>[0] | undefined): ProposedRule[] {
-  return entry.tools.map(({ name, tool }) => {
+export function proposalFor(entry: LockEntry, rules: Rules | undefined): ProposedRule[] {
+  const proposed = entry.tools.map(({ name, tool }) => {
     const { kind, from } = proposedKind(tool);
     const a = tool.get('annotations');
     const hints = a instanceof Map ? HINTS.filter((h) => a.has(h)).map((h) => `${h}=${typeof a.get(h) === 'boolean' ? String(a.get(h)) : '?'}`) : [];
     const kept = rules ? ruleOf(rules, name)?.kind : undefined;
-    return { name, kind, from, hints, ...(kept ? { kept } : {}) };
+    return { name, tool, kind, from, hints, ...(kept ? { kept } : {}) };
+  });
+  // The rules as applying the proposal would leave them, to say what each tool would then be.
+  const after: Rules = { ...(rules ?? parseRules({})), mode: 'strict', tools: { ...(rules?.tools ?? {}) } };
+  for (const p of proposed) if (!p.kept) Object.defineProperty(after.tools, p.name, { value: { kind: p.kind }, enumerable: true, writable: true, configurable: true });
+  return proposed.map(({ tool, ...p }) => {
+    const verdict = toolVerdict(after, p.name, tool);
+    return { ...p, decision: verdict.decision, ...(verdict.decision === 'withhold' ? { reason: verdict.reason } : {}) };
   });
 }
 

@@ -207,15 +207,15 @@ function onTerminal(args: string[], answers: string[]): Promise<{ code: number |
 describe('mcp-warden rules --propose', () => {
   it("add offers strict mode non-interactively: the proposal, each line the server's claim, and the command that applies it; nothing applied", () => {
     expect(added.stdout).toMatch(/Proposed classification for server 'fs' — the SERVER'S CLAIM/);
-    expect(added.stdout).toMatch(/^ {2}read_text_file +read +server's claim \(readOnlyHint=true, openWorldHint=false\)$/m);
-    expect(added.stdout).toMatch(/^ {2}write_file +destructive +server's claim \(/m);
+    expect(added.stdout).toMatch(/^ {2}read_text_file +read +allow +server's claim \(readOnlyHint=true, openWorldHint=false\)$/m);
+    expect(added.stdout).toMatch(/^ {2}write_file +destructive +ask +server's claim \(/m);
     expect(added.stdout).toMatch(/Not applied\. To apply it: mcp-warden --home \S+ rules fs --propose --yes/);
     expect(JSON.parse(fs.readFileSync(path.join(template, 'servers.json'), 'utf8')).servers.fs.rules).toBeUndefined();
   });
 
   it('prints the proposal and applies nothing without --yes', () => {
     const r = ok(rules('--propose'));
-    expect(r.stdout.match(/^ {2}\S+ +\S+ +server's claim/gm)).toHaveLength(14);
+    expect(r.stdout.match(/^ {2}\S+ +\S+ +\S+ +server's claim/gm)).toHaveLength(14);
     expect(r.stdout).toMatch(/Nothing was applied\. To apply it as strict mode: mcp-warden --home \S+ rules fs --propose --yes/);
     expect(serversRules()).toBeUndefined();
     const j = json(rules('--propose', '--json'));
@@ -238,6 +238,8 @@ describe('mcp-warden rules --propose', () => {
     const listed = (await client.listTools()).tools.map((t) => t.name).sort();
     await client.close();
     expect(listed).toEqual(Object.entries(proposed).filter(([, k]) => k !== 'destructive').map(([t]) => t).sort());
+    // What the proposal said strict mode would make of each tool is what the session did.
+    expect(listed).toEqual((r.proposal as { name: string; decision: string }[]).filter((p) => p.decision !== 'withhold').map((p) => p.name).sort());
   });
 
   it("keeps the operator's own classification and proposes only for the tools without one", () => {
@@ -245,6 +247,21 @@ describe('mcp-warden rules --propose', () => {
     const r = json(rules('--propose', '--yes', '--json'));
     expect(r.proposal.find((p: { name: string }) => p.name === 'write_file')).toMatchObject({ kind: 'local-change', source: 'operator' });
     expect(serversRules()?.tools.write_file).toEqual({ kind: 'local-change', allowHintMismatch: true });
+  });
+
+  it("import offers strict mode for each server it enrolled, marked as the server's claim, and applies nothing", () => {
+    const config = path.join(shared, `client${n}.json`);
+    fs.writeFileSync(config, JSON.stringify({ mcpServers: { files: { command: NODE, args: [FILESYSTEM, files] } } }, null, 2) + '\n');
+    const r = ok(cli(home, ['import', config, '--yes']));
+    expect(r.stdout).toMatch(/Proposed classification for server 'files' — the SERVER'S CLAIM/);
+    expect(r.stdout.match(/^ {2}\S+ +\S+ +\S+ +server's claim/gm)).toHaveLength(14);
+    expect(r.stdout).toMatch(/Not applied\. To apply it: mcp-warden --home \S+ rules files --propose --yes/);
+    expect(JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')).servers.files.rules).toBeUndefined();
+    // With --json, stdout stays one document: no offer is printed.
+    const second = path.join(shared, `client${n}b.json`);
+    fs.writeFileSync(second, JSON.stringify({ mcpServers: { files2: { command: NODE, args: [FILESYSTEM, files] } } }, null, 2) + '\n');
+    const quiet = ok(cli(home, ['import', second, '--yes', '--json']));
+    expect(JSON.parse(quiet.stdout).entries).toMatchObject([{ name: 'files2', result: 'imported' }]);
   });
 
   it('on a terminal asks, and applies the proposal only on y', async () => {
