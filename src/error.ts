@@ -59,7 +59,10 @@ export type WardenErrorCode =
   | 'TRUST_ROOT_UPDATE_FAILED'
   | 'REGISTRY_FAILED'
   | 'STORE_ENTRY_CHANGED'
-  | 'NOT_INSTALLED';
+  | 'NOT_INSTALLED'
+  | 'RULES_INVALID'
+  | 'RULES_NOT_PINNED'
+  | 'TOOL_UNKNOWN';
 
 const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   USAGE: 2,
@@ -119,6 +122,9 @@ const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   REGISTRY_FAILED: 3,
   STORE_ENTRY_CHANGED: 3,
   NOT_INSTALLED: 2,
+  RULES_INVALID: 2,
+  RULES_NOT_PINNED: 2,
+  TOOL_UNKNOWN: 2,
 };
 
 export class WardenError extends Error {

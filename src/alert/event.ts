@@ -14,6 +14,8 @@ export function isAlert(e: AuditEvent): boolean {
       return e.pinState === 'changed' && (e.source === 'handshake' || e.source === 'relist' || e.source === 'client_list' || e.source === 'verify');
     case 'canary':
       return e.result === 'fail';
+    case 'rules_changed':
+      return e.via === 'outside_cli';
     case 'tier_widening_blocked':
     case 'call_refused':
     case 'read_refused':

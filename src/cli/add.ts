@@ -9,6 +9,7 @@ import { ENV_NAME_RE, SERVER_ID_RE, loadServers, loaderVariable } from '../store
 import type { LockEntry } from '../surface/lockfile.js';
 import { lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec } from '../enroll/enrollment.js';
 import { confirm, describeArtifact, line } from './output.js';
+import { offerStrictMode } from './rules-offer.js';
 
 export interface AddOptions {
   env: string[];
@@ -81,5 +82,6 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   line(`Locked ${locked.tools.length} tools (revision ${locked.protocol.era}, surface ${locked.surface_hash}) in ${paths.toolsLock}.`);
   line(`Recorded ${enrolled.baselines ?? 0} canary baseline(s) in ${paths.wardenLock}.`);
   line(`Point your client at: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} run ${id}`);
+  await offerStrictMode(paths, homeFlag, id, interactive);
   return 0;
 }

@@ -19,6 +19,7 @@ import { auditInstalled, installedRecord, prepareInstall, type Prepared } from '
 import { putInStore } from '../enroll/npm/store-entry.js';
 import { readInstallRecord, removeEntry, withStoreLock } from '../store/package-store.js';
 import { confirm, describeArtifact, line, printJson, progress, progressDone } from './output.js';
+import { offerStrictMode } from './rules-offer.js';
 
 // `mcp-warden import <client-config-file>`: every stdio server of a client's configuration is enrolled (allowlist,
 // servers.json, lock, canary baselines) and its entry rewritten to launch it through the warden; remote entries
@@ -160,6 +161,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   const backupFile = planned.length > 0 ? backup(paths, cfg.file, cfg.text) : undefined;
   let text = cfg.text;
   const records: ImportRecord[] = [];
+  const newlyLocked: string[] = [];
   for (const [i, { p, plan }] of planned.entries()) {
     const id = p.id as string;
     progress(`[${i + 1}/${planned.length}] enrolling '${id}' (launching it to lock its surface)...`);
@@ -194,6 +196,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
     records.push({ id, location: p.entry.location, original: p.entry.text, wrapped: value, importedAt: new Date().toISOString() });
     const detail = (p.installed ? `installed ${p.installed} (${p.npm ? provenanceNote(p.npm.prepared) : 'no provenance'}), ` : '') + (enrolled.lock ? `${plan.artifacts.length + (enrolled.modules?.length ?? 0)} artifact(s) allowlisted${enrolled.modules?.length ? ` (${enrolled.modules.length} module(s) it loaded from outside its package: ${enrolled.modules.map((m) => m.path).join(', ')})` : ''}, ${enrolled.lock.tools.length} tools locked, ${enrolled.baselines ?? 0} canary baseline(s)` : 'already enrolled');
     outcomes.push(outcomeOf(p, 'imported', detail));
+    if (enrolled.lock) newlyLocked.push(id);
   }
   progressDone();
   if (records.length > 0) {
@@ -206,6 +209,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
     });
   }
   report(cfg, outcomes, opts, backupFile);
+  if (!opts.json) for (const id of newlyLocked) await offerStrictMode(paths, homeFlag, id, process.stdin.isTTY === true && !opts.yes);
   return outcomes.some((o) => o.result === 'refused' || o.result === 'failed') ? 3 : 0;
 }
 

@@ -7,6 +7,7 @@ import { loadLocks } from '../store/locks.js';
 import { resolveHome } from '../store/paths.js';
 import type { LockEntry } from '../surface/lockfile.js';
 import { confirm, describeArtifact, escaped, line, printJson } from './output.js';
+import { offerStrictMode } from './rules-offer.js';
 
 export interface InstallOptions {
   id?: string;
@@ -125,6 +126,7 @@ export async function installVerb(homeFlag: string | undefined, spec: string, se
     const locked = report.enrollment?.lock as LockEntry | undefined;
     if (locked) line(`Locked ${locked.tools.length} tools (surface ${locked.surface_hash}); ${report.enrollment?.baselines ?? 0} canary baseline(s) recorded.`);
     line(`Point your client at: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} run ${report.id}`);
+    if (locked && report.id) await offerStrictMode(paths, homeFlag, report.id, interactive);
   }
   if (opts.json && report.enrollment?.lockError) return report.enrollment.lockError.exitCode;
   if (!opts.dryRun && !report.added) return 1;

@@ -5,6 +5,7 @@ import type { UnwrapOptions } from './unwrap.js';
 import type { InstallOptions } from './install.js';
 import type { UpgradeOptions } from './upgrade.js';
 import type { TrustRootUpdateOptions } from './trust-root.js';
+import type { RulesOptions } from './rules.js';
 
 // The command line: one verb per file; this file only wires them to commander and maps failures to exit
 // codes (2 for usage, a WardenError's own code otherwise). Expected failures print one sentence, no stack.
@@ -135,6 +136,33 @@ async function main(argv: string[]): Promise<void> {
     .argument('<id>', 'server id')
     .option('--tool <name>', 'accept only this tool')
     .action(act(async (id: string, opts: { tool?: string }) => (await import('./lock.js')).pinVerb(home(), id, opts.tool)));
+
+  // The edit flags of `rules`, kept in the order given (a later one sees what an earlier one did).
+  const ruleEdits: [string, string][] = [];
+  const ruleEdit = (flag: string) => (value: string): string => (ruleEdits.push([flag, value]), value);
+  program
+    .command('rules')
+    .description("show the operator's rules of a server (mode, policy per kind, each locked tool's rule); the flags change them, each change validated, pinned in warden.lock and audited")
+    .argument('<id>', 'server id')
+    .option('--json', 'machine-readable output')
+    .option('--mode <mode>', 'strict (only classified tools are listed and callable) or open', ruleEdit('mode'))
+    .option('--kind <TOOL=KIND>', 'classify a tool: read, local-change, remote-change or destructive (repeatable)', ruleEdit('kind'))
+    .option('--unclassify <TOOL>', "remove a tool's rule (repeatable)", ruleEdit('unclassify'))
+    .option('--policy <KIND=DECISION>', 'what a call of a kind may do: allow, ask, deny, or default (repeatable)', ruleEdit('policy'))
+    .option('--allow-hint-mismatch <TOOL>', "accept that the server's annotations claim more danger than the tool's kind (repeatable)", ruleEdit('allow-hint-mismatch'))
+    .option('--no-allow-hint-mismatch <TOOL>', 'stop accepting it (repeatable)', ruleEdit('no-allow-hint-mismatch'))
+    .option('--deny <TOOL:PARAM>', 'a parameter the client may not send, hidden from the schema it is shown (repeatable)', ruleEdit('deny'))
+    .option('--undeny <TOOL:PARAM>', 'allow a denied parameter again (repeatable)', ruleEdit('undeny'))
+    .option('--fix <TOOL:PARAM=JSON>', 'a parameter the warden sets to this JSON value on every call (repeatable)', ruleEdit('fix'))
+    .option('--unfix <TOOL:PARAM>', 'stop fixing a parameter (repeatable)', ruleEdit('unfix'))
+    .option('--describe <TOOL=TEXT>', "show the client this description in place of the server's (repeatable)", ruleEdit('describe'))
+    .option('--undescribe <TOOL>', "show the server's own description again (repeatable)", ruleEdit('undescribe'))
+    .option('--ask-timeout <SECONDS>', "how long a call of an 'ask' kind waits for the user's answer", ruleEdit('ask-timeout'))
+    .option('--clear', 'remove the rules object first: the lock alone decides, as for a server without rules')
+    .option('--pin', 'pin the rules as they are now (after a hand edit of servers.json), before any other change')
+    .option('--propose', "propose a classification from the server's own annotations (its claim), to apply as strict mode")
+    .option('--yes', 'with --propose: apply the proposal without asking')
+    .action(act(async (id: string, opts: RulesOptions) => (await import('./rules.js')).rulesVerb(home(), id, opts, ruleEdits)));
 
   const canary = program.command('canary').description('behavioural canaries: pinned answers and latency');
   canary

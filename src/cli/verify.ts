@@ -3,7 +3,9 @@ import { WardenError } from '../error.js';
 import type { SurfaceDiff } from '../surface/diff.js';
 import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
-import { resolveHome } from '../store/paths.js';
+import { resolveHome, type HomePaths } from '../store/paths.js';
+import { loadServers, type ServerConfig } from '../store/servers.js';
+import { rulesDrifted, rulesPin, type RulesPin } from '../supervise/rules-pin.js';
 import { line, printJson } from './output.js';
 import { checkSurface, type SurfaceCheck } from '../supervise/surface-check.js';
 
@@ -72,12 +74,33 @@ export async function verifyVerb(homeFlag: string | undefined, ids: string[], js
   return exitCodeOf(outcomes);
 }
 
+/** The operator's rules against the hash warden.lock pinned (undefined when the server is unknown or not locked:
+ *  the surface check says so). */
+function rulesOf(paths: HomePaths, id: string): RulesPin | undefined {
+  const servers = loadServers(paths);
+  const extra = loadLocks(paths).warden.get(id);
+  return Object.hasOwn(servers.servers, id) && extra ? rulesPin(servers.servers[id] as ServerConfig, extra) : undefined;
+}
+
+function describeRules(id: string, pin: RulesPin): void {
+  if (!rulesDrifted(pin)) return;
+  const short = (h: string | undefined): string => (h ? `${h.slice(0, 23)}…` : 'none');
+  line(`  rules    ${pin.state}: ${short(pin.now)} in servers.json, ${short(pin.pinned)} pinned in warden.lock`);
+  line(`To review the rules: mcp-warden rules ${id}; to accept them as they are: mcp-warden rules ${id} --pin`);
+}
+
 export async function diffVerb(homeFlag: string | undefined, id: string, json: boolean): Promise<number> {
   const paths = resolveHome(homeFlag);
   openHome(paths, false);
   const o = await checkSurface(paths, id);
-  if (json) printJson(jsonOf(o));
-  else describeOutcome(o, true);
+  const rules = o.error ? undefined : rulesOf(paths, id);
+  if (json) printJson({ ...(jsonOf(o) as object), ...(rules ? { rules: { state: rules.state, changed: rulesDrifted(rules), hash: rules.now ?? null, pinned: rules.pinned ?? null } } : {}) });
+  else {
+    describeOutcome(o, true);
+    if (o.status === 'ok' && rules && rulesDrifted(rules)) line(`${id}: the operator's rules changed since they were pinned`);
+    if (rules) describeRules(id, rules);
+  }
   if (o.status === 'drift' && !json) line(`To accept the served surface: mcp-warden pin ${id} (or one tool: mcp-warden pin ${id} --tool NAME)`);
-  return exitCodeOf([o]);
+  const code = exitCodeOf([o]);
+  return code === 0 && rules && rulesDrifted(rules) ? 1 : code;
 }

@@ -13,6 +13,7 @@ import { sweepAndAudit } from '../supervise/orphan-sweep.js';
 import { attestInWorker, CONFIG, configTargets, loadGood, type Attested, type Good } from './attestation.js';
 import { scheduledVerifier, type VerificationResult } from './schedule.js';
 import { recorder, type Recorder } from '../supervise/recorder.js';
+import { RulesWatch } from './rules-watch.js';
 
 // The daemon's runtime, the long-running side. It watches the trust files and every allowlisted file a server
 // runs (each symlink hop, each trusted-PATH directory that could shadow a bare command name, each directory of
@@ -160,6 +161,7 @@ export async function runDaemon(paths: HomePaths, listen: { host: string; port: 
         rec.record({ event: 'config_invalid', code: err.code, reason: err.message });
         return;
       }
+      await rulesWatch.check();
       await checkAll();
       schedule();
     } finally {
@@ -167,6 +169,8 @@ export async function runDaemon(paths: HomePaths, listen: { host: string; port: 
     }
   };
 
+  const rulesWatch = new RulesWatch(paths, rec, say);
+  await rulesWatch.check();
   await checkAll();
   let metricsUrl = '';
   const status = (): DaemonStatus => {

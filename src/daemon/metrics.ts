@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 // Prometheus metrics of the daemon, per server: launches by decision, refusals by code, drift, canaries and
-// their latency, last verification time, binary changes; and the daemon's digest cache hits and misses.
+// their latency, last verification time, binary changes, rules changes; and the daemon's digest cache hits and misses.
 
 export class WardenMetrics {
   readonly registry = new Registry();
@@ -13,6 +13,7 @@ export class WardenMetrics {
   private readonly canaries = new Counter({ name: 'mcp_warden_canary_runs_total', help: 'Canary evaluations by result', labelNames: ['server', 'probe', 'result'], registers: [this.registry] });
   private readonly canaryLatency = new Histogram({ name: 'mcp_warden_canary_median_seconds', help: 'Median canary latency per evaluation', labelNames: ['server', 'probe'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 1], registers: [this.registry] });
   private readonly binaryChanged = new Counter({ name: 'mcp_warden_binary_changed_total', help: 'Allowlisted artifacts found changed by the watcher', labelNames: ['server'], registers: [this.registry] });
+  private readonly rulesChanged = new Counter({ name: 'mcp_warden_rules_changed_total', help: "Changes of a server's operator rules found by the daemon outside the CLI (via outside_cli)", labelNames: ['server', 'via'], registers: [this.registry] });
   readonly lastVerification = new Gauge({ name: 'mcp_warden_last_verification_timestamp_seconds', help: 'When a surface of the server was last verified', labelNames: ['server'], registers: [this.registry] });
   readonly cacheHits = new Gauge({ name: 'mcp_warden_digest_cache_hits', help: 'Digest cache hits of the daemon', registers: [this.registry] });
   readonly cacheMisses = new Gauge({ name: 'mcp_warden_digest_cache_misses', help: 'Digest cache misses of the daemon', registers: [this.registry] });
@@ -42,6 +43,9 @@ export class WardenMetrics {
         break;
       case 'binary_changed':
         this.binaryChanged.inc({ server });
+        break;
+      case 'rules_changed':
+        this.rulesChanged.inc({ server, via: String(e.via) });
         break;
     }
   }
