@@ -3,6 +3,7 @@ import { changeRules, type RulesChange, type RulesEdit } from '../enroll/rules-e
 import { applyProposal, proposeRules } from '../enroll/rules-propose.js';
 import { rulesView } from '../enroll/rules-view.js';
 import { JsonReadError, readJson, toPlain } from '../protocol/json/reader.js';
+import { inexactNumber } from '../store/json-file.js';
 import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
@@ -37,7 +38,10 @@ function splitTool(flag: string, spec: string, sep: string, names: readonly stri
 /** A --fix value: JSON, read strictly (a duplicate key is refused, big numbers keep their digits for the schema). */
 function jsonValue(spec: string, text: string): unknown {
   try {
-    return toPlain(readJson(Buffer.from(text), { maxBytes: 1024 * 1024, maxDepth: 32 }));
+    const value = readJson(Buffer.from(text), { maxBytes: 1024 * 1024, maxDepth: 32 });
+    const inexact = inexactNumber(value, '');
+    if (inexact) throw new WardenError('USAGE', `--fix ${JSON.stringify(spec)}: the number ${inexact.lexeme.slice(0, 40)} cannot be kept as written (servers.json holds doubles): the server would get another value. Write it with at most 15 significant digits, or as a string. Nothing was changed.`);
+    return toPlain(value);
   } catch (err) {
     if (!(err instanceof JsonReadError)) throw err;
     const hint = /^[A-Za-z_/.]/.test(text.trim()) ? ` A string is written in JSON quotes, e.g. --fix '${spec.slice(0, spec.length - text.length)}"${text}"'.` : '';

@@ -64,7 +64,7 @@ export function loadJsonFile<S extends Schema>(
 }
 
 /** The first number (with its JSON pointer) whose double is not the decimal written, or out of range. */
-function inexactNumber(value: JsonValue, at: string): { at: string; lexeme: string } | undefined {
+export function inexactNumber(value: JsonValue, at: string): { at: string; lexeme: string } | undefined {
   if (value instanceof JsonNumber) {
     let js: string;
     try {
