@@ -180,7 +180,8 @@ export interface CatalogDriftEvent {
 export interface ServerMessageRefusedEvent {
   event: 'server_message_refused';
   server: string;
-  reason: 'unmatched_id' | 'late_answer' | 'batch';
+  /** impersonation: a question to the user worded as the warden's own (docs/adr/0022). */
+  reason: 'unmatched_id' | 'late_answer' | 'batch' | 'impersonation';
 }
 
 /** A client message that was not forwarded because the warden does not relay it (a batch). */

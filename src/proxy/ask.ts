@@ -14,6 +14,18 @@ const BACKSLASH = 0x5c;
 /** Ids of questions already settled that are still recognised (a late answer is consumed, not relayed). */
 const REMEMBERED = 256;
 
+/**
+ * Whether a server's elicitation request is worded as one of the warden's questions (its message names
+ * mcp-warden, however spelled: case, invisible characters, spaces and dash look-alikes aside). A user who has
+ * seen the warden ask would take it for one; no honest server needs the warden's name in a question.
+ */
+export function impersonatesWarden(params: unknown): boolean {
+  const message = params instanceof Map ? params.get('message') : undefined;
+  if (typeof message !== 'string') return false;
+  const plain = message.normalize('NFKC').replace(/[\p{Cc}\p{Cf}\p{Z}\s_]/gu, '').replace(/\p{Pd}/gu, '-').toLowerCase();
+  return /mcp-?warden/.test(plain);
+}
+
 export class ClientQuestions {
   private readonly waiting = new Map<string, (a: AskAnswer) => void>();
   private readonly settled = new Set<string>();

@@ -40,7 +40,7 @@ export interface ClientRequest {
 }
 
 /** Why a message from the server was not forwarded. */
-export type RefusedReason = 'unmatched_id' | 'late_answer' | 'batch';
+export type RefusedReason = 'unmatched_id' | 'late_answer' | 'batch' | 'impersonation';
 
 export interface ChannelEvents {
   /** A request or notification from the server, with its original bytes. */

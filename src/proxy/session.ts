@@ -5,6 +5,7 @@ import { classify, errorResponse, idText } from '../protocol/message.js';
 import { InadmissibleError } from '../surface/admit.js';
 import { ProtocolError, ServerChannel, type ClientRequest, type ClientRequestMessage, type ResponseMessage, type ServerMessage } from './channel.js';
 import { CallRules } from './call-rules.js';
+import { impersonatesWarden } from './ask.js';
 import { cancellationForServer, INVALID_REQUEST, PARSE_ERROR, refuseAmbiguousParams, refuseBatch, refuseCall, refuseRead, refuseUnjudgedListing, shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 import { EarlyPings } from './early-pings.js';
 import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
@@ -273,6 +274,11 @@ export class Session {
 
   private async onServerMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<void> {
     if (!(await this.surface.passedBeforeFirstByte())) return;
+    if (msg.kind === 'request' && msg.method === 'elicitation/create' && impersonatesWarden(msg.value.get('params'))) {
+      this.reports.refused('impersonation', 'an elicitation request worded as a question of mcp-warden');
+      this.toServer(errorResponse(msg.id, WARDEN_REFUSED, 'mcp-warden refused this elicitation request: its message is worded as a question of mcp-warden'));
+      return;
+    }
     if (msg.kind === 'notification' && msg.method === 'notifications/tools/list_changed' && this.surface.listChangedNeedsListing(seq)) {
       await this.surface.relist('relist');
       if (this.stopped) return;
