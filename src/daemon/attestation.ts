@@ -19,13 +19,15 @@ export const CONFIG = '@config';
 export interface Good {
   servers: ServersFile;
   allowlist: AllowlistFile;
+  /** The servers whose surface tools.lock pins. */
+  pinned: string[];
 }
 
 export function loadGood(paths: HomePaths): Good {
   const servers = loadServers(paths);
   const allowlist = loadAllowlist(paths);
-  loadLocks(paths); // refused like the others when invalid
-  return { servers, allowlist };
+  const locks = loadLocks(paths); // refused like the others when invalid
+  return { servers, allowlist, pinned: Object.keys(servers.servers).filter((id) => locks.tools.has(id)) };
 }
 
 /** The trust files: a change reloads the configuration. */

@@ -61,7 +61,11 @@ export async function runDaemon(paths: HomePaths, listen: { host: string; port: 
   const { host, port } = listen;
   let good: Good = loadGood(paths);
   const progress = new Progress();
-  const metrics = new WardenMetrics();
+  const startedAt = new Date();
+  const metrics = new WardenMetrics(startedAt, () => progress.stalled().length);
+  const describeServers = (): void =>
+    metrics.setServers(Object.fromEntries(Object.entries(good.servers.servers).map(([id, s]) => [id, { posture: s.posture, pinned: good.pinned.includes(id), verifyEvery: s.verifyEvery }])));
+  describeServers();
   const serverStates = new Map<string, { state: string; since: string }>();
   const verifications = new Map<string, VerificationResult>();
   const base = recorder(paths, good.servers.alerts, say, false);
@@ -73,7 +77,7 @@ export async function runDaemon(paths: HomePaths, listen: { host: string; port: 
     flush: () => base.flush(),
   };
 
-  const sweeper = new Sweeper(() => sweepAndAudit(paths, say), progress, say);
+  const sweeper = new Sweeper(() => sweepAndAudit(paths, say, (e) => metrics.observe(e as unknown as Record<string, unknown>)), progress, say);
   // A `run` whose connection closes may have died (SIGKILL, OOM): its group is swept once that process is gone.
   // The kernel closes a dying process's sockets before it leaves /proc, and until then its supervisor still
   // looks alive to the sweep, so the daemon waits (bounded) for the pid the `run` said it has.
@@ -86,7 +90,7 @@ export async function runDaemon(paths: HomePaths, listen: { host: string; port: 
     poll();
   };
   const events = await listenForEvents(paths.eventSocket, (e) => metrics.observe(e), sweepAfterDisconnect);
-  const started = new Date().toISOString();
+  const started = startedAt.toISOString();
   await sweeper.start(); // at start, then every minute
   // Attestation state per server, and what to watch for it. Rounds run one at a time in a worker thread; a
   // server asked for during a round is re-checked in the next one.
@@ -161,6 +165,7 @@ export async function runDaemon(paths: HomePaths, listen: { host: string; port: 
         rec.record({ event: 'config_invalid', code: err.code, reason: err.message });
         return;
       }
+      describeServers();
       await rulesWatch.check();
       await checkAll();
       schedule();

@@ -1,7 +1,32 @@
+import fs from 'node:fs';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 // Prometheus metrics of the daemon, per server: launches by decision, refusals by code, drift, canaries and
-// their latency, last verification time, binary changes, rules changes; and the daemon's digest cache hits and misses.
+// their latency, last verification time, binary changes, rules changes, orphan sweeps, refused modules; the
+// daemon's version, start time, stalled loops and digest cache; what a fleet needs to know of each server
+// (posture, pinned, verification interval); and signed trust bundles. Labels hold server ids, event codes and
+// the version, never paths, commands, arguments or environment values (docs/operations.md, "Running a fleet").
+
+/** The version in package.json ('../..' is the package root from dist/daemon/, dist/bundle/ and src/daemon/). */
+function wardenVersion(): string {
+  try {
+    const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version.slice(0, 64) : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** What the daemon says of each configured server: nothing from its command, arguments or environment. */
+export interface ServerFacts {
+  posture: string;
+  pinned: boolean;
+  verifyEvery: number;
+}
+
+const BUNDLE_SERIAL = 'mcp_warden_bundle_serial';
+const BUNDLE_APPLIED = 'mcp_warden_bundle_applied_timestamp_seconds';
+const label = (v: unknown): string => String(v).slice(0, 64);
 
 export class WardenMetrics {
   readonly registry = new Registry();
@@ -14,9 +39,52 @@ export class WardenMetrics {
   private readonly canaryLatency = new Histogram({ name: 'mcp_warden_canary_median_seconds', help: 'Median canary latency per evaluation', labelNames: ['server', 'probe'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 1], registers: [this.registry] });
   private readonly binaryChanged = new Counter({ name: 'mcp_warden_binary_changed_total', help: 'Allowlisted artifacts found changed by the watcher', labelNames: ['server'], registers: [this.registry] });
   private readonly rulesChanged = new Counter({ name: 'mcp_warden_rules_changed_total', help: "Changes of a server's operator rules found by the daemon outside the CLI (via outside_cli)", labelNames: ['server', 'via'], registers: [this.registry] });
+  private readonly orphans = new Counter({ name: 'mcp_warden_orphans_killed_total', help: 'Sessions left by a dead supervisor that the daemon swept', labelNames: ['server'], registers: [this.registry] });
+  private readonly modules = new Counter({ name: 'mcp_warden_modules_refused_total', help: 'Node servers ended by the module guard for loading code outside their attested set', labelNames: ['server'], registers: [this.registry] });
   readonly lastVerification = new Gauge({ name: 'mcp_warden_last_verification_timestamp_seconds', help: 'When a surface of the server was last verified', labelNames: ['server'], registers: [this.registry] });
   readonly cacheHits = new Gauge({ name: 'mcp_warden_digest_cache_hits', help: 'Digest cache hits of the daemon', registers: [this.registry] });
   readonly cacheMisses = new Gauge({ name: 'mcp_warden_digest_cache_misses', help: 'Digest cache misses of the daemon', registers: [this.registry] });
+  private readonly build = new Gauge({ name: 'mcp_warden_build_info', help: 'Always 1; the version of mcp-warden in its label', labelNames: ['version'], registers: [this.registry] });
+  private readonly started = new Gauge({ name: 'mcp_warden_daemon_start_time_seconds', help: 'When the daemon started (a change is a restart)', registers: [this.registry] });
+  private readonly stalled: Gauge = new Gauge({ name: 'mcp_warden_daemon_stalled_loops', help: 'Loops and tasks of the daemon that make no progress (the systemd watchdog is withheld while above 0)', registers: [this.registry], collect: () => this.stalled.set(this.stalledLoops()) });
+  private readonly serverInfo = new Gauge({ name: 'mcp_warden_server_info', help: 'Always 1 per configured server: its posture, and whether tools.lock pins its surface', labelNames: ['server', 'posture', 'pinned'], registers: [this.registry] });
+  private readonly verifyInterval = new Gauge({ name: 'mcp_warden_verify_interval_seconds', help: 'verifyEvery of the server (absent when 0: never verified on a schedule)', labelNames: ['server'], registers: [this.registry] });
+  // Registered by setBundle only: a gauge without labels would otherwise read 0 on every host, fleet or not.
+  private readonly bundleSerial = new Gauge({ name: BUNDLE_SERIAL, help: 'Serial of the last applied trust bundle (0: none yet); only with a fleet source', registers: [] });
+  private readonly bundleApplied = new Gauge({ name: BUNDLE_APPLIED, help: 'When the last trust bundle was applied (0: none yet); only with a fleet source', registers: [] });
+  private readonly bundlesRejected = new Counter({ name: 'mcp_warden_bundles_rejected_total', help: 'Trust bundles refused, by reason', labelNames: ['reason'], registers: [this.registry] });
+
+  /** `stalledLoops` is read at each scrape (the daemon's Progress). */
+  constructor(
+    startedAt: Date = new Date(),
+    private readonly stalledLoops: () => number = () => 0,
+  ) {
+    this.build.set({ version: wardenVersion() }, 1);
+    this.started.set(startedAt.getTime() / 1000);
+  }
+
+  /** The configured servers (at start and after each reload): servers that are gone lose their series. */
+  setServers(servers: Record<string, ServerFacts>): void {
+    this.serverInfo.reset();
+    this.verifyInterval.reset();
+    for (const [id, s] of Object.entries(servers)) {
+      this.serverInfo.set({ server: label(id), posture: label(s.posture), pinned: String(s.pinned) }, 1);
+      if (s.verifyEvery > 0) this.verifyInterval.set({ server: label(id) }, s.verifyEvery);
+    }
+  }
+
+  /** For the fleet source: the last applied bundle at start (`null`: none yet, which exports 0 so that the
+   *  "bundle stale" alert fires), or nothing (`undefined`: no fleet source, no bundle series). */
+  setBundle(last: { serial: number; appliedAt: Date } | null | undefined): void {
+    const shown = this.registry.getSingleMetric(BUNDLE_SERIAL) !== undefined;
+    if (last === undefined) {
+      for (const name of [BUNDLE_SERIAL, BUNDLE_APPLIED]) this.registry.removeSingleMetric(name);
+      return;
+    }
+    if (!shown) for (const g of [this.bundleSerial, this.bundleApplied]) this.registry.registerMetric(g);
+    this.bundleSerial.set(last?.serial ?? 0);
+    this.bundleApplied.set(last ? last.appliedAt.getTime() / 1000 : 0);
+  }
 
   /** Counts one audit-shaped event, from the daemon itself or from a `run`. */
   observe(e: Record<string, unknown>): void {
@@ -38,14 +106,26 @@ export class WardenMetrics {
         this.widening.inc({ server });
         break;
       case 'canary':
-        this.canaries.inc({ server, probe: String(e.probe).slice(0, 64), result: String(e.result) });
-        if (typeof e.medianMs === 'number') this.canaryLatency.observe({ server, probe: String(e.probe).slice(0, 64) }, e.medianMs / 1000);
+        this.canaries.inc({ server, probe: label(e.probe), result: String(e.result) });
+        if (typeof e.medianMs === 'number') this.canaryLatency.observe({ server, probe: label(e.probe) }, e.medianMs / 1000);
         break;
       case 'binary_changed':
         this.binaryChanged.inc({ server });
         break;
       case 'rules_changed':
         this.rulesChanged.inc({ server, via: String(e.via) });
+        break;
+      case 'orphan_killed':
+        this.orphans.inc({ server });
+        break;
+      case 'module_refused':
+        this.modules.inc({ server });
+        break;
+      case 'bundle_applied':
+        if (typeof e.serial === 'number') this.setBundle({ serial: e.serial, appliedAt: new Date() });
+        break;
+      case 'bundle_rejected':
+        this.bundlesRejected.inc({ reason: label(e.reason) });
         break;
     }
   }

@@ -1,3 +1,4 @@
+import type { AuditEvent } from '../audit/events.js';
 import { appendAudit } from '../audit/log.js';
 import { WardenError } from '../error.js';
 import { killSessionNow } from '../launch/kill.js';
@@ -6,10 +7,10 @@ import type { HomePaths } from '../store/paths.js';
 
 /**
  * Kills the sessions (process group and escaped descendants) left by supervisors that died, and records each
- * in the audit log. A record another user could have written is reported and audited, never acted on; an
+ * in the audit log (and tells `observe`: the daemon's metrics). A record another user could have written is reported and audited, never acted on; an
  * insecure run/ is audited and refused (FILE_INSECURE).
  */
-export async function sweepAndAudit(paths: HomePaths, say: (m: string) => void): Promise<void> {
+export async function sweepAndAudit(paths: HomePaths, say: (m: string) => void, observe: (e: AuditEvent) => void = () => {}): Promise<void> {
   let result: Awaited<ReturnType<typeof sweepOrphans>>;
   try {
     result = await sweepOrphans(paths.runDir, (target) => killSessionNow(target));
@@ -28,6 +29,8 @@ export async function sweepAndAudit(paths: HomePaths, say: (m: string) => void):
     const outside = escapedPids.length > 0 ? `, ${escapedPids.length} of them outside its process group` : '';
     say(`killed process group ${g.pgid} of server '${g.serverId}', left running by a warden that died (pids ${pids.join(', ')}${outside}).`);
     if (!gone) say(`some processes of server '${g.serverId}' survived SIGKILL; check 'ps -o pid,stat,cmd -p ${pids.join(',')}'.`);
-    await appendAudit(paths.audit, { event: 'orphan_killed', server: g.serverId, pgid: g.pgid, pids, gone, escaped: escapedPids.length, escapedPids, containment });
+    const e: AuditEvent = { event: 'orphan_killed', server: g.serverId, pgid: g.pgid, pids, gone, escaped: escapedPids.length, escapedPids, containment };
+    await appendAudit(paths.audit, e);
+    observe(e);
   }
 }

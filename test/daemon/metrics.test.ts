@@ -111,5 +111,8 @@ describe('the daemon and dead supervisors', () => {
     expect(auditEventsOf(home).find((e) => e.event === 'orphan_killed' && e.pgid === pgid), `no orphan_killed for group ${pgid}; daemon said:\n${stderr}`).toMatchObject({ server: 'grandchild', gone: true, pids: expect.arrayContaining([grandchild]) });
     expect(alive(grandchild)).toBe(false);
     expect(stderr).toContain(`killed process group ${pgid} of server 'grandchild'`);
+    // The sweep is counted in /metrics once it is audited.
+    while (value(await metrics(), 'mcp_warden_orphans_killed_total', { server: 'grandchild' }) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(value(await metrics(), 'mcp_warden_orphans_killed_total', { server: 'grandchild' })).toBe(1);
   });
 });
