@@ -1,0 +1,30 @@
+// Audit events of trust bundles (docs/bundles.md): a bundle applied to this home, or refused. Names and fields
+// are a contract (metrics count them): `serial` is the bundle's serial number, `reason` a stable refusal code.
+// Never the bundle's content beyond ids, paths and digests.
+
+export interface BundleAppliedEvent {
+  event: 'bundle_applied';
+  serial: number;
+  /** sha256 of the bundle file's bytes, as signed. */
+  sha256: string;
+  servers: string[];
+  /** The serial applied before this one, if any. */
+  previousSerial?: number;
+  /** True when the serial was not above the previous one and --allow-rollback admitted it. */
+  rollback: boolean;
+  /** Who signed it: "key <hint>" or the certificate's SAN and issuer. */
+  signer: string;
+  by: string;
+}
+
+export interface BundleRejectedEvent {
+  event: 'bundle_rejected';
+  /** The refusal's stable code (BUNDLE_ROLLBACK, BUNDLE_SIGNATURE_INVALID, BUNDLE_DIGEST_MISMATCH...). */
+  reason: string;
+  /** The bundle's serial when it could be read. */
+  serial?: number;
+  file: string;
+  by: string;
+}
+
+export type BundleEvent = BundleAppliedEvent | BundleRejectedEvent;
