@@ -6,6 +6,7 @@ import { applyBundle, verifyBundleFile } from '../fleet/apply.js';
 import { createBundle } from '../fleet/create.js';
 import { readPrivateKey, readPublicKey, signWithKey, type SignerPolicy } from '../fleet/signature.js';
 import { writeAtomic } from '../store/atomic.js';
+import { parseBundle } from '../store/bundle/format.js';
 import { updateBundleState } from '../store/bundle/state.js';
 import { openHome } from '../store/home.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
@@ -27,6 +28,14 @@ function readText(file: string, what: string): string {
     return fs.readFileSync(file, 'utf8');
   } catch (err) {
     throw new WardenError('FILE_UNREADABLE', `${what} ${file} cannot be read (${errnoOf(err) ?? String(err)}). Check the path.`);
+  }
+}
+
+function readBytes(file: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    throw new WardenError('FILE_UNREADABLE', `the trust bundle ${file} cannot be read (${errnoOf(err) ?? String(err)}). Check the path.`);
   }
 }
 
@@ -68,7 +77,8 @@ export function bundleSign(file: string, flags: SignFlags): number {
   }
   const keyFile = path.resolve(flags.key as string);
   const key = readPrivateKey(readText(keyFile, 'the signing key'), keyFile);
-  const bytes = fs.readFileSync(path.resolve(file));
+  const bytes = readBytes(path.resolve(file));
+  parseBundle(bytes, path.resolve(file)); // only a valid bundle is signed
   const sigFile = `${path.resolve(file)}.sigstore.json`;
   writeAtomic(sigFile, JSON.stringify(signWithKey(bytes, key, keyFile), null, 2) + '\n');
   line(`Signed ${path.resolve(file)}: wrote ${sigFile}.`);

@@ -48,6 +48,7 @@ export function createBundle(paths: HomePaths, opts: CreateOptions): Created {
     const entry = locks.tools.get(id);
     const extra = locks.warden.get(id);
     if (!entry || !extra) throw new WardenError('LOCK_MISSING', `server '${id}' has no entry in ${entry ? paths.wardenLock : paths.toolsLock}, so a bundle could not pin its surface. Capture one with: mcp-warden lock ${id}`);
+    if (extra.artifacts.length === 0) throw new WardenError('LOCK_INVALID', `the warden.lock entry of server '${id}' in ${paths.wardenLock} records no artifacts, so a bundle could not say what the server runs. Re-capture it with: mcp-warden lock ${id}`);
     tools.set(id, entry);
     warden.set(id, extra);
     for (const a of extra.artifacts) {
