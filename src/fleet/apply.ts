@@ -12,14 +12,16 @@ import { loadServers, type ServerConfig } from '../store/servers.js';
 import { withFileLocks } from '../store/update.js';
 import { renderToolsLock } from '../surface/lockfile.js';
 import { renderWardenLock } from '../surface/warden-lock.js';
-import { reproduceArtifacts, type Reproduced } from './reproduce.js';
+import { checkLaunches, reproduceArtifacts, type Reproduced } from './reproduce.js';
+import { DigestCache } from '../attest/cache.js';
 import { verifySignature, type SignerPolicy } from './signature.js';
 
 // `bundle verify` and `bundle apply`. Apply checks, in order: the signature (before the bundle is even parsed),
 // the serial against the last one applied here, what this increment cannot apply yet (store-installed servers),
-// every artifact's digest on this machine, the env values this machine must supply; then writes servers.json,
-// allowlist.json, tools.lock, warden.lock and bundle-state.json together under all five locks. Any refusal
-// leaves every file as it was and is audited (bundle_rejected).
+// every artifact's digest on this machine, each server's command resolved as `run` will resolve it here, the env
+// values this machine must supply; then writes servers.json, allowlist.json, tools.lock, warden.lock and
+// bundle-state.json together under all five locks. Any refusal leaves every file as it was and is audited
+// (bundle_rejected).
 
 export interface Verified {
   bundle: TrustBundle;
@@ -86,7 +88,9 @@ async function applyVerified(paths: HomePaths, file: string, v: Verified, opts: 
   for (const [id, s] of Object.entries(b.servers)) {
     if (s.package) throw new WardenError('BUNDLE_NOT_YET', `server '${id}' of the trust bundle is installed from the sealed store (${s.package.name}@${s.package.version}); applying store-installed servers from a bundle is not implemented yet. Nothing was changed. Install it on this machine with 'mcp-warden install ${s.package.name}@${s.package.version}', or bundle the other servers with --servers.`);
   }
-  const reproduced: Reproduced[] = await reproduceArtifacts(b.artifacts, loadAllowlist(paths), paths.allowlist);
+  const cache = new DigestCache();
+  const reproduced: Reproduced[] = await reproduceArtifacts(b.artifacts, loadAllowlist(paths), paths.allowlist, cache);
+  await checkLaunches(b, loadServers(paths).path, reproduced, cache);
   const digestOf = new Map(reproduced.map((r) => [`${r.artifact.kind} ${r.artifact.path}`, r.sha256]));
 
   return withFileLocks([paths.servers, paths.allowlist, paths.toolsLock, paths.wardenLock, paths.bundleState], 'servers.json, allowlist.json, the locks and bundle-state.json', async (stillHeld) => {

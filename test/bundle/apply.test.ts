@@ -25,7 +25,7 @@ beforeAll(() => {
 
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-function refusedWithNothingChanged(home: string, file: string, flags: string[], code: string): void {
+function refusedWithNothingChanged(home: string, file: string, flags: string[], code: string): string {
   const before = snapshot(home);
   const r = cli(home, ['bundle', 'apply', file, ...flags]);
   expect(r.stderr).toContain(code);
@@ -33,6 +33,7 @@ function refusedWithNothingChanged(home: string, file: string, flags: string[], 
   expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   expect(snapshot(home)).toEqual(before);
   expect(auditEvents(home).at(-1)).toMatchObject({ event: 'bundle_rejected', reason: code });
+  return r.stderr;
 }
 
 describe('bundle apply: two machines', () => {
@@ -68,7 +69,7 @@ describe('bundle apply: two machines', () => {
   });
 
   it('an env name this machine has no value for is refused, naming the flag that gives one', () => {
-    refusedWithNothingChanged(freshB(), bundle, ['--key', key.pub], 'BUNDLE_ENV_MISSING');
+    expect(refusedWithNothingChanged(freshB(), bundle, ['--key', key.pub], 'BUNDLE_ENV_MISSING')).toContain('--env basic.SECRET_TOKEN=VALUE');
   });
 
   it('a tampered bundle is refused with nothing changed', () => {
@@ -109,7 +110,7 @@ describe('bundle apply: two machines', () => {
     const original = fs.readFileSync(script);
     fs.appendFileSync(script, '\n// changed on machine B\n');
     try {
-      refusedWithNothingChanged(freshB(), bundle, ['--key', key.pub, '--env', 'basic.SECRET_TOKEN=x'], 'BUNDLE_DIGEST_MISMATCH');
+      expect(refusedWithNothingChanged(freshB(), bundle, ['--key', key.pub, '--env', 'basic.SECRET_TOKEN=x'], 'BUNDLE_DIGEST_MISMATCH')).toMatch(/the (script|package) \/\S+ hashes to sha256 [0-9a-f]{64} on this machine, expected/);
     } finally {
       fs.writeFileSync(script, original);
     }
@@ -179,3 +180,19 @@ function serverCopyFor(name: string): string {
   fs.mkdirSync(dir);
   return serverCopy(dir);
 }
+
+describe('bundle apply: what runs here', () => {
+  it("a command that resolves to another file through this machine's trusted PATH is refused with nothing changed", () => {
+    const homeB = freshB();
+    const bin = path.join(root, `other-bin-${n}`);
+    fs.mkdirSync(bin);
+    fs.copyFileSync('/bin/true', path.join(bin, 'node')); // another "node" first on this machine's PATH
+    fs.chmodSync(path.join(bin, 'node'), 0o755);
+    const file = path.join(homeB, 'servers.json');
+    const own = JSON.parse(fs.readFileSync(file, 'utf8'));
+    own.path = `${bin}:${own.path}`;
+    fs.writeFileSync(file, JSON.stringify(own, null, 2));
+    const stderr = refusedWithNothingChanged(homeB, bundle, ['--key', key.pub, '--env', 'basic.SECRET_TOKEN=x'], 'BUNDLE_DIGEST_MISMATCH');
+    expect(stderr).toContain(`would run the executable ${path.join(bin, 'node')} on this machine`);
+  });
+});
