@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digestForAllowlist } from '../../src/attest/allowlist-digest.js';
 import { NODE, auditEvents, cli, connectClient } from '../helpers/warden.js';
 import { SECRET, keyPair, machine, machineA, serverCopy, signedBundle, snapshot, tempDir, type KeyPair } from './helpers.js';
 
@@ -111,6 +112,26 @@ describe('bundle apply: two machines', () => {
     fs.appendFileSync(script, '\n// changed on machine B\n');
     try {
       expect(refusedWithNothingChanged(freshB(), bundle, ['--key', key.pub, '--env', 'basic.SECRET_TOKEN=x'], 'BUNDLE_DIGEST_MISMATCH')).toMatch(/the (script|package) \/\S+ hashes to sha256 [0-9a-f]{64} on this machine, expected/);
+    } finally {
+      fs.writeFileSync(script, original);
+    }
+  });
+
+  it('an artifact may have any of the digests the bundle accepts (another machine\'s build), and that one is allowlisted', async () => {
+    const original = fs.readFileSync(script);
+    const changed = Buffer.concat([original, Buffer.from('\n// the build machine B runs\n')]);
+    fs.writeFileSync(script, changed);
+    const other = [await digestForAllowlist(script), await digestForAllowlist(path.dirname(script))];
+    fs.writeFileSync(script, original);
+    const multi = signedBundle(homeA, path.join(root, 'accept.json'), key, other.flatMap((d) => ['--accept', `${d.path}=${d.sha256}`]));
+    fs.writeFileSync(script, changed);
+    try {
+      const homeB = freshB();
+      const r = cli(homeB, ['bundle', 'apply', multi, '--key', key.pub, '--env', 'basic.SECRET_TOKEN=x']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const entries = (JSON.parse(fs.readFileSync(path.join(homeB, 'allowlist.json'), 'utf8')) as { entries: { path: string; sha256: string }[] }).entries;
+      for (const d of other) expect(entries.find((e) => e.path === d.path)?.sha256).toBe(d.sha256);
     } finally {
       fs.writeFileSync(script, original);
     }
