@@ -71,6 +71,10 @@ describe('layout: imports never run back up', () => {
     expect(references('*', ['daemon'], ['cli', 'daemon'])).toEqual([]);
   });
 
+  it('fleet/ (trust bundles) is used by cli/ only', () => {
+    expect(references('*', ['fleet'], ['cli', 'fleet'])).toEqual([]);
+  });
+
   it('supervise/ is used by cli/, enroll/ and daemon/ only', () => {
     expect(references('*', ['supervise'], ['cli', 'enroll', 'daemon', 'supervise'])).toEqual([]);
   });

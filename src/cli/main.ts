@@ -218,6 +218,8 @@ async function main(argv: string[]): Promise<void> {
     .option('--dry-run', 'list what would be removed; remove nothing')
     .action(act(async (opts: { dryRun?: boolean }) => (await import('./store.js')).storeGc(home(), opts.dryRun === true)));
 
+  (await import('./bundle-commands.js')).addBundleCommands(program, act, home);
+
   program
     .command('import')
     .description("enroll the stdio servers of an MCP client's config file and rewrite them to run through the warden")

@@ -21,6 +21,8 @@ export interface HomePaths {
   storeDir: string;
   /** The sigstore trust root `trust-root update` stored; absent: the one shipped with mcp-warden. */
   trustRoot: string;
+  /** The serials of the trust bundles this home created and applied last (docs/formats.md "bundle-state.json"). */
+  bundleState: string;
   /** Where a running daemon hears the events of `run` sessions (owner-only). */
   eventSocket: string;
   /** Where a running daemon answers /status and /metrics for `mcp-warden status` (owner-only). */
@@ -47,6 +49,7 @@ export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = p
     packagesDir: path.join(home, 'packages'),
     storeDir: path.join(home, 'store'),
     trustRoot: path.join(home, 'trust-root.json'),
+    bundleState: path.join(home, 'bundle-state.json'),
     eventSocket: path.join(home, 'daemon.sock'),
     statusSocket: path.join(home, 'status.sock'),
   };

@@ -65,7 +65,7 @@ export function loaderVariable(name: string): string | undefined {
 }
 
 const absolutePath = v.pipe(v.string(), v.check((p) => path.isAbsolute(p), 'expected an absolute path'));
-const envName = v.pipe(
+export const envName = v.pipe(
   v.string(),
   v.regex(ENV_NAME_RE, 'expected an environment variable name'),
   v.check((name) => loaderVariable(name) === undefined, (issue) => `${String(issue.input)} is ${loaderVariable(String(issue.input))}; the warden refuses it (docs/formats.md lists them)`),
@@ -114,7 +114,7 @@ export const pinnedIdentitySchema = v.strictObject({
   workflow: v.pipe(v.string(), v.minLength(1, 'expected the workflow path')),
 });
 
-const serverSchema = v.strictObject({
+export const serverSchema = v.strictObject({
   command: v.pipe(v.string(), v.minLength(1, 'expected a command')),
   args: v.optional(v.array(v.string()), []),
   cwd: v.optional(absolutePath),

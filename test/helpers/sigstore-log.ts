@@ -101,7 +101,16 @@ export class LocalRekor {
 
   /** Logs `env` (verified by `verifierPem`, a certificate or public key) at `integratedTime` (Unix seconds). */
   logIntoto(env: Envelope, verifierPem: string, integratedTime: number): TlogEntryJson {
-    const body = intotoBody(env, verifierPem);
+    return this.append(intotoBody(env, verifierPem), { kind: 'intoto', version: '0.0.2' }, integratedTime);
+  }
+
+  /** Logs a message signature (over a blob whose sha256 is `digest`) as a `hashedrekord` 0.0.1 entry. */
+  logHashedRekord(sig: Buffer, digest: Buffer, verifierPem: string, integratedTime: number): TlogEntryJson {
+    const body = { apiVersion: '0.0.1', kind: 'hashedrekord', spec: { data: { hash: { algorithm: 'sha256', value: digest.toString('hex') } }, signature: { content: b64(sig), publicKey: { content: b64(verifierPem) } } } };
+    return this.append(Buffer.from(json.canonicalize(body), 'utf8'), { kind: 'hashedrekord', version: '0.0.1' }, integratedTime);
+  }
+
+  private append(body: Buffer, kindVersion: { kind: string; version: string }, integratedTime: number): TlogEntryJson {
     const logIndex = this.leaves.length;
     this.leaves.push(leafHash(body));
     const treeSize = this.leaves.length;
@@ -111,7 +120,7 @@ export class LocalRekor {
     return {
       logIndex: String(logIndex),
       logId: { keyId: b64(this.logId) },
-      kindVersion: { kind: 'intoto', version: '0.0.2' },
+      kindVersion,
       integratedTime: String(integratedTime),
       inclusionPromise: { signedEntryTimestamp: b64(set) },
       inclusionProof: {

@@ -83,6 +83,9 @@ export interface TestSigstore extends TestPki {
   provenance(subject: Subject, identity: Identity, opts?: SignOptions): BundleJson;
   /** npm publish attestation bundle (in-toto Statement v0.1) signed with the registry key; publicKey.hint = its keyId. */
   publish(subject: Subject, opts?: SignOptions): BundleJson;
+  /** A keyless sigstore bundle v0.3 with a messageSignature over `artifact` (what `cosign sign-blob --new-bundle-format`
+   *  makes): a fresh Fulcio leaf for `identity`, logged as a hashedrekord entry. */
+  messageSignature(artifact: Buffer, identity: Identity, opts?: SignOptions): object;
   /** Both, as the registry's attestations endpoint serves them (publish first, as the registry orders them). */
   attestations(subject: Subject, identity: Identity, opts?: SignOptions): AttestationsJson;
 }
@@ -191,6 +194,20 @@ export function createTestPki(opts?: { validFor?: { start: Date; end?: Date } })
     return bundle(statement, leafKey, '', pem('CERTIFICATE', leaf), { x509CertificateChain: { certificates: [{ rawBytes: leaf.toString('base64') }] } }, signedAt);
   }
 
+  function messageSignature(artifact: Buffer, identity: Identity, o?: SignOptions): object {
+    const signedAt = o?.signedAt ?? new Date();
+    const leafKey = newKey();
+    const leaf = fulcioLeaf({ ca, ctlog, spki: leafKey.spki, identity, runId: String(9_000_000_000 + ++runs), issuedAt: signedAt });
+    const digest = crypto.createHash('sha256').update(artifact).digest();
+    const sig = crypto.sign('sha256', artifact, leafKey.privateKey);
+    const entry = rekor.logHashedRekord(sig, digest, pem('CERTIFICATE', leaf), Math.floor(signedAt.getTime() / 1000));
+    return {
+      mediaType: 'application/vnd.dev.sigstore.bundle.v0.3+json',
+      verificationMaterial: { certificate: { rawBytes: leaf.toString('base64') }, tlogEntries: [entry], timestampVerificationData: { rfc3161Timestamps: [] } },
+      messageSignature: { messageDigest: { algorithm: 'SHA2_256', digest: digest.toString('base64') }, signature: sig.toString('base64') },
+    };
+  }
+
   function publish(subject: Subject, o?: SignOptions): BundleJson {
     const signedAt = o?.signedAt ?? new Date();
     const statement = {
@@ -217,5 +234,5 @@ export function createTestPki(opts?: { validFor?: { start: Date; end?: Date } })
     };
   }
 
-  return { trustedRoot, npmKeys, provenance, publish, attestations };
+  return { trustedRoot, npmKeys, provenance, publish, messageSignature, attestations };
 }

@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { WardenError, errnoOf } from '../error.js';
+import { applyBundle, verifyBundleFile } from '../fleet/apply.js';
+import { createBundle } from '../fleet/create.js';
+import { readPrivateKey, readPublicKey, signWithKey, type SignerPolicy } from '../fleet/signature.js';
+import { writeAtomic } from '../store/atomic.js';
+import { parseBundle } from '../store/bundle/format.js';
+import { updateBundleState } from '../store/bundle/state.js';
+import { openHome } from '../store/home.js';
+import { resolveHome, type HomePaths } from '../store/paths.js';
+import { loadTrustRoot } from '../store/trust-root-file.js';
+import { line, printJson } from './output.js';
+
+// `bundle create | sign | verify | apply` (docs/bundles.md): parsing the flags and printing; the use cases are
+// in fleet/.
+
+export interface CreateFlags { servers?: string; out: string; serial?: string; machineLocal: string[]; accept: string[]; json?: boolean }
+export interface SignFlags { key?: string; keyless?: boolean }
+export interface TrustFlags { key?: string; identity?: string; issuer?: string; json?: boolean }
+export interface ApplyFlags extends TrustFlags { allowRollback?: boolean; env: string[] }
+
+const usage = (message: string): WardenError => new WardenError('USAGE', message);
+
+function readText(file: string, what: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new WardenError('FILE_UNREADABLE', `${what} ${file} cannot be read (${errnoOf(err) ?? String(err)}). Check the path.`);
+  }
+}
+
+function readBytes(file: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    throw new WardenError('FILE_UNREADABLE', `the trust bundle ${file} cannot be read (${errnoOf(err) ?? String(err)}). Check the path.`);
+  }
+}
+
+export async function bundleCreate(homeFlag: string | undefined, flags: CreateFlags): Promise<number> {
+  const paths = resolveHome(homeFlag);
+  openHome(paths, false);
+  let serial: number | undefined;
+  if (flags.serial !== undefined) {
+    if (!/^[1-9][0-9]{0,15}$/.test(flags.serial) || !Number.isSafeInteger(Number(flags.serial))) throw usage(`--serial ${flags.serial}: expected a positive integer below 2^53.`);
+    serial = Number(flags.serial);
+  }
+  const accept: Record<string, string[]> = {};
+  for (const a of flags.accept) {
+    const m = /^(\/.*)=([0-9a-f]{64})$/.exec(a);
+    if (!m) throw usage(`--accept ${a}: expected /ABSOLUTE/PATH=<64 lowercase hex digits>.`);
+    (accept[m[1] as string] ??= []).push(m[2] as string);
+  }
+  const servers = flags.servers?.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const now = new Date();
+  const { bundle, text } = createBundle(paths, { ...(servers ? { servers } : {}), ...(serial !== undefined ? { serial } : {}), machineLocal: flags.machineLocal.map((p) => path.resolve(p)), accept, now });
+  const out = path.resolve(flags.out);
+  writeAtomic(out, text);
+  const sha256 = createHash('sha256').update(text).digest('hex');
+  await updateBundleState(paths, (s) => {
+    if (!s.created || s.created.serial < bundle.serial) s.created = { serial: bundle.serial, sha256, at: now.toISOString() };
+  });
+  if (flags.json) printJson({ file: out, serial: bundle.serial, sha256, servers: Object.keys(bundle.servers).sort(), artifacts: bundle.artifacts });
+  else {
+    line(`Wrote trust bundle ${out}: serial ${bundle.serial}, ${Object.keys(bundle.servers).length} server(s) (${Object.keys(bundle.servers).sort().join(', ')}), ${bundle.artifacts.length} artifact(s); env values left out, only their names.`);
+    line(`Sign it with: mcp-warden bundle sign ${out} --key PRIVATE.pem`);
+  }
+  return 0;
+}
+
+export function bundleSign(file: string, flags: SignFlags): number {
+  if ((flags.key === undefined) === (flags.keyless !== true)) throw usage('bundle sign takes exactly one of --key PRIVATE.pem or --keyless.');
+  if (flags.keyless) {
+    throw new WardenError('BUNDLE_NOT_YET', "keyless signing (Fulcio certificate from an OIDC identity, Rekor entry) is not implemented yet; nothing was written. Sign with a local key: mcp-warden bundle sign FILE --key PRIVATE.pem (docs/bundles.md says how to sign keyless with cosign meanwhile).");
+  }
+  const keyFile = path.resolve(flags.key as string);
+  const key = readPrivateKey(readText(keyFile, 'the signing key'), keyFile);
+  const bytes = readBytes(path.resolve(file));
+  parseBundle(bytes, path.resolve(file)); // only a valid bundle is signed
+  const sigFile = `${path.resolve(file)}.sigstore.json`;
+  writeAtomic(sigFile, JSON.stringify(signWithKey(bytes, key, keyFile), null, 2) + '\n');
+  line(`Signed ${path.resolve(file)}: wrote ${sigFile}.`);
+  return 0;
+}
+
+function policyOf(paths: HomePaths, flags: TrustFlags): SignerPolicy {
+  const byKey = flags.key !== undefined;
+  const byIdentity = flags.identity !== undefined || flags.issuer !== undefined;
+  if (byKey === byIdentity) throw usage('give the pinned signer: --key PUBLIC.pem, or --identity SAN --issuer ISSUER (not both).');
+  if (byKey) {
+    const keyFile = path.resolve(flags.key as string);
+    return { key: readPublicKey(readText(keyFile, 'the public key'), keyFile), keyFile };
+  }
+  if (!flags.identity || !flags.issuer) throw usage('--identity and --issuer go together: the signer SAN pattern (anchored; * matches any run) and the exact OIDC issuer URL.');
+  return { identity: flags.identity, issuer: flags.issuer, root: loadTrustRoot(paths) };
+}
+
+export function bundleVerify(homeFlag: string | undefined, file: string, flags: TrustFlags): number {
+  const paths = resolveHome(homeFlag);
+  const v = verifyBundleFile(path.resolve(file), policyOf(paths, flags));
+  if (flags.json) printJson({ ok: true, serial: v.bundle.serial, sha256: v.sha256, signer: v.signer, servers: Object.keys(v.bundle.servers).sort() });
+  else line(`OK: ${path.resolve(file)} (serial ${v.bundle.serial}, servers ${Object.keys(v.bundle.servers).sort().join(', ')}) is signed by ${v.signer}.`);
+  return 0;
+}
+
+function envValues(flags: string[]): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const f of flags) {
+    const m = /^(.+)\.([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(f);
+    if (!m) throw usage(`--env ${f.split('=')[0]}=...: expected SERVER.NAME=VALUE.`);
+    (out[m[1] as string] ??= {})[m[2] as string] = m[3] as string;
+  }
+  return out;
+}
+
+export async function bundleApply(homeFlag: string | undefined, file: string, flags: ApplyFlags): Promise<number> {
+  const paths = resolveHome(homeFlag);
+  openHome(paths, true);
+  const policy = policyOf(paths, flags);
+  const r = await applyBundle(paths, path.resolve(file), policy, { allowRollback: flags.allowRollback === true, env: envValues(flags.env), now: new Date() });
+  if (flags.json) printJson({ ok: true, ...r });
+  else {
+    line(`Applied trust bundle serial ${r.serial}${r.rollback ? ` (a ROLLBACK from serial ${r.previousSerial}, admitted by --allow-rollback)` : ''}, signed by ${r.signer}.`);
+    line(`Servers: ${r.servers.join(', ')}. Allowlist: ${r.added.length} added, ${r.replaced.length} replaced. tools.lock and warden.lock entries replaced for these servers.`);
+  }
+  return 0;
+}

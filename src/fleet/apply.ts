@@ -1,0 +1,155 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { WardenError, errnoOf } from '../error.js';
+import { appendAudit } from '../audit/log.js';
+import { writeAtomic } from '../store/atomic.js';
+import { loadAllowlist, renderAllowlist, upsertEntry, type AllowlistEntry } from '../store/allowlist.js';
+import { parseBundle, type TrustBundle } from '../store/bundle/format.js';
+import { loadBundleState, renderBundleState, type BundleState } from '../store/bundle/state.js';
+import { loadLocks } from '../store/locks.js';
+import type { HomePaths } from '../store/paths.js';
+import { loadServers, type ServerConfig } from '../store/servers.js';
+import { withFileLocks } from '../store/update.js';
+import { renderToolsLock } from '../surface/lockfile.js';
+import { renderWardenLock } from '../surface/warden-lock.js';
+import { checkLaunches, reproduceArtifacts, type Reproduced } from './reproduce.js';
+import { DigestCache } from '../attest/cache.js';
+import { verifySignature, type SignerPolicy } from './signature.js';
+
+// `bundle verify` and `bundle apply`. Apply checks, in order: the signature (before the bundle is even parsed),
+// the serial against the last one applied here, what this increment cannot apply yet (store-installed servers),
+// every artifact's digest on this machine, each server's command resolved as `run` will resolve it here, the env
+// values this machine must supply; then writes servers.json, allowlist.json, tools.lock, warden.lock and
+// bundle-state.json together under all five locks. Any refusal leaves every file as it was and is audited
+// (bundle_rejected).
+
+export interface Verified {
+  bundle: TrustBundle;
+  /** sha256 of the bundle file, hex. */
+  sha256: string;
+  signer: string;
+}
+
+function readOrRefuse(file: string, what: string, code: 'FILE_UNREADABLE' | 'BUNDLE_SIGNATURE_INVALID', advice: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    throw new WardenError(code, `${what} ${file} cannot be read (${errnoOf(err) ?? String(err)}). ${advice}`);
+  }
+}
+
+/** Reads FILE and FILE.sigstore.json, verifies the signature against `policy`, then parses the bundle. */
+export function verifyBundleFile(file: string, policy: SignerPolicy): Verified {
+  const bytes = readOrRefuse(file, 'the trust bundle', 'FILE_UNREADABLE', 'Check the path.');
+  const sigFile = `${file}.sigstore.json`;
+  const sig = readOrRefuse(sigFile, 'the signature of the trust bundle', 'BUNDLE_SIGNATURE_INVALID', `A bundle is applied only with its signature beside it: sign it with 'mcp-warden bundle sign ${file} --key PRIVATE.pem'.`);
+  const signer = verifySignature(bytes, sig.toString('utf8'), sigFile, policy);
+  return { bundle: parseBundle(bytes, file), sha256: createHash('sha256').update(bytes).digest('hex'), signer };
+}
+
+export interface ApplyOptions {
+  allowRollback: boolean;
+  /** Values this machine gives env names of the bundle's servers: id -> name -> value. */
+  env: Record<string, Record<string, string>>;
+  now: Date;
+}
+
+export interface Applied {
+  serial: number;
+  servers: string[];
+  previousSerial?: number;
+  rollback: boolean;
+  signer: string;
+  added: AllowlistEntry[];
+  replaced: AllowlistEntry[];
+}
+
+function checkSerial(state: BundleState, serial: number, allowRollback: boolean, file: string, stateFile: string): boolean {
+  const last = state.applied?.serial;
+  if (last === undefined || serial > last) return false;
+  if (allowRollback) return true;
+  throw new WardenError('BUNDLE_ROLLBACK', `the trust bundle ${file} has serial ${serial}, not above ${last}, the last one applied here (${stateFile}); nothing was changed. Apply a newer bundle, or, to go back to an older trust state on purpose, add --allow-rollback (audited).`);
+}
+
+function serverConfig(id: string, b: TrustBundle, current: ServerConfig | undefined, given: Record<string, string>): ServerConfig {
+  const { envNames, ...rest } = b.servers[id] as TrustBundle['servers'][string];
+  const env: Record<string, string> = {};
+  for (const name of envNames) {
+    const value = Object.hasOwn(given, name) ? given[name] : current && Object.hasOwn(current.env, name) ? current.env[name] : undefined;
+    if (value === undefined) throw new WardenError('BUNDLE_ENV_MISSING', `server '${id}' of the trust bundle needs a value for ${name}, which a bundle never carries, and this machine has none in its servers.json; nothing was changed. Give it with: --env ${id}.${name}=VALUE`);
+    env[name] = value;
+  }
+  return { ...rest, env };
+}
+
+async function applyVerified(paths: HomePaths, file: string, v: Verified, opts: ApplyOptions): Promise<Applied> {
+  const b = v.bundle;
+  checkSerial(loadBundleState(paths), b.serial, opts.allowRollback, file, paths.bundleState);
+  for (const [id, s] of Object.entries(b.servers)) {
+    if (s.package) throw new WardenError('BUNDLE_NOT_YET', `server '${id}' of the trust bundle is installed from the sealed store (${s.package.name}@${s.package.version}); applying store-installed servers from a bundle is not implemented yet. Nothing was changed. Install it on this machine with 'mcp-warden install ${s.package.name}@${s.package.version}', or bundle the other servers with --servers.`);
+  }
+  const cache = new DigestCache();
+  const reproduced: Reproduced[] = await reproduceArtifacts(b.artifacts, loadAllowlist(paths), paths.allowlist, cache);
+  await checkLaunches(b, loadServers(paths).path, reproduced, cache);
+  const digestOf = new Map(reproduced.map((r) => [`${r.artifact.kind} ${r.artifact.path}`, r.sha256]));
+
+  return withFileLocks([paths.servers, paths.allowlist, paths.toolsLock, paths.wardenLock, paths.bundleState], 'servers.json, allowlist.json, the locks and bundle-state.json', async (stillHeld) => {
+    const state = loadBundleState(paths);
+    const rollback = checkSerial(state, b.serial, opts.allowRollback, file, paths.bundleState);
+    const servers = loadServers(paths);
+    const ids = Object.keys(b.servers).sort();
+    for (const id of ids) {
+      const current = Object.hasOwn(servers.servers, id) ? servers.servers[id] : undefined;
+      servers.servers[id] = serverConfig(id, b, current, opts.env[id] ?? {});
+    }
+    const allowlist = loadAllowlist(paths);
+    const added: AllowlistEntry[] = [];
+    const replaced: AllowlistEntry[] = [];
+    for (const { artifact: a, sha256 } of reproduced) {
+      if (!('accept' in a)) {
+        const own = allowlist.entries.find((e) => e.path === a.path && e.kind === a.kind);
+        if (own?.sha256 !== sha256) throw new WardenError('BUNDLE_MACHINE_LOCAL_UNTRUSTED', `${paths.allowlist} changed while the bundle was being checked: its entry for ${a.path} is no longer the digest seen; nothing was changed. Run the command again.`);
+        continue;
+      }
+      const entry: AllowlistEntry = { path: a.path, kind: a.kind, sha256, addedAt: opts.now.toISOString(), note: `trust bundle serial ${b.serial}` };
+      const change = upsertEntry(allowlist, entry);
+      if (change.action === 'add') added.push(entry);
+      if (change.action === 'replace') replaced.push(entry);
+    }
+    const locks = loadLocks(paths);
+    for (const id of ids) {
+      locks.tools.set(id, b.tools.get(id) as NonNullable<ReturnType<typeof b.tools.get>>);
+      const extra = b.warden.get(id) as NonNullable<ReturnType<typeof b.warden.get>>;
+      // A machine-local artifact (the interpreter) is recorded with the digest it has here.
+      locks.warden.set(id, { ...extra, artifacts: extra.artifacts.map((a) => ({ ...a, sha256: digestOf.get(`${a.kind} ${a.path}`) ?? a.sha256 })) });
+    }
+    const previousSerial = state.applied?.serial;
+    state.applied = { serial: b.serial, sha256: v.sha256, at: opts.now.toISOString() };
+
+    stillHeld();
+    writeAtomic(paths.servers, JSON.stringify(servers, null, 2) + '\n');
+    writeAtomic(paths.allowlist, renderAllowlist(allowlist));
+    writeAtomic(paths.toolsLock, renderToolsLock(locks.tools));
+    writeAtomic(paths.wardenLock, renderWardenLock(locks.warden));
+    writeAtomic(paths.bundleState, renderBundleState(state));
+    return { serial: b.serial, servers: ids, ...(previousSerial !== undefined ? { previousSerial } : {}), rollback, signer: v.signer, added, replaced };
+  });
+}
+
+/** Verifies and applies a trust bundle; every outcome is audited (bundle_applied, bundle_rejected). */
+export async function applyBundle(paths: HomePaths, file: string, policy: SignerPolicy, opts: ApplyOptions): Promise<Applied> {
+  let serial: number | undefined;
+  try {
+    const verified = verifyBundleFile(file, policy);
+    serial = verified.bundle.serial;
+    const applied = await applyVerified(paths, file, verified, opts);
+    await appendAudit(paths.audit, { event: 'bundle_applied', serial: applied.serial, sha256: verified.sha256, servers: applied.servers, ...(applied.previousSerial !== undefined ? { previousSerial: applied.previousSerial } : {}), rollback: applied.rollback, signer: applied.signer, by: 'bundle apply' });
+    return applied;
+  } catch (err) {
+    if (err instanceof WardenError) {
+      // The refusal is what the operator must see; a failure to record it must not hide it.
+      await appendAudit(paths.audit, { event: 'bundle_rejected', reason: err.code, ...(serial !== undefined ? { serial } : {}), file, by: 'bundle apply' }).catch(() => undefined);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,41 @@
+import * as v from 'valibot';
+import { loadJsonFile } from '../json-file.js';
+import type { HomePaths } from '../paths.js';
+import { updateFile } from '../update.js';
+
+// bundle-state.json: the serial of the last trust bundle this home applied (a lower or equal one is refused
+// unless --allow-rollback) and of the last one it created (the next default serial is above both).
+
+const mark = v.strictObject({
+  serial: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits')),
+  at: v.pipe(v.string(), v.isoTimestamp('expected an ISO 8601 timestamp')),
+});
+
+const stateSchema = v.strictObject({
+  version: v.literal(1),
+  applied: v.optional(mark),
+  created: v.optional(mark),
+});
+
+export type BundleState = v.InferOutput<typeof stateSchema>;
+export type BundleMark = v.InferOutput<typeof mark>;
+
+export function loadBundleState(paths: HomePaths): BundleState {
+  return loadJsonFile(paths.bundleState, 'bundle-state.json', stateSchema, true) ?? { version: 1 };
+}
+
+export function renderBundleState(s: BundleState): string {
+  return JSON.stringify({ version: 1, ...(s.applied ? { applied: s.applied } : {}), ...(s.created ? { created: s.created } : {}) }, null, 2) + '\n';
+}
+
+/** The serial `bundle create` uses when none is given: the current Unix time in seconds, or one above the last
+ *  serial this home created or applied if that is higher (a clock set back never reuses a serial). */
+export function nextSerial(s: BundleState, now: Date): number {
+  return Math.max(Math.floor(now.getTime() / 1000), (s.applied?.serial ?? 0) + 1, (s.created?.serial ?? 0) + 1);
+}
+
+/** Changes bundle-state.json under its lock (store/update.ts). */
+export function updateBundleState<R>(paths: HomePaths, apply: (s: BundleState) => R): Promise<R> {
+  return updateFile(paths.bundleState, 'bundle-state.json', () => loadBundleState(paths), renderBundleState, apply);
+}

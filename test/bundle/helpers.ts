@@ -1,0 +1,63 @@
+import { generateKeyPairSync } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { SERVERS, TRUSTED_PATH, addServer, cli, tempDir } from '../helpers/warden.js';
+
+// Two warden homes standing in for two machines, a server both can run from the same path, and local keys.
+
+export const SECRET = 'a-value-that-must-stay-on-machine-a';
+export const TRUST_FILES = ['servers.json', 'allowlist.json', 'tools.lock', 'warden.lock', 'bundle-state.json'];
+
+export interface KeyPair {
+  priv: string;
+  pub: string;
+}
+
+/** A fresh key pair written as PEM files in `dir`. */
+export function keyPair(dir: string, name: string, type: 'ec' | 'ed25519' = 'ec'): KeyPair {
+  const { privateKey, publicKey } = type === 'ec' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('ed25519');
+  const priv = path.join(dir, `${name}.pem`);
+  const pub = path.join(dir, `${name}.pub.pem`);
+  fs.writeFileSync(priv, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  fs.writeFileSync(pub, publicKey.export({ type: 'spki', format: 'pem' }));
+  return { priv, pub };
+}
+
+/** A home (mode 0700) with its own servers.json: this machine's trusted PATH and no server yet. */
+export function machine(root: string, name: string): string {
+  const home = path.join(root, name);
+  fs.mkdirSync(home, { mode: 0o700 });
+  fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify({ version: 1, path: TRUSTED_PATH, servers: {} }, null, 2) + '\n', { mode: 0o600 });
+  return home;
+}
+
+/** A copy of test/servers/basic.mjs (with its lib/ and package.json) the test may change. */
+export function serverCopy(root: string): string {
+  const dir = path.join(root, 'srv');
+  fs.mkdirSync(dir);
+  for (const f of ['basic.mjs', 'package.json', 'lib']) fs.cpSync(path.join(SERVERS, f), path.join(dir, f), { recursive: true });
+  return path.join(dir, 'basic.mjs');
+}
+
+/** Home A: the basic server enrolled with an env value that must never leave it. */
+export function machineA(root: string, script: string): string {
+  const home = machine(root, 'A');
+  addServer(home, 'basic', ['node', script], ['--env', `SECRET_TOKEN=${SECRET}`]);
+  return home;
+}
+
+/** The bytes of each trust file of a home (null: absent). */
+export function snapshot(home: string): Record<string, string | null> {
+  return Object.fromEntries(TRUST_FILES.map((f) => [f, fs.existsSync(path.join(home, f)) ? fs.readFileSync(path.join(home, f), 'base64') : null]));
+}
+
+/** `bundle create` + `bundle sign` on home A; returns the bundle's path. */
+export function signedBundle(homeA: string, out: string, key: KeyPair, flags: string[] = []): string {
+  const c = cli(homeA, ['bundle', 'create', '--out', out, ...flags]);
+  if (c.code !== 0) throw new Error(`bundle create failed (${c.code}): ${c.stderr}`);
+  const s = cli(homeA, ['bundle', 'sign', out, '--key', key.priv]);
+  if (s.code !== 0) throw new Error(`bundle sign failed (${s.code}): ${s.stderr}`);
+  return out;
+}
+
+export { tempDir };

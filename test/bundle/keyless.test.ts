@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { trustRootOf, writeTrustRoot } from '../helpers/provenance-registry.js';
+import { GITHUB_ISSUER, createTestPki, sanOf, type Identity, type TestSigstore } from '../helpers/sigstore-pki.js';
+import { cli } from '../helpers/warden.js';
+import { machine, machineA, serverCopy, tempDir } from './helpers.js';
+
+// Keyless signatures without the network: a test sigstore PKI (Fulcio CA, CT log, Rekor) makes the sigstore bundle
+// `cosign sign-blob` would make in CI, and the home's trust root is that PKI's. Signing keyless is not implemented.
+
+const CI: Identity = { repository: 'https://github.com/acme/mcp-fleet', workflow: '.github/workflows/bundle.yml', ref: 'refs/heads/main', commit: 'a'.repeat(40) };
+let root: string;
+let homeA: string;
+let homeB: string;
+let pki: TestSigstore;
+let bundle: string;
+
+beforeAll(() => {
+  root = tempDir('warden-bundle-keyless-');
+  homeA = machineA(root, serverCopy(root));
+  homeB = machine(root, 'B');
+  pki = createTestPki();
+  writeTrustRoot(homeB, trustRootOf(pki, new Date()));
+  bundle = path.join(root, 'ci.bundle.json');
+  expect(cli(homeA, ['bundle', 'create', '--out', bundle]).code).toBe(0);
+  fs.writeFileSync(`${bundle}.sigstore.json`, JSON.stringify(pki.messageSignature(fs.readFileSync(bundle), CI)));
+});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+describe('keyless bundles', () => {
+  it('a keyless signature verifies against the pinned identity (an anchored pattern) and issuer', () => {
+    const r = cli(homeB, ['bundle', 'verify', bundle, '--identity', 'https://github.com/acme/mcp-fleet/*', '--issuer', GITHUB_ISSUER]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(sanOf(CI));
+  });
+
+  it('another identity, a pattern that matches only part of the SAN, or another issuer is refused', () => {
+    for (const [identity, issuer] of [
+      ['https://github.com/acme/other/*', GITHUB_ISSUER],
+      ['github.com/acme/mcp-fleet', GITHUB_ISSUER], // unanchored, it would match
+      ['https://github.com/acme/mcp-fleet/*', 'https://accounts.google.com'],
+    ] as const) {
+      const r = cli(homeB, ['bundle', 'verify', bundle, '--identity', identity, '--issuer', issuer]);
+      expect(r.stderr).toContain('BUNDLE_UNTRUSTED_SIGNER');
+      expect(r.code).toBe(3);
+    }
+  });
+
+  it('a keyless signature over other bytes is refused', () => {
+    const other = path.join(root, 'other.bundle.json');
+    fs.writeFileSync(other, fs.readFileSync(bundle, 'utf8').replace('"enforce"', '"monitor"'));
+    fs.copyFileSync(`${bundle}.sigstore.json`, `${other}.sigstore.json`);
+    const r = cli(homeB, ['bundle', 'verify', other, '--identity', 'https://github.com/acme/mcp-fleet/*', '--issuer', GITHUB_ISSUER]);
+    expect(r.stderr).toContain('BUNDLE_SIGNATURE_INVALID');
+    expect(r.code).toBe(3);
+  });
+
+  it('a keyless bundle applies with --identity and --issuer', () => {
+    const r = cli(homeB, ['bundle', 'apply', bundle, '--identity', 'https://github.com/acme/*', '--issuer', GITHUB_ISSUER, '--env', 'basic.SECRET_TOKEN=b']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  });
+});
