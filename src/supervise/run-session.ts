@@ -14,6 +14,8 @@ import { loadServers } from '../store/servers.js';
 import { saveClientSeen } from '../store/client-seen.js';
 import { sessionRules } from '../rules/gate.js';
 
+/** How long `run` waits, once the session is over, for the rest of the server's stderr (the group is gone). */
+const STDERR_DRAIN_MS = 1000;
 /** Canary calls per probe at session start (their median is compared with the pinned envelope). */
 const SESSION_CANARY_SAMPLES = 3;
 import { attestAndLaunch, stopLaunched, type LaunchRefusal, type Launched } from './attested-launch.js';
@@ -78,6 +80,13 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
   const { SESSION_DEFAULTS, Session } = await import('../proxy/session.js');
 
   child.stderr.pipe(process.stderr, { end: false });
+  // What the server (or the module guard in it) wrote last to stderr must reach the client's log before `run`
+  // exits: the end of the pipe is awaited, within a bound (a descendant that kept it open is not waited for).
+  const stderrDrained = new Promise<void>((resolve) => {
+    child.stderr.once('end', resolve);
+    child.stderr.once('close', resolve);
+    child.stderr.once('error', () => resolve());
+  });
   const session = new Session(
     { clientIn: process.stdin, clientOut: process.stdout, serverIn: child.stdin, serverOut: child.stdout },
     {
@@ -119,5 +128,6 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
   await rec.flush();
   const code = await finish(paths, id, launched, session, cause, signalled, first === 'exit', audit);
   await rec.flush();
+  await Promise.race([stderrDrained, new Promise<void>((resolve) => setTimeout(resolve, STDERR_DRAIN_MS).unref())]);
   return code;
 }
