@@ -39,7 +39,7 @@ function splitTool(flag: string, spec: string, sep: string, names: readonly stri
 function jsonValue(spec: string, text: string): unknown {
   try {
     const value = readJson(Buffer.from(text), { maxBytes: 1024 * 1024, maxDepth: 32 });
-    const inexact = inexactNumber(value, '');
+    const inexact = inexactNumber(value);
     if (inexact) throw new WardenError('USAGE', `--fix ${JSON.stringify(spec)}: the number ${inexact.lexeme.slice(0, 40)} cannot be kept as written (servers.json holds doubles): the server would get another value. Write it with at most 15 significant digits, or as a string. Nothing was changed.`);
     return toPlain(value);
   } catch (err) {

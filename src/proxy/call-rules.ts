@@ -7,6 +7,7 @@ import { printable, type LiveTool } from '../surface/admit.js';
 import { ClientQuestions } from './ask.js';
 import { shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 import { classify, errorResponse } from '../protocol/message.js';
+import { escapeInvisible } from '../escape.js';
 import type { ClientRequestMessage } from './channel.js';
 import type { ListingSource } from './judge.js';
 
@@ -199,19 +200,6 @@ export class CallRules {
     }
     for (const o of overrides) this.r.cfg.report(`server '${serverId}': tool "${printable(o.tool)}" is classified ${o.kind} although the server's ${o.hints.join(' and ')} claim more; allowed by the rule's allowHintMismatch.`);
   }
-}
-
-/** Characters a person cannot see or that change how the rest reads: controls and format characters (bidi
- *  controls, zero-width ones, Unicode tags), private-use and unassigned code points, line and paragraph
- *  separators, variation selectors and the invisible fillers; each shown as \uXXXX or \u{XXXXX}. */
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\u{e0100}-\u{e01ef}]/gu;
-
-/** A value shown to a person must read as what it is. */
-function escapeInvisible(text: string): string {
-  return text.replace(INVISIBLE, (c) => {
-    const cp = c.codePointAt(0) as number;
-    return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, '0')}`;
-  });
 }
 
 /** A rules explanation for a message: escaped, cut at 400 characters (it may quote a pointer into the server's

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
+import { pointer, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
 
 // What the operator's rules do to a tool's schemas (seed 003, "Narrowing what the model can send"):
 // - a schema must be self-contained: a `$ref`/`$dynamicRef` that leaves the document, or a `$schema` that is not
@@ -19,7 +19,6 @@ const NAMED_SUBSCHEMAS = new Set(['properties', 'patternProperties', '$defs', 'd
 /** Keywords whose value is data, never a schema: not searched for references. */
 const DATA = new Set(['enum', 'const', 'default', 'examples']);
 
-const escapePointer = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
  * Calls `visit` on every object in schema position (keyword-aware: the keys of `properties` and the like are
@@ -59,14 +58,12 @@ function walkSchemas<T>(node: JsonValue | undefined, at: string[], visit: (node:
   return undefined;
 }
 
-const pointer = (at: readonly string[], key: string): string => [...at, key].map((k) => `/${escapePointer(k)}`).join('');
-
 /** Why the schema is not self-contained (with the JSON pointer of the offending keyword), or undefined. */
 export function externalReference(schema: JsonValue | undefined): string | undefined {
   return walkSchemas(schema, [], (node, at) => {
     for (const key of REFERENCES) {
       const value = node.get(key);
-      if (value !== undefined && (typeof value !== 'string' || !value.startsWith('#'))) return `${key} at ${pointer(at, key)} points outside the schema`;
+      if (value !== undefined && (typeof value !== 'string' || !value.startsWith('#'))) return `${key} at ${pointer([...at, key])} points outside the schema`;
     }
     // A member of `properties` (or the like) is a schema: an object or a boolean. Anything else is no schema, and a
     // dereferencer that resolves every {"$ref": "…"} wherever it sits would fetch {"properties":{"$ref":"https://…"}}.
@@ -75,11 +72,11 @@ export function externalReference(schema: JsonValue | undefined): string | undef
       if (!(map instanceof Map)) continue;
       for (const [name, sub] of map) {
         const isSchema = sub instanceof Map || typeof sub === 'boolean' || (key === 'dependencies' && Array.isArray(sub));
-        if (!isSchema) return `${pointer([...at, key], name)} is not a schema (a ${sub === null ? 'null' : Array.isArray(sub) ? 'list' : typeof sub === 'string' ? 'string' : 'number'})`;
+        if (!isSchema) return `${pointer([...at, key, name])} is not a schema (a ${sub === null ? 'null' : Array.isArray(sub) ? 'list' : typeof sub === 'string' ? 'string' : 'number'})`;
       }
     }
     const dialect = node.get('$schema');
-    if (dialect !== undefined && (typeof dialect !== 'string' || !STANDARD_DIALECTS.has(dialect))) return `$schema at ${pointer(at, '$schema')} is not a JSON Schema dialect URL`;
+    if (dialect !== undefined && (typeof dialect !== 'string' || !STANDARD_DIALECTS.has(dialect))) return `$schema at ${pointer([...at, '$schema'])} is not a JSON Schema dialect URL`;
     return undefined;
   });
 }
@@ -128,7 +125,7 @@ function referenceProblem(root: JsonObject, names: ReadonlySet<string>): string 
     for (const key of REFERENCES) {
       const ref = node.get(key);
       if (typeof ref !== 'string') continue;
-      const where = pointer(at, key);
+      const where = pointer([...at, key]);
       if (key === '$recursiveRef' || ref === '#' || ref === '#/' || (rootAnchored && ref.startsWith('#') && !ref.startsWith('#/'))) {
         return `its input schema refers to itself (${key} at ${where}), so hiding a top-level parameter would change nested objects too`;
       }
@@ -182,7 +179,7 @@ export function hideParameters(root: JsonObject, hidden: readonly Hidden[]): Hid
       if (!(deps instanceof Map)) continue;
       for (const [k, v] of deps) {
         for (const n of names) if (k === n || (Array.isArray(v) && v.includes(n))) return mentioned(n, `has ${key} on`);
-        if (key !== 'dependentRequired' && v instanceof Map) pending.push({ node: v, at: `${at}/${key}/${escapePointer(k)}` });
+        if (key !== 'dependentRequired' && v instanceof Map) pending.push({ node: v, at: `${at}/${key}${pointer([k])}` });
       }
     }
     const patterns = node.get('patternProperties');

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import * as v from 'valibot';
 import { WardenError, errnoOf } from '../error.js';
-import { JsonNumber, JsonReadError, readJson, toPlain, type JsonValue } from '../protocol/json/reader.js';
+import { JsonNumber, JsonReadError, pointer, readJson, toPlain, type JsonValue } from '../protocol/json/reader.js';
 import { es6, inexactText } from '../protocol/json/number.js';
 import { explainIssues } from '../schema/issues.js';
 import { checkTrusted } from './perms.js';
@@ -42,7 +42,7 @@ export function loadJsonFile<S extends Schema>(
     if (fast) plain = JSON.parse(bytes.toString('utf8'));
     else {
       const value = readJson(bytes, { maxBytes: MAX_CONFIG_BYTES, maxDepth: 64 });
-      const inexact = exactNumbers ? inexactNumber(value, '') : undefined;
+      const inexact = exactNumbers ? inexactNumber(value) : undefined;
       if (inexact) throw new WardenError('FILE_INVALID', `${label} at ${file} has a number a double cannot hold as written, at ${inexact.at} (${inexact.lexeme.slice(0, 40)}): the warden would use another value. Write it with at most 15 significant digits, or as a string if the program it is for reads one.`);
       plain = toPlain(value);
     }
@@ -64,26 +64,22 @@ export function loadJsonFile<S extends Schema>(
 }
 
 /** The first number (with its JSON pointer) whose double is not the decimal written, or out of range. */
-export function inexactNumber(value: JsonValue, at: string): { at: string; lexeme: string } | undefined {
+export function inexactNumber(value: JsonValue, at: string[] = []): { at: string; lexeme: string } | undefined {
   if (value instanceof JsonNumber) {
     let js: string;
     try {
       js = es6(value.lexeme);
     } catch {
-      return { at: at || '/', lexeme: value.lexeme };
+      return { at: pointer(at), lexeme: value.lexeme };
     }
-    return inexactText(value.lexeme, js) === undefined ? undefined : { at: at || '/', lexeme: value.lexeme };
+    return inexactText(value.lexeme, js) === undefined ? undefined : { at: pointer(at), lexeme: value.lexeme };
   }
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const r = inexactNumber(value[i] as JsonValue, `${at}/${i}`);
-      if (r) return r;
-    }
-  } else if (value instanceof Map) {
-    for (const [k, v] of value) {
-      const r = inexactNumber(v, `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
-      if (r) return r;
-    }
+  const members: [string, JsonValue][] = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : value instanceof Map ? [...value] : [];
+  for (const [k, v] of members) {
+    at.push(k);
+    const r = inexactNumber(v, at);
+    at.pop();
+    if (r) return r;
   }
   return undefined;
 }

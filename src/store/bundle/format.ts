@@ -91,7 +91,7 @@ export function parseBundle(bytes: Uint8Array, file: string): TrustBundle {
   if (wardenValue === undefined) throw invalid(file, "missing key 'wardenLock' at /");
   rest.delete('toolsLock');
   rest.delete('wardenLock');
-  const inexact = inexactNumber(rest, '');
+  const inexact = inexactNumber(rest);
   if (inexact) throw invalid(file, `the number at ${inexact.at} (${inexact.lexeme.slice(0, 40)}) is not one a double holds as written`);
   const parsed = v.safeParse(plainSchema, toPlain(rest));
   if (!parsed.success) {
