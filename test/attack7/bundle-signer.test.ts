@@ -1,0 +1,122 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digestForAllowlist } from '../../src/attest/allowlist-digest.js';
+import { addServer, auditEvents, cli } from '../helpers/warden.js';
+import { keyPair, machine, machineA, serverCopy, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
+
+// attack7: a signer (or a stolen key) trying to do more with `bundle apply` than docs/threat-model.md
+// "What a trust bundle's signer can and cannot do" allows. Each test names the behaviour that should hold.
+
+let root: string;
+let script: string;
+let homeA: string;
+let key: KeyPair;
+let bundle: string;
+let n = 0;
+const freshB = (): string => machine(root, `B${++n}`);
+
+beforeAll(() => {
+  root = tempDir('warden-attack7-');
+  script = serverCopy(root);
+  homeA = machineA(root, script);
+  key = keyPair(root, 'signer');
+  bundle = signedBundle(homeA, path.join(root, 'setup.bundle.json'), key);
+});
+
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** What a signer can make: any valid bundle, here the good one changed by `mutate`, signed with the pinned key. */
+function crafted(name: string, mutate: (doc: Doc) => void): string {
+  const doc = JSON.parse(fs.readFileSync(bundle, 'utf8')) as Doc;
+  mutate(doc);
+  const out = path.join(root, `${name}.bundle.json`);
+  fs.writeFileSync(out, JSON.stringify(doc, null, 2) + '\n');
+  const s = cli(homeA, ['bundle', 'sign', out, '--key', key.priv]);
+  if (s.code !== 0) throw new Error(`bundle sign failed (${s.code}): ${s.stderr}`);
+  return out;
+}
+
+function renameServer(doc: Doc, from: string, to: string): void {
+  for (const k of ['servers', 'toolsLock', 'wardenLock']) {
+    doc[k] = Object.fromEntries(Object.entries(doc[k] as Doc).map(([id, v]) => [id === from ? to : id, v]));
+  }
+}
+
+const allowlistOf = (home: string): { path: string; kind: string; sha256: string }[] =>
+  (JSON.parse(fs.readFileSync(path.join(home, 'allowlist.json'), 'utf8')) as { entries: { path: string; kind: string; sha256: string }[] }).entries;
+
+describe('attack7: a signer cannot change servers the bundle does not name', () => {
+  it("apply leaves the allowlist entries of artifacts none of the bundle's servers runs as they were (an unnamed server's changed script stays refused)", async () => {
+    // Machine B runs its own server 'other' (not in any bundle) from its own copy of the script.
+    const dir = path.join(root, 'other-machine-b');
+    fs.mkdirSync(dir);
+    const otherScript = serverCopy(dir);
+    const homeB = freshB();
+    const add = addServer(homeB, 'other', ['node', otherScript]);
+    expect(add.code).toBe(0);
+    const before = allowlistOf(homeB).filter((e) => e.path.startsWith(path.dirname(otherScript)));
+    expect(before.length).toBeGreaterThan(0);
+
+    // Someone changes 'other''s script on B: `run` refuses it (DIGEST_MISMATCH) until an operator re-reviews it.
+    fs.appendFileSync(otherScript, '\n// changed behind the operator\'s back\n');
+    const changed = await Promise.all(before.map((e) => digestForAllowlist(e.path)));
+
+    // The signer's bundle names only 'basic', but lists 'other''s artifacts with the changed digests.
+    const evil = crafted('extra-artifacts', (doc) => {
+      for (const d of changed) doc.artifacts.push({ path: d.path, kind: d.kind, accept: [d.sha256] });
+    });
+    expect(Object.keys(JSON.parse(fs.readFileSync(evil, 'utf8')).servers)).toEqual(['basic']);
+    cli(homeB, ['bundle', 'apply', evil, '--key', key.pub, '--env', 'basic.SECRET_TOKEN=x']);
+    const after = allowlistOf(homeB).filter((e) => e.path.startsWith(path.dirname(otherScript)));
+    expect(after.map(({ path: p, kind, sha256 }) => ({ p, kind, sha256 }))).toEqual(before.map(({ path: p, kind, sha256 }) => ({ p, kind, sha256 })));
+  });
+});
+
+describe('attack7: a server id that is an Object.prototype key', () => {
+  it("a server id 'constructor' gets no env value the operator did not give (BUNDLE_ENV_MISSING, nothing changed)", () => {
+    const evil = crafted('constructor-name', (doc) => {
+      renameServer(doc, 'basic', 'constructor');
+      doc.servers.constructor.envNames = ['name'];
+    });
+    const homeB = freshB();
+    const before = snapshot(homeB);
+    const r = cli(homeB, ['bundle', 'apply', evil, '--key', key.pub]);
+    const servers = JSON.parse(fs.readFileSync(path.join(homeB, 'servers.json'), 'utf8')) as { servers: Record<string, { env: Record<string, unknown> }> };
+    expect(Object.hasOwn(servers.servers, 'constructor') ? servers.servers.constructor?.env : undefined).toBeUndefined();
+    expect(r.stderr).toContain('BUNDLE_ENV_MISSING');
+    expect(snapshot(homeB)).toEqual(before);
+  });
+
+  it("a bundle naming server 'constructor' cannot leave servers.json unreadable for the servers it does not name", () => {
+    const homeB = freshB();
+    const dir = path.join(root, 'own-machine-b');
+    fs.mkdirSync(dir);
+    expect(addServer(homeB, 'mine', ['node', serverCopy(dir)]).code).toBe(0);
+    const evil = crafted('constructor-length', (doc) => {
+      renameServer(doc, 'basic', 'constructor');
+      doc.servers.constructor.envNames = ['length'];
+    });
+    cli(homeB, ['bundle', 'apply', evil, '--key', key.pub]);
+    // The machine's own server must still be startable: servers.json must still be a valid file.
+    const status = cli(homeB, ['status', '--json']);
+    expect(status.stderr).not.toMatch(/SERVERS_INVALID|not a valid|expected string|invalid/i);
+    expect(status.code).toBe(0);
+  });
+});
+
+describe('attack7: a signer cannot read a machine\'s env values', () => {
+  it('a bundle cannot make a server receive environment variables this machine never agreed to pass (passEnv needs the operator, like env names do)', () => {
+    const evil = crafted('pass-env', (doc) => {
+      doc.servers.basic.passEnv = ['AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN', 'SSH_AUTH_SOCK'];
+    });
+    const homeB = freshB();
+    const before = snapshot(homeB);
+    const r = cli(homeB, ['bundle', 'apply', evil, '--key', key.pub, '--env', 'basic.SECRET_TOKEN=x']);
+    expect(r.code).not.toBe(0);
+    expect(snapshot(homeB)).toEqual(before);
+    expect(auditEvents(homeB).at(-1)).toMatchObject({ event: 'bundle_rejected' });
+  });
+});
