@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestForAllowlist } from '../../src/attest/allowlist-digest.js';
-import { addServer, auditEvents, cli } from '../helpers/warden.js';
+import { addServer, auditEvents, cli, connectClient } from '../helpers/warden.js';
 import { keyPair, machine, machineA, serverCopy, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
 
 // attack7: a signer (or a stolen key) trying to do more with `bundle apply` than docs/threat-model.md
@@ -72,6 +72,8 @@ describe('attack7: a signer cannot change servers the bundle does not name', () 
     cli(homeB, ['bundle', 'apply', evil, '--key', key.pub, '--env', 'basic.SECRET_TOKEN=x']);
     const after = allowlistOf(homeB).filter((e) => e.path.startsWith(path.dirname(otherScript)));
     expect(after.map(({ path: p, kind, sha256 }) => ({ p, kind, sha256 }))).toEqual(before.map(({ path: p, kind, sha256 }) => ({ p, kind, sha256 })));
+    // And so 'other' is still refused: the changed bytes no review on B admitted do not run.
+    await expect(connectClient(homeB, 'other').then(({ client }) => client.close())).rejects.toThrow(/refused to launch server 'other'/);
   });
 });
 
@@ -118,5 +120,17 @@ describe('attack7: a signer cannot read a machine\'s env values', () => {
     expect(r.code).not.toBe(0);
     expect(snapshot(homeB)).toEqual(before);
     expect(auditEvents(homeB).at(-1)).toMatchObject({ event: 'bundle_rejected' });
+  });
+});
+
+describe('attack7: a careless operator', () => {
+  it('an --env for a server or an env name the bundle does not carry is refused (USAGE), not silently dropped', () => {
+    const homeB = freshB();
+    const before = snapshot(homeB);
+    // A typo in the server id: the operator believes the value was set.
+    const r = cli(homeB, ['bundle', 'apply', bundle, '--key', key.pub, '--env', 'basic.SECRET_TOKEN=x', '--env', 'bsic.SECRET_TOKEN=meant-for-basic', '--env', 'basic.SECRET_TOKN=typo']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('USAGE');
+    expect(snapshot(homeB)).toEqual(before);
   });
 });
