@@ -19,7 +19,7 @@ import { line, printJson } from './output.js';
 export interface CreateFlags { servers?: string; out: string; serial?: string; machineLocal: string[]; accept: string[]; json?: boolean }
 export interface SignFlags { key?: string; keyless?: boolean }
 export interface TrustFlags { key?: string; identity?: string; issuer?: string; json?: boolean }
-export interface ApplyFlags extends TrustFlags { allowRollback?: boolean; env: string[] }
+export interface ApplyFlags extends TrustFlags { allowRollback?: boolean; env: string[]; passEnv?: string[] }
 
 const usage = (message: string): WardenError => new WardenError('USAGE', message);
 
@@ -105,12 +105,24 @@ export function bundleVerify(homeFlag: string | undefined, file: string, flags: 
   return 0;
 }
 
-function envValues(flags: string[]): Record<string, Record<string, string>> {
-  const out: Record<string, Record<string, string>> = {};
+function envValues(flags: string[]): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
   for (const f of flags) {
     const m = /^(.+)\.([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(f);
     if (!m) throw usage(`--env ${f.split('=')[0]}=...: expected SERVER.NAME=VALUE.`);
-    (out[m[1] as string] ??= {})[m[2] as string] = m[3] as string;
+    const id = m[1] as string;
+    if (!out.has(id)) out.set(id, new Map());
+    out.get(id)?.set(m[2] as string, m[3] as string);
+  }
+  return out;
+}
+
+function passNames(flags: string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const f of flags) {
+    const m = /^(.+)\.([A-Za-z_][A-Za-z0-9_]*)$/s.exec(f);
+    if (!m) throw usage(`--pass-env ${f}: expected SERVER.NAME.`);
+    out.set(m[1] as string, [...(out.get(m[1] as string) ?? []), m[2] as string]);
   }
   return out;
 }
@@ -119,7 +131,7 @@ export async function bundleApply(homeFlag: string | undefined, file: string, fl
   const paths = resolveHome(homeFlag);
   openHome(paths, true);
   const policy = policyOf(paths, flags);
-  const r = await applyBundle(paths, path.resolve(file), policy, { allowRollback: flags.allowRollback === true, env: envValues(flags.env), now: new Date() });
+  const r = await applyBundle(paths, path.resolve(file), policy, { allowRollback: flags.allowRollback === true, env: envValues(flags.env), passEnv: passNames(flags.passEnv ?? []), now: new Date() });
   if (flags.json) printJson({ ok: true, ...r });
   else {
     line(`Applied trust bundle serial ${r.serial}${r.rollback ? ` (a ROLLBACK from serial ${r.previousSerial}, admitted by --allow-rollback)` : ''}, signed by ${r.signer}.`);

@@ -50,7 +50,9 @@ export function verifyBundleFile(file: string, policy: SignerPolicy): Verified {
 export interface ApplyOptions {
   allowRollback: boolean;
   /** Values this machine gives env names of the bundle's servers: id -> name -> value. */
-  env: Record<string, Record<string, string>>;
+  env: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /** Names of this machine's environment the operator agrees to pass to a bundle's server: id -> names. */
+  passEnv: ReadonlyMap<string, readonly string[]>;
   now: Date;
 }
 
@@ -71,19 +73,34 @@ function checkSerial(state: BundleState, serial: number, allowRollback: boolean,
   throw new WardenError('BUNDLE_ROLLBACK', `the trust bundle ${file} has serial ${serial}, not above ${last}, the last one applied here (${stateFile}); nothing was changed. Apply a newer bundle, or, to go back to an older trust state on purpose, add --allow-rollback (audited).`);
 }
 
-function serverConfig(id: string, b: TrustBundle, current: ServerConfig | undefined, given: Record<string, string>): ServerConfig {
+function serverConfig(id: string, b: TrustBundle, current: ServerConfig | undefined, given: ReadonlyMap<string, string>, passGiven: readonly string[]): ServerConfig {
   const { envNames, ...rest } = b.servers[id] as TrustBundle['servers'][string];
+  // Passing a variable of this machine's environment is the operator's decision, as a value is: a name this
+  // machine's entry does not pass already must be given with --pass-env.
+  const unagreed = rest.passEnv.find((n) => !(current?.passEnv ?? []).includes(n) && !passGiven.includes(n));
+  if (unagreed !== undefined) throw new WardenError('BUNDLE_ENV_MISSING', `server '${id}' of the trust bundle would be passed ${unagreed} from this machine's environment, which its entry here does not pass; nothing was changed. If it should, agree with: --pass-env ${id}.${unagreed}`);
   const env: Record<string, string> = {};
   for (const name of envNames) {
-    const value = Object.hasOwn(given, name) ? given[name] : current && Object.hasOwn(current.env, name) ? current.env[name] : undefined;
+    const value = given.has(name) ? given.get(name) : current && Object.hasOwn(current.env, name) ? current.env[name] : undefined;
     if (value === undefined) throw new WardenError('BUNDLE_ENV_MISSING', `server '${id}' of the trust bundle needs a value for ${name}, which a bundle never carries, and this machine has none in its servers.json; nothing was changed. Give it with: --env ${id}.${name}=VALUE`);
     env[name] = value;
   }
   return { ...rest, env };
 }
 
+/** An --env or --pass-env for a server or a name the bundle does not carry is a typo, not a value to drop. */
+function checkGiven(b: TrustBundle, opts: ApplyOptions): void {
+  const given = [...[...opts.env].flatMap(([id, m]) => [...m.keys()].map((n) => ['--env', id, n, 'envNames'] as const)), ...[...opts.passEnv].flatMap(([id, ns]) => ns.map((n) => ['--pass-env', id, n, 'passEnv'] as const))];
+  for (const [flag, id, name, field] of given) {
+    const server = Object.hasOwn(b.servers, id) ? b.servers[id] : undefined;
+    if (!server) throw new WardenError('USAGE', `${flag} ${id}.${name}: the trust bundle has no server '${id}' (it has ${Object.keys(b.servers).sort().join(', ')}); nothing was changed.`);
+    if (!(server[field] as readonly string[]).includes(name)) throw new WardenError('USAGE', `${flag} ${id}.${name}: server '${id}' of the trust bundle has no ${field === 'envNames' ? 'env' : 'passEnv'} name ${name}; nothing was changed.`);
+  }
+}
+
 async function applyVerified(paths: HomePaths, file: string, v: Verified, opts: ApplyOptions): Promise<Applied> {
   const b = v.bundle;
+  checkGiven(b, opts);
   checkSerial(loadBundleState(paths), b.serial, opts.allowRollback, file, paths.bundleState);
   for (const [id, s] of Object.entries(b.servers)) {
     if (s.package) throw new WardenError('BUNDLE_NOT_YET', `server '${id}' of the trust bundle is installed from the sealed store (${s.package.name}@${s.package.version}); applying store-installed servers from a bundle is not implemented yet. Nothing was changed. Install it on this machine with 'mcp-warden install ${s.package.name}@${s.package.version}', or bundle the other servers with --servers.`);
@@ -100,7 +117,7 @@ async function applyVerified(paths: HomePaths, file: string, v: Verified, opts: 
     const ids = Object.keys(b.servers).sort();
     for (const id of ids) {
       const current = Object.hasOwn(servers.servers, id) ? servers.servers[id] : undefined;
-      servers.servers[id] = serverConfig(id, b, current, opts.env[id] ?? {});
+      servers.servers[id] = serverConfig(id, b, current, opts.env.get(id) ?? new Map(), opts.passEnv.get(id) ?? []);
     }
     const allowlist = loadAllowlist(paths);
     const added: AllowlistEntry[] = [];

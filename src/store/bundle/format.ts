@@ -118,7 +118,8 @@ export function parseBundle(bytes: Uint8Array, file: string): TrustBundle {
   return b;
 }
 
-/** Every server has both lock entries and nothing else has any; every artifact its lock names is in the bundle, once. */
+/** Every server has both lock entries and nothing else has any; every artifact its lock names is in the bundle,
+ *  once, and the bundle carries no artifact its servers do not run. */
 function checkConsistent(b: TrustBundle, file: string): void {
   const ids = Object.keys(b.servers).sort();
   for (const [name, keys] of [['toolsLock', [...b.tools.keys()]], ['wardenLock', [...b.warden.keys()]]] as const) {
@@ -133,9 +134,15 @@ function checkConsistent(b: TrustBundle, file: string): void {
     if (seen.has(key)) throw invalid(file, `/artifacts names ${a.kind} ${a.path} twice`);
     seen.add(key);
   }
+  const named = new Set<string>();
   for (const [id, e] of b.warden) {
     for (const a of e.artifacts) {
       if (!seen.has(`${a.kind} ${a.path}`)) throw invalid(file, `/wardenLock/${id} names the ${a.kind} ${a.path}, which /artifacts does not carry`);
+      named.add(`${a.kind} ${a.path}`);
     }
   }
+  // An artifact no server of the bundle runs would be allowlisted for whatever else runs it on the machine: a
+  // bundle would re-trust the files of servers it does not name.
+  const stray = b.artifacts.find((a) => !named.has(`${a.kind} ${a.path}`));
+  if (stray) throw invalid(file, `/artifacts carries the ${stray.kind} ${stray.path}, which no server of the bundle runs (its warden.lock entries name the artifacts they run)`);
 }
