@@ -9,6 +9,7 @@ export type WardenErrorCode =
   | 'FILE_UNREADABLE'
   | 'FILE_NOT_JSON'
   | 'FILE_INVALID'
+  | 'FILE_UNWRITABLE'
   | 'SERVER_UNKNOWN'
   | 'SERVER_EXISTS'
   | 'LOADER_VARIABLE'
@@ -71,7 +72,9 @@ export type WardenErrorCode =
   | 'BUNDLE_DIGEST_MISMATCH'
   | 'BUNDLE_MACHINE_LOCAL_UNTRUSTED'
   | 'BUNDLE_ENV_MISSING'
-  | 'BUNDLE_NOT_YET';
+  | 'BUNDLE_NOT_YET'
+  | 'TRUST_COMMIT_INCOMPLETE'
+  | 'TRUST_COMMIT_INVALID';
 
 const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   USAGE: 2,
@@ -80,6 +83,7 @@ const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   FILE_UNREADABLE: 2,
   FILE_NOT_JSON: 2,
   FILE_INVALID: 2,
+  FILE_UNWRITABLE: 3,
   SERVER_UNKNOWN: 2,
   SERVER_EXISTS: 2,
   LOADER_VARIABLE: 2,
@@ -143,6 +147,8 @@ const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   BUNDLE_MACHINE_LOCAL_UNTRUSTED: 3,
   BUNDLE_ENV_MISSING: 3,
   BUNDLE_NOT_YET: 3,
+  TRUST_COMMIT_INCOMPLETE: 3,
+  TRUST_COMMIT_INVALID: 2,
 };
 
 export class WardenError extends Error {

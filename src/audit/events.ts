@@ -226,4 +226,14 @@ export interface TrustRootUpdatedEvent {
   previousDate?: string;
 }
 
-export type AuditEvent = BundleEvent | RulesEvent | TrustRootUpdatedEvent | PackageInstalledEvent | UnsignedAdmittedEvent | PackageUpgradedEvent | TrustOverrideEvent | LaunchEvent | ExitEvent | ModuleRefusedEvent | OrphanKilledEvent | RunRecordRefusedEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;
+/** A change of several trust files that was interrupted after it was decided (a crash, a full disk) was completed
+ *  by a later command from the home's commit.journal (docs/adr/0025-trust-commit-journal.md). */
+export interface TrustCommitCompletedEvent {
+  event: 'trust_commit_completed';
+  /** The change, as its command named it ("the trust bundle with serial 17"). */
+  what: string;
+  /** The trust files it replaced (names in the home). */
+  files: string[];
+}
+
+export type AuditEvent = TrustCommitCompletedEvent | BundleEvent | RulesEvent | TrustRootUpdatedEvent | PackageInstalledEvent | UnsignedAdmittedEvent | PackageUpgradedEvent | TrustOverrideEvent | LaunchEvent | ExitEvent | ModuleRefusedEvent | OrphanKilledEvent | RunRecordRefusedEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;

@@ -37,6 +37,20 @@ function settle(outcome: Promise<number>): void {
   );
 }
 
+/** Completes a change of several trust files that was interrupted (store/journal.ts) before any verb reads them;
+ *  one lstat when there is none, and the store's modules are imported only when there is one. */
+async function settleHome(flag: string | undefined): Promise<void> {
+  const [{ resolveHome }, fs] = await Promise.all([import('../store/paths.js'), import('node:fs')]);
+  const paths = resolveHome(flag);
+  let present = true; // a journal that cannot be inspected is settle's to report
+  try {
+    present = fs.lstatSync(paths.commitJournal, { throwIfNoEntry: false }) !== undefined;
+  } catch {}
+  if (!present) return;
+  const { settlePendingCommit } = await import('../store/update.js');
+  await settlePendingCommit(paths.home);
+}
+
 /** The words a client starts `run` with (`[--home DIR] run ID`), or undefined for anything else, which goes
  *  through the whole command line. Building that (commander and every verb's options) is time on the launch. */
 function plainRun(args: string[]): { home?: string; id: string } | undefined {
@@ -49,6 +63,10 @@ function plainRun(args: string[]): { home?: string; id: string } | undefined {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // node ignores SIGXFSZ, so a write past a file size limit fails with EFBIG, which is reported (FILE_UNWRITABLE)
+  // with the file left as it was; signal-exit (in proper-lockfile) would re-raise it and end the command mid-way
+  // unless another listener is present.
+  process.on('SIGXFSZ', () => undefined);
   // A closed stdout (a reader that went away, `| head`) is not an error of the warden. For `run` it means the
   // client is gone, and its session ends on stdin EOF; for every other verb there is nothing left to say.
   const isRun = argv.slice(2).includes('run');
@@ -73,7 +91,10 @@ async function main(argv: string[]): Promise<void> {
   const act =
     <A extends Action>(fn: A) =>
     (...args: Parameters<A>): void => {
-      outcome = Promise.resolve().then(() => fn(...args));
+      outcome = Promise.resolve().then(async () => {
+        await settleHome(home());
+        return fn(...args);
+      });
     };
 
   program

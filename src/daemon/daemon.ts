@@ -14,6 +14,7 @@ import { attestInWorker, CONFIG, configTargets, loadGood, type Attested, type Go
 import { scheduledVerifier, type VerificationResult } from './schedule.js';
 import { recorder, type Recorder } from '../supervise/recorder.js';
 import { RulesWatch } from './rules-watch.js';
+import { settlePendingCommit } from '../store/update.js';
 
 // The daemon's runtime, the long-running side. It watches the trust files and every allowlisted file a server
 // runs (each symlink hop, each trusted-PATH directory that could shadow a bare command name, each directory of
@@ -158,6 +159,7 @@ export async function runDaemon(paths: HomePaths, listen: { host: string; port: 
     const done = progress.begin('reload', MAX_RELOAD_MS);
     try {
       try {
+        await settlePendingCommit(paths.home);
         good = loadGood(paths);
       } catch (err) {
         if (!(err instanceof WardenError)) throw err;

@@ -2,14 +2,13 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { WardenError, errnoOf } from '../error.js';
 import { appendAudit } from '../audit/log.js';
-import { writeAtomic } from '../store/atomic.js';
 import { loadAllowlist, renderAllowlist, upsertEntry, type AllowlistEntry } from '../store/allowlist.js';
 import { parseBundle, type TrustBundle } from '../store/bundle/format.js';
 import { loadBundleState, renderBundleState, type BundleState } from '../store/bundle/state.js';
 import { loadLocks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, type ServerConfig } from '../store/servers.js';
-import { withFileLocks } from '../store/update.js';
+import { commitFiles, withFileLocks } from '../store/update.js';
 import { renderToolsLock } from '../surface/lockfile.js';
 import { renderWardenLock } from '../surface/warden-lock.js';
 import { checkLaunches, reproduceArtifacts, type Reproduced } from './reproduce.js';
@@ -20,7 +19,7 @@ import { verifySignature, type SignerPolicy } from './signature.js';
 // the serial against the last one applied here, what this increment cannot apply yet (store-installed servers),
 // every artifact's digest on this machine, each server's command resolved as `run` will resolve it here, the env
 // values this machine must supply; then writes servers.json, allowlist.json, tools.lock, warden.lock and
-// bundle-state.json together under all five locks. Any refusal leaves every file as it was and is audited
+// bundle-state.json as one step (store/journal.ts) under all five locks. Any refusal leaves every file as it was and is audited
 // (bundle_rejected).
 
 export interface Verified {
@@ -144,11 +143,16 @@ async function applyVerified(paths: HomePaths, file: string, v: Verified, opts: 
     state.applied = { serial: b.serial, sha256: v.sha256, at: opts.now.toISOString() };
 
     stillHeld();
-    writeAtomic(paths.servers, JSON.stringify(servers, null, 2) + '\n');
-    writeAtomic(paths.allowlist, renderAllowlist(allowlist));
-    writeAtomic(paths.toolsLock, renderToolsLock(locks.tools));
-    writeAtomic(paths.wardenLock, renderWardenLock(locks.warden));
-    writeAtomic(paths.bundleState, renderBundleState(state));
+    await commitFiles(
+      [
+        { file: paths.servers, data: JSON.stringify(servers, null, 2) + '\n' },
+        { file: paths.allowlist, data: renderAllowlist(allowlist) },
+        { file: paths.toolsLock, data: renderToolsLock(locks.tools) },
+        { file: paths.wardenLock, data: renderWardenLock(locks.warden) },
+        { file: paths.bundleState, data: renderBundleState(state) },
+      ],
+      `the trust bundle with serial ${b.serial}`,
+    );
     return { serial: b.serial, servers: ids, ...(previousSerial !== undefined ? { previousSerial } : {}), rollback, signer: v.signer, added, replaced };
   });
 }

@@ -2,11 +2,10 @@ import fs from 'node:fs';
 import { WardenError, errnoOf } from '../error.js';
 import { LockfileError, parseToolsLock, renderToolsLock, type LockEntry, type ToolsLock } from '../surface/lockfile.js';
 import { parseWardenLock, renderWardenLock, type WardenLock, type WardenLockEntry } from '../surface/warden-lock.js';
-import { writeAtomic } from './atomic.js';
 import type { HomePaths } from './paths.js';
 import type { Baseline } from '../canary/baseline.js';
 import { checkTrusted } from './perms.js';
-import { withFileLocks } from './update.js';
+import { commitFiles, withFileLocks } from './update.js';
 
 // tools.lock and warden.lock in the home: trust files (refused if others can write them), parsed strictly;
 // a missing file is an empty lock, a corrupt one is a lockfile error (exit 4), never "start afresh".
@@ -44,7 +43,7 @@ export function loadLocks(paths: HomePaths): Locks {
 
 /**
  * Changes tools.lock and warden.lock together under both files' locks: both are read inside the locks, `apply`
- * changes them in place, and each file whose rendering changed is written atomically (store/update.ts). The
+ * changes them in place, and the files whose rendering changed are written as one step (store/journal.ts). The
  * only way the locks are written.
  */
 export function updateLocks<R>(paths: HomePaths, apply: (locks: Locks) => R | Promise<R>): Promise<R> {
@@ -54,8 +53,10 @@ export function updateLocks<R>(paths: HomePaths, apply: (locks: Locks) => R | Pr
     const result = await apply(locks);
     const after = { tools: renderToolsLock(locks.tools), warden: renderWardenLock(locks.warden) };
     stillHeld();
-    if (after.tools !== before.tools) writeAtomic(paths.toolsLock, after.tools);
-    if (after.warden !== before.warden) writeAtomic(paths.wardenLock, after.warden);
+    await commitFiles(
+      [...(after.tools !== before.tools ? [{ file: paths.toolsLock, data: after.tools }] : []), ...(after.warden !== before.warden ? [{ file: paths.wardenLock, data: after.warden }] : [])],
+      'the update of tools.lock and warden.lock',
+    );
     return result;
   });
 }

@@ -1,6 +1,9 @@
 import os from 'node:os';
 import path from 'node:path';
 
+/** The name of the commit journal in a home (store/journal.ts). */
+export const JOURNAL_NAME = 'commit.journal';
+
 /** Where the warden keeps its files, and the name of each. */
 export interface HomePaths {
   home: string;
@@ -23,6 +26,8 @@ export interface HomePaths {
   trustRoot: string;
   /** The serials of the trust bundles this home created and applied last (docs/formats.md "bundle-state.json"). */
   bundleState: string;
+  /** A change of several trust files in progress or interrupted (store/journal.ts); absent otherwise. */
+  commitJournal: string;
   /** Where a running daemon hears the events of `run` sessions (owner-only). */
   eventSocket: string;
   /** Where a running daemon answers /status and /metrics for `mcp-warden status` (owner-only). */
@@ -50,6 +55,7 @@ export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = p
     storeDir: path.join(home, 'store'),
     trustRoot: path.join(home, 'trust-root.json'),
     bundleState: path.join(home, 'bundle-state.json'),
+    commitJournal: path.join(home, JOURNAL_NAME),
     eventSocket: path.join(home, 'daemon.sock'),
     statusSocket: path.join(home, 'status.sock'),
   };

@@ -11,6 +11,7 @@ import { defaultToolOf, probesOf } from '../canary/probe.js';
 import { sweepAndAudit } from './orphan-sweep.js';
 import { recorder, type Recorder } from './recorder.js';
 import { loadServers } from '../store/servers.js';
+import { settlePendingCommit } from '../store/update.js';
 import { saveClientSeen } from '../store/client-seen.js';
 import { sessionRules } from '../rules/gate.js';
 
@@ -65,6 +66,7 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
   try {
     paths = resolveHome(homeFlag);
     openHome(paths, true);
+    await settlePendingCommit(paths.home);
     rec = recorder(paths, loadServers(paths).alerts, say);
     await sweepAndAudit(paths, say);
     locks = loadLocks(paths);

@@ -1,11 +1,10 @@
 import path from 'node:path';
 import { WardenError } from '../../error.js';
-import { writeAtomic } from '../../store/atomic.js';
 import { loadAllowlist, renderAllowlist, upsertEntry, type AllowlistEntry } from '../../store/allowlist.js';
 import { loadLocks } from '../../store/locks.js';
 import type { HomePaths } from '../../store/paths.js';
 import { loadServers, type ServerConfig } from '../../store/servers.js';
-import { withFileLocks } from '../../store/update.js';
+import { commitFiles, withFileLocks } from '../../store/update.js';
 import { renderToolsLock, type LockEntry } from '../../surface/lockfile.js';
 import { renderWardenLock, type WardenLockEntry } from '../../surface/warden-lock.js';
 
@@ -39,7 +38,7 @@ function canonical(value: unknown): string {
  *  the switch, which would otherwise write back the entry as it was then. */
 export function switchServer(paths: HomePaths, id: string, from: ServerConfig, oldEntryDir: string, next: Switch): Promise<Switched> {
   const fromStore = from.package?.store;
-  return withFileLocks([paths.servers, paths.allowlist, paths.toolsLock, paths.wardenLock], 'servers.json, allowlist.json and the locks', (stillHeld) => {
+  return withFileLocks([paths.servers, paths.allowlist, paths.toolsLock, paths.wardenLock], 'servers.json, allowlist.json and the locks', async (stillHeld) => {
     const servers = loadServers(paths);
     const current = Object.hasOwn(servers.servers, id) ? servers.servers[id] : undefined;
     if (current?.package?.store !== fromStore || canonical(current) !== canonical(from)) {
@@ -65,10 +64,15 @@ export function switchServer(paths: HomePaths, id: string, from: ServerConfig, o
     else locks.warden.delete(id);
 
     stillHeld();
-    writeAtomic(paths.servers, JSON.stringify(servers, null, 2) + '\n');
-    writeAtomic(paths.allowlist, renderAllowlist(allowlist));
-    writeAtomic(paths.toolsLock, renderToolsLock(locks.tools));
-    writeAtomic(paths.wardenLock, renderWardenLock(locks.warden));
+    await commitFiles(
+      [
+        { file: paths.servers, data: JSON.stringify(servers, null, 2) + '\n' },
+        { file: paths.allowlist, data: renderAllowlist(allowlist) },
+        { file: paths.toolsLock, data: renderToolsLock(locks.tools) },
+        { file: paths.wardenLock, data: renderWardenLock(locks.warden) },
+      ],
+      `the upgrade of server '${id}'`,
+    );
     return { added, removed, replaced };
   });
 }
