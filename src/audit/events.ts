@@ -227,7 +227,7 @@ export interface TrustRootUpdatedEvent {
 }
 
 /** A change of several trust files that was interrupted after it was decided (a crash, a full disk) was completed
- *  by a later command from the home's commit.journal (docs/adr/0025-trust-commit-journal.md). */
+ *  by a later command from the home's commit.journal (docs/adr/0027-trust-commit-journal.md). */
 export interface TrustCommitCompletedEvent {
   event: 'trust_commit_completed';
   /** The change, as its command named it ("the trust bundle with serial 17"). */

@@ -6,7 +6,7 @@ import { WardenError, errnoOf } from '../error.js';
 // Atomic writes: a temporary file beside the target (created exclusively, owner-only), every byte written, fsync,
 // rename over the target, fsync of the directory. Written here rather than with write-file-atomic: its sync path
 // ignores the count `writeSync` returns, so a short write (a file size limit: EFBIG comes only on the next write)
-// was renamed into place truncated, measured with strace under `prlimit --fsize` (docs/adr/0025-trust-commit-journal.md).
+// was renamed into place truncated, measured with strace under `prlimit --fsize` (docs/adr/0027-trust-commit-journal.md).
 
 /** Writes a file atomically with owner-only permissions. */
 export function writeAtomic(file: string, data: string | Buffer): void {

@@ -7,7 +7,7 @@ import { syncDir, writeAtomic } from './atomic.js';
 import { loadJsonFile } from './json-file.js';
 import { JOURNAL_NAME } from './paths.js';
 
-// Several trust files replaced as one step (docs/adr/0025-trust-commit-journal.md). A change that spans files
+// Several trust files replaced as one step (docs/adr/0027-trust-commit-journal.md). A change that spans files
 // (a bundle applied, an upgrade switched, rules pinned with the locks) is written in three moves by a writer
 // holding every file's lock: each new file is staged beside its target as `NAME.next` (written and fsynced);
 // `commit.journal` is written atomically, naming each file and the sha256 of its staged bytes (the commit point);
