@@ -10,6 +10,8 @@ export interface BundleAppliedEvent {
   /** sha256 of the bundle file's bytes, as signed. */
   sha256: string;
   servers: string[];
+  /** Servers the previous bundle named and this one does not, removed from this machine. */
+  removed?: string[];
   /** The serial applied before this one, if any. */
   previousSerial?: number;
   /** True when the serial was not above the previous one and --allow-rollback admitted it. */

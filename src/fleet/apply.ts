@@ -14,6 +14,7 @@ import { renderWardenLock } from '../surface/warden-lock.js';
 import { checkLaunches, reproduceArtifacts, type Reproduced } from './reproduce.js';
 import { DigestCache } from '../attest/cache.js';
 import { verifySignature, type SignerPolicy } from './signature.js';
+import { artifactsOf, retireWithdrawn, type Retired } from './retire.js';
 
 // `bundle verify` and `bundle apply`. Apply checks, in order: the signature (before the bundle is even parsed),
 // the serial against the last one applied here, what this increment cannot apply yet (store-installed servers),
@@ -63,6 +64,9 @@ export interface Applied {
   signer: string;
   added: AllowlistEntry[];
   replaced: AllowlistEntry[];
+  /** Servers the last applied bundle named and this one does not, removed with their lock entries, and the
+   *  allowlist entries only they used (src/fleet/retire.ts). */
+  retired: Retired;
 }
 
 function checkSerial(state: BundleState, serial: number, allowRollback: boolean, file: string, stateFile: string): boolean {
@@ -133,14 +137,17 @@ async function applyVerified(paths: HomePaths, file: string, v: Verified, opts: 
       if (change.action === 'replace') replaced.push(entry);
     }
     const locks = loadLocks(paths);
+    const previous = state.applied?.servers ?? [];
+    const usedBefore = artifactsOf(locks, [...previous, ...ids]);
     for (const id of ids) {
       locks.tools.set(id, b.tools.get(id) as NonNullable<ReturnType<typeof b.tools.get>>);
       const extra = b.warden.get(id) as NonNullable<ReturnType<typeof b.warden.get>>;
       // A machine-local artifact (the interpreter) is recorded with the digest it has here.
       locks.warden.set(id, { ...extra, artifacts: extra.artifacts.map((a) => ({ ...a, sha256: digestOf.get(`${a.kind} ${a.path}`) ?? a.sha256 })) });
     }
+    const retired = retireWithdrawn(previous, ids, usedBefore, servers, locks, allowlist);
     const previousSerial = state.applied?.serial;
-    state.applied = { serial: b.serial, sha256: v.sha256, at: opts.now.toISOString() };
+    state.applied = { serial: b.serial, sha256: v.sha256, at: opts.now.toISOString(), servers: ids };
 
     stillHeld();
     await commitFiles(
@@ -153,7 +160,7 @@ async function applyVerified(paths: HomePaths, file: string, v: Verified, opts: 
       ],
       `the trust bundle with serial ${b.serial}`,
     );
-    return { serial: b.serial, servers: ids, ...(previousSerial !== undefined ? { previousSerial } : {}), rollback, signer: v.signer, added, replaced };
+    return { serial: b.serial, servers: ids, ...(previousSerial !== undefined ? { previousSerial } : {}), rollback, signer: v.signer, added, replaced, retired };
   });
 }
 
@@ -164,7 +171,7 @@ export async function applyBundle(paths: HomePaths, file: string, policy: Signer
     const verified = verifyBundleFile(file, policy);
     serial = verified.bundle.serial;
     const applied = await applyVerified(paths, file, verified, opts);
-    await appendAudit(paths.audit, { event: 'bundle_applied', serial: applied.serial, sha256: verified.sha256, servers: applied.servers, ...(applied.previousSerial !== undefined ? { previousSerial: applied.previousSerial } : {}), rollback: applied.rollback, signer: applied.signer, by: 'bundle apply' });
+    await appendAudit(paths.audit, { event: 'bundle_applied', serial: applied.serial, sha256: verified.sha256, servers: applied.servers, ...(applied.retired.servers.length > 0 ? { removed: applied.retired.servers } : {}), ...(applied.previousSerial !== undefined ? { previousSerial: applied.previousSerial } : {}), rollback: applied.rollback, signer: applied.signer, by: 'bundle apply' });
     return applied;
   } catch (err) {
     if (err instanceof WardenError) {
