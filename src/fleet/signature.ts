@@ -3,8 +3,8 @@ import { BUNDLE_V03_MEDIA_TYPE, bundleFromJSON, bundleToJSON, toMessageSignature
 import { TrustedRoot } from '@sigstore/protobuf-specs';
 import { toSignedEntity, toTrustMaterial, Verifier, VerificationError } from '@sigstore/verify';
 import { WardenError } from '../error.js';
-import { matchesIdentityPattern } from '../provenance/identity.js';
-import { describeStaleness, staleFor } from '../provenance/stale-root.js';
+import { identityOf, matchesIdentity, matchesIdentityPattern, type PublisherIdentity } from '../provenance/identity.js';
+import { describeStaleness, leafOf, staleFor } from '../provenance/stale-root.js';
 import type { TrustRoot } from '../provenance/trust-root.js';
 
 // The signature of a trust bundle: a sigstore bundle (media type v0.3) with a messageSignature over the bundle
@@ -99,18 +99,35 @@ export function verifySignature(bytes: Buffer, sigText: string, sigFile: string,
     return `key ${expected}`;
   }
   if (material.$case === 'publicKey') throw new WardenError('BUNDLE_UNTRUSTED_SIGNER', `${sigFile} is signed with a local key (hint ${material.publicKey.hint}), but --identity pins a keyless signer; nothing was changed. Verify it with --key, or ask for a keyless signature.`);
-  const { san, issuer } = verifyKeyless(b, bytes, sigFile, policy.root);
-  // The pattern is anchored (sigstore-js's own SAN policy is an unanchored regular expression).
-  if (!matchesIdentityPattern(policy.identity, san) || issuer !== policy.issuer) {
+  const { san, issuer, build } = verifyKeyless(b, bytes, sigFile, policy.root);
+  // The pattern is anchored (sigstore-js's own SAN policy is an unanchored regular expression). A CI certificate
+  // whose SAN names a reusable workflow of another repository must match with the calling workflow too, as for
+  // `install --identity`: else any repository calling the pinned owner's reusable workflow would match.
+  const matches = build ? matchesIdentity(policy.identity, build) : matchesIdentityPattern(policy.identity, san);
+  if (!matches || issuer !== policy.issuer) {
     throw new WardenError('BUNDLE_UNTRUSTED_SIGNER', `${sigFile} was signed by ${san} (issuer ${issuer}), expected ${policy.identity} (issuer ${policy.issuer}); nothing was changed. The bundle is not from the pinned signer.`);
   }
   return `${san} (issuer ${issuer})`;
 }
 
-/** Who made a keyless signature: the Fulcio certificate's subject alternative name and OIDC issuer. */
+/** Who made a keyless signature: the Fulcio certificate's subject alternative name and OIDC issuer, and for a CI
+ *  certificate (one naming a source repository) the build it describes. */
 export interface KeylessSigner {
   san: string;
   issuer: string;
+  build?: PublisherIdentity;
+}
+
+/** The CI build a verified certificate describes, or undefined for one that names no source repository (a person). */
+function buildOf(b: Bundle, san: string, issuer: string): PublisherIdentity | undefined {
+  const leaf = leafOf(b);
+  if (!leaf) return undefined;
+  try {
+    return identityOf(leaf, san, issuer, 'the trust bundle');
+  } catch (err) {
+    if (err instanceof WardenError) return undefined;
+    throw err;
+  }
 }
 
 /**
@@ -130,7 +147,10 @@ export function verifyKeyless(b: Bundle, bytes: Buffer, sigFile: string, root: T
     }
     throw bad(sigFile, `${err.code}: ${err.message} (trust root ${root.origin})`, err);
   }
-  return { san: signer.identity?.subjectAlternativeName ?? '', issuer: signer.identity?.extensions?.issuer ?? '' };
+  const san = signer.identity?.subjectAlternativeName ?? '';
+  const issuer = signer.identity?.extensions?.issuer ?? '';
+  const build = buildOf(b, san, issuer);
+  return { san, issuer, ...(build ? { build } : {}) };
 }
 
 /** Parses a signature as `bundle sign` writes it (for a signature just made, before it is written). */

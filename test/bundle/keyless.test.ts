@@ -49,6 +49,21 @@ describe('keyless bundles', () => {
     }
   });
 
+  it("a signature by the pinned owner's reusable workflow, called from another repository, is refused; called from the owner's own, it matches", () => {
+    const reusable = 'https://github.com/acme/shared/.github/workflows/sign.yml@refs/heads/main';
+    const sign = (name: string, repository: string): string => {
+      const f = path.join(root, `${name}.bundle.json`);
+      fs.copyFileSync(bundle, f);
+      fs.writeFileSync(`${f}.sigstore.json`, JSON.stringify(pki.messageSignature(fs.readFileSync(f), { ...CI, repository, signer: reusable })));
+      return f;
+    };
+    const outsider = cli(homeB, ['bundle', 'verify', sign('outsider', 'https://github.com/evil/fork'), '--identity', 'https://github.com/acme/*', '--issuer', GITHUB_ISSUER]);
+    expect([outsider.code, outsider.stderr]).toEqual([3, expect.stringContaining('BUNDLE_UNTRUSTED_SIGNER')]);
+    const own = cli(homeB, ['bundle', 'verify', sign('own', 'https://github.com/acme/mcp-fleet'), '--identity', 'https://github.com/acme/*', '--issuer', GITHUB_ISSUER]);
+    expect([own.code, own.stderr]).toEqual([0, '']);
+    expect(own.stdout).toContain(reusable);
+  });
+
   it('a keyless signature over other bytes is refused', () => {
     const other = path.join(root, 'other.bundle.json');
     fs.writeFileSync(other, fs.readFileSync(bundle, 'utf8').replace('"enforce"', '"monitor"'));
