@@ -67,7 +67,7 @@ export async function bundleCreate(homeFlag: string | undefined, flags: CreateFl
   if (flags.json) printJson({ file: out, serial: bundle.serial, sha256, servers: Object.keys(bundle.servers).sort(), artifacts: bundle.artifacts });
   else {
     line(`Wrote trust bundle ${out}: serial ${bundle.serial}, ${Object.keys(bundle.servers).length} server(s) (${Object.keys(bundle.servers).sort().join(', ')}), ${bundle.artifacts.length} artifact(s); env values left out, only their names.`);
-    line(`Sign it with: mcp-warden bundle sign ${out} --key PRIVATE.pem`);
+    line(`Sign it with: mcp-warden bundle sign ${out} --key PRIVATE.pem (or --keyless in CI: docs/bundles.md)`);
   }
   return 0;
 }

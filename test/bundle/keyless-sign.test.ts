@@ -138,6 +138,12 @@ describe('bundle sign --keyless refuses, writing nothing', () => {
     expect(r.stderr).toMatch(/BUNDLE_SIGN_NO_IDENTITY.*lacks 'permissions: id-token: write'/);
   });
 
+  it("GitHub Actions' token endpoint refusing the request token: BUNDLE_SIGN_NO_IDENTITY with its status, the request token not echoed", async () => {
+    const r = await refused('gha-403', { ...githubJob(), ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'another-request-token' });
+    expect(r.stderr).toMatch(/BUNDLE_SIGN_NO_IDENTITY.*token endpoint \(http:\/\/127\.0\.0\.1:\d+\) answered HTTP 403/);
+    expect(r.stderr).not.toContain('another-request-token');
+  });
+
   it('an expired token is refused before Fulcio is asked (BUNDLE_SIGN_IDENTITY_INVALID), without echoing it', async () => {
     const before = fulcio.requests;
     const token = issuer.sign(githubClaims(CI, new Date(Date.now() - 3_600_000)));
