@@ -71,7 +71,11 @@ export type WardenErrorCode =
   | 'BUNDLE_DIGEST_MISMATCH'
   | 'BUNDLE_MACHINE_LOCAL_UNTRUSTED'
   | 'BUNDLE_ENV_MISSING'
-  | 'BUNDLE_NOT_YET';
+  | 'BUNDLE_NOT_YET'
+  | 'BUNDLE_FETCH_FAILED'
+  | 'BUNDLE_FETCH_TIMEOUT'
+  | 'BUNDLE_TOO_LARGE'
+  | 'BUNDLE_SOURCE_INSECURE';
 
 const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   USAGE: 2,
@@ -143,6 +147,10 @@ const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   BUNDLE_MACHINE_LOCAL_UNTRUSTED: 3,
   BUNDLE_ENV_MISSING: 3,
   BUNDLE_NOT_YET: 3,
+  BUNDLE_FETCH_FAILED: 3,
+  BUNDLE_FETCH_TIMEOUT: 3,
+  BUNDLE_TOO_LARGE: 3,
+  BUNDLE_SOURCE_INSECURE: 3,
 };
 
 export class WardenError extends Error {
