@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { WardenError, errnoOf } from '../error.js';
 import { appendAudit } from '../audit/log.js';
+import type { BundleEvent } from '../audit/bundle-events.js';
 import { loadAllowlist, renderAllowlist, upsertEntry, type AllowlistEntry } from '../store/allowlist.js';
 import { parseBundle, type TrustBundle } from '../store/bundle/format.js';
 import { loadBundleState, renderBundleState, type BundleState } from '../store/bundle/state.js';
@@ -54,6 +55,11 @@ export interface ApplyOptions {
   /** Names of this machine's environment the operator agrees to pass to a bundle's server: id -> names. */
   passEnv: ReadonlyMap<string, readonly string[]>;
   now: Date;
+  /** Who applies, for the audit events' `by` (default 'bundle apply'). */
+  by?: string;
+  /** Where the outcome (bundle_applied, bundle_rejected) goes; default: appended to the home's audit log. The
+   *  daemon records it with its alert sinks and metrics. */
+  record?: (e: BundleEvent) => Promise<void>;
 }
 
 export interface Applied {
@@ -167,16 +173,18 @@ async function applyVerified(paths: HomePaths, file: string, v: Verified, opts: 
 /** Verifies and applies a trust bundle; every outcome is audited (bundle_applied, bundle_rejected). */
 export async function applyBundle(paths: HomePaths, file: string, policy: SignerPolicy, opts: ApplyOptions): Promise<Applied> {
   let serial: number | undefined;
+  const record = opts.record ?? ((e: BundleEvent) => appendAudit(paths.audit, e));
+  const by = opts.by ?? 'bundle apply';
   try {
     const verified = verifyBundleFile(file, policy);
     serial = verified.bundle.serial;
     const applied = await applyVerified(paths, file, verified, opts);
-    await appendAudit(paths.audit, { event: 'bundle_applied', serial: applied.serial, sha256: verified.sha256, servers: applied.servers, ...(applied.retired.servers.length > 0 ? { removed: applied.retired.servers } : {}), ...(applied.previousSerial !== undefined ? { previousSerial: applied.previousSerial } : {}), rollback: applied.rollback, signer: applied.signer, by: 'bundle apply' });
+    await record({ event: 'bundle_applied', serial: applied.serial, sha256: verified.sha256, servers: applied.servers, ...(applied.retired.servers.length > 0 ? { removed: applied.retired.servers } : {}), ...(applied.previousSerial !== undefined ? { previousSerial: applied.previousSerial } : {}), rollback: applied.rollback, signer: applied.signer, by });
     return applied;
   } catch (err) {
     if (err instanceof WardenError) {
       // The refusal is what the operator must see; a failure to record it must not hide it.
-      await appendAudit(paths.audit, { event: 'bundle_rejected', reason: err.code, ...(serial !== undefined ? { serial } : {}), file, by: 'bundle apply' }).catch(() => undefined);
+      await record({ event: 'bundle_rejected', reason: err.code, ...(serial !== undefined ? { serial } : {}), file, by }).catch(() => undefined);
     }
     throw err;
   }
