@@ -172,7 +172,7 @@ export async function bundleApply(homeFlag: string | undefined, file: string, fl
   else {
     line(`Applied trust bundle serial ${r.serial}${r.rollback ? ` (a ROLLBACK from serial ${r.previousSerial}, admitted by --allow-rollback)` : ''}, signed by ${r.signer}.`);
     line(`Servers: ${r.servers.join(', ')}. Allowlist: ${r.added.length} added, ${r.replaced.length} replaced${r.retired.allowlist.length > 0 ? `, ${r.retired.allowlist.length} removed` : ''}. tools.lock and warden.lock entries replaced for these servers.`);
-    if (r.retired.servers.length > 0) line(`Removed (named by the previous bundle, not by this one): ${r.retired.servers.join(', ')}, with their lock entries. Sessions already running end when their client stops them.`);
+    if (r.retired.servers.length > 0) line(`Removed (named by the previous bundle, not by this one): ${r.retired.servers.join(', ')}, with their lock entries.${r.endedSessions.length > 0 ? ` Running sessions asked to end: ${r.endedSessions.map((s) => `${s.server} (pid ${s.pid})`).join(', ')}.` : ''}`);
   }
   return 0;
 }

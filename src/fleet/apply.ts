@@ -16,6 +16,7 @@ import { checkLaunches, reproduceArtifacts, type Reproduced } from './reproduce.
 import { DigestCache } from '../attest/cache.js';
 import { verifySignature, type SignerPolicy } from './signature.js';
 import { artifactsOf, retireWithdrawn, type Retired } from './retire.js';
+import { endSessionsOf } from '../launch/run-records.js';
 
 // `bundle verify` and `bundle apply`. Apply checks, in order: the signature (before the bundle is even parsed),
 // the serial against the last one applied here, what this increment cannot apply yet (store-installed servers),
@@ -73,6 +74,8 @@ export interface Applied {
   /** Servers the last applied bundle named and this one does not, removed with their lock entries, and the
    *  allowlist entries only they used (src/fleet/retire.ts). */
   retired: Retired;
+  /** Sessions of withdrawn servers that were running and were asked to end (their `run`'s pid). */
+  endedSessions: { server: string; pid: number }[];
 }
 
 function checkSerial(state: BundleState, serial: number, allowRollback: boolean, file: string, stateFile: string): boolean {
@@ -166,7 +169,7 @@ async function applyVerified(paths: HomePaths, file: string, v: Verified, opts: 
       ],
       `the trust bundle with serial ${b.serial}`,
     );
-    return { serial: b.serial, servers: ids, ...(previousSerial !== undefined ? { previousSerial } : {}), rollback, signer: v.signer, added, replaced, retired };
+    return { serial: b.serial, servers: ids, ...(previousSerial !== undefined ? { previousSerial } : {}), rollback, signer: v.signer, added, replaced, retired, endedSessions: [] };
   });
 }
 
@@ -179,7 +182,10 @@ export async function applyBundle(paths: HomePaths, file: string, policy: Signer
     const verified = verifyBundleFile(file, policy);
     serial = verified.bundle.serial;
     const applied = await applyVerified(paths, file, verified, opts);
-    await record({ event: 'bundle_applied', serial: applied.serial, sha256: verified.sha256, servers: applied.servers, ...(applied.retired.servers.length > 0 ? { removed: applied.retired.servers } : {}), ...(applied.previousSerial !== undefined ? { previousSerial: applied.previousSerial } : {}), rollback: applied.rollback, signer: applied.signer, by });
+    // A withdrawn server must not keep running where it runs now: its sessions are asked to end (after the
+    // commit, so a new `run` of it is already refused).
+    applied.endedSessions = endSessionsOf(paths.runDir, new Set(applied.retired.servers)).map((s) => ({ server: s.serverId, pid: s.supervisorPid }));
+    await record({ event: 'bundle_applied', serial: applied.serial, sha256: verified.sha256, servers: applied.servers, ...(applied.retired.servers.length > 0 ? { removed: applied.retired.servers } : {}), ...(applied.endedSessions.length > 0 ? { endedSessions: applied.endedSessions } : {}), ...(applied.previousSerial !== undefined ? { previousSerial: applied.previousSerial } : {}), rollback: applied.rollback, signer: applied.signer, by });
     return applied;
   } catch (err) {
     if (err instanceof WardenError) {

@@ -43,10 +43,17 @@ describe('bundle apply: a server the next bundle no longer names', () => {
     expect(Object.keys(read(homeB, 'servers.json').servers).sort()).toEqual(['basic', 'own', 'second']);
     expect(allowlistPaths(homeB)).toContain(secondScript);
 
+    // A session of 'second' is running when the fleet withdraws it.
+    const { client: running } = await connectClient(homeB, 'second');
+    const closed = new Promise<void>((resolve) => (running.onclose = resolve));
+
     const r = cli(homeB, ['bundle', 'apply', basicOnly, '--key', key.pub, '--env', 'basic.SECRET_TOKEN=b']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Removed (named by the previous bundle, not by this one): second');
+    expect(r.stdout).toMatch(/Running sessions asked to end: second \(pid \d+\)/);
+    await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error('the running session of the withdrawn server did not end within 20 s')), 20_000))]);
+    await expect.poll(() => auditEvents(homeB).some((e) => e.event === 'exit' && e.server === 'second' && e.cause === 'signal'), { timeout: 20_000 }).toBe(true);
     expect(Object.keys(read(homeB, 'servers.json').servers).sort()).toEqual(['basic', 'own']);
     expect(Object.keys(read(homeB, 'tools.lock').servers).sort()).toEqual(['basic', 'own']);
     expect(Object.keys(read(homeB, 'warden.lock').servers).sort()).toEqual(['basic', 'own']);
@@ -55,7 +62,7 @@ describe('bundle apply: a server the next bundle no longer names', () => {
     expect(paths.filter((p) => p.startsWith(ownDir)).length).toBeGreaterThan(0);
     expect(paths).toContain(process.execPath); // node: still run by the others
     expect(read(homeB, 'bundle-state.json').applied).toMatchObject({ serial: 11, servers: ['basic'] });
-    expect(auditEvents(homeB).at(-1)).toMatchObject({ event: 'bundle_applied', serial: 11, servers: ['basic'], removed: ['second'] });
+    expect(auditEvents(homeB).find((e) => e.event === 'bundle_applied' && e.serial === 11)).toMatchObject({ servers: ['basic'], removed: ['second'], endedSessions: [{ server: 'second', pid: expect.any(Number) }] });
 
     await expect(connectClient(homeB, 'second').then(({ client }) => client.close())).rejects.toThrow(/no server 'second'/);
     for (const id of ['basic', 'own']) {
