@@ -1,6 +1,6 @@
 import { caseVariant } from './fold.js';
 import type { Line } from './line.js';
-import { JsonNumber, JsonReadError, readJson, type JsonValue, type ReadCapture, type ReadLimits } from './json/reader.js';
+import { fillDeferred, JsonNumber, JsonReadError, readJson, type JsonValue, type ReadCapture, type ReadLimits } from './json/reader.js';
 
 // Classifying one JSON-RPC line without re-serializing it: its kind, method, and id as the exact JSON text
 // it arrived as (so an id of 9007199254740993 is answered with those digits), with the byte span of that id in
@@ -27,11 +27,33 @@ export function idText(v: JsonValue | undefined): string | undefined {
 /** The members of a JSON-RPC message. */
 const ENVELOPE: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
 
+/** From this many bytes on, classify leaves the long strings inside a message's members (a tool's result
+ *  text) out of its value until the value is first used: a relay that forwards the answer as it came never makes
+ *  them into strings (docs/adr/0026-bulk-relay.md). */
+export const DEFER_FROM = 64 * 1024;
+
 /** Classifies one line (newline included or not). Never throws. A message with a member that a reader
  *  ignoring case takes for one of the envelope's (`"Method"` beside `"method"`) is invalid (protocol/fold.ts). */
 export function classify(line: Uint8Array, limits: ReadLimits): Classified {
+  const capture: ReadCapture = { defer: line.byteLength >= DEFER_FROM };
+  const msg = classifyRead(line, limits, capture);
+  if (capture.deferred && 'value' in msg) {
+    // Every check was made on the bytes; what is left is making the strings, on the first use of the value.
+    const value = msg.value;
+    const bytes = Buffer.from(line.buffer, line.byteOffset, line.byteLength);
+    Object.defineProperty(msg, 'value', {
+      enumerable: true,
+      get() {
+        fillDeferred(capture, bytes);
+        return value;
+      },
+    });
+  }
+  return msg;
+}
+
+function classifyRead(line: Uint8Array, limits: ReadLimits, capture: ReadCapture): Classified {
   let value: JsonValue;
-  const capture: ReadCapture = {};
   try {
     value = readJson(line, limits, capture);
   } catch (err) {
