@@ -1,4 +1,5 @@
-import { LONG_RUN, plainAscii } from './plain-run.js';
+import { isAscii } from 'node:buffer';
+import { LONG_RUN, noControl } from './plain-run.js';
 import { readEscaped, StringFault } from './string.js';
 import { JsonNumber, pointer, printable, refusal, type DeferredString, type JsonObject, type JsonReadErrorKind, type JsonValue } from './value.js';
 
@@ -30,6 +31,8 @@ export class ByteReader {
     private readonly b: Buffer,
     private readonly maxDepth: number,
     private readonly defer: boolean,
+    /** Every byte of the input is below 0x80 (known from the UTF-8 check). */
+    private readonly ascii: boolean,
   ) {
     this.n = b.length;
     // A short input cannot hold a long string: its view costs less than slicing its strings one by one.
@@ -154,8 +157,10 @@ export class ByteReader {
     if (n - start > LONG_RUN) {
       // A long run (a tool's result text): the first '"' after the opening one closes the string when nothing
       // before it is a backslash, a control character or a byte from 0x80 (docs/adr/0026-bulk-relay.md).
+      // (plainAscii, without the scans already made: no '"' before `end`, and ASCII if the whole input is.)
       const end = b.indexOf(0x22, start);
-      if (end - start >= LONG_RUN && plainAscii(b.subarray(start, end))) {
+      const run = end - start >= LONG_RUN ? b.subarray(start, end) : undefined;
+      if (run && (this.ascii || isAscii(run)) && run.indexOf(0x5c) < 0 && noControl(run)) {
         this.pos = end + 1;
         if (deferrable && this.view === undefined) {
           this.pending = [start, end];

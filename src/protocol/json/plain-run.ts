@@ -8,7 +8,11 @@ export const LONG_RUN = 4096;
 
 /** True when `b` holds only ASCII bytes from 0x20 that are neither '"' nor a backslash (a string's plain run). */
 export function plainAscii(b: Buffer): boolean {
-  if (!isAscii(b) || b.indexOf(0x5c) >= 0 || b.indexOf(0x22) >= 0) return false;
+  return isAscii(b) && b.indexOf(0x5c) < 0 && b.indexOf(0x22) < 0 && noControl(b);
+}
+
+/** True when ASCII bytes `b` hold no byte below 0x20 (for bytes from 0x80 the answer means nothing). */
+export function noControl(b: Buffer): boolean {
   // No byte below 0x20: with every byte below 0x80, adding 0x60 to each byte of a 32-bit word carries into
   // no other byte and sets a byte's top bit exactly when that byte is from 0x20. The words are ANDed together,
   // eight at a time, and the top bits looked at once at the end (a branch a word cost twice as much).

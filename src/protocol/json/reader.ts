@@ -1,4 +1,4 @@
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { ByteReader } from './byte-reader.js';
 import { TextReader } from './text-reader.js';
 import { JsonNumber, JsonReadError, DEFAULT_READ_LIMITS, type JsonValue, type ReadCapture, type ReadLimits } from './value.js';
@@ -27,9 +27,11 @@ export function readJson(input: Uint8Array | string, limits: ReadLimits = DEFAUL
     throw new JsonReadError('too_large', `input exceeds ${limits.maxBytes} bytes`, 0, 1, 1);
   }
   // The same bytes a fatal TextDecoder refuses (invalid sequences, overlongs, surrogates, beyond U+10FFFF).
-  if (!isUtf8(input)) throw new JsonReadError('invalid_utf8', 'invalid UTF-8', 0, 1, 1);
+  // ASCII is valid UTF-8; isAscii stops at the first other byte, and the reader then need not look again.
+  const ascii = isAscii(input);
+  if (!ascii && !isUtf8(input)) throw new JsonReadError('invalid_utf8', 'invalid UTF-8', 0, 1, 1);
   const bytes = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-  const reader = new ByteReader(bytes, limits.maxDepth, capture?.defer === true);
+  const reader = new ByteReader(bytes, limits.maxDepth, capture?.defer === true, ascii);
   const value = reader.document();
   if (capture) {
     if (reader.idSpan) capture.idSpan = reader.idSpan; // byte offsets
