@@ -50,7 +50,7 @@ describe('attack8: the serial across a change of the pinned signer', () => {
     fs.writeFileSync(file, JSON.stringify({ ...servers, fleet: { ...servers.fleet, key: fresh.pub } }, null, 2) + '\n', { mode: 0o600 });
     publish(freshBundle, published);
     const e = await fetchNow(daemon, homeB);
-    expect(e, daemon.stderr()).toMatchObject({ event: 'bundle_applied', signer: expect.stringMatching(/^key /) });
+    expect(e, daemon.stderr()).toMatchObject({ event: 'bundle_applied', signer: expect.stringMatching(/^key /), signerChanged: true });
     expect(JSON.parse(fs.readFileSync(path.join(homeB, 'bundle-state.json'), 'utf8')).applied.serial).not.toBe(Number.MAX_SAFE_INTEGER);
   });
 });
