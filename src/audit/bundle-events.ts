@@ -12,6 +12,8 @@ export interface BundleAppliedEvent {
   servers: string[];
   /** Servers the previous bundle named and this one does not, removed from this machine. */
   removed?: string[];
+  /** Servers this machine had configured itself, handed over to the bundle by the operator (--adopt). */
+  adopted?: string[];
   /** Running sessions of removed servers that were asked to end: the server and its `run`'s pid. */
   endedSessions?: { server: string; pid: number }[];
   /** The serial applied before this one, if any. */

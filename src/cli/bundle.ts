@@ -21,7 +21,7 @@ import { escaped, line, printJson } from './output.js';
 export interface CreateFlags { servers?: string; out: string; serial?: string; machineLocal: string[]; accept: string[]; json?: boolean }
 export interface SignFlags { key?: string; keyless?: boolean; fulcioUrl?: string; rekorUrl?: string; json?: boolean }
 export interface TrustFlags { key?: string; identity?: string; issuer?: string; json?: boolean }
-export interface ApplyFlags extends TrustFlags { allowRollback?: boolean; env: string[]; passEnv?: string[] }
+export interface ApplyFlags extends TrustFlags { allowRollback?: boolean; env: string[]; passEnv?: string[]; adopt?: string[] }
 
 const usage = (message: string): WardenError => new WardenError('USAGE', message);
 
@@ -167,7 +167,7 @@ export async function bundleApply(homeFlag: string | undefined, file: string, fl
   const paths = resolveHome(homeFlag);
   openHome(paths, true);
   const policy = policyOf(paths, flags);
-  const r = await applyBundle(paths, path.resolve(file), policy, { allowRollback: flags.allowRollback === true, env: envValues(flags.env), passEnv: passNames(flags.passEnv ?? []), now: new Date() });
+  const r = await applyBundle(paths, path.resolve(file), policy, { allowRollback: flags.allowRollback === true, env: envValues(flags.env), passEnv: passNames(flags.passEnv ?? []), adopt: new Set(flags.adopt ?? []), now: new Date() });
   if (flags.json) printJson({ ok: true, ...r });
   else {
     line(`Applied trust bundle serial ${r.serial}${r.rollback ? ` (a ROLLBACK from serial ${r.previousSerial}, admitted by --allow-rollback)` : ''}, signed by ${r.signer}.`);

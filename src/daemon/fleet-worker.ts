@@ -47,8 +47,10 @@ function policyOf(paths: HomePaths, fleet: FleetConfig): SignerPolicy {
 /** fleet.env and fleet.passEnv, reduced to what the bundle's servers carry: the bundle moves, the section stays,
  *  so a value for a server or name a newer bundle dropped is not a typo to refuse the bundle for (apply's own
  *  check is for a command line). What was left out is returned, for the daemon to say. */
-function given(fleet: FleetConfig, servers: Record<string, { envNames: string[]; passEnv: string[] }>): { env: Map<string, Map<string, string>>; passEnv: Map<string, string[]>; unused: string[] } {
+function given(fleet: FleetConfig, servers: Record<string, { envNames: string[]; passEnv: string[] }>): { env: Map<string, Map<string, string>>; passEnv: Map<string, string[]>; adopt: Set<string>; unused: string[] } {
   const unused: string[] = [];
+  const adopt = new Set(fleet.adopt.filter((id) => Object.hasOwn(servers, id)));
+  for (const id of fleet.adopt) if (!adopt.has(id)) unused.push(`fleet.adopt ${id}`);
   const env = new Map<string, Map<string, string>>();
   for (const [id, values] of Object.entries(fleet.env)) {
     const s = Object.hasOwn(servers, id) ? servers[id] : undefined;
@@ -63,7 +65,7 @@ function given(fleet: FleetConfig, servers: Record<string, { envNames: string[];
     for (const n of names) if (!kept.includes(n)) unused.push(`fleet.passEnv.${id}.${n}`);
     if (kept.length > 0) passEnv.set(id, kept);
   }
-  return { env, passEnv, unused };
+  return { env, passEnv, adopt, unused };
 }
 
 async function main(): Promise<void> {
@@ -75,14 +77,14 @@ async function main(): Promise<void> {
     return post({ done: { ok: false, code: err.code, message: err.message, recorded: false } });
   }
   // Read once to know which servers and names the bundle carries; applyBundle verifies it again, from the start.
-  let carried: ReturnType<typeof given> = { env: new Map(), passEnv: new Map(), unused: [] };
+  let carried: ReturnType<typeof given> = { env: new Map(), passEnv: new Map(), adopt: new Set(), unused: [] };
   try {
     carried = given(job.fleet, verifyBundleFile(job.file, policy).bundle.servers);
   } catch {
     // applyBundle refuses it below, with the same error, and records the refusal
   }
   try {
-    const r = await applyBundle(job.paths, job.file, policy, { allowRollback: false, env: carried.env, passEnv: carried.passEnv, now: new Date(job.now), by: 'daemon fleet', record: async (e) => post({ event: e }) });
+    const r = await applyBundle(job.paths, job.file, policy, { allowRollback: false, env: carried.env, passEnv: carried.passEnv, adopt: carried.adopt, now: new Date(job.now), by: 'daemon fleet', record: async (e) => post({ event: e }) });
     post({ done: { ok: true, serial: r.serial, servers: r.servers, unused: carried.unused } });
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;

@@ -170,7 +170,7 @@ export class FleetSource {
       this.hooks.applying(false);
     }
     if (done.ok === false) {
-      const hint = done.code === 'BUNDLE_ENV_MISSING' ? ' The daemon takes values from this machine\'s servers.json, and from "fleet": {"env": {"SERVER": {"NAME": "VALUE"}}, "passEnv": {"SERVER": ["NAME"]}}.' : done.code === 'BUNDLE_ROLLBACK' ? ' The daemon never applies a rollback; to go back on purpose, apply that bundle by hand with: mcp-warden bundle apply FILE --allow-rollback.' : '';
+      const hint = done.code === 'BUNDLE_ENV_MISSING' ? ' The daemon takes values from this machine\'s servers.json, and from "fleet": {"env": {"SERVER": {"NAME": "VALUE"}}, "passEnv": {"SERVER": ["NAME"]}}.' : done.code === 'BUNDLE_ROLLBACK' ? ' The daemon never applies a rollback. To go back on purpose, publish the older content with a new serial (bundle create --serial); a bundle applied by hand with --allow-rollback holds only until the source publishes a newer serial than it.' : done.code === 'BUNDLE_SERVER_CONFLICT' ? ' To hand this machine\'s own server over to the fleet: "fleet": {"adopt": ["SERVER"]}.' : '';
       if (done.recorded) this.say(`fleet source ${where}: refused (${done.code}): ${shown(done.message)}${hint}`);
       else this.reject(done.code, shown(done.message), where);
       return;

@@ -8,7 +8,7 @@ import { parseBundle, type TrustBundle } from '../store/bundle/format.js';
 import { loadBundleState, renderBundleState, type BundleState } from '../store/bundle/state.js';
 import { loadLocks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
-import { loadServers, type ServerConfig } from '../store/servers.js';
+import { loadServers, type ServerConfig, type ServersFile } from '../store/servers.js';
 import { commitFiles, withFileLocks } from '../store/update.js';
 import { renderToolsLock } from '../surface/lockfile.js';
 import { renderWardenLock } from '../surface/warden-lock.js';
@@ -57,6 +57,8 @@ export interface ApplyOptions {
   env: ReadonlyMap<string, ReadonlyMap<string, string>>;
   /** Names of this machine's environment the operator agrees to pass to a bundle's server: id -> names. */
   passEnv: ReadonlyMap<string, readonly string[]>;
+  /** Servers configured on this machine (not by a bundle) that the operator hands over to the bundle. */
+  adopt?: ReadonlySet<string>;
   now: Date;
   /** Who applies, for the audit events' `by` (default 'bundle apply'). */
   by?: string;
@@ -78,6 +80,8 @@ export interface Applied {
   /** Servers the last applied bundle named and this one does not, removed with their lock entries, and the
    *  allowlist entries only they used (src/fleet/retire.ts). */
   retired: Retired;
+  /** Servers this machine had configured itself that the operator handed over to the bundle (--adopt). */
+  adopted: string[];
   /** Sessions of withdrawn servers that were running and were asked to end (their `run`'s pid). */
   endedSessions: { server: string; pid: number }[];
 }
@@ -108,8 +112,25 @@ function serverConfig(id: string, b: TrustBundle, current: ServerConfig | undefi
   return { ...rest, env };
 }
 
+/**
+ * A server this machine configured itself (no bundle applied here brought it) is replaced by a bundle only when the
+ * operator hands it over (--adopt ID, fleet.adopt): otherwise a signer could take over, and a later bundle that
+ * leaves the id out would delete, a server the machine's operator set up. Before this home recorded which servers
+ * its bundle brought (no `applied.servers`), the servers its bundle names are taken as the bundle's.
+ */
+function checkOwnership(b: TrustBundle, servers: ServersFile, state: BundleState, adopt: ReadonlySet<string>, file: string): string[] {
+  const brought = state.applied === undefined ? [] : state.applied.servers;
+  const own = Object.keys(b.servers).filter((id) => Object.hasOwn(servers.servers, id) && brought !== undefined && !brought.includes(id));
+  const refused = own.filter((id) => !adopt.has(id));
+  if (refused.length > 0) throw new WardenError('BUNDLE_SERVER_CONFLICT', `the trust bundle ${file} names ${refused.map((id) => `'${id}'`).join(', ')}, which this machine configured itself (no bundle applied here brought ${refused.length > 1 ? 'them' : 'it'}); nothing was changed. To hand ${refused.length > 1 ? 'them' : 'it'} over to the fleet (replaced by the bundle's entry now, removed when a later bundle leaves ${refused.length > 1 ? 'them' : 'it'} out): ${refused.map((id) => `--adopt ${id}`).join(' ')} (the daemon: "adopt" in the fleet section). Or rename this machine's server.`);
+  return own;
+}
+
 /** An --env or --pass-env for a server or a name the bundle does not carry is a typo, not a value to drop. */
 function checkGiven(b: TrustBundle, opts: ApplyOptions): void {
+  for (const id of opts.adopt ?? []) {
+    if (!Object.hasOwn(b.servers, id)) throw new WardenError('USAGE', `--adopt ${id}: the trust bundle has no server '${id}' (it has ${Object.keys(b.servers).sort().join(', ')}); nothing was changed.`);
+  }
   const given = [...[...opts.env].flatMap(([id, m]) => [...m.keys()].map((n) => ['--env', id, n, 'envNames'] as const)), ...[...opts.passEnv].flatMap(([id, ns]) => ns.map((n) => ['--pass-env', id, n, 'passEnv'] as const))];
   for (const [flag, id, name, field] of given) {
     const server = Object.hasOwn(b.servers, id) ? b.servers[id] : undefined;
@@ -135,6 +156,7 @@ async function applyVerified(paths: HomePaths, file: string, v: Verified, opts: 
     const rollback = checkSerial(state, b.serial, opts.allowRollback, file, paths.bundleState, v.pinned);
     const signerChanged = state.applied?.pinned !== undefined && state.applied.pinned !== v.pinned;
     const servers = loadServers(paths);
+    const adopted = checkOwnership(b, servers, state, opts.adopt ?? new Set(), file);
     const ids = Object.keys(b.servers).sort();
     for (const id of ids) {
       const current = Object.hasOwn(servers.servers, id) ? servers.servers[id] : undefined;
@@ -178,7 +200,7 @@ async function applyVerified(paths: HomePaths, file: string, v: Verified, opts: 
       ],
       `the trust bundle with serial ${b.serial}`,
     );
-    return { serial: b.serial, servers: ids, ...(previousSerial !== undefined ? { previousSerial } : {}), rollback, ...(signerChanged ? { signerChanged } : {}), signer: v.signer, added, replaced, retired, endedSessions: [] };
+    return { serial: b.serial, servers: ids, ...(previousSerial !== undefined ? { previousSerial } : {}), rollback, ...(signerChanged ? { signerChanged } : {}), signer: v.signer, added, replaced, retired, adopted, endedSessions: [] };
   });
 }
 
@@ -194,7 +216,7 @@ export async function applyBundle(paths: HomePaths, file: string, policy: Signer
     // A withdrawn server must not keep running where it runs now: its sessions are asked to end (after the
     // commit, so a new `run` of it is already refused).
     applied.endedSessions = endSessionsOf(paths.runDir, new Set(applied.retired.servers)).map((s) => ({ server: s.serverId, pid: s.supervisorPid }));
-    await record({ event: 'bundle_applied', serial: applied.serial, sha256: verified.sha256, servers: applied.servers, ...(applied.retired.servers.length > 0 ? { removed: applied.retired.servers } : {}), ...(applied.endedSessions.length > 0 ? { endedSessions: applied.endedSessions } : {}), ...(applied.previousSerial !== undefined ? { previousSerial: applied.previousSerial } : {}), rollback: applied.rollback, ...(applied.signerChanged ? { signerChanged: true } : {}), signer: applied.signer, by });
+    await record({ event: 'bundle_applied', serial: applied.serial, sha256: verified.sha256, servers: applied.servers, ...(applied.retired.servers.length > 0 ? { removed: applied.retired.servers } : {}), ...(applied.endedSessions.length > 0 ? { endedSessions: applied.endedSessions } : {}), ...(applied.adopted.length > 0 ? { adopted: applied.adopted } : {}), ...(applied.previousSerial !== undefined ? { previousSerial: applied.previousSerial } : {}), rollback: applied.rollback, ...(applied.signerChanged ? { signerChanged: true } : {}), signer: applied.signer, by });
     return applied;
   } catch (err) {
     if (err instanceof WardenError) {

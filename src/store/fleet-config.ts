@@ -100,6 +100,8 @@ export function fleetSchema(envName: v.GenericSchema<string, string>, serverId: 
       issuer: v.optional(v.pipe(v.string(), v.url('expected the OIDC issuer URL'))),
       env: v.optional(objectRecord(serverId, objectRecord(envName, v.string())), {}),
       passEnv: v.optional(objectRecord(serverId, v.array(envName)), {}),
+      /** Servers this machine configured itself that the operator hands over to the fleet's bundles. */
+      adopt: v.optional(v.array(serverId), []),
     }),
     v.check((f) => (f.key !== undefined) !== (f.identity !== undefined || f.issuer !== undefined), 'give the pinned signer: "key" (a public key file), or "identity" with "issuer" (keyless), not both'),
     v.check((f) => f.key !== undefined || (f.identity !== undefined && f.issuer !== undefined), '"identity" and "issuer" go together: the signer SAN pattern (anchored; * matches any run) and the exact OIDC issuer URL'),

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addServer, cli } from '../helpers/warden.js';
-import { keyPair, machine, machineA, serverCopy, signedBundle, tempDir, type KeyPair } from '../bundle/helpers.js';
+import { addServer, auditEvents, cli } from '../helpers/warden.js';
+import { keyPair, machine, machineA, serverCopy, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
 
 // attack8: the withdrawal (src/fleet/retire.ts) judges "brought by a bundle" by the server id alone. A server this
 // machine added itself, which a bundle later named (the same id: two teams both call theirs "second"), counts as
@@ -31,20 +31,35 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 describe('attack8: withdrawal and servers the machine added itself', () => {
-  it('a server the machine added itself before a bundle named the same id is not deleted when a later bundle leaves that id out', () => {
+  it('a bundle naming a server the machine added itself is refused with nothing changed, so a later bundle that leaves the id out cannot delete it', () => {
     const homeB = machine(root, 'B');
     const ownDir = path.join(root, 'own-second');
     fs.mkdirSync(ownDir);
     addServer(homeB, 'second', ['node', serverCopy(ownDir)], ['--env', 'SECRET_TOKEN=machine-b-own']);
-    expect(Object.keys(read(homeB, 'servers.json').servers)).toEqual(['second']);
+    const before = snapshot(homeB);
 
     const first = cli(homeB, ['bundle', 'apply', both, '--key', key.pub, '--env', 'basic.SECRET_TOKEN=b']);
+    expect(first.stderr).toMatch(/BUNDLE_SERVER_CONFLICT: .*names 'second', which this machine configured itself.*--adopt second/);
+    expect(first.code).toBe(3);
+    expect(snapshot(homeB)).toEqual(before);
+
+    // Without 'second', the fleet's other server applies, and the next bundle leaves the machine's own alone.
+    expect(cli(homeB, ['bundle', 'apply', basicOnly, '--key', key.pub, '--env', 'basic.SECRET_TOKEN=b']).code).toBe(0);
+    expect(Object.keys(read(homeB, 'servers.json').servers).sort()).toEqual(['basic', 'second']);
+    expect(read(homeB, 'servers.json').servers.second.args[0]).toContain('own-second');
+  });
+
+  it('handed over with --adopt, the server follows the fleet: replaced now, removed when a later bundle leaves it out', () => {
+    const homeB = machine(root, 'B2');
+    const ownDir = path.join(root, 'own-second-2');
+    fs.mkdirSync(ownDir);
+    addServer(homeB, 'second', ['node', serverCopy(ownDir)], ['--env', 'SECRET_TOKEN=machine-b-own']);
+    const first = cli(homeB, ['bundle', 'apply', both, '--key', key.pub, '--env', 'basic.SECRET_TOKEN=b', '--adopt', 'second']);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-
-    const next = cli(homeB, ['bundle', 'apply', basicOnly, '--key', key.pub]);
-    expect(next.code, next.stderr).toBe(0);
-    // The machine's own "second" existed before any bundle: leaving it out of a bundle is not a revocation of it.
-    expect(Object.keys(read(homeB, 'servers.json').servers).sort()).toEqual(['basic', 'second']);
+    expect(auditEvents(homeB).at(-1)).toMatchObject({ event: 'bundle_applied', adopted: ['second'] });
+    expect(read(homeB, 'servers.json').servers.second.args[0]).not.toContain('own-second');
+    expect(cli(homeB, ['bundle', 'apply', basicOnly, '--key', key.pub]).code).toBe(0);
+    expect(Object.keys(read(homeB, 'servers.json').servers)).toEqual(['basic']);
   });
 });

@@ -39,6 +39,7 @@ describe('the fleet section of servers.json', () => {
       timeout: 60,
       env: {},
       passEnv: {},
+      adopt: [],
     });
     for (const remote of ['git@git.example.com:team/trust.git', 'ssh://git@git.example.com/team/trust.git', '/srv/git/trust.git', 'file:///srv/git/trust.git', 'http://127.0.0.1:8080/trust.git']) {
       expect(load({ source: { type: 'git', remote, path: 'b.json' }, key }).fleet?.source).toMatchObject({ remote });
