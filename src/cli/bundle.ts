@@ -19,7 +19,7 @@ import { line, printJson } from './output.js';
 export interface CreateFlags { servers?: string; out: string; serial?: string; machineLocal: string[]; accept: string[]; json?: boolean }
 export interface SignFlags { key?: string; keyless?: boolean }
 export interface TrustFlags { key?: string; identity?: string; issuer?: string; json?: boolean }
-export interface ApplyFlags extends TrustFlags { allowRollback?: boolean; env: string[]; passEnv?: string[] }
+export interface ApplyFlags extends TrustFlags { allowRollback?: boolean; env: string[]; passEnv?: string[]; allowUnsigned?: string[] }
 
 const usage = (message: string): WardenError => new WardenError('USAGE', message);
 
@@ -131,10 +131,11 @@ export async function bundleApply(homeFlag: string | undefined, file: string, fl
   const paths = resolveHome(homeFlag);
   openHome(paths, true);
   const policy = policyOf(paths, flags);
-  const r = await applyBundle(paths, path.resolve(file), policy, { allowRollback: flags.allowRollback === true, env: envValues(flags.env), passEnv: passNames(flags.passEnv ?? []), now: new Date() });
+  const r = await applyBundle(paths, path.resolve(file), policy, { allowRollback: flags.allowRollback === true, env: envValues(flags.env), passEnv: passNames(flags.passEnv ?? []), allowUnsigned: flags.allowUnsigned ?? [], now: new Date() });
   if (flags.json) printJson({ ok: true, ...r });
   else {
     line(`Applied trust bundle serial ${r.serial}${r.rollback ? ` (a ROLLBACK from serial ${r.previousSerial}, admitted by --allow-rollback)` : ''}, signed by ${r.signer}.`);
+    for (const p of r.packages ?? []) line(`Installed ${p.package} into the store (${p.entry}${p.created ? '' : ', already there'}) for ${p.servers.join(', ')}: integrity, provenance and tree digest verified here.`);
     line(`Servers: ${r.servers.join(', ')}. Allowlist: ${r.added.length} added, ${r.replaced.length} replaced. tools.lock and warden.lock entries replaced for these servers.`);
   }
   return 0;
