@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { WardenError } from '../../src/error.js';
 import { readPrivateKey, signWithKey } from '../../src/fleet/signature.js';
+import { parseBundle } from '../../src/store/bundle/format.js';
 import { identityFor } from '../helpers/provenance-registry.js';
 import { auditEvents } from '../helpers/warden.js';
 import { variant } from '../attack4/common.js';
@@ -122,5 +124,44 @@ describe('bundle apply: a package admitted without provenance', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--allow-unsigned demo-server: the trust bundle has no server 'demo-server' installed from a package admitted without provenance");
     expect(storeNames(homeB)).toEqual([]);
+  });
+});
+
+describe('bundle format: what a store server carries is read strictly', () => {
+  /** The refusal of `demo` with `edit` applied (parsed in process: what verify and apply read after the signature). */
+  function refusal(edit: (doc: Record<string, any>, entry: string) => void): string {
+    const doc = readJson(demo);
+    edit(doc, Object.keys(doc.packages)[0] as string);
+    try {
+      parseBundle(Buffer.from(JSON.stringify(doc)), 'b.json');
+    } catch (err) {
+      if (err instanceof WardenError && err.code === 'BUNDLE_INVALID') return err.message;
+      throw err;
+    }
+    throw new Error('expected BUNDLE_INVALID');
+  }
+
+  it('a lockfile package no dependency of the server leads to (its tree digest would not cover it)', () => {
+    expect(refusal((doc, entry) => (doc.packages[entry].lockfile.packages['node_modules/extra'] = { version: '1.0.0', integrity: doc.packages[entry].integrity }))).toContain('/lockfile/packages/node_modules~1extra: no dependency of @mcp-warden-test/demo-server leads to it');
+  });
+
+  it('a store path that leads out of its entry, or into an entry the bundle does not carry', () => {
+    expect(refusal((doc, entry) => (doc.servers['demo-server'].args[0] = `store:${entry}/../../etc/passwd`))).toContain('/servers/demo-server/args/0: "store:');
+    expect(refusal((doc) => (doc.servers['demo-server'].args[0] = 'store:other@1.0.0-0123456789ab/server.mjs'))).toContain('/servers/demo-server/args/0: the store entry other@1.0.0-0123456789ab is not among /packages');
+  });
+
+  it('a package other than the one its server names, or one that names no publisher though its server requires provenance', () => {
+    expect(refusal((doc, entry) => (doc.packages[entry].integrity = `sha512-${'A'.repeat(86)}==`))).toContain('/servers/demo-server/package: not the package');
+    expect(refusal((doc, entry) => delete doc.packages[entry].identity)).toMatch(/provenance: "required", but \/packages\/\S+ names no publisher/);
+  });
+
+  it('a store artifact left to the machine instead of pinned', () => {
+    const machineLocal = (kind: string) => (doc: Record<string, any>) => {
+      const a = doc.artifacts.find((x: { kind: string }) => x.kind === kind);
+      delete a.accept;
+      a.machineLocal = true;
+    };
+    expect(refusal(machineLocal('package'))).toMatch(/\/artifacts pins no package tree store:\S+\/node_modules\/@mcp-warden-test\/demo-server\. /);
+    expect(refusal(machineLocal('script'))).toMatch(/the script store:\S+\/server\.mjs is in the store, so it is pinned, never machine-local/);
   });
 });

@@ -36,6 +36,36 @@ export type BundlePackage = v.InferOutput<typeof bundlePackageSchema>;
 
 const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
 
+const DEPENDENCY_FIELDS = ['dependencies', 'optionalDependencies', 'peerDependencies'] as const;
+
+/** The lockfile's packages node reaches from `top` through declared dependencies, each found where Node's
+ *  resolution finds it (its own node_modules, then each one above); bundled ones come with their parent. */
+function reachable(packages: Record<string, unknown>, top: string): Set<string> {
+  const seen = new Set<string>();
+  const queue = [top];
+  while (queue.length > 0) {
+    const key = queue.pop() as string;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const e = packages[key] as Record<string, unknown>;
+    const names = DEPENDENCY_FIELDS.flatMap((f) => (isObject(e[f]) ? Object.keys(e[f]) : []));
+    for (const name of names) {
+      for (let dir = key; ; dir = dir.slice(0, dir.lastIndexOf('/node_modules/'))) {
+        const at = `${dir}/node_modules/${name}`;
+        if (Object.hasOwn(packages, at)) {
+          queue.push(at);
+          break;
+        }
+        if (dir.lastIndexOf('/node_modules/') < 0) {
+          if (Object.hasOwn(packages, `node_modules/${name}`)) queue.push(`node_modules/${name}`);
+          break;
+        }
+      }
+    }
+  }
+  return seen;
+}
+
 /** What is wrong with a package's lockfile, as "<pointer>: <problem>"; undefined when the store can use it. */
 export function lockfileProblem(p: BundlePackage, at: string): string | undefined {
   const lock = p.lockfile;
@@ -47,6 +77,8 @@ export function lockfileProblem(p: BundlePackage, at: string): string | undefine
   const root = packages[''];
   const deps = isObject(root) ? root.dependencies : undefined;
   if (!isObject(deps) || Object.keys(deps).length !== 1 || deps[p.name] !== p.version) return `${at}/packages/: expected the one dependency ${p.name} at ${p.version}`;
+  const extra = Object.keys(root as object).find((k) => !['name', 'version', 'license', 'dependencies'].includes(k));
+  if (extra !== undefined) return `${at}/packages//${extra}: not a field of a store entry's own package`;
   const top = packages[`node_modules/${p.name}`];
   if (!isObject(top) || top.version !== p.version || top.integrity !== p.integrity) return `${at}/packages/node_modules~1${p.name.replace('/', '~1')}: expected version ${p.version} with the package's integrity`;
   for (const key of keys) {
@@ -60,6 +92,10 @@ export function lockfileProblem(p: BundlePackage, at: string): string | undefine
     if (e.inBundle === true) continue;
     if (typeof e.version !== 'string' || typeof e.integrity !== 'string' || !SHA512.test(e.integrity)) return `${here}: expected a version and a sha512 integrity`;
   }
+  // Every package installed must be one the package's tree (and so its digest) reaches: nothing rides along.
+  const reached = reachable(packages, `node_modules/${p.name}`);
+  const stray = keys.find((k) => k !== '' && !reached.has(k) && !(packages[k] as Record<string, unknown>).inBundle);
+  if (stray !== undefined) return `${at}/packages/${stray.replaceAll('~', '~0').replaceAll('/', '~1')}: no dependency of ${p.name} leads to it, so its tree digest would not cover it`;
   return undefined;
 }
 
