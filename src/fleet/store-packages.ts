@@ -111,7 +111,14 @@ export async function withStorePackages<R>(paths: HomePaths, b: TrustBundle, com
       if (err instanceof WardenError && err.code === 'TRUST_COMMIT_INCOMPLETE') decided = true;
       throw err;
     } finally {
-      if (!decided) for (const dir of created) removeEntry(dir);
+      // The refusal is what the operator must see: an entry that cannot be removed now is left for `store gc`.
+      for (const dir of decided ? [] : created) {
+        try {
+          removeEntry(dir);
+        } catch {
+          // named by no server: `store gc` removes it
+        }
+      }
     }
   });
   for (const { servers, store, c } of result.installed) {
