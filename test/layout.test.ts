@@ -71,8 +71,8 @@ describe('layout: imports never run back up', () => {
     expect(references('*', ['daemon'], ['cli', 'daemon'])).toEqual([]);
   });
 
-  it('fleet/ (trust bundles) is used by cli/ only', () => {
-    expect(references('*', ['fleet'], ['cli', 'fleet'])).toEqual([]);
+  it('fleet/ (trust bundles) is used by cli/ and daemon/ (the fleet source) only', () => {
+    expect(references('*', ['fleet'], ['cli', 'daemon', 'fleet'])).toEqual([]);
   });
 
   it('supervise/ is used by cli/, enroll/ and daemon/ only', () => {

@@ -1,6 +1,6 @@
 import type { AuditEvent } from '../audit/events.js';
 
-// Which audit events are alerts: every refusal, drift, widening block, failed canary, rejected bundle. An alert carries the
+// Which audit events are alerts: every refusal, drift, widening block, failed canary, rejected or applied trust bundle. An alert carries the
 // audit event itself (server id, event name, names, field names, digests): audit events never hold
 // descriptions, schema bodies or annotation values, so neither do alerts.
 
@@ -27,6 +27,7 @@ export function isAlert(e: AuditEvent): boolean {
     case 'verify_failed':
     case 'module_refused':
     case 'bundle_rejected':
+    case 'bundle_applied':
       return true;
     default:
       return false;

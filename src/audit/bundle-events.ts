@@ -10,6 +10,10 @@ export interface BundleAppliedEvent {
   /** sha256 of the bundle file's bytes, as signed. */
   sha256: string;
   servers: string[];
+  /** Servers the previous bundle named and this one does not, removed from this machine. */
+  removed?: string[];
+  /** Running sessions of removed servers that were asked to end: the server and its `run`'s pid. */
+  endedSessions?: { server: string; pid: number }[];
   /** The serial applied before this one, if any. */
   previousSerial?: number;
   /** True when the serial was not above the previous one and --allow-rollback admitted it. */

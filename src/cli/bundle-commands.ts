@@ -23,8 +23,11 @@ export function addBundleCommands(program: Command, act: Act, home: () => string
     .description('sign a bundle; writes FILE.sigstore.json beside it')
     .argument('<file>', 'the bundle')
     .option('--key <private.pem>', 'a local ECDSA P-256 or Ed25519 private key (PEM)')
-    .option('--keyless', 'sigstore keyless signing (not implemented yet)')
-    .action(act(async (file: string, opts: SignFlags) => (await import('./bundle.js')).bundleSign(file, opts)));
+    .option('--keyless', "sigstore keyless signing: a Fulcio certificate for this CI job's OIDC identity (SIGSTORE_ID_TOKEN, or GitHub Actions with id-token: write), a Rekor entry")
+    .option('--fulcio-url <url>', 'keyless: the Fulcio instance (default: $MCP_WARDEN_FULCIO_URL, else https://fulcio.sigstore.dev)')
+    .option('--rekor-url <url>', 'keyless: the Rekor instance (default: $MCP_WARDEN_REKOR_URL, else https://rekor.sigstore.dev)')
+    .option('--json', 'machine-readable output')
+    .action(act(async (file: string, opts: SignFlags) => (await import('./bundle.js')).bundleSign(home(), file, opts)));
   bundle
     .command('verify')
     .description("verify a bundle's signature (FILE.sigstore.json) against a pinned signer")

@@ -1,23 +1,25 @@
-import { createHash } from 'node:crypto';
+import { createHash, createPublicKey } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { WardenError, errnoOf } from '../error.js';
 import { applyBundle, verifyBundleFile } from '../fleet/apply.js';
 import { createBundle } from '../fleet/create.js';
-import { readPrivateKey, readPublicKey, signWithKey, type SignerPolicy } from '../fleet/signature.js';
+import { findIdentityToken } from '../fleet/identity-token.js';
+import { DEFAULT_FULCIO_URL, DEFAULT_REKOR_URL, signKeyless } from '../fleet/keyless-sign.js';
+import { keyHint, readPrivateKey, readPublicKey, signWithKey, type SignerPolicy } from '../fleet/signature.js';
 import { writeAtomic } from '../store/atomic.js';
 import { parseBundle } from '../store/bundle/format.js';
 import { updateBundleState } from '../store/bundle/state.js';
 import { openHome } from '../store/home.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { loadTrustRoot } from '../store/trust-root-file.js';
-import { line, printJson } from './output.js';
+import { escaped, line, printJson } from './output.js';
 
 // `bundle create | sign | verify | apply` (docs/bundles.md): parsing the flags and printing; the use cases are
 // in fleet/.
 
 export interface CreateFlags { servers?: string; out: string; serial?: string; machineLocal: string[]; accept: string[]; json?: boolean }
-export interface SignFlags { key?: string; keyless?: boolean }
+export interface SignFlags { key?: string; keyless?: boolean; fulcioUrl?: string; rekorUrl?: string; json?: boolean }
 export interface TrustFlags { key?: string; identity?: string; issuer?: string; json?: boolean }
 export interface ApplyFlags extends TrustFlags { allowRollback?: boolean; env: string[]; passEnv?: string[]; allowUnsigned?: string[] }
 
@@ -65,24 +67,58 @@ export async function bundleCreate(homeFlag: string | undefined, flags: CreateFl
   if (flags.json) printJson({ file: out, serial: bundle.serial, sha256, servers: Object.keys(bundle.servers).sort(), artifacts: bundle.artifacts });
   else {
     line(`Wrote trust bundle ${out}: serial ${bundle.serial}, ${Object.keys(bundle.servers).length} server(s) (${Object.keys(bundle.servers).sort().join(', ')}), ${bundle.artifacts.length} artifact(s); env values left out, only their names.`);
-    line(`Sign it with: mcp-warden bundle sign ${out} --key PRIVATE.pem`);
+    line(`Sign it with: mcp-warden bundle sign ${out} --key PRIVATE.pem (or --keyless in CI: docs/bundles.md)`);
   }
   return 0;
 }
 
-export function bundleSign(file: string, flags: SignFlags): number {
+export async function bundleSign(homeFlag: string | undefined, file: string, flags: SignFlags): Promise<number> {
   if ((flags.key === undefined) === (flags.keyless !== true)) throw usage('bundle sign takes exactly one of --key PRIVATE.pem or --keyless.');
+  if (!flags.keyless && (flags.fulcioUrl !== undefined || flags.rekorUrl !== undefined)) throw usage('--fulcio-url and --rekor-url go with --keyless.');
+  const bundleFile = path.resolve(file);
+  const sigFile = `${bundleFile}.sigstore.json`;
+  const bytes = readBytes(bundleFile);
+  parseBundle(bytes, bundleFile); // only a valid bundle is signed
   if (flags.keyless) {
-    throw new WardenError('BUNDLE_NOT_YET', "keyless signing (Fulcio certificate from an OIDC identity, Rekor entry) is not implemented yet; nothing was written. Sign with a local key: mcp-warden bundle sign FILE --key PRIVATE.pem (docs/bundles.md says how to sign keyless with cosign meanwhile).");
+    const fulcioUrl = sigstoreUrl(flags.fulcioUrl, 'fulcio', DEFAULT_FULCIO_URL);
+    const rekorUrl = sigstoreUrl(flags.rekorUrl, 'rekor', DEFAULT_REKOR_URL);
+    const root = loadTrustRoot(resolveHome(homeFlag));
+    const identity = await findIdentityToken(process.env, new Date());
+    const signed = await signKeyless(bytes, identity, { fulcioUrl, rekorUrl, root, sigFile });
+    writeAtomic(sigFile, JSON.stringify(signed.json, null, 2) + '\n');
+    const { san, issuer } = signed.signer;
+    if (flags.json) printJson({ file: bundleFile, signature: sigFile, keyless: true, identity: san, issuer, fulcio: fulcioUrl, rekor: rekorUrl, logIndex: signed.logIndex });
+    else {
+      line(`Signed ${bundleFile} keyless as ${escaped(san)} (issuer ${escaped(issuer)}): Fulcio certificate from ${fulcioUrl}, Rekor entry ${signed.logIndex} at ${rekorUrl}; wrote ${sigFile}.`);
+      line(`Pin this signer on the other machines: mcp-warden bundle apply ${bundleFile} --identity '${escaped(san)}' --issuer '${escaped(issuer)}' (docs/bundles.md: which part of it to pin).`);
+    }
+    return 0;
   }
   const keyFile = path.resolve(flags.key as string);
   const key = readPrivateKey(readText(keyFile, 'the signing key'), keyFile);
-  const bytes = readBytes(path.resolve(file));
-  parseBundle(bytes, path.resolve(file)); // only a valid bundle is signed
-  const sigFile = `${path.resolve(file)}.sigstore.json`;
   writeAtomic(sigFile, JSON.stringify(signWithKey(bytes, key, keyFile), null, 2) + '\n');
-  line(`Signed ${path.resolve(file)}: wrote ${sigFile}.`);
+  if (flags.json) printJson({ file: bundleFile, signature: sigFile, keyless: false, key: keyHint(createPublicKey(key)) });
+  else line(`Signed ${bundleFile}: wrote ${sigFile}.`);
   return 0;
+}
+
+/** A Fulcio or Rekor base URL: the flag, else MCP_WARDEN_<NAME>_URL, else sigstore's public-good instance. */
+function sigstoreUrl(flag: string | undefined, name: 'fulcio' | 'rekor', fallback: string): string {
+  const envName = `MCP_WARDEN_${name.toUpperCase()}_URL`;
+  const given = flag ?? (process.env[envName] || undefined);
+  if (given === undefined) return fallback;
+  const from = flag !== undefined ? `--${name}-url` : envName;
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    throw usage(`${from} ${escaped(given)} is not a URL; expected https://HOST[/PATH] (default ${fallback}).`);
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
+  // The identity token goes to Fulcio: over TLS, or over loopback (a local stand-in or a tunnel).
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) throw usage(`${from} ${escaped(given)}: expected an https:// URL (plain http only to a loopback address).`);
+  if (url.username || url.password || url.search || url.hash) throw usage(`${from}: expected https://HOST[/PATH], without credentials, query or fragment.`);
+  return url.href.replace(/\/+$/, '');
 }
 
 function policyOf(paths: HomePaths, flags: TrustFlags): SignerPolicy {
@@ -136,7 +172,8 @@ export async function bundleApply(homeFlag: string | undefined, file: string, fl
   else {
     line(`Applied trust bundle serial ${r.serial}${r.rollback ? ` (a ROLLBACK from serial ${r.previousSerial}, admitted by --allow-rollback)` : ''}, signed by ${r.signer}.`);
     for (const p of r.packages ?? []) line(`Installed ${p.package} into the store (${p.entry}${p.created ? '' : ', already there'}) for ${p.servers.join(', ')}: integrity, provenance and tree digest verified here.`);
-    line(`Servers: ${r.servers.join(', ')}. Allowlist: ${r.added.length} added, ${r.replaced.length} replaced. tools.lock and warden.lock entries replaced for these servers.`);
+    line(`Servers: ${r.servers.join(', ')}. Allowlist: ${r.added.length} added, ${r.replaced.length} replaced${r.retired.allowlist.length > 0 ? `, ${r.retired.allowlist.length} removed` : ''}. tools.lock and warden.lock entries replaced for these servers.`);
+    if (r.retired.servers.length > 0) line(`Removed (named by the previous bundle, not by this one): ${r.retired.servers.join(', ')}, with their lock entries.${r.endedSessions.length > 0 ? ` Running sessions asked to end: ${r.endedSessions.map((s) => `${s.server} (pid ${s.pid})`).join(', ')}.` : ''}`);
   }
   return 0;
 }

@@ -9,7 +9,7 @@ import { rulesDrifted, rulesPin, type RulesPin } from '../supervise/rules-pin.js
 import { line, printJson } from './output.js';
 import { checkSurface, type SurfaceCheck } from '../supervise/surface-check.js';
 
-// `verify` (the CI line: exit 1 on any drift) and `diff` (the report: per tool, which fields, which class,
+// `verify` (the CI line: exit 1 on any drift, the operator's rules changed since their pin included) and `diff` (the report: per tool, which fields, which class,
 // and for a human in a terminal the text of a changed description). Exit codes follow tools.lock SPEC §9:
 // 0 no drift, 1 drift, 3 no surface could be fetched, 4 lockfile error, 5 inadmissible surface. The check itself
 // is supervise/surface-check.ts.
@@ -69,9 +69,24 @@ export async function verifyVerb(homeFlag: string | undefined, ids: string[], js
   if (targets.length === 0) throw new WardenError('LOCK_MISSING', `tools.lock at ${paths.toolsLock} has no entries. Capture one with: mcp-warden lock <id>`);
   const outcomes: SurfaceCheck[] = [];
   for (const id of targets) outcomes.push(await checkSurface(paths, id));
-  if (json) printJson({ servers: outcomes.map(jsonOf) });
-  else for (const o of outcomes) describeOutcome(o, false);
-  return exitCodeOf(outcomes);
+  // Rules changed since they were pinned are drift too: what the client is shown and may call changed.
+  const rules = new Map(outcomes.map((o) => [o.id, o.error ? undefined : rulesOf(paths, o.id)]));
+  if (json) printJson({ servers: outcomes.map((o) => ({ ...(jsonOf(o) as object), ...rulesJson(rules.get(o.id)) })) });
+  else
+    for (const o of outcomes) {
+      describeOutcome(o, false);
+      const pin = rules.get(o.id);
+      if (pin && rulesDrifted(pin)) {
+        if (o.status === 'ok') line(`${o.id}: the operator's rules changed since they were pinned`);
+        describeRules(o.id, pin);
+      }
+    }
+  const code = exitCodeOf(outcomes);
+  return code === 0 && [...rules.values()].some((pin) => pin !== undefined && rulesDrifted(pin)) ? 1 : code;
+}
+
+function rulesJson(pin: RulesPin | undefined): object {
+  return pin ? { rules: { state: pin.state, changed: rulesDrifted(pin), hash: pin.now ?? null, pinned: pin.pinned ?? null } } : {};
 }
 
 /** The operator's rules against the hash warden.lock pinned (undefined when the server is unknown or not locked:
@@ -94,7 +109,7 @@ export async function diffVerb(homeFlag: string | undefined, id: string, json: b
   openHome(paths, false);
   const o = await checkSurface(paths, id);
   const rules = o.error ? undefined : rulesOf(paths, id);
-  if (json) printJson({ ...(jsonOf(o) as object), ...(rules ? { rules: { state: rules.state, changed: rulesDrifted(rules), hash: rules.now ?? null, pinned: rules.pinned ?? null } } : {}) });
+  if (json) printJson({ ...(jsonOf(o) as object), ...rulesJson(rules) });
   else {
     describeOutcome(o, true);
     if (o.status === 'ok' && rules && rulesDrifted(rules)) line(`${id}: the operator's rules changed since they were pinned`);

@@ -15,6 +15,7 @@ import { scheduledVerifier, type VerificationResult } from './schedule.js';
 import { recorder, type Recorder } from '../supervise/recorder.js';
 import { RulesWatch } from './rules-watch.js';
 import { settlePendingCommit } from '../store/update.js';
+import { FleetSource } from './fleet.js';
 
 // The daemon's runtime, the long-running side. It watches the trust files and every allowlisted file a server
 // runs (each symlink hop, each trusted-PATH directory that could shadow a bare command name, each directory of
@@ -22,7 +23,8 @@ import { settlePendingCommit } from '../store/update.js';
 // a `binary_changed` alert before anyone launches it. An invalid edit of a trust file is refused with an alert
 // and the last good configuration stays in force. It runs scheduled verifications, sweeps orphans, serves
 // /metrics and /status on loopback, and speaks sd_notify (READY, RELOADING, STOPPING, and WATCHDOG only while
-// its loops make progress). SIGHUP reloads; SIGTERM and SIGINT stop cleanly.
+// its loops make progress). With a fleet source it fetches signed trust bundles and applies them (fleet.ts).
+// SIGHUP reloads and fetches from the fleet source; SIGTERM and SIGINT stop cleanly.
 
 /** What /status answers (and `mcp-warden status` shows when the daemon runs). */
 export interface DaemonStatus {
@@ -141,7 +143,13 @@ export async function runDaemon(paths: HomePaths, listen: { host: string; port: 
     for (const id of ids) pending.add(id);
     return (running ??= rounds());
   };
-  const watcher = new ParentDirWatcher((key) => void (key === CONFIG ? reload('a trust file changed') : attest([key])), 50, say);
+  // While the daemon's own bundle apply writes the trust files one after another, a reload would see some new and
+  // some old (servers.json's new rules beside warden.lock's old pin: a false rules_changed outside_cli): held, and
+  // done once the apply has finished.
+  let fleetApplying = false;
+  let reloadHeld = false;
+  const onConfigChange = (): void => void (fleetApplying ? (reloadHeld = true) : reload('a trust file changed'));
+  const watcher = new ParentDirWatcher((key) => (key === CONFIG ? onConfigChange() : void attest([key])), 50, say);
   const checkAll = async (): Promise<void> => {
     for (const id of [...targets.keys()]) if (!Object.hasOwn(good.servers.servers, id)) targets.delete(id);
     await attest(Object.keys(good.servers.servers));
@@ -168,6 +176,7 @@ export async function runDaemon(paths: HomePaths, listen: { host: string; port: 
         return;
       }
       describeServers();
+      fleet.configure(good.servers);
       await rulesWatch.check();
       await checkAll();
       schedule();
@@ -177,6 +186,15 @@ export async function runDaemon(paths: HomePaths, listen: { host: string; port: 
   };
 
   const rulesWatch = new RulesWatch(paths, rec, say);
+  const fleet = new FleetSource(paths, rec, metrics, progress, say, {
+    applying: (on) => {
+      fleetApplying = on;
+      if (!on && reloadHeld) void reload('a trust file changed during a bundle apply');
+      if (!on) reloadHeld = false;
+    },
+    applied: (serial) => reload(`trust bundle serial ${serial} applied`),
+  });
+  fleet.configure(good.servers);
   await rulesWatch.check();
   await checkAll();
   let metricsUrl = '';
@@ -200,10 +218,14 @@ export async function runDaemon(paths: HomePaths, listen: { host: string; port: 
   progress.probe('event socket', () => events.listening);
   notify.send(`READY=1\nSTATUS=${summary()}`);
   const watchdog = runWatchdog(notify, progress);
+  fleet.request(); // once at start, then every interval
 
   process.on('SIGHUP', () => {
     notify.send(`RELOADING=1\nMONOTONIC_USEC=${process.hrtime.bigint() / 1000n}`);
-    void reload('SIGHUP').finally(() => notify.send(`READY=1\nSTATUS=${summary()}`));
+    void reload('SIGHUP').finally(() => {
+      notify.send(`READY=1\nSTATUS=${summary()}`);
+      fleet.request();
+    });
   });
   await new Promise<void>((resolve) => {
     for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => resolve());
@@ -211,6 +233,7 @@ export async function runDaemon(paths: HomePaths, listen: { host: string; port: 
   notify.send('STOPPING=1');
   clearInterval(watchdog);
   sweeper.stop();
+  await fleet.stop();
   for (const t of timers) clearInterval(t);
   await watcher.close();
   web.server.close();

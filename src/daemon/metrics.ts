@@ -26,6 +26,7 @@ export interface ServerFacts {
 
 const BUNDLE_SERIAL = 'mcp_warden_bundle_serial';
 const BUNDLE_APPLIED = 'mcp_warden_bundle_applied_timestamp_seconds';
+const BUNDLE_CHECKED = 'mcp_warden_bundle_checked_timestamp_seconds';
 const label = (v: unknown): string => String(v).slice(0, 64);
 
 export class WardenMetrics {
@@ -52,6 +53,7 @@ export class WardenMetrics {
   // Registered by setBundle only: a gauge without labels would otherwise read 0 on every host, fleet or not.
   private readonly bundleSerial = new Gauge({ name: BUNDLE_SERIAL, help: 'Serial of the last applied trust bundle (0: none yet); only with a fleet source', registers: [] });
   private readonly bundleApplied = new Gauge({ name: BUNDLE_APPLIED, help: 'When the last trust bundle was applied (0: none yet); only with a fleet source', registers: [] });
+  private readonly bundleChecked = new Gauge({ name: BUNDLE_CHECKED, help: 'When the fleet source last served a verified bundle that is now the applied one (0: not yet); only with a fleet source', registers: [] });
   private readonly bundlesRejected = new Counter({ name: 'mcp_warden_bundles_rejected_total', help: 'Trust bundles refused, by reason', labelNames: ['reason'], registers: [this.registry] });
 
   /** `stalledLoops` is read at each scrape (the daemon's Progress). */
@@ -78,12 +80,21 @@ export class WardenMetrics {
   setBundle(last: { serial: number; appliedAt: Date } | null | undefined): void {
     const shown = this.registry.getSingleMetric(BUNDLE_SERIAL) !== undefined;
     if (last === undefined) {
-      for (const name of [BUNDLE_SERIAL, BUNDLE_APPLIED]) this.registry.removeSingleMetric(name);
+      for (const name of [BUNDLE_SERIAL, BUNDLE_APPLIED, BUNDLE_CHECKED]) this.registry.removeSingleMetric(name);
       return;
     }
-    if (!shown) for (const g of [this.bundleSerial, this.bundleApplied]) this.registry.registerMetric(g);
+    if (!shown) {
+      for (const g of [this.bundleSerial, this.bundleApplied, this.bundleChecked]) this.registry.registerMetric(g);
+      this.bundleChecked.set(0);
+    }
     this.bundleSerial.set(last?.serial ?? 0);
     this.bundleApplied.set(last ? last.appliedAt.getTime() / 1000 : 0);
+  }
+
+  /** The fleet source served the applied bundle (just applied, or unchanged since): the source is reachable and
+   *  current. Only shown with a fleet source (setBundle). */
+  setBundleChecked(at: Date): void {
+    this.bundleChecked.set(at.getTime() / 1000);
   }
 
   /** Counts one audit-shaped event, from the daemon itself or from a `run`. */

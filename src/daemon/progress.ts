@@ -16,6 +16,11 @@ export class Progress {
     this.loops.set(loop, { everyMs, last: this.now() });
   }
 
+  /** `loop` is no longer expected (its schedule was removed). */
+  forget(loop: string): void {
+    this.loops.delete(loop);
+  }
+
   /** A round of `loop` completed. */
   beat(loop: string): void {
     const l = this.loops.get(loop);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { WardenError, errnoOf } from '../error.js';
 import { appendAudit } from '../audit/log.js';
+import type { BundleEvent } from '../audit/bundle-events.js';
 import { loadAllowlist, renderAllowlist, upsertEntry, type AllowlistEntry } from '../store/allowlist.js';
 import { parseBundle, type TrustBundle } from '../store/bundle/format.js';
 import { loadBundleState, renderBundleState, type BundleState } from '../store/bundle/state.js';
@@ -14,6 +15,8 @@ import { renderWardenLock } from '../surface/warden-lock.js';
 import { checkLaunches, reproduceArtifacts, type Reproduced } from './reproduce.js';
 import { DigestCache } from '../attest/cache.js';
 import { verifySignature, type SignerPolicy } from './signature.js';
+import { artifactsOf, retireWithdrawn, type Retired } from './retire.js';
+import { endSessionsOf } from '../launch/run-records.js';
 import { checkUnsignedAgreed, treeProvenance, withStorePackages } from './store-packages.js';
 
 // `bundle verify` and `bundle apply`. Apply checks, in order: the signature (before the bundle is even parsed),
@@ -56,6 +59,11 @@ export interface ApplyOptions {
   /** Servers installed from a package the bundle says was admitted unsigned that this machine agrees to run. */
   allowUnsigned?: readonly string[];
   now: Date;
+  /** Who applies, for the audit events' `by` (default 'bundle apply'). */
+  by?: string;
+  /** Where the outcome (bundle_applied, bundle_rejected) goes; default: appended to the home's audit log. The
+   *  daemon records it with its alert sinks and metrics. */
+  record?: (e: BundleEvent) => Promise<void>;
 }
 
 export interface Applied {
@@ -66,6 +74,11 @@ export interface Applied {
   signer: string;
   added: AllowlistEntry[];
   replaced: AllowlistEntry[];
+  /** Servers the last applied bundle named and this one does not, removed with their lock entries, and the
+   *  allowlist entries only they used (src/fleet/retire.ts). */
+  retired: Retired;
+  /** Sessions of withdrawn servers that were running and were asked to end (their `run`'s pid). */
+  endedSessions: { server: string; pid: number }[];
   /** The store entries installed (or reused) for the bundle's packages. */
   packages?: { entry: string; package: string; servers: string[]; created: boolean }[];
 }
@@ -112,7 +125,7 @@ async function applyVerified(paths: HomePaths, file: string, v: Verified, opts: 
   checkUnsignedAgreed(b, opts.allowUnsigned ?? []);
   if (Object.keys(b.packages).length === 0) return replaceTrustFiles(paths, file, v, b, opts, new Map());
   // Servers installed into the store: their packages first, through install's path (store-packages.ts).
-  return withStorePackages(paths, b, async (local, installed) => ({ ...(await replaceTrustFiles(paths, file, v, local, opts, treeProvenance(installed))), packages: installed.map((i) => ({ entry: i.entry, package: `${i.c.name}@${i.c.version}`, servers: i.servers, created: i.store.created })) }));
+  return withStorePackages(paths, b, opts.by ?? 'bundle apply', async (local, installed) => ({ ...(await replaceTrustFiles(paths, file, v, local, opts, treeProvenance(installed))), packages: installed.map((i) => ({ entry: i.entry, package: `${i.c.name}@${i.c.version}`, servers: i.servers, created: i.store.created })) }));
 }
 
 /** Checks every artifact and launch of `b` (its paths this machine's), then replaces the trust files in one step. */
@@ -147,14 +160,17 @@ async function replaceTrustFiles(paths: HomePaths, file: string, v: Verified, b:
       if (change.action === 'replace') replaced.push(entry);
     }
     const locks = loadLocks(paths);
+    const previous = state.applied?.servers ?? [];
+    const usedBefore = artifactsOf(locks, [...previous, ...ids]);
     for (const id of ids) {
       locks.tools.set(id, b.tools.get(id) as NonNullable<ReturnType<typeof b.tools.get>>);
       const extra = b.warden.get(id) as NonNullable<ReturnType<typeof b.warden.get>>;
       // A machine-local artifact (the interpreter) is recorded with the digest it has here.
       locks.warden.set(id, { ...extra, artifacts: extra.artifacts.map((a) => ({ ...a, sha256: digestOf.get(`${a.kind} ${a.path}`) ?? a.sha256 })) });
     }
+    const retired = retireWithdrawn(previous, ids, usedBefore, servers, locks, allowlist);
     const previousSerial = state.applied?.serial;
-    state.applied = { serial: b.serial, sha256: v.sha256, at: opts.now.toISOString() };
+    state.applied = { serial: b.serial, sha256: v.sha256, at: opts.now.toISOString(), servers: ids };
 
     stillHeld();
     await commitFiles(
@@ -167,23 +183,28 @@ async function replaceTrustFiles(paths: HomePaths, file: string, v: Verified, b:
       ],
       `the trust bundle with serial ${b.serial}`,
     );
-    return { serial: b.serial, servers: ids, ...(previousSerial !== undefined ? { previousSerial } : {}), rollback, signer: v.signer, added, replaced };
+    return { serial: b.serial, servers: ids, ...(previousSerial !== undefined ? { previousSerial } : {}), rollback, signer: v.signer, added, replaced, retired, endedSessions: [] };
   });
 }
 
 /** Verifies and applies a trust bundle; every outcome is audited (bundle_applied, bundle_rejected). */
 export async function applyBundle(paths: HomePaths, file: string, policy: SignerPolicy, opts: ApplyOptions): Promise<Applied> {
   let serial: number | undefined;
+  const record = opts.record ?? ((e: BundleEvent) => appendAudit(paths.audit, e));
+  const by = opts.by ?? 'bundle apply';
   try {
     const verified = verifyBundleFile(file, policy);
     serial = verified.bundle.serial;
     const applied = await applyVerified(paths, file, verified, opts);
-    await appendAudit(paths.audit, { event: 'bundle_applied', serial: applied.serial, sha256: verified.sha256, servers: applied.servers, ...(applied.previousSerial !== undefined ? { previousSerial: applied.previousSerial } : {}), rollback: applied.rollback, signer: applied.signer, by: 'bundle apply' });
+    // A withdrawn server must not keep running where it runs now: its sessions are asked to end (after the
+    // commit, so a new `run` of it is already refused).
+    applied.endedSessions = endSessionsOf(paths.runDir, new Set(applied.retired.servers)).map((s) => ({ server: s.serverId, pid: s.supervisorPid }));
+    await record({ event: 'bundle_applied', serial: applied.serial, sha256: verified.sha256, servers: applied.servers, ...(applied.retired.servers.length > 0 ? { removed: applied.retired.servers } : {}), ...(applied.endedSessions.length > 0 ? { endedSessions: applied.endedSessions } : {}), ...(applied.previousSerial !== undefined ? { previousSerial: applied.previousSerial } : {}), rollback: applied.rollback, signer: applied.signer, by });
     return applied;
   } catch (err) {
     if (err instanceof WardenError) {
       // The refusal is what the operator must see; a failure to record it must not hide it.
-      await appendAudit(paths.audit, { event: 'bundle_rejected', reason: err.code, ...(serial !== undefined ? { serial } : {}), file, by: 'bundle apply' }).catch(() => undefined);
+      await record({ event: 'bundle_rejected', reason: err.code, ...(serial !== undefined ? { serial } : {}), file, by }).catch(() => undefined);
     }
     throw err;
   }

@@ -3,7 +3,8 @@ import { BUNDLE_V03_MEDIA_TYPE, bundleFromJSON, bundleToJSON, toMessageSignature
 import { TrustedRoot } from '@sigstore/protobuf-specs';
 import { toSignedEntity, toTrustMaterial, Verifier, VerificationError } from '@sigstore/verify';
 import { WardenError } from '../error.js';
-import { matchesIdentityPattern } from '../provenance/identity.js';
+import { identityOf, matchesIdentity, matchesIdentityPattern, type PublisherIdentity } from '../provenance/identity.js';
+import { describeStaleness, leafOf, staleFor } from '../provenance/stale-root.js';
 import type { TrustRoot } from '../provenance/trust-root.js';
 
 // The signature of a trust bundle: a sigstore bundle (media type v0.3) with a messageSignature over the bundle
@@ -49,8 +50,8 @@ export function signWithKey(bytes: Buffer, key: KeyObject, keyFile: string): Ser
   return bundleToJSON({ ...b, mediaType: BUNDLE_V03_MEDIA_TYPE });
 }
 
-function bad(sigFile: string, why: string): WardenError {
-  return new WardenError('BUNDLE_SIGNATURE_INVALID', `the signature ${sigFile} does not verify the trust bundle: ${why}. The bundle or its signature was changed, or they do not belong together; nothing was changed. Get both again from the signer.`);
+function bad(sigFile: string, why: string, cause?: unknown): WardenError {
+  return new WardenError('BUNDLE_SIGNATURE_INVALID', `the signature ${sigFile} does not verify the trust bundle: ${why}. The bundle or its signature was changed, or they do not belong together; nothing was changed. Get both again from the signer.`, { cause });
 }
 
 function parseSignature(text: string, sigFile: string): Bundle {
@@ -98,18 +99,61 @@ export function verifySignature(bytes: Buffer, sigText: string, sigFile: string,
     return `key ${expected}`;
   }
   if (material.$case === 'publicKey') throw new WardenError('BUNDLE_UNTRUSTED_SIGNER', `${sigFile} is signed with a local key (hint ${material.publicKey.hint}), but --identity pins a keyless signer; nothing was changed. Verify it with --key, or ask for a keyless signature.`);
-  let signer;
-  try {
-    signer = new Verifier(policy.root.material).verify(toSignedEntity(b, bytes));
-  } catch (err) {
-    if (err instanceof VerificationError) throw bad(sigFile, `${err.code}: ${err.message} (trust root ${policy.root.origin})`);
-    throw err;
-  }
-  const san = signer.identity?.subjectAlternativeName ?? '';
-  const issuer = signer.identity?.extensions?.issuer ?? '';
-  // The pattern is anchored (sigstore-js's own SAN policy is an unanchored regular expression).
-  if (!matchesIdentityPattern(policy.identity, san) || issuer !== policy.issuer) {
+  const { san, issuer, build } = verifyKeyless(b, bytes, sigFile, policy.root);
+  // The pattern is anchored (sigstore-js's own SAN policy is an unanchored regular expression). A CI certificate
+  // whose SAN names a reusable workflow of another repository must match with the calling workflow too, as for
+  // `install --identity`: else any repository calling the pinned owner's reusable workflow would match.
+  const matches = build ? matchesIdentity(policy.identity, build) : matchesIdentityPattern(policy.identity, san);
+  if (!matches || issuer !== policy.issuer) {
     throw new WardenError('BUNDLE_UNTRUSTED_SIGNER', `${sigFile} was signed by ${san} (issuer ${issuer}), expected ${policy.identity} (issuer ${policy.issuer}); nothing was changed. The bundle is not from the pinned signer.`);
   }
   return `${san} (issuer ${issuer})`;
+}
+
+/** Who made a keyless signature: the Fulcio certificate's subject alternative name and OIDC issuer, and for a CI
+ *  certificate (one naming a source repository) the build it describes. */
+export interface KeylessSigner {
+  san: string;
+  issuer: string;
+  build?: PublisherIdentity;
+}
+
+/** The CI build a verified certificate describes, or undefined for one that names no source repository (a person). */
+function buildOf(b: Bundle, san: string, issuer: string): PublisherIdentity | undefined {
+  const leaf = leafOf(b);
+  if (!leaf) return undefined;
+  try {
+    return identityOf(leaf, san, issuer, 'the trust bundle');
+  } catch (err) {
+    if (err instanceof WardenError) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Verifies a keyless signature (Fulcio certificate, SCT, Rekor entry, signature over `bytes`) against the sigstore
+ * trust root, with sigstore's default thresholds; says TRUST_ROOT_STALE, as the provenance path does, when a newer
+ * root could verify it. The identity is the caller's to judge.
+ */
+export function verifyKeyless(b: Bundle, bytes: Buffer, sigFile: string, root: TrustRoot): KeylessSigner {
+  let signer;
+  try {
+    signer = new Verifier(root.material).verify(toSignedEntity(b, bytes));
+  } catch (err) {
+    if (!(err instanceof VerificationError)) throw err;
+    const stale = staleFor(b, root);
+    if (stale) {
+      throw new WardenError('TRUST_ROOT_STALE', `the signature ${sigFile} was ${describeStaleness(stale, root)}. Update it with 'mcp-warden trust-root update' (or --from FILE offline), then try again; nothing was changed. If it still fails with the newest root, no sigstore key vouches for it: treat the bundle as forged.`);
+    }
+    throw bad(sigFile, `${err.code}: ${err.message} (trust root ${root.origin})`, err);
+  }
+  const san = signer.identity?.subjectAlternativeName ?? '';
+  const issuer = signer.identity?.extensions?.issuer ?? '';
+  const build = buildOf(b, san, issuer);
+  return { san, issuer, ...(build ? { build } : {}) };
+}
+
+/** Parses a signature as `bundle sign` writes it (for a signature just made, before it is written). */
+export function parseOwnSignature(json: SerializedBundle, sigFile: string): Bundle {
+  return parseSignature(JSON.stringify(json), sigFile);
 }

@@ -26,8 +26,6 @@ export interface InstalledPackage {
   c: Candidate;
 }
 
-const BY = 'bundle apply';
-
 /** A refusal of install's path, said of the bundle's servers (install's own sentence kept). */
 function ofBundle(err: unknown, servers: string[]): unknown {
   if (!(err instanceof WardenError)) return err;
@@ -96,7 +94,7 @@ export function treeProvenance(installed: readonly InstalledPackage[]): Map<stri
  * made this machine's; holds the store's lock throughout. A refusal before the commit point removes the entries
  * made here; after it (TRUST_COMMIT_INCOMPLETE) the change is decided and they stay.
  */
-export async function withStorePackages<R>(paths: HomePaths, b: TrustBundle, commit: (local: TrustBundle, installed: InstalledPackage[]) => Promise<R>): Promise<R> {
+export async function withStorePackages<R>(paths: HomePaths, b: TrustBundle, by: string, commit: (local: TrustBundle, installed: InstalledPackage[]) => Promise<R>): Promise<R> {
   const root = loadTrustRoot(paths);
   const result = await withStoreLock(paths, async () => {
     const created: string[] = [];
@@ -122,7 +120,7 @@ export async function withStorePackages<R>(paths: HomePaths, b: TrustBundle, com
     }
   });
   for (const { servers, store, c } of result.installed) {
-    for (const id of servers) await auditInstalled(paths, id, { c, root, ...(c.provenance ? {} : { unsigned: '--allow-unsigned' as const }) }, store, BY);
+    for (const id of servers) await auditInstalled(paths, id, { c, root, ...(c.provenance ? {} : { unsigned: '--allow-unsigned' as const }) }, store, by);
   }
   return result.r;
 }

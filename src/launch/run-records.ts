@@ -151,3 +151,41 @@ export async function sweepOrphans(runDir: string, kill: (t: SessionTarget) => P
   }
   return out;
 }
+
+export interface EndedSession {
+  serverId: string;
+  supervisorPid: number;
+  pgid: number;
+}
+
+/**
+ * Asks the live sessions of `serverIds` to end: SIGTERM to each session's `run` (its supervisor), which stops
+ * its server's group and exits as on any SIGTERM. Used when a server is withdrawn from this machine; only
+ * records the warden's uid wrote are read, and a supervisor is signalled only while its start time is the
+ * recorded one (a reused pid is left alone).
+ */
+export function endSessionsOf(runDir: string, serverIds: ReadonlySet<string>): EndedSession[] {
+  if (serverIds.size === 0) return [];
+  checkRunDir(runDir);
+  let names: string[];
+  try {
+    names = fs.readdirSync(runDir).filter((n) => /^\d+\.json$/.test(n));
+  } catch {
+    return [];
+  }
+  const ended: EndedSession[] = [];
+  for (const name of names) {
+    const read = readRecord(path.join(runDir, name));
+    if (!('rec' in read) || !serverIds.has(read.rec.serverId)) continue;
+    const { rec } = read;
+    if (!Number.isInteger(rec.supervisorPid) || rec.supervisorPid <= 1 || rec.supervisorPid === process.pid) continue;
+    if (startTimeOf(rec.supervisorPid) !== rec.supervisorStart) continue;
+    try {
+      process.kill(rec.supervisorPid, 'SIGTERM');
+      ended.push({ serverId: rec.serverId, supervisorPid: rec.supervisorPid, pgid: rec.pgid });
+    } catch {
+      // Gone between the check and the signal: nothing to end.
+    }
+  }
+  return ended;
+}

@@ -38,7 +38,11 @@ export class LineFramer {
         this.on.oversize(this.maxLine + 1);
         continue;
       }
-      const line = this.pending === 0 ? piece : Buffer.concat([...this.parts, piece]);
+      let line = piece;
+      if (this.pending > 0) {
+        this.parts.push(piece);
+        line = Buffer.concat(this.parts, this.pending + piece.length); // the length given: no second pass
+      }
       this.reset();
       this.on.line(line);
     }

@@ -1,5 +1,6 @@
 import { caseVariant } from './fold.js';
-import { JsonNumber, JsonReadError, readJson, type JsonValue, type ReadCapture, type ReadLimits } from './json/reader.js';
+import type { Line } from './line.js';
+import { fillDeferred, JsonNumber, JsonReadError, readJson, type JsonValue, type ReadCapture, type ReadLimits } from './json/reader.js';
 
 // Classifying one JSON-RPC line without re-serializing it: its kind, method, and id as the exact JSON text
 // it arrived as (so an id of 9007199254740993 is answered with those digits), with the byte span of that id in
@@ -26,11 +27,33 @@ export function idText(v: JsonValue | undefined): string | undefined {
 /** The members of a JSON-RPC message. */
 const ENVELOPE: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
 
+/** From this many bytes on, classify leaves the long strings inside a message's members (a tool's result
+ *  text) out of its value until the value is first used: a relay that forwards the answer as it came never makes
+ *  them into strings (docs/adr/0026-bulk-relay.md). */
+export const DEFER_FROM = 64 * 1024;
+
 /** Classifies one line (newline included or not). Never throws. A message with a member that a reader
  *  ignoring case takes for one of the envelope's (`"Method"` beside `"method"`) is invalid (protocol/fold.ts). */
 export function classify(line: Uint8Array, limits: ReadLimits): Classified {
+  const capture: ReadCapture = { defer: line.byteLength >= DEFER_FROM };
+  const msg = classifyRead(line, limits, capture);
+  if (capture.deferred && 'value' in msg) {
+    // Every check was made on the bytes; what is left is making the strings, on the first use of the value.
+    const value = msg.value;
+    const bytes = Buffer.from(line.buffer, line.byteOffset, line.byteLength);
+    Object.defineProperty(msg, 'value', {
+      enumerable: true,
+      get() {
+        fillDeferred(capture, bytes);
+        return value;
+      },
+    });
+  }
+  return msg;
+}
+
+function classifyRead(line: Uint8Array, limits: ReadLimits, capture: ReadCapture): Classified {
   let value: JsonValue;
-  const capture: ReadCapture = {};
   try {
     value = readJson(line, limits, capture);
   } catch (err) {
@@ -67,9 +90,15 @@ export function errorResponse(id: string, code: number, message: string, data?: 
   return Buffer.from(`{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(error)}}\n`);
 }
 
-/** The line with its id's bytes replaced by `id` (the JSON text of another id); every other byte is kept. */
-export function withId(line: Buffer, span: IdSpan, id: Buffer): Buffer {
+/** From this many bytes on, withId leaves the line in pieces instead of copying it (a 1 MiB tools/call result:
+ *  ~0.1–0.2 ms a copy, and the garbage of it). Below, one small copy is cheaper than a corked write of three. */
+export const SPLICE_FROM = 64 * 1024;
+
+/** The line with its id's bytes replaced by `id` (the JSON text of another id); every other byte is kept. A
+ *  long line comes back in three pieces that share its memory (protocol/line.ts). */
+export function withId(line: Buffer, span: IdSpan, id: Buffer): Line {
   const [start, end] = span;
   if (id.equals(line.subarray(start, end))) return line;
-  return Buffer.concat([line.subarray(0, start), id, line.subarray(end)]);
+  const pieces = [line.subarray(0, start), id, line.subarray(end)];
+  return line.length >= SPLICE_FROM ? pieces : Buffer.concat(pieces);
 }

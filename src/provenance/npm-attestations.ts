@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { bundleFromJSON, type Bundle } from '@sigstore/bundle';
-import { X509Certificate } from '@sigstore/core';
 import { toSignedEntity, Verifier, VerificationError } from '@sigstore/verify';
 import { WardenError } from '../error.js';
 import { identityOf, type PublisherIdentity } from './identity.js';
 import { checkSubject, type Subject } from './statement.js';
-import { windowsClosed, type Authority, type TrustRoot } from './trust-root.js';
+import { describeStaleness, leafOf, signingTime, staleFor } from './stale-root.js';
+import type { TrustRoot } from './trust-root.js';
 
 // The two attestations the npm registry serves for a package published with provenance
 // (GET /-/npm/v1/attestations/<name>@<version> → {"attestations": [...]}), verified offline:
@@ -57,44 +57,17 @@ export function hasProvenance(doc: unknown): boolean {
   return Array.isArray(list) && list.some((a) => SLSA_PROVENANCE.includes((a as { predicateType?: unknown } | null)?.predicateType as string));
 }
 
-function leafOf(bundle: Bundle): X509Certificate | undefined {
-  const c = bundle.verificationMaterial.content;
-  const raw = c.$case === 'x509CertificateChain' ? c.x509CertificateChain.certificates[0]?.rawBytes : c.$case === 'certificate' ? c.certificate.rawBytes : undefined;
-  return raw ? X509Certificate.parse(Buffer.from(raw)) : undefined;
-}
-
-/** When the bundle was signed: its latest transparency-log time, else its certificate's start. */
-function signingTime(bundle: Bundle, leaf: X509Certificate | undefined): Date | undefined {
-  const times = bundle.verificationMaterial.tlogEntries.map((e) => Number(e.integratedTime)).filter((t) => Number.isFinite(t) && t > 0);
-  if (times.length > 0) return new Date(Math.max(...times) * 1000);
-  return leaf?.notBefore;
-}
-
-/** The kinds of key the bundle names that the trust root does not hold (a newer root would). */
-function unknownKeys(bundle: Bundle, leaf: X509Certificate | undefined, root: TrustRoot): Authority['kind'][] {
-  const out: Authority['kind'][] = [];
-  const logIds = root.material.tlogs.map((t) => t.logID.toString('hex'));
-  if (bundle.verificationMaterial.tlogEntries.some((e) => !e.logId || !logIds.includes(Buffer.from(e.logId.keyId).toString('hex')))) out.push('transparency log');
-  if (leaf && !root.material.certificateAuthorities.some((ca) => ca.certChain.some((c) => c.subject.equals(leaf.issuer)))) out.push('certificate authority');
-  const c = bundle.verificationMaterial.content;
-  if (c.$case === 'publicKey' && !root.data.npmKeys.keys.some((k) => k.keyId === c.publicKey.hint && k.keyUsage === 'npm:attestations')) out.push('npm attestation key');
-  return out;
-}
-
 /** Verifies one bundle's signature chain; refusals say whether a newer trust root would help. */
 function verifyBundle(att: Attestation, root: TrustRoot, label: string, what: string): ReturnType<Verifier['verify']> {
-  const leaf = leafOf(att.bundle);
   try {
     return new Verifier(root.material).verify(toSignedEntity(att.bundle));
   } catch (err) {
     if (!(err instanceof VerificationError)) throw new WardenError('PROVENANCE_INVALID', `the ${what} of ${label} could not be verified (${err instanceof Error ? err.message : String(err)}); nothing was installed.`);
-    const signedAt = signingTime(att.bundle, leaf);
-    const unknown = unknownKeys(att.bundle, leaf, root);
-    const needs: Authority['kind'][] = leaf ? ['certificate authority', 'transparency log', 'CT log'] : ['npm attestation key', 'transparency log'];
-    if ((unknown.length > 0 && signedAt && signedAt > new Date(root.data.date)) || windowsClosed(root, signedAt, needs)) {
+    const stale = staleFor(att.bundle, root);
+    if (stale) {
       throw new WardenError(
         'TRUST_ROOT_STALE',
-        `the ${what} of ${label} was signed ${signedAt?.toISOString() ?? 'at an unknown time'}, with ${unknown.length > 0 ? `a ${unknown.join(' and ')} key` : 'keys'} the sigstore trust root in use (${root.origin}, dated ${root.data.date}) does not vouch for at that time. Update it with 'mcp-warden trust-root update' (or --from FILE offline), then try again; nothing was installed. If it still fails with the newest root, no sigstore key vouches for it: treat the package as forged.`,
+        `the ${what} of ${label} was ${describeStaleness(stale, root)}. Update it with 'mcp-warden trust-root update' (or --from FILE offline), then try again; nothing was installed. If it still fails with the newest root, no sigstore key vouches for it: treat the package as forged.`,
       );
     }
     throw new WardenError('PROVENANCE_INVALID', `the ${what} of ${label} does not verify: ${err.code} (${err.message}). It was altered, or was not made by sigstore for this package; nothing was installed.`);

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { LineFramer } from '../protocol/framing.js';
+import { writeLine, type Line } from '../protocol/line.js';
 import type { JsonObject, JsonValue, ReadLimits } from '../protocol/json/reader.js';
 import { classify, withId, type Classified } from '../protocol/message.js';
 import { InadmissibleError } from '../surface/admit.js';
@@ -45,8 +46,8 @@ export type RefusedReason = 'unmatched_id' | 'late_answer' | 'batch' | 'imperson
 export interface ChannelEvents {
   /** A request or notification from the server, with its original bytes. */
   message(msg: ServerMessage, bytes: Buffer): void;
-  /** The answer to a client request, with the client's own id restored in its bytes. */
-  answer(request: ClientRequest, msg: ResponseMessage, bytes: Buffer): void;
+  /** The answer to a client request, with the client's own id restored in its bytes (a long one in pieces). */
+  answer(request: ClientRequest, msg: ResponseMessage, bytes: Line): void;
   /** A message that is not forwarded: an answer to no waiting request, or a batch. */
   refused(reason: RefusedReason, detail: string): void;
   /** A line that is not a JSON-RPC message (log noise). */
@@ -168,7 +169,7 @@ export class ServerChannel {
   }
 
   /** Gives a client request the next id; returns what waits for its answer and the bytes to send. */
-  forward(msg: ClientRequestMessage, bytes: Buffer): { request: ClientRequest; bytes: Buffer } {
+  forward(msg: ClientRequestMessage, bytes: Buffer): { request: ClientRequest; bytes: Line } {
     const serverId = String(this.nextId++);
     const request: ClientRequest = { method: msg.method, clientId: msg.id, serverId };
     const clientIdBytes = Buffer.from(bytes.subarray(msg.idSpan[0], msg.idSpan[1]));
@@ -191,9 +192,9 @@ export class ServerChannel {
   }
 
   /** Writes bytes to the server; false if it can take no more (the caller may wait for 'drain'). */
-  write(bytes: Buffer | string): boolean {
+  write(bytes: Line | string): boolean {
     if (this.serverIn.destroyed || this.serverIn.writableEnded) return true;
-    return this.serverIn.write(bytes);
+    return typeof bytes === 'string' ? this.serverIn.write(bytes) : writeLine(this.serverIn, bytes);
   }
 
   onDrain(fn: () => void): void {

@@ -3,8 +3,10 @@
 // that arrived before them was handled. What waits is bounded in bytes (a server must not grow the warden's
 // memory by writing while it is judged): past the bound, `overflow` is called and nothing more is taken.
 
+import { lineLength, type Line } from '../protocol/line.js';
+
 export interface Sized {
-  bytes: Buffer;
+  bytes: Line;
 }
 
 export interface QueueEvents<T> {
@@ -35,7 +37,7 @@ export class OrderedQueue<T extends Sized> {
   push(item: T): void {
     if (this.closed) return;
     this.items.push(item);
-    this.bytes += item.bytes.length;
+    this.bytes += lineLength(item.bytes);
     if (this.bytes + this.extraBytes() > this.bound) {
       this.on.overflow(this.bound);
       return;
@@ -62,7 +64,7 @@ export class OrderedQueue<T extends Sized> {
       while (this.items.length > 0 && !this.closed) {
         const item = this.items.shift() as T;
         await this.on.handle(item);
-        this.bytes -= item.bytes.length;
+        this.bytes -= lineLength(item.bytes);
       }
     } catch (err) {
       this.on.error(err);

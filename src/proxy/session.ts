@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { LineFramer } from '../protocol/framing.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
+import { joinLine, lineLength, writeLine, type Line } from '../protocol/line.js';
 import { classify, errorResponse, idText } from '../protocol/message.js';
 import { InadmissibleError } from '../surface/admit.js';
 import { ProtocolError, ServerChannel, type ClientRequest, type ClientRequestMessage, type ResponseMessage, type ServerMessage } from './channel.js';
@@ -35,7 +36,7 @@ const MAX_WAITING_BYTES = 32 * 1024 * 1024;
 
 type ServerItem =
   | { from: 'server'; msg: ServerMessage; bytes: Buffer; seq: number }
-  | { from: 'server'; answers: ClientRequest; msg: ResponseMessage; bytes: Buffer; seq: number };
+  | { from: 'server'; answers: ClientRequest; msg: ResponseMessage; bytes: Line; seq: number };
 type Item = { from: 'client'; bytes: Buffer; asked?: boolean } | ServerItem;
 
 export class Session {
@@ -247,7 +248,7 @@ export class Session {
       if ('answers' in item && item.answers.serverId === this.initServerId) await this.handshake(item.msg.value, item.bytes);
       else {
         this.held.push(item);
-        this.heldBytes += item.bytes.length;
+        this.heldBytes += lineLength(item.bytes);
       }
       return;
     }
@@ -258,17 +259,17 @@ export class Session {
   /** Releases what was held, in order, through the same judge and gates as what comes after. */
   private async releaseHeld(): Promise<void> {
     for (const item of this.held.splice(0)) {
-      this.heldBytes -= item.bytes.length;
+      this.heldBytes -= lineLength(item.bytes);
       if (this.stopped) return;
       await this.onServerItem(item);
     }
   }
 
   /** The answer to one waiting client request (its id already the client's own). */
-  private async onServerAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Buffer): Promise<void> {
+  private async onServerAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Line): Promise<void> {
     if (!(await this.surface.passedBeforeFirstByte())) return;
     if (request.method !== 'tools/list') this.toClient(bytes);
-    else if (this.surface.judge) this.toClient(judgeClientPage(this.surface.judge, msg.value, request, bytes, this.cfg, this.rules));
+    else if (this.surface.judge) this.toClient(judgeClientPage(this.surface.judge, msg.value, request, joinLine(bytes), this.cfg, this.rules));
     else refuseUnjudgedListing(this.refuser, request.clientId);
   }
 
@@ -286,7 +287,7 @@ export class Session {
     this.toClient(bytes);
   }
 
-  private async handshake(result: Map<string, JsonValue>, heldBytes: Buffer): Promise<void> {
+  private async handshake(result: Map<string, JsonValue>, heldBytes: Line): Promise<void> {
     this.state = 'open';
     if (!result.has('result')) {
       // The server refused initialize itself: there is no surface; the client sees why.
@@ -315,17 +316,17 @@ export class Session {
 
   // ---- writing and closing ----
 
-  private toServer(bytes: Buffer): void {
+  private toServer(bytes: Line): void {
     if (!this.server.write(bytes)) {
       this.io.clientIn.pause();
       this.server.onDrain(() => this.io.clientIn.resume());
     }
   }
 
-  private toClient(bytes: Buffer): void {
+  private toClient(bytes: Line): void {
     const out = this.io.clientOut;
     if (this.stopped || out.destroyed || out.writableEnded) return;
-    if (!out.write(bytes)) {
+    if (!writeLine(out, bytes)) {
       this.io.serverOut.pause();
       out.once('drain', () => this.io.serverOut.resume());
     }

@@ -6,6 +6,7 @@ import { WardenError } from '../error.js';
 import { loadJsonFile } from './json-file.js';
 import { objectRecord } from '../schema/own-record.js';
 import { updateFile } from './update.js';
+import { fleetSchema } from './fleet-config.js';
 import type { HomePaths } from './paths.js';
 
 export const DEFAULT_TRUSTED_PATH = '/usr/local/bin:/usr/bin:/bin';
@@ -162,6 +163,8 @@ export const serversFileSchema = v.strictObject({
   path: v.optional(trustedPath, DEFAULT_TRUSTED_PATH),
   alerts: v.optional(v.array(sinkSchema), () => [{ type: 'stderr' as const }]),
   servers: objectRecord(v.pipe(v.string(), v.regex(SERVER_ID_RE, 'expected a server id of letters, digits, ".", "_" or "-"')), serverSchema),
+  /** Where the daemon fetches signed trust bundles from (docs/formats.md "fleet"); absent: no fleet source. */
+  fleet: v.optional(fleetSchema(envName, v.pipe(v.string(), v.regex(SERVER_ID_RE, 'expected a server id of letters, digits, ".", "_" or "-"')))),
 });
 
 export type ServerConfig = v.InferOutput<typeof serverSchema>;

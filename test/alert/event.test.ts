@@ -10,8 +10,8 @@ describe('the one-line form of an alert', () => {
 });
 
 describe('which events are alerts', () => {
-  it('counts a rejected trust bundle as an alert, and an applied one as none', () => {
+  it('counts a rejected and an applied trust bundle as alerts (issue 15: an applied bundle nobody published is a stolen key)', () => {
     expect(isAlert({ event: 'bundle_rejected', reason: 'signature' })).toBe(true);
-    expect(isAlert({ event: 'bundle_applied', serial: 7 })).toBe(false);
+    expect(isAlert({ event: 'bundle_applied', serial: 7 })).toBe(true);
   });
 });

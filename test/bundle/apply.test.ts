@@ -168,12 +168,6 @@ describe('bundle verify and sign', () => {
     expect(cli(homeA, ['bundle', 'verify', file, '--key', ed.pub]).stderr).toContain('BUNDLE_SIGNATURE_INVALID');
   });
 
-  it('keyless signing says it is not implemented yet and writes nothing', () => {
-    const r = cli(homeA, ['bundle', 'sign', bundle, '--keyless']);
-    expect(r.code).toBe(3);
-    expect(r.stderr).toContain('BUNDLE_NOT_YET');
-  });
-
   it('a key-signed bundle is refused when a keyless identity is pinned', () => {
     const r = cli(homeA, ['bundle', 'verify', bundle, '--identity', 'https://github.com/acme/*', '--issuer', 'https://token.actions.githubusercontent.com']);
     expect(r.code).toBe(3);

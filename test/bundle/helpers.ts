@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { SERVERS, TRUSTED_PATH, addServer, cli, tempDir } from '../helpers/warden.js';
+import { SERVERS, TRUSTED_PATH, WARDEN, addServer, cli, tempDir, type CliResult } from '../helpers/warden.js';
 
 // Two warden homes standing in for two machines, a server both can run from the same path, and local keys.
 
@@ -61,3 +62,23 @@ export function signedBundle(homeA: string, out: string, key: KeyPair, flags: st
 }
 
 export { tempDir };
+
+/** The test process's environment without any identity token it may have (a CI job running these tests). */
+export function envWithoutIdentity(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of ['SIGSTORE_ID_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_URL', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN', 'GITHUB_ACTIONS', 'MCP_WARDEN_FULCIO_URL', 'MCP_WARDEN_REKOR_URL']) delete env[name];
+  return { ...env, ...extra };
+}
+
+/** `mcp-warden --home HOME ...args` without blocking this process, so stand-in servers in it can answer. */
+export function cliAsync(home: string, args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WARDEN, '--home', home, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

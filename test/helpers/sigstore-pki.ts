@@ -88,6 +88,11 @@ export interface TestSigstore extends TestPki {
   messageSignature(artifact: Buffer, identity: Identity, opts?: SignOptions): object;
   /** Both, as the registry's attestations endpoint serves them (publish first, as the registry orders them). */
   attestations(subject: Subject, identity: Identity, opts?: SignOptions): AttestationsJson;
+  /** What this instance's Fulcio issues to the key `spki` (SubjectPublicKeyInfo DER) for `identity`: the leaf, then
+   *  the chain above it (intermediate, root), DER; for a Fulcio stand-in over loopback. */
+  certify(spki: Buffer, identity: Identity, issuedAt?: Date): Buffer[];
+  /** This instance's transparency log, for a Rekor stand-in over loopback. */
+  rekor: LocalRekor;
 }
 
 /** Package URL of an npm package: `pkg:npm/<name>@<version>`, a scope's "@" percent-encoded. */
@@ -234,5 +239,9 @@ export function createTestPki(opts?: { validFor?: { start: Date; end?: Date } })
     };
   }
 
-  return { trustedRoot, npmKeys, provenance, publish, messageSignature, attestations };
+  function certify(spki: Buffer, identity: Identity, issuedAt = new Date()): Buffer[] {
+    return [fulcioLeaf({ ca, ctlog, spki, identity, runId: String(9_000_000_000 + ++runs), issuedAt }), ca.der, root.der];
+  }
+
+  return { trustedRoot, npmKeys, provenance, publish, messageSignature, attestations, certify, rekor };
 }

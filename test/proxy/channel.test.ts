@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../src/protocol/message.js';
+import { joinLine, writeLine, type Line } from '../../src/protocol/line.js';
+import { classify, SPLICE_FROM } from '../../src/protocol/message.js';
 import { DEFAULT_CHANNEL_LIMITS, ServerChannel, type ClientRequestMessage } from '../../src/proxy/channel.js';
 
 // The matcher: an answer reaches the client only when its id is, lexeme for lexeme, the id the server was
@@ -13,10 +14,14 @@ function harness() {
   const sent: Buffer[] = [];
   serverIn.on('data', (d: Buffer) => sent.push(d));
   const answers: Buffer[] = [];
+  const lines: Line[] = [];
   const refused: string[] = [];
   const channel = new ServerChannel(serverIn, serverOut, DEFAULT_CHANNEL_LIMITS, {
     message() {},
-    answer: (_r, _m, bytes) => answers.push(bytes),
+    answer: (_r, _m, bytes) => {
+      lines.push(bytes);
+      answers.push(joinLine(bytes));
+    },
     refused: (reason) => refused.push(reason),
     noise() {},
     inadmissible() {},
@@ -33,9 +38,9 @@ function harness() {
     const msg = classify(bytes, DEFAULT_CHANNEL_LIMITS.json) as ClientRequestMessage;
     expect(msg.kind).toBe('request');
     const f = channel.forward(msg, bytes);
-    return { serverId: f.request.serverId, bytes: f.bytes };
+    return { serverId: f.request.serverId, bytes: joinLine(f.bytes) };
   };
-  return { channel, sent, answers, refused, fromServer, forward };
+  return { channel, sent, answers, lines, refused, fromServer, forward };
 }
 
 /** JSON texts of ids a client may use: integers of any size, decimals, exponents, strings with escapes. */
@@ -102,5 +107,30 @@ describe('the id matcher', () => {
     expect(h.answers).toEqual([]);
     await h.fromServer('{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}\n');
     expect(h.answers.map((b) => b.toString())).toEqual(['{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}\n']);
+  });
+
+  it('gives a long answer the client id in pieces that share its bytes, written as the one line', async () => {
+    const h = harness();
+    const id = '"a \\u00e9 long client id"';
+    h.forward(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"bulk"}}\n`);
+    const text = 'x'.repeat(SPLICE_FROM);
+    // The id first (as this line), then last (as the TypeScript SDK writes its results).
+    await h.fromServer(`{"jsonrpc":"2.0","id":0,"result":{"content":[{"type":"text","text":"${text}"}]}}\n`);
+    h.forward(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"bulk"}}\n`);
+    await h.fromServer(`{"result":{"content":[{"type":"text","text":"${text}"}]},"jsonrpc":"2.0","id":1}\n`);
+    const want = [
+      `{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"${text}"}]}}\n`,
+      `{"result":{"content":[{"type":"text","text":"${text}"}]},"jsonrpc":"2.0","id":${id}}\n`,
+    ];
+    expect(h.answers.map((b) => b.toString())).toEqual(want);
+    expect(h.lines.every((l) => Array.isArray(l) && l.length === 3)).toBe(true);
+    for (const [i, line] of h.lines.entries()) {
+      const out = new PassThrough();
+      const got: Buffer[] = [];
+      out.on('data', (d: Buffer) => got.push(d));
+      writeLine(out, line);
+      await new Promise((r) => setImmediate(r));
+      expect(Buffer.concat(got).toString()).toBe(want[i]);
+    }
   });
 });

@@ -177,6 +177,20 @@ describe('mcp-warden diff on the rules', () => {
     expect(JSON.parse(after.stdout).rules).toMatchObject({ state: 'pinned', changed: false });
   });
 
+  it('verify (the CI line) exits 1 for rules changed by hand too, naming them, and 0 once they are pinned', () => {
+    ok(rules('--kind', 'read_text_file=read'));
+    const was = pinned();
+    writeRules(home, 'fs', { mode: 'strict', tools: { read_text_file: { kind: 'read' } } });
+    const human = cli(home, ['verify', 'fs']);
+    expect(human.code, human.stderr).toBe(1);
+    expect(human.stdout).toContain("fs: the operator's rules changed since they were pinned");
+    const d = cli(home, ['verify', '--json']);
+    expect(d.code).toBe(1);
+    expect(JSON.parse(d.stdout).servers.find((x: { id: string }) => x.id === 'fs').rules).toMatchObject({ state: 'changed', changed: true, pinned: was });
+    ok(rules('--pin'));
+    expect(cli(home, ['verify', 'fs']).code).toBe(0);
+  });
+
   it('exits 1 for rules removed by hand; pinning the served surface again keeps the pinned rules hash', () => {
     ok(rules('--kind', 'read_text_file=read'));
     const was = pinned();

@@ -60,43 +60,9 @@ export function readEscaped(src: string, from: number): { value: string; end: nu
   }
 }
 
-// Sticky runs (they match the empty run too) of what a scan passes over without looking: everything but a
-// quote, a backslash and a control character; the same without bytes from 0x80; and all but a quote or a
-// backslash.
+// A sticky run (it matches the empty run too) of what a scan passes over without looking: everything but a
+// quote, a backslash and a control character.
 const ORDINARY = /[^"\\\u0000-\u001f]*/y;
-const ASCII_ORDINARY = /[^"\\\u0080-\uffff]*/y;
-const UNQUOTED = /[^"\\]*/y;
-
-/** Whether the string whose content starts at `from`, in the latin1 view of UTF-8 bytes (one character per
- *  byte), is ASCII up to its closing quote (the first '"' not escaped) or the end of the text: then
- *  readEscaped reads it from the view as it is. A byte from 0x80 right after a backslash is not looked at:
- *  readEscaped refuses that escape before reading further. */
-export function asciiString(latin1: string, from: number): boolean {
-  // (A sticky scan from beyond the end fails and rewinds lastIndex to 0: never start one there.)
-  for (let i = from; i < latin1.length; i += 2) {
-    ASCII_ORDINARY.lastIndex = i;
-    ASCII_ORDINARY.test(latin1);
-    i = ASCII_ORDINARY.lastIndex;
-    if (i >= latin1.length) break;
-    const c = latin1.charCodeAt(i);
-    if (c === 0x22) break;
-    if (c !== 0x5c) return false; // a byte from 0x80
-  }
-  return true;
-}
-
-/** Where, in the latin1 view of UTF-8 bytes, the string whose content starts at `from` closes: the first '"'
- *  not escaped, or the end of the text. It need not be well formed: readEscaped judges it, and meets the same
- *  quote (a byte of a multibyte character is never '"' or '\\'). */
-export function closingQuote(latin1: string, from: number): number {
-  for (let i = from; i < latin1.length; i += 2) {
-    UNQUOTED.lastIndex = i;
-    UNQUOTED.test(latin1);
-    i = UNQUOTED.lastIndex;
-    if (i < latin1.length && latin1.charCodeAt(i) === 0x22) return i;
-  }
-  return latin1.length;
-}
 
 function checkSurrogates(s: string, at: number): void {
   for (let i = 0; i < s.length; i++) {

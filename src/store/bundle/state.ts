@@ -12,9 +12,15 @@ const mark = v.strictObject({
   at: v.pipe(v.string(), v.isoTimestamp('expected an ISO 8601 timestamp')),
 });
 
+/** The last applied bundle also records the servers it named: a later bundle that no longer names one removes it. */
+const appliedMark = v.strictObject({
+  ...mark.entries,
+  servers: v.optional(v.array(v.pipe(v.string(), v.maxLength(200)))),
+});
+
 const stateSchema = v.strictObject({
   version: v.literal(1),
-  applied: v.optional(mark),
+  applied: v.optional(appliedMark),
   created: v.optional(mark),
 });
 
