@@ -18,6 +18,8 @@ export interface BundleAppliedEvent {
   previousSerial?: number;
   /** True when the serial was not above the previous one and --allow-rollback admitted it. */
   rollback: boolean;
+  /** The machine pins another signer than for its last bundle, so the serial started over. */
+  signerChanged?: boolean;
   /** Who signed it: "key <hint>" or the certificate's SAN and issuer. */
   signer: string;
   by: string;

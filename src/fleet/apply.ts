@@ -14,7 +14,7 @@ import { renderToolsLock } from '../surface/lockfile.js';
 import { renderWardenLock } from '../surface/warden-lock.js';
 import { checkLaunches, reproduceArtifacts, type Reproduced } from './reproduce.js';
 import { DigestCache } from '../attest/cache.js';
-import { verifySignature, type SignerPolicy } from './signature.js';
+import { pinnedSignerOf, verifySignature, type SignerPolicy } from './signature.js';
 import { artifactsOf, retireWithdrawn, type Retired } from './retire.js';
 import { endSessionsOf } from '../launch/run-records.js';
 import { checkUnsignedAgreed, treeProvenance, withStorePackages } from './store-packages.js';
@@ -31,6 +31,8 @@ export interface Verified {
   /** sha256 of the bundle file, hex. */
   sha256: string;
   signer: string;
+  /** The signer this machine pinned for it (pinnedSignerOf). */
+  pinned: string;
 }
 
 function readOrRefuse(file: string, what: string, code: 'FILE_UNREADABLE' | 'BUNDLE_SIGNATURE_INVALID', advice: string): Buffer {
@@ -47,7 +49,7 @@ export function verifyBundleFile(file: string, policy: SignerPolicy): Verified {
   const sigFile = `${file}.sigstore.json`;
   const sig = readOrRefuse(sigFile, 'the signature of the trust bundle', 'BUNDLE_SIGNATURE_INVALID', `A bundle is applied only with its signature beside it: sign it with 'mcp-warden bundle sign ${file} --key PRIVATE.pem'.`);
   const signer = verifySignature(bytes, sig.toString('utf8'), sigFile, policy);
-  return { bundle: parseBundle(bytes, file), sha256: createHash('sha256').update(bytes).digest('hex'), signer };
+  return { bundle: parseBundle(bytes, file), sha256: createHash('sha256').update(bytes).digest('hex'), signer, pinned: pinnedSignerOf(policy) };
 }
 
 export interface ApplyOptions {
@@ -71,6 +73,8 @@ export interface Applied {
   servers: string[];
   previousSerial?: number;
   rollback: boolean;
+  /** The machine pins another signer than when it applied its last bundle: the serial started over. */
+  signerChanged?: boolean;
   signer: string;
   added: AllowlistEntry[];
   replaced: AllowlistEntry[];
@@ -83,8 +87,12 @@ export interface Applied {
   packages?: { entry: string; package: string; servers: string[]; created: boolean }[];
 }
 
-function checkSerial(state: BundleState, serial: number, allowRollback: boolean, file: string, stateFile: string): boolean {
-  const last = state.applied?.serial;
+/** Whether the serial is a rollback admitted by --allow-rollback (else refused). Serials count within one pinned
+ *  signer: once the machine pins another key or identity (a stolen key replaced), the first bundle of the new
+ *  signer is admitted whatever the old one's last serial was, or a thief's bundle with the highest serial would
+ *  lock every later one out. Only this machine's operator changes what it pins. */
+function checkSerial(state: BundleState, serial: number, allowRollback: boolean, file: string, stateFile: string, pinned: string): boolean {
+  const last = state.applied?.pinned === undefined || state.applied.pinned === pinned ? state.applied?.serial : undefined;
   if (last === undefined || serial > last) return false;
   if (allowRollback) return true;
   throw new WardenError('BUNDLE_ROLLBACK', `the trust bundle ${file} has serial ${serial}, not above ${last}, the last one applied here (${stateFile}); nothing was changed. Apply a newer bundle, or, to go back to an older trust state on purpose, add --allow-rollback (audited).`);
@@ -118,7 +126,7 @@ function checkGiven(b: TrustBundle, opts: ApplyOptions): void {
 async function applyVerified(paths: HomePaths, file: string, v: Verified, opts: ApplyOptions): Promise<Applied> {
   const b = v.bundle;
   checkGiven(b, opts);
-  checkSerial(loadBundleState(paths), b.serial, opts.allowRollback, file, paths.bundleState);
+  checkSerial(loadBundleState(paths), b.serial, opts.allowRollback, file, paths.bundleState, v.pinned);
   // Env values are checked before anything is installed; again, inside the locks, when they are written.
   const current = loadServers(paths);
   for (const id of Object.keys(b.servers)) serverConfig(id, b, Object.hasOwn(current.servers, id) ? current.servers[id] : undefined, opts.env.get(id) ?? new Map(), opts.passEnv.get(id) ?? []);
@@ -137,7 +145,8 @@ async function replaceTrustFiles(paths: HomePaths, file: string, v: Verified, b:
 
   return withFileLocks([paths.servers, paths.allowlist, paths.toolsLock, paths.wardenLock, paths.bundleState], 'servers.json, allowlist.json, the locks and bundle-state.json', async (stillHeld) => {
     const state = loadBundleState(paths);
-    const rollback = checkSerial(state, b.serial, opts.allowRollback, file, paths.bundleState);
+    const rollback = checkSerial(state, b.serial, opts.allowRollback, file, paths.bundleState, v.pinned);
+    const signerChanged = state.applied?.pinned !== undefined && state.applied.pinned !== v.pinned;
     const servers = loadServers(paths);
     const ids = Object.keys(b.servers).sort();
     for (const id of ids) {
@@ -170,7 +179,7 @@ async function replaceTrustFiles(paths: HomePaths, file: string, v: Verified, b:
     }
     const retired = retireWithdrawn(previous, ids, usedBefore, servers, locks, allowlist);
     const previousSerial = state.applied?.serial;
-    state.applied = { serial: b.serial, sha256: v.sha256, at: opts.now.toISOString(), servers: ids };
+    state.applied = { serial: b.serial, sha256: v.sha256, at: opts.now.toISOString(), servers: ids, pinned: v.pinned };
 
     stillHeld();
     await commitFiles(
@@ -183,7 +192,7 @@ async function replaceTrustFiles(paths: HomePaths, file: string, v: Verified, b:
       ],
       `the trust bundle with serial ${b.serial}`,
     );
-    return { serial: b.serial, servers: ids, ...(previousSerial !== undefined ? { previousSerial } : {}), rollback, signer: v.signer, added, replaced, retired, endedSessions: [] };
+    return { serial: b.serial, servers: ids, ...(previousSerial !== undefined ? { previousSerial } : {}), rollback, ...(signerChanged ? { signerChanged } : {}), signer: v.signer, added, replaced, retired, endedSessions: [] };
   });
 }
 
@@ -199,7 +208,7 @@ export async function applyBundle(paths: HomePaths, file: string, policy: Signer
     // A withdrawn server must not keep running where it runs now: its sessions are asked to end (after the
     // commit, so a new `run` of it is already refused).
     applied.endedSessions = endSessionsOf(paths.runDir, new Set(applied.retired.servers)).map((s) => ({ server: s.serverId, pid: s.supervisorPid }));
-    await record({ event: 'bundle_applied', serial: applied.serial, sha256: verified.sha256, servers: applied.servers, ...(applied.retired.servers.length > 0 ? { removed: applied.retired.servers } : {}), ...(applied.endedSessions.length > 0 ? { endedSessions: applied.endedSessions } : {}), ...(applied.previousSerial !== undefined ? { previousSerial: applied.previousSerial } : {}), rollback: applied.rollback, signer: applied.signer, by });
+    await record({ event: 'bundle_applied', serial: applied.serial, sha256: verified.sha256, servers: applied.servers, ...(applied.retired.servers.length > 0 ? { removed: applied.retired.servers } : {}), ...(applied.endedSessions.length > 0 ? { endedSessions: applied.endedSessions } : {}), ...(applied.previousSerial !== undefined ? { previousSerial: applied.previousSerial } : {}), rollback: applied.rollback, ...(applied.signerChanged ? { signerChanged: true } : {}), signer: applied.signer, by });
     return applied;
   } catch (err) {
     if (err instanceof WardenError) {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { WardenError, errnoOf } from '../error.js';
-import { FILES, fetchFailed, tooLarge, type FetchContext, type Fetched } from './fetch-common.js';
+import { FILES, fetchFailed, sourceInsecure, tooLarge, writableChainAt, type FetchContext, type Fetched } from './fetch-common.js';
 
 // A directory source: a shared directory (an NFS mount, a synced folder) where the fleet publishes the bundle and
 // its signature. The files are opened without following a link (O_NOFOLLOW) and without blocking on a FIFO, and
@@ -13,10 +13,13 @@ import { FILES, fetchFailed, tooLarge, type FetchContext, type Fetched } from '.
 const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
 
 function insecure(p: string, what: string, mode: number): WardenError {
-  return new WardenError('BUNDLE_SOURCE_INSECURE', `the ${what} ${p} of the fleet source is writable by ${mode & 0o020 ? 'its group' : ''}${(mode & 0o022) === 0o022 ? ' and ' : ''}${mode & 0o002 ? 'others' : ''} (mode ${(mode & 0o7777).toString(8).padStart(4, '0')}), so anyone who can write it could withhold or replace bundles; nothing was changed. Run: chmod go-w ${p}`);
+  return sourceInsecure(p, `${what} of the fleet source`, mode, 'anyone who can write it could withhold or replace bundles');
 }
 
 async function checkDirectories(root: string, inner: string): Promise<void> {
+  // Above the configured directory: anyone who can write one could put another directory in its place.
+  const above = writableChainAt(path.dirname(path.resolve(root)));
+  if (above) throw insecure(above.path, 'directory above the configured directory', above.mode);
   const parts = inner.split('/').slice(0, -1);
   let dir = root;
   for (const p of ['', ...parts]) {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { WardenError } from '../error.js';
 import { escapeInvisible } from '../escape.js';
-import { FILES, fetchFailed, tooLarge, type FetchContext, type Fetched } from './fetch-common.js';
+import { FILES, fetchFailed, sourceInsecure, tooLarge, writableChainAt, type FetchContext, type Fetched } from './fetch-common.js';
 
 // A git source, through the `git` program found in servers.json's trusted PATH (never the PATH the daemon
 // inherited). Each fetch starts from an empty bare repository in the caller's private scratch directory (no
@@ -113,6 +113,11 @@ export async function fetchFromGit(source: GitSource, ctx: FetchContext): Promis
   const where = `git ${source.remote} ${source.ref}:${source.path}`;
   const git = findGit(ctx.trustedPath);
   if (!git) throw fetchFailed(where, `git was not found in the trusted PATH ${ctx.trustedPath} (servers.json "path"); install git there, or publish the bundle at a URL or in a directory`);
+  // git runs as the daemon's user: a git, or a directory above it, that another user could write is their code.
+  for (const p of new Set([git, fs.realpathSync(git)])) {
+    const weak = writableChainAt(p);
+    if (weak) throw sourceInsecure(weak.path, weak.path === p ? 'git program' : 'directory above the git program', weak.mode, `another user could make the daemon run their code as git (found first in the trusted PATH ${ctx.trustedPath})`);
+  }
   const repo = path.join(ctx.scratch, 'repo.git');
   const local = ['--git-dir', repo, ...hardening(source.remote)];
   await runGit(git, where, { verb: 'init', args: ['init', '--bare', '--quiet', '--template=', repo], max: 64 * 1024, what: 'output of git init' }, ctx);

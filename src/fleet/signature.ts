@@ -15,6 +15,12 @@ import type { TrustRoot } from '../provenance/trust-root.js';
 /** How a signature must have been made: by this public key, or keyless by this identity. */
 export type SignerPolicy = { key: KeyObject; keyFile: string } | { identity: string; issuer: string; root: TrustRoot };
 
+/** What a machine pins, as one string: the serial of the bundles it applies counts within one pinned signer
+ *  (bundle-state.json `applied.pinned`). */
+export function pinnedSignerOf(policy: SignerPolicy): string {
+  return 'key' in policy ? `key ${keyHint(policy.key)}` : `identity ${policy.identity} issuer ${policy.issuer}`;
+}
+
 /** The hint a local key is named by in the sigstore bundle: sha256 of its DER SubjectPublicKeyInfo, hex. */
 export function keyHint(key: KeyObject): string {
   return createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('hex');

@@ -16,6 +16,8 @@ const mark = v.strictObject({
 const appliedMark = v.strictObject({
   ...mark.entries,
   servers: v.optional(v.array(v.pipe(v.string(), v.maxLength(200)))),
+  /** The signer the machine pinned when it applied it (`key <hint>` or `identity <pattern> issuer <issuer>`). */
+  pinned: v.optional(v.pipe(v.string(), v.maxLength(4096))),
 });
 
 const stateSchema = v.strictObject({
