@@ -66,8 +66,8 @@ describe('layout: imports never run back up', () => {
     expect(references('*', ['cli'], ['cli'])).toEqual([]);
   });
 
-  it('enroll/ is used by cli/ only, and daemon/ by cli/ only', () => {
-    expect(references('*', ['enroll'], ['cli', 'enroll'])).toEqual([]);
+  it('enroll/ is used by cli/ and fleet/ (a bundle installs through install\'s path) only, and daemon/ by cli/ only', () => {
+    expect(references('*', ['enroll'], ['cli', 'enroll', 'fleet'])).toEqual([]);
     expect(references('*', ['daemon'], ['cli', 'daemon'])).toEqual([]);
   });
 

@@ -47,6 +47,7 @@ export function addBundleCommands(program: Command, act: Act, home: () => string
     .option('--env <server.NAME=VALUE>', "this machine's value for an env name the bundle lists (repeatable)", repeat, [] as string[])
     .option('--pass-env <server.NAME>', "agree to pass this machine's variable NAME to the bundle's server (repeatable); a name its entry here does not pass already is refused without it", repeat, [] as string[])
     .option('--adopt <server>', 'hand a server this machine configured itself over to the bundle, which names it (repeatable)', repeat, [] as string[])
+    .option('--allow-unsigned <server>', 'agree to install this server from a package the bundle says was admitted without provenance (repeatable; audited)', repeat, [] as string[])
     .option('--allow-rollback', 'admit a serial not above the last applied one (audited)')
     .option('--json', 'machine-readable output')
     .action(act(async (file: string, opts: ApplyFlags) => (await import('./bundle.js')).bundleApply(home(), file, opts)));

@@ -21,7 +21,7 @@ import { escaped, line, printJson } from './output.js';
 export interface CreateFlags { servers?: string; out: string; serial?: string; machineLocal: string[]; accept: string[]; json?: boolean }
 export interface SignFlags { key?: string; keyless?: boolean; fulcioUrl?: string; rekorUrl?: string; json?: boolean }
 export interface TrustFlags { key?: string; identity?: string; issuer?: string; json?: boolean }
-export interface ApplyFlags extends TrustFlags { allowRollback?: boolean; env: string[]; passEnv?: string[]; adopt?: string[] }
+export interface ApplyFlags extends TrustFlags { allowRollback?: boolean; env: string[]; passEnv?: string[]; adopt?: string[]; allowUnsigned?: string[] }
 
 const usage = (message: string): WardenError => new WardenError('USAGE', message);
 
@@ -167,10 +167,11 @@ export async function bundleApply(homeFlag: string | undefined, file: string, fl
   const paths = resolveHome(homeFlag);
   openHome(paths, true);
   const policy = policyOf(paths, flags);
-  const r = await applyBundle(paths, path.resolve(file), policy, { allowRollback: flags.allowRollback === true, env: envValues(flags.env), passEnv: passNames(flags.passEnv ?? []), adopt: new Set(flags.adopt ?? []), now: new Date() });
+  const r = await applyBundle(paths, path.resolve(file), policy, { allowRollback: flags.allowRollback === true, env: envValues(flags.env), passEnv: passNames(flags.passEnv ?? []), adopt: new Set(flags.adopt ?? []), allowUnsigned: flags.allowUnsigned ?? [], now: new Date() });
   if (flags.json) printJson({ ok: true, ...r });
   else {
     line(`Applied trust bundle serial ${r.serial}${r.rollback ? ` (a ROLLBACK from serial ${r.previousSerial}, admitted by --allow-rollback)` : ''}, signed by ${r.signer}.`);
+    for (const p of r.packages ?? []) line(`Installed ${p.package} into the store (${p.entry}${p.created ? '' : ', already there'}) for ${p.servers.join(', ')}: integrity, provenance and tree digest verified here.`);
     line(`Servers: ${r.servers.join(', ')}. Allowlist: ${r.added.length} added, ${r.replaced.length} replaced${r.retired.allowlist.length > 0 ? `, ${r.retired.allowlist.length} removed` : ''}. tools.lock and warden.lock entries replaced for these servers.`);
     if (r.retired.servers.length > 0) line(`Removed (named by the previous bundle, not by this one): ${r.retired.servers.join(', ')}, with their lock entries.${r.endedSessions.length > 0 ? ` Running sessions asked to end: ${r.endedSessions.map((s) => `${s.server} (pid ${s.pid})`).join(', ')}.` : ''}`);
   }

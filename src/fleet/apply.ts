@@ -17,13 +17,14 @@ import { DigestCache } from '../attest/cache.js';
 import { pinnedSignerOf, verifySignature, type SignerPolicy } from './signature.js';
 import { artifactsOf, retireWithdrawn, type Retired } from './retire.js';
 import { endSessionsOf } from '../launch/run-records.js';
+import { checkUnsignedAgreed, treeProvenance, withStorePackages } from './store-packages.js';
 
 // `bundle verify` and `bundle apply`. Apply checks, in order: the signature (before the bundle is even parsed),
-// the serial against the last one applied here, what this increment cannot apply yet (store-installed servers),
-// every artifact's digest on this machine, each server's command resolved as `run` will resolve it here, the env
-// values this machine must supply; then writes servers.json, allowlist.json, tools.lock, warden.lock and
-// bundle-state.json as one step (store/journal.ts) under all five locks. Any refusal leaves every file as it was and is audited
-// (bundle_rejected).
+// the serial against the last one applied here, the env values this machine must supply, the packages of
+// store-installed servers (fetched, verified and installed into the store: store-packages.ts), every artifact's
+// digest on this machine, each server's command resolved as `run` will resolve it here; then writes servers.json,
+// allowlist.json, tools.lock, warden.lock and bundle-state.json as one step (store/journal.ts) under all five
+// locks. Any refusal leaves every file (and the store) as it was and is audited (bundle_rejected).
 
 export interface Verified {
   bundle: TrustBundle;
@@ -59,6 +60,8 @@ export interface ApplyOptions {
   passEnv: ReadonlyMap<string, readonly string[]>;
   /** Servers configured on this machine (not by a bundle) that the operator hands over to the bundle. */
   adopt?: ReadonlySet<string>;
+  /** Servers installed from a package the bundle says was admitted unsigned that this machine agrees to run. */
+  allowUnsigned?: readonly string[];
   now: Date;
   /** Who applies, for the audit events' `by` (default 'bundle apply'). */
   by?: string;
@@ -84,6 +87,8 @@ export interface Applied {
   adopted: string[];
   /** Sessions of withdrawn servers that were running and were asked to end (their `run`'s pid). */
   endedSessions: { server: string; pid: number }[];
+  /** The store entries installed (or reused) for the bundle's packages. */
+  packages?: { entry: string; package: string; servers: string[]; created: boolean }[];
 }
 
 /** Whether the serial is a rollback admitted by --allow-rollback (else refused). Serials count within one pinned
@@ -142,10 +147,20 @@ function checkGiven(b: TrustBundle, opts: ApplyOptions): void {
 async function applyVerified(paths: HomePaths, file: string, v: Verified, opts: ApplyOptions): Promise<Applied> {
   const b = v.bundle;
   checkGiven(b, opts);
-  checkSerial(loadBundleState(paths), b.serial, opts.allowRollback, file, paths.bundleState, v.pinned);
-  for (const [id, s] of Object.entries(b.servers)) {
-    if (s.package) throw new WardenError('BUNDLE_NOT_YET', `server '${id}' of the trust bundle is installed from the sealed store (${s.package.name}@${s.package.version}); applying store-installed servers from a bundle is not implemented yet. Nothing was changed. Install it on this machine with 'mcp-warden install ${s.package.name}@${s.package.version}', or bundle the other servers with --servers.`);
-  }
+  const state = loadBundleState(paths);
+  checkSerial(state, b.serial, opts.allowRollback, file, paths.bundleState, v.pinned);
+  // Env values and ownership are checked before anything is installed; again, inside the locks, when written.
+  const current = loadServers(paths);
+  checkOwnership(b, current, state, opts.adopt ?? new Set(), file);
+  for (const id of Object.keys(b.servers)) serverConfig(id, b, Object.hasOwn(current.servers, id) ? current.servers[id] : undefined, opts.env.get(id) ?? new Map(), opts.passEnv.get(id) ?? []);
+  checkUnsignedAgreed(b, opts.allowUnsigned ?? []);
+  if (Object.keys(b.packages).length === 0) return replaceTrustFiles(paths, file, v, b, opts, new Map());
+  // Servers installed into the store: their packages first, through install's path (store-packages.ts).
+  return withStorePackages(paths, b, opts.by ?? 'bundle apply', async (local, installed) => ({ ...(await replaceTrustFiles(paths, file, v, local, opts, treeProvenance(installed))), packages: installed.map((i) => ({ entry: i.entry, package: `${i.c.name}@${i.c.version}`, servers: i.servers, created: i.store.created })) }));
+}
+
+/** Checks every artifact and launch of `b` (its paths this machine's), then replaces the trust files in one step. */
+async function replaceTrustFiles(paths: HomePaths, file: string, v: Verified, b: TrustBundle, opts: ApplyOptions, provenanceOf: ReadonlyMap<string, unknown>): Promise<Applied> {
   const cache = new DigestCache();
   const reproduced: Reproduced[] = await reproduceArtifacts(b.artifacts, loadAllowlist(paths), paths.allowlist, cache);
   await checkLaunches(b, loadServers(paths).path, reproduced, cache);
@@ -171,7 +186,8 @@ async function applyVerified(paths: HomePaths, file: string, v: Verified, opts: 
         if (own?.sha256 !== sha256) throw new WardenError('BUNDLE_MACHINE_LOCAL_UNTRUSTED', `${paths.allowlist} changed while the bundle was being checked: its entry for ${a.path} is no longer the digest seen; nothing was changed. Run the command again.`);
         continue;
       }
-      const entry: AllowlistEntry = { path: a.path, kind: a.kind, sha256, addedAt: opts.now.toISOString(), note: `trust bundle serial ${b.serial}` };
+      const provenance = a.kind === 'package' ? provenanceOf.get(a.path) : undefined;
+      const entry: AllowlistEntry = { path: a.path, kind: a.kind, sha256, addedAt: opts.now.toISOString(), note: `trust bundle serial ${b.serial}`, ...(provenance ? { provenance } : {}) };
       const change = upsertEntry(allowlist, entry);
       if (change.action === 'add') added.push(entry);
       if (change.action === 'replace') replaced.push(entry);

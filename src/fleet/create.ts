@@ -1,13 +1,14 @@
 import { WardenError } from '../error.js';
 import type { ArtifactKind } from '../attest/plan.js';
 import { loadAllowlist } from '../store/allowlist.js';
-import { renderBundle, type BundleArtifact, type BundleServer, type TrustBundle } from '../store/bundle/format.js';
+import { parseBundle, renderBundle, type BundleArtifact, type BundleServer, type TrustBundle } from '../store/bundle/format.js';
 import { loadBundleState, nextSerial } from '../store/bundle/state.js';
 import { loadLocks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
 import type { ToolsLock } from '../surface/lockfile.js';
 import type { WardenLock } from '../surface/warden-lock.js';
+import { bundlePackages, refuseStoreOverrides, withStorePaths } from './create-packages.js';
 
 // `bundle create`: the reviewed setup of this home (its servers' entries, the allowlist entries of what they
 // run, their lock entries) as one trust bundle. Env values stay here: only their names travel.
@@ -34,6 +35,7 @@ export function createBundle(paths: HomePaths, opts: CreateOptions): Created {
   const locks = loadLocks(paths);
   const ids = [...new Set(opts.servers ?? Object.keys(serversFile.servers))].sort();
   if (ids.length === 0) throw new WardenError('SERVER_UNKNOWN', `${paths.servers} names no server, so there is nothing to bundle. Add one with: mcp-warden add <id> -- <command>`);
+  refuseStoreOverrides(paths, [...opts.machineLocal, ...Object.keys(opts.accept)]);
   const state = loadBundleState(paths);
   const serial = opts.serial ?? nextSerial(state, opts.now);
 
@@ -67,6 +69,9 @@ export function createBundle(paths: HomePaths, opts: CreateOptions): Created {
   for (const p of [...opts.machineLocal, ...Object.keys(opts.accept)]) {
     if (!used.has(p)) throw new WardenError('USAGE', `${p} is not an artifact of the bundled servers (their warden.lock entries name: ${[...used].sort().join(', ')}); --machine-local and --accept take one of those paths.`);
   }
-  const bundle: TrustBundle = { serial, createdAt: opts.now.toISOString(), servers, artifacts: [...artifacts.values()], tools, warden };
-  return { bundle, text: renderBundle(bundle) };
+  // Paths inside the store entries of installed servers travel relative to the store (docs/adr/0029).
+  const bundle = withStorePaths(paths, { serial, createdAt: opts.now.toISOString(), servers, artifacts: [...artifacts.values()], packages: bundlePackages(paths, servers), tools, warden });
+  const text = renderBundle(bundle);
+  parseBundle(Buffer.from(text), 'being created'); // what apply would refuse is not written
+  return { bundle, text };
 }

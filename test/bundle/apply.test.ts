@@ -175,17 +175,20 @@ describe('bundle verify and sign', () => {
   });
 });
 
-describe('bundle apply: not yet', () => {
-  it('a server installed into the sealed store is refused as not yet supported, with nothing changed', () => {
+describe('bundle create: servers installed into the store', () => {
+  it('a server whose store entry is missing here cannot be bundled, and no bundle is written', () => {
     const script2 = serverCopyFor('store-case');
     const homeS = machineA(path.dirname(path.dirname(script2)), script2);
     const file = path.join(homeS, 'servers.json');
     const servers = JSON.parse(fs.readFileSync(file, 'utf8'));
     servers.servers.basic.package = { name: '@acme/basic', version: '1.0.0', integrity: `sha512-${'A'.repeat(86)}==`, store: '@acme+basic@1.0.0-0123456789ab' };
     fs.writeFileSync(file, JSON.stringify(servers, null, 2));
-    const storeBundle = signedBundle(homeS, path.join(root, 'store.bundle.json'), key);
-    expect(JSON.parse(fs.readFileSync(storeBundle, 'utf8')).servers.basic.package.name).toBe('@acme/basic');
-    refusedWithNothingChanged(freshB(), storeBundle, ['--key', key.pub, '--env', 'basic.SECRET_TOKEN=x'], 'BUNDLE_NOT_YET');
+    const out = path.join(root, 'store.bundle.json');
+    const r = cli(homeS, ['bundle', 'create', '--out', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('BUNDLE_INVALID');
+    expect(r.stderr).toContain("server 'basic' runs from the store entry");
+    expect(fs.existsSync(out)).toBe(false);
   });
 });
 

@@ -54,8 +54,9 @@ function readAttestationsFile(file: string): unknown {
   }
 }
 
-/** Fetches and verifies `name` at the version `wanted` resolves to (or at an exact version). */
-export async function makeCandidate(name: string, wanted: string | undefined, root: TrustRoot, opts: { attestationsFile?: string; packument?: Packument } = {}): Promise<Candidate> {
+/** Fetches and verifies `name` at the version `wanted` resolves to (or at an exact version). `integrity`: the
+ *  sha512 the caller already pins (a trust bundle's), which the registry must name before anything is fetched. */
+export async function makeCandidate(name: string, wanted: string | undefined, root: TrustRoot, opts: { attestationsFile?: string; packument?: Packument; integrity?: string } = {}): Promise<Candidate> {
   const registry = await registryUrl();
   const packument = opts.packument ?? (await fetchPackument(name));
   const version = resolveVersion(packument, wanted);
@@ -64,6 +65,9 @@ export async function makeCandidate(name: string, wanted: string | undefined, ro
   const label = `${name}@${version}`;
   if (!/^sha512-/.test(dist.integrity)) {
     throw new WardenError('INTEGRITY_MISMATCH', `the registry gives ${label} no sha512 integrity ('${escaped(dist.integrity.slice(0, 20))}…'), so its tarball cannot be checked; nothing was installed.`);
+  }
+  if (opts.integrity !== undefined && dist.integrity !== opts.integrity) {
+    throw new WardenError('INTEGRITY_MISMATCH', `the registry names ${escaped(dist.integrity.slice(0, 23))}… as the sha512 of ${label}, not ${opts.integrity.slice(0, 23)}… as pinned: it serves other bytes under that version than were reviewed. Nothing was installed.`);
   }
   const tarball = await fetchTarball(name, version, dist);
   const { integrity, hex } = sha512Of(tarball);

@@ -52,10 +52,12 @@ export function vetLock(dir: string, c: Candidate): ReturnType<typeof readLock> 
  * first only resolves the tree into a lockfile (no tarball fetched, no git dependency prepared), which is vetted;
  * then `npm ci` installs what that lockfile pins. A single `npm install` would fetch and prepare a git dependency
  * before the lockfile could be read, and preparing one runs `npm install` in its clone, reading the clone's .npmrc.
+ * Given a lockfile (a trust bundle's), the first step is writing it: the same vetting, the same `npm ci`.
  */
-async function npmInstall(dir: string, c: Candidate): Promise<ReturnType<typeof readLock>> {
+async function npmInstall(dir: string, c: Candidate, lockfile: object | undefined): Promise<ReturnType<typeof readLock>> {
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'mcp-warden-store-entry', private: true, dependencies: { [c.name]: c.version } }, null, 2) + '\n');
-  await runNpm(dir, c, ['install', '--package-lock-only', '--save-exact', '--package-lock=true']);
+  if (lockfile) fs.writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify(lockfile, null, 2) + '\n');
+  else await runNpm(dir, c, ['install', '--package-lock-only', '--save-exact', '--package-lock=true']);
   vetLock(dir, c);
   await runNpm(dir, c, ['ci']);
   return vetLock(dir, c);
@@ -80,7 +82,11 @@ function reusable(dir: string, c: Candidate): InstallRecord | undefined {
   return record;
 }
 
-export async function putInStore(paths: HomePaths, c: Candidate, root: TrustRoot, admittedBy: string | undefined): Promise<StoreEntry> {
+/**
+ * The entry of a verified candidate: an intact earlier one of the same bytes, else a new one. `lockfile` (a trust
+ * bundle's, docs/adr/0029) is installed instead of the one npm would resolve here, with the same vetting.
+ */
+export async function putInStore(paths: HomePaths, c: Candidate, root: TrustRoot, admittedBy: string | undefined, lockfile?: object): Promise<StoreEntry> {
   const name = entryName(c.name, c.version, c.integrity);
   const dir = entryDir(paths, name);
   const pkgDir = packageDirOf(dir, c.name);
@@ -91,7 +97,7 @@ export async function putInStore(paths: HomePaths, c: Candidate, root: TrustRoot
   const tmp = fs.mkdtempSync(path.join(paths.storeDir, '.tmp-'));
   let dependencies: InstallRecord['dependencies'];
   try {
-    const { deps } = await npmInstall(tmp, c);
+    const { deps } = await npmInstall(tmp, c, lockfile);
     dependencies = await dependencyProvenance(deps, root);
     fs.renameSync(tmp, dir);
   } catch (err) {

@@ -10,6 +10,8 @@ import { parseWardenLock, renderWardenLock, type WardenLock } from '../../surfac
 import { ARTIFACT_KINDS } from '../../attest/plan.js';
 import { inexactNumber } from '../json-file.js';
 import { envName, serverSchema, SERVER_ID_RE } from '../servers.js';
+import { bundlePackageSchema, packagesProblem, type BundlePackage } from './packages.js';
+import { isStoreRef } from './store-refs.js';
 
 // A trust bundle, bundle_version 1 (docs/formats.md "Trust bundles", docs/adr/0023-trust-bundles.md): what a
 // reviewed setup is, for other machines to apply. Rendered like the locks (RFC 8785 of the whole document,
@@ -18,11 +20,15 @@ import { envName, serverSchema, SERVER_ID_RE } from '../servers.js';
 
 const MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
 const sha256Hex = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits'));
-const absolute = v.pipe(v.string(), v.check((p) => p.startsWith('/'), 'expected an absolute path'));
+/** An absolute path, or a path inside a carried store entry (`store:<entry>/<path>`, checked with the packages). */
+const absolute = v.pipe(v.string(), v.check((p) => p.startsWith('/') || isStoreRef(p), 'expected an absolute path or a store path'));
 
-/** A server's entry as servers.json has it, without env values: only their names travel. */
+/** A server's entry as servers.json has it, without env values: only their names travel. Its paths inside the
+ *  store are store paths (store-refs.ts). */
 const bundleServerSchema = v.strictObject({
   ...v.omit(serverSchema, ['env']).entries,
+  cwd: v.optional(absolute),
+  modules: v.optional(v.array(absolute)),
   envNames: v.array(envName),
 });
 
@@ -38,6 +44,8 @@ const plainSchema = v.strictObject({
   createdAt: v.pipe(v.string(), v.isoTimestamp('expected an ISO 8601 timestamp')),
   servers: ownRecord(v.pipe(v.string(), v.regex(SERVER_ID_RE, 'expected a server id')), bundleServerSchema),
   artifacts: v.array(artifactSchema),
+  /** The store entries the servers were installed into, by name (packages.ts); absent when none. */
+  packages: v.optional(ownRecord(v.pipe(v.string(), v.regex(/^[^./][^/]*$/, 'expected a store entry name')), bundlePackageSchema), {}),
 });
 
 export type BundleServer = v.InferOutput<typeof bundleServerSchema>;
@@ -48,6 +56,8 @@ export interface TrustBundle {
   createdAt: string;
   servers: Record<string, BundleServer>;
   artifacts: BundleArtifact[];
+  /** The store entries of servers installed into the store, by entry name (docs/adr/0029). */
+  packages: Record<string, BundlePackage>;
   /** The servers' tools.lock entries, rendered in the bundle as tools.lock renders them. */
   tools: ToolsLock;
   /** The servers' warden.lock entries, likewise. */
@@ -63,7 +73,8 @@ function lockServers(rendered: string): JsonValue {
 /** The bundle's bytes: the same content renders to the same bytes on every machine. */
 export function renderBundle(b: TrustBundle): string {
   const artifacts = [...b.artifacts].sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : x.kind < y.kind ? -1 : 1));
-  const doc = fromPlain({ bundle_version: 1, serial: b.serial, createdAt: b.createdAt, servers: b.servers, artifacts }) as JsonObject;
+  const packages = Object.keys(b.packages).length > 0 ? { packages: b.packages } : {};
+  const doc = fromPlain({ bundle_version: 1, serial: b.serial, createdAt: b.createdAt, servers: b.servers, artifacts, ...packages }) as JsonObject;
   doc.set('toolsLock', lockServers(renderToolsLock(b.tools)));
   doc.set('wardenLock', lockServers(renderWardenLock(b.warden)));
   return indentCanonical(canonicalize(doc)) + '\n';
@@ -145,4 +156,6 @@ function checkConsistent(b: TrustBundle, file: string): void {
   // bundle would re-trust the files of servers it does not name.
   const stray = b.artifacts.find((a) => !named.has(`${a.kind} ${a.path}`));
   if (stray) throw invalid(file, `/artifacts carries the ${stray.kind} ${stray.path}, which no server of the bundle runs (its warden.lock entries name the artifacts they run)`);
+  const problem = packagesProblem(b);
+  if (problem) throw invalid(file, problem);
 }
