@@ -5,7 +5,7 @@ import { appendAudit } from '../audit/log.js';
 import type { BundleEvent } from '../audit/bundle-events.js';
 import { loadAllowlist, renderAllowlist, upsertEntry, type AllowlistEntry } from '../store/allowlist.js';
 import { parseBundle, type TrustBundle } from '../store/bundle/format.js';
-import { loadBundleState, renderBundleState, type BundleState } from '../store/bundle/state.js';
+import { MAX_SERIAL_FLOORS, loadBundleState, renderBundleState, type BundleState } from '../store/bundle/state.js';
 import { loadLocks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, type ServerConfig, type ServersFile } from '../store/servers.js';
@@ -15,7 +15,7 @@ import { renderWardenLock } from '../surface/warden-lock.js';
 import { checkLaunches, reproduceArtifacts, type Reproduced } from './reproduce.js';
 import { DigestCache } from '../attest/cache.js';
 import { pinnedSignerOf, verifySignature, type SignerPolicy } from './signature.js';
-import { artifactsOf, retireWithdrawn, type Retired } from './retire.js';
+import { artifactsOf, entryDigest, fleetServers, retireWithdrawn, type Retired } from './retire.js';
 import { endSessionsOf } from '../launch/run-records.js';
 import { checkUnsignedAgreed, treeProvenance, withStorePackages } from './store-packages.js';
 
@@ -91,12 +91,32 @@ export interface Applied {
   packages?: { entry: string; package: string; servers: string[]; created: boolean }[];
 }
 
+/** The serial of the last bundle applied under `pinned` (bundle-state.json `floors`; before floors were kept, the
+ *  last applied one, unless it was applied under another pinned signer). */
+function lastSerialOf(state: BundleState, pinned: string): number | undefined {
+  if (state.floors && Object.hasOwn(state.floors, pinned)) return state.floors[pinned];
+  const a = state.applied;
+  return a !== undefined && (a.pinned === undefined || a.pinned === pinned) && state.floors === undefined ? a.serial : undefined;
+}
+
+/** The floors after applying `serial` under `pinned`: that signer's floor set (even lower, on a rollback), the
+ *  oldest signers beyond MAX_SERIAL_FLOORS forgotten. */
+function floorsAfter(state: BundleState, pinned: string, serial: number): Record<string, number> {
+  const floors: Record<string, number> = { ...(state.floors ?? {}) };
+  if (state.floors === undefined && state.applied?.pinned !== undefined) floors[state.applied.pinned] = state.applied.serial;
+  delete floors[pinned];
+  floors[pinned] = serial;
+  const keys = Object.keys(floors);
+  for (const k of keys.slice(0, Math.max(0, keys.length - MAX_SERIAL_FLOORS))) delete floors[k];
+  return floors;
+}
+
 /** Whether the serial is a rollback admitted by --allow-rollback (else refused). Serials count within one pinned
  *  signer: once the machine pins another key or identity (a stolen key replaced), the first bundle of the new
  *  signer is admitted whatever the old one's last serial was, or a thief's bundle with the highest serial would
  *  lock every later one out. Only this machine's operator changes what it pins. */
 function checkSerial(state: BundleState, serial: number, allowRollback: boolean, file: string, stateFile: string, pinned: string): boolean {
-  const last = state.applied?.pinned === undefined || state.applied.pinned === pinned ? state.applied?.serial : undefined;
+  const last = lastSerialOf(state, pinned);
   if (last === undefined || serial > last) return false;
   if (allowRollback) return true;
   throw new WardenError('BUNDLE_ROLLBACK', `the trust bundle ${file} has serial ${serial}, not above ${last}, the last one applied here (${stateFile}); nothing was changed. Apply a newer bundle, or, to go back to an older trust state on purpose, add --allow-rollback (audited).`);
@@ -124,8 +144,8 @@ function serverConfig(id: string, b: TrustBundle, current: ServerConfig | undefi
  * its bundle brought (no `applied.servers`), the servers its bundle names are taken as the bundle's.
  */
 function checkOwnership(b: TrustBundle, servers: ServersFile, state: BundleState, adopt: ReadonlySet<string>, file: string): string[] {
-  const brought = state.applied === undefined ? [] : state.applied.servers;
-  const own = Object.keys(b.servers).filter((id) => Object.hasOwn(servers.servers, id) && brought !== undefined && !brought.includes(id));
+  const fleet = fleetServers(state, servers);
+  const own = Object.keys(b.servers).filter((id) => Object.hasOwn(servers.servers, id) && !fleet.includes(id));
   const refused = own.filter((id) => !adopt.has(id));
   if (refused.length > 0) throw new WardenError('BUNDLE_SERVER_CONFLICT', `the trust bundle ${file} names ${refused.map((id) => `'${id}'`).join(', ')}, which this machine configured itself (no bundle applied here brought ${refused.length > 1 ? 'them' : 'it'}); nothing was changed. To hand ${refused.length > 1 ? 'them' : 'it'} over to the fleet (replaced by the bundle's entry now, removed when a later bundle leaves ${refused.length > 1 ? 'them' : 'it'} out): ${refused.map((id) => `--adopt ${id}`).join(' ')} (the daemon: "adopt" in the fleet section). Or rename this machine's server.`);
   return own;
@@ -172,6 +192,7 @@ async function replaceTrustFiles(paths: HomePaths, file: string, v: Verified, b:
     const signerChanged = state.applied?.pinned !== undefined && state.applied.pinned !== v.pinned;
     const servers = loadServers(paths);
     const adopted = checkOwnership(b, servers, state, opts.adopt ?? new Set(), file);
+    const previous = fleetServers(state, servers); // before the bundle's entries replace theirs
     const ids = Object.keys(b.servers).sort();
     for (const id of ids) {
       const current = Object.hasOwn(servers.servers, id) ? servers.servers[id] : undefined;
@@ -193,7 +214,6 @@ async function replaceTrustFiles(paths: HomePaths, file: string, v: Verified, b:
       if (change.action === 'replace') replaced.push(entry);
     }
     const locks = loadLocks(paths);
-    const previous = state.applied?.servers ?? [];
     const usedBefore = artifactsOf(locks, [...previous, ...ids]);
     for (const id of ids) {
       locks.tools.set(id, b.tools.get(id) as NonNullable<ReturnType<typeof b.tools.get>>);
@@ -203,7 +223,8 @@ async function replaceTrustFiles(paths: HomePaths, file: string, v: Verified, b:
     }
     const retired = retireWithdrawn(previous, ids, usedBefore, servers, locks, allowlist);
     const previousSerial = state.applied?.serial;
-    state.applied = { serial: b.serial, sha256: v.sha256, at: opts.now.toISOString(), servers: ids, pinned: v.pinned };
+    state.floors = floorsAfter(state, v.pinned, b.serial);
+    state.applied = { serial: b.serial, sha256: v.sha256, at: opts.now.toISOString(), servers: ids, pinned: v.pinned, entries: Object.fromEntries(ids.map((id) => [id, entryDigest(servers.servers[id] as ServerConfig)])) };
 
     stillHeld();
     await commitFiles(

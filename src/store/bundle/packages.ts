@@ -89,6 +89,9 @@ export function lockfileProblem(p: BundlePackage, at: string): string | undefine
     if (!isObject(e)) return `${here}: expected an object`;
     if ('resolved' in e) return `${here}/resolved: a bundle carries no registry URL (npm takes each package from this machine's registry)`;
     if ('link' in e) return `${here}/link: the store installs registry packages only`;
+    // npm installs an entry's `name`@`version` at its path: another name there is an alias (npm:other@x), another
+    // package in the place of the one a package.json declares.
+    if ('name' in e && e.name !== key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length)) return `${here}/name: an alias of another package (npm:…); the store installs each package under its own name`;
     if (e.inBundle === true) continue;
     if (typeof e.version !== 'string' || typeof e.integrity !== 'string' || !SHA512.test(e.integrity)) return `${here}: expected a version and a sha512 integrity`;
   }

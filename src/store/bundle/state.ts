@@ -18,12 +18,21 @@ const appliedMark = v.strictObject({
   servers: v.optional(v.array(v.pipe(v.string(), v.maxLength(200)))),
   /** The signer the machine pinned when it applied it (`key <hint>` or `identity <pattern> issuer <issuer>`). */
   pinned: v.optional(v.pipe(v.string(), v.maxLength(4096))),
+  /** Per server it named: sha256 of its servers.json entry as the apply wrote it, env values left out. A server
+   *  whose entry is no longer that (edited, or removed and added again by the operator) is the machine's own. */
+  entries: v.optional(v.record(v.string(), v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits')))),
 });
+
+/** The most pinned signers whose last serial is kept (the oldest beyond are forgotten). */
+export const MAX_SERIAL_FLOORS = 64;
 
 const stateSchema = v.strictObject({
   version: v.literal(1),
   applied: v.optional(appliedMark),
   created: v.optional(mark),
+  /** Per pinned signer, the serial of the last bundle applied under it: a signer's older bundle stays refused
+   *  after another signer's bundle was applied in between. */
+  floors: v.optional(v.pipe(v.record(v.pipe(v.string(), v.maxLength(4096)), v.pipe(v.number(), v.integer(), v.minValue(1))), v.check((r) => Object.keys(r).length <= MAX_SERIAL_FLOORS, `expected at most ${MAX_SERIAL_FLOORS} signers`))),
 });
 
 export type BundleState = v.InferOutput<typeof stateSchema>;
@@ -34,7 +43,7 @@ export function loadBundleState(paths: HomePaths): BundleState {
 }
 
 export function renderBundleState(s: BundleState): string {
-  return JSON.stringify({ version: 1, ...(s.applied ? { applied: s.applied } : {}), ...(s.created ? { created: s.created } : {}) }, null, 2) + '\n';
+  return JSON.stringify({ version: 1, ...(s.applied ? { applied: s.applied } : {}), ...(s.created ? { created: s.created } : {}), ...(s.floors ? { floors: s.floors } : {}) }, null, 2) + '\n';
 }
 
 /** The serial `bundle create` uses when none is given: the current Unix time in seconds, or one above the last
