@@ -2,9 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fillDeferred, JsonReadError, LONG_RUN, readJson, type JsonValue, type ReadCapture } from '../../src/protocol/json/reader.js';
 import { serialize } from '../../src/protocol/json/write.js';
+import { readText } from '../helpers/text-reader.js';
 import { classify, DEFER_FROM } from '../../src/protocol/message.js';
 
-// The byte reader (protocol/json/byte-reader.ts) walks the bytes; the text reader (text-reader.ts) is the old
+// The byte reader (protocol/json/byte-reader.ts) walks the bytes; the text reader (test/helpers/text-reader.ts) is the old
 // algorithm, unchanged. On every input, valid or not, the two must give the same value, the same id span and
 // the same refusal at the same place, also where the byte reader works without a view of the whole input
 // (inputs over LONG_RUN bytes, before their 65th string), and past that, with it. A read that defers long
@@ -14,7 +15,7 @@ type Outcome = { value: string; id?: [number, number] } | { kind: string; messag
 
 function outcome(input: string | Uint8Array, capture: ReadCapture = {}): Outcome {
   try {
-    const read = readJson(input, { maxBytes: 1 << 22, maxDepth: 24 }, capture);
+    const read = (typeof input === 'string' ? readText(input, { maxBytes: 1 << 22, maxDepth: 24 }, capture) : readJson(input, { maxBytes: 1 << 22, maxDepth: 24 }, capture));
     if (typeof input !== 'string') fillDeferred(capture, Buffer.from(input));
     const value = serialize(read);
     return capture.idSpan ? { value, id: capture.idSpan } : { value };

@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonReadError, readJson, type ReadCapture } from '../../src/protocol/json/reader.js';
 import { serialize } from '../../src/protocol/json/write.js';
+import { readText } from '../helpers/text-reader.js';
 
-// readJson reads bytes through their latin1 view (positions are byte offsets; ASCII strings are slices of a
+// readJson reads bytes (strings are read as their UTF-8 bytes) through their latin1 view (positions are byte offsets; ASCII strings are slices of a
 // one-byte string) and decodes a string holding other bytes from the bytes. It must be indistinguishable from
 // reading the decoded text: the same value, or the same refusal with the same offset, line and column.
 
@@ -12,7 +13,7 @@ type Outcome = { value: string; id?: [number, number] } | { kind: string; messag
 function outcome(input: string | Uint8Array): Outcome {
   const capture: ReadCapture = {};
   try {
-    const value = serialize(readJson(input, { maxBytes: 1 << 20, maxDepth: 16 }, capture));
+    const value = serialize((typeof input === 'string' ? readText(input, { maxBytes: 1 << 20, maxDepth: 16 }, capture) : readJson(input, { maxBytes: 1 << 20, maxDepth: 16 }, capture)));
     return capture.idSpan ? { value, id: capture.idSpan } : { value };
   } catch (err) {
     if (!(err instanceof JsonReadError)) throw err;

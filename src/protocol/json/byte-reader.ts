@@ -9,7 +9,8 @@ import { JsonNumber, pointer, printable, refusal, type DeferredString, type Json
 // then from a latin1 view of the whole input made once (one native slice per string costs more than one copy
 // of a listing). A string with any other byte, or an escape, is decoded from its bytes and read as text.
 // Refusals report offsets, lines and columns in characters of the decoded text, as reading the text would
-// (text-reader.ts; test/protocol/reader-bytes.test.ts holds the two to the same outcome on every input).
+// (the text reader of test/helpers/text-reader.ts, the oracle: reader-bytes and byte-reader tests hold the two
+// to the same outcome on every input).
 // With `defer`, a long plain string below the top level's members is checked and left out (value.ts).
 
 /** Strings sliced one by one from the bytes before the reader makes the latin1 view of the whole input. */

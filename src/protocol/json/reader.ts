@@ -1,27 +1,25 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { ByteReader } from './byte-reader.js';
-import { TextReader } from './text-reader.js';
-import { JsonNumber, JsonReadError, DEFAULT_READ_LIMITS, type JsonValue, type ReadCapture, type ReadLimits } from './value.js';
+import { JsonNumber, JsonReadError, DEFAULT_READ_LIMITS, refusal, type JsonValue, type ReadCapture, type ReadLimits } from './value.js';
 
 // A lossless JSON reader over received bytes. Unlike JSON.parse it keeps each number's lexeme (so
 // 9007199254740993 survives), refuses duplicate keys (a parser differential: the server and the warden must
-// not read different values), refuses invalid UTF-8 and lone surrogates, and bounds depth and size. Bytes are
-// read by byte-reader.ts, a string by text-reader.ts; both give the same value or the same refusal.
+// not read different values), refuses invalid UTF-8 and lone surrogates, and bounds depth and size. It reads
+// bytes (byte-reader.ts); a string is read as its UTF-8 bytes.
 
 export { DEFAULT_READ_LIMITS, fillDeferred, JsonNumber, JsonReadError, pointer } from './value.js';
 export type { DeferredString, JsonObject, JsonReadErrorKind, JsonValue, ReadCapture, ReadLimits } from './value.js';
 export { LONG_RUN, plainAscii } from './plain-run.js';
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** Parses one JSON text. Throws JsonReadError; never returns a partial value. */
 export function readJson(input: Uint8Array | string, limits: ReadLimits = DEFAULT_READ_LIMITS, capture?: ReadCapture): JsonValue {
   if (typeof input === 'string') {
-    if (Buffer.byteLength(input, 'utf8') > limits.maxBytes) {
-      throw new JsonReadError('too_large', `input exceeds ${limits.maxBytes} bytes`, 0, 1, 1);
-    }
-    const reader = new TextReader(input, limits.maxDepth);
-    const value = reader.document();
-    if (capture && reader.idSpan) capture.idSpan = reader.idSpan; // text offsets
-    return value;
+    // A string is read as its UTF-8 bytes; one that has no UTF-8 form (a lone surrogate) is refused, never replaced.
+    const lone = input.search(LONE_SURROGATE);
+    if (lone >= 0) throw refusal('lone_surrogate', 'a lone surrogate in the input', input, lone);
+    return readJson(Buffer.from(input, 'utf8'), limits, capture);
   }
   if (input.byteLength > limits.maxBytes) {
     throw new JsonReadError('too_large', `input exceeds ${limits.maxBytes} bytes`, 0, 1, 1);

@@ -1,8 +1,9 @@
-import { readEscaped, StringFault } from './string.js';
-import { JsonNumber, pointer, printable, refusal, type JsonObject, type JsonReadErrorKind, type JsonValue } from './value.js';
+import { readEscaped, StringFault } from '../../src/protocol/json/string.js';
+import { JsonNumber, JsonReadError, pointer, printable, refusal, type JsonObject, type JsonReadErrorKind, type JsonValue, type ReadCapture, type ReadLimits } from '../../src/protocol/json/value.js';
 
-// The reader of a JSON text given as a string (bytes are read by byte-reader.ts, which must agree with this
-// one on every input: test/protocol/reader-bytes.test.ts). Offsets are UTF-16 code units of the text.
+// The oracle of the lossless reader: the reader of a JSON text given as a string, the algorithm mcp-warden used
+// before it read bytes (src/protocol/json/byte-reader.ts must agree with it on every input:
+// test/protocol/reader-bytes.test.ts, byte-reader.test.ts). Offsets are UTF-16 code units of the text.
 
 /** A run of string characters the reader takes as they are (sticky; matches the empty run too). */
 const PLAIN_RUN = /[^"\\\u0000-\u001f\ud800-\udfff]*/y;
@@ -176,4 +177,13 @@ export class TextReader {
   private fail(kind: JsonReadErrorKind, detail: string, at = this.pos): never {
     throw refusal(kind, detail, this.text, at);
   }
+}
+
+/** readJson of a string as it was: the text read as text (a captured id span in text offsets). */
+export function readText(input: string, limits: ReadLimits, capture?: ReadCapture): JsonValue {
+  if (Buffer.byteLength(input, 'utf8') > limits.maxBytes) throw new JsonReadError('too_large', `input exceeds ${limits.maxBytes} bytes`, 0, 1, 1);
+  const reader = new TextReader(input, limits.maxDepth);
+  const value = reader.document();
+  if (capture && reader.idSpan) capture.idSpan = reader.idSpan;
+  return value;
 }
