@@ -59,6 +59,10 @@ export class Session {
   private heldBytes = 0;
   private seq = 0;
   private released = false;
+  /** True once the initialize result was judged and released to the client (a surface was reached). */
+  get handshakeReleased(): boolean {
+    return this.released;
+  }
   /** What the server sent before its initialize result; judged like the rest once the session is released. */
   private readonly held: ServerItem[] = [];
   private stopped = false;

@@ -52,7 +52,9 @@ async function finish(paths: HomePaths, id: string, launched: Launched, session:
   }
   if (cause === 'inadmissible') return 5;
   if (cause === 'protocol_error' || cause === 'verification_failed' || cause === 'surface_refused') return 3;
-  if (cause === 'server_exit' && exit.code !== 0) return 3;
+  // A server that ended before its surface was reached (its initialize answered with the warden's error) is a
+  // failed session whatever status it ended with: 0 from a server that quit at once is no success.
+  if (cause === 'server_exit' && (exit.code !== 0 || !session.handshakeReleased)) return 3;
   return 0;
 }
 

@@ -245,7 +245,7 @@ describe('the inode actually executed', () => {
   function nothingRelayed(a: Attempt): void {
     expect(a.stdout).not.toContain('impostor');
     if (a.error) {
-      expect(a.code).toBe(3);
+      expect(a.code, `run answered ${JSON.stringify(a.error)} and exited ${a.code}; its stderr:\n${a.stderr}`).toBe(3);
       if (a.error.data.code !== undefined) expect(RELAY_REFUSALS).toContain(a.error.data.code);
       else expect(['protocol_error', 'verification_failed']).toContain(a.error.data.cause);
       expect(a.stdout.split('\n').filter(Boolean)).toHaveLength(1);

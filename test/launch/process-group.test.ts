@@ -13,12 +13,27 @@ beforeAll(() => {
   addServer(home, 'grandchild', [NODE, path.join(SERVERS, 'grandchild.mjs')], ['--env', `GRANDCHILD_PID_FILE=${pidFile}`]);
   addServer(home, 'stubborn', [NODE, path.join(SERVERS, 'ignore-sigterm.mjs')]);
   addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')]);
+  addServer(home, 'quits', [NODE, path.join(SERVERS, 'quits-when-told.mjs')], ['--env', `QUIT_IF_EXISTS=${path.join(home, 'quit-now')}`]);
 }, 120_000); // three enrollments, each launching its server twice: past 30 s on a loaded machine
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
 function lastExit(server: string): Record<string, unknown> | undefined {
   return auditEvents(home).filter((e) => e.event === 'exit' && e.server === server).pop();
 }
+
+describe('the exit status of run', () => {
+  it('is 3 when the server ends with status 0 before answering initialize: no surface was reached', async () => {
+    fs.writeFileSync(path.join(home, 'quit-now'), '');
+    const s = new RawSession(home, 'quits');
+    s.send(INITIALIZE + '\n');
+    const answer = await s.message(1);
+    expect(answer.error).toMatchObject({ data: { cause: 'protocol_error' } });
+    expect((answer.error as { message: string }).message).toMatch(/exited with code 0 before answering/);
+    s.close();
+    expect((await s.exited).code, s.stderr).toBe(3);
+    fs.rmSync(path.join(home, 'quit-now'));
+  });
+});
 
 describe('the server process group', () => {
   it('kills a grandchild the server left running when the client closes', async () => {
