@@ -128,8 +128,8 @@ try {
   await measure('relay', () => roundTrips(sides('everything'), { calls: opts.rounds, warmup: QUICK ? 50 : 200 }));
   await measure('bulk', () => bulk(sides('bulk', false), { calls: opts.bulkCalls, warmup: QUICK ? 2 : 4 }));
   await measure('rss', () => {
-    const { raw, warden } = sides('everything', false);
-    return relayMemory({ raw, warden }, { calls: opts.rssCalls });
+    const { raw, warden, before } = sides('everything');
+    return relayMemory({ raw, warden, ...(before ? { before } : {}) }, { calls: opts.rssCalls });
   });
   await measure('listing', listingCost);
   await measure('digest', () => {

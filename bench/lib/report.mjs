@@ -80,10 +80,14 @@ function bulk(b, o) {
 
 function rss(m, o) {
   const d = m.warden.rssMb - m.raw.rssMb;
-  return table(`Memory of the relaying process itself (not the server), server-everything, ${o.rssCalls} echo calls per side`, ['/proc/PID/status', 'raw relay', 'mcp-warden run', 'warden − raw relay'], [
-    { cells: ['VmRSS MB at session start (after tools/list)', fmt(m.raw.atStart.rssMb), fmt(m.warden.atStart.rssMb), signed(m.warden.atStart.rssMb - m.raw.atStart.rssMb)] },
-    { cells: [`VmRSS MB after ${o.rssCalls} calls`, fmt(m.raw.rssMb), fmt(m.warden.rssMb), signed(d)], target: target(d, '<=', TARGETS.rssMb, `≤ +${TARGETS.rssMb} MB`) },
-    { cells: ['VmHWM MB (peak)', fmt(m.raw.hwmMb), fmt(m.warden.hwmMb), signed(m.warden.hwmMb - m.raw.hwmMb)] },
+  // With --before, that build's relay beside them (same interleaving), and its difference to the raw relay.
+  const b = m.before;
+  const more = (f) => (b ? [fmt(f(b)), signed(f(b) - f(m.raw))] : []);
+  const head = ['/proc/PID/status', 'raw relay', 'mcp-warden run', 'warden − raw relay', ...(b ? ['--before build', 'before − raw relay'] : [])];
+  return table(`Memory of the relaying process itself (not the server), server-everything, ${o.rssCalls} echo calls per side`, head, [
+    { cells: ['VmRSS MB at session start (after tools/list)', fmt(m.raw.atStart.rssMb), fmt(m.warden.atStart.rssMb), signed(m.warden.atStart.rssMb - m.raw.atStart.rssMb), ...more((s) => s.atStart.rssMb)] },
+    { cells: [`VmRSS MB after ${o.rssCalls} calls`, fmt(m.raw.rssMb), fmt(m.warden.rssMb), signed(d), ...more((s) => s.rssMb)], target: target(d, '<=', TARGETS.rssMb, `≤ +${TARGETS.rssMb} MB`) },
+    { cells: ['VmHWM MB (peak)', fmt(m.raw.hwmMb), fmt(m.warden.hwmMb), signed(m.warden.hwmMb - m.raw.hwmMb), ...more((s) => s.hwmMb)] },
   ]);
 }
 
