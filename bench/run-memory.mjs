@@ -168,6 +168,5 @@ try {
 } finally {
   await stopAll();
   removeDir(dir);
-  if (snapDir && !argv.includes('--keep')) removeDir(snapDir);
-  else if (snapDir) console.error(`snapshots kept in ${snapDir}`);
+  if (snapDir) removeDir(snapDir);
 }
