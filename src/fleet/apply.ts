@@ -138,10 +138,10 @@ function serverConfig(id: string, b: TrustBundle, current: ServerConfig | undefi
 }
 
 /**
- * A server this machine configured itself (no bundle applied here brought it) is replaced by a bundle only when the
- * operator hands it over (--adopt ID, fleet.adopt): otherwise a signer could take over, and a later bundle that
- * leaves the id out would delete, a server the machine's operator set up. Before this home recorded which servers
- * its bundle brought (no `applied.servers`), the servers its bundle names are taken as the bundle's.
+ * A server this machine configured itself is replaced by a bundle only when the operator hands it over (--adopt ID,
+ * fleet.adopt): otherwise a signer could take over, and a later bundle that leaves the id out would delete, a
+ * server the machine's operator set up. A server is the fleet's only while its entry is the one the last apply
+ * wrote (retire.ts fleetServers); a home whose bundle-state predates that record has none of the fleet's.
  */
 function checkOwnership(b: TrustBundle, servers: ServersFile, state: BundleState, adopt: ReadonlySet<string>, file: string): string[] {
   const fleet = fleetServers(state, servers);
