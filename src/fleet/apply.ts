@@ -3,15 +3,14 @@ import fs from 'node:fs';
 import { WardenError, errnoOf } from '../error.js';
 import { appendAudit } from '../audit/log.js';
 import type { BundleEvent } from '../audit/bundle-events.js';
-import { loadAllowlist, renderAllowlist, upsertEntry, type AllowlistEntry } from '../store/allowlist.js';
+import { loadAllowlist, upsertEntry, type AllowlistEntry } from '../store/allowlist.js';
 import { parseBundle, type TrustBundle } from '../store/bundle/format.js';
 import { MAX_SERIAL_FLOORS, loadBundleState, renderBundleState, type BundleState } from '../store/bundle/state.js';
 import { loadLocks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, type ServerConfig, type ServersFile } from '../store/servers.js';
+import { trustFileWrites } from '../store/trust-writes.js';
 import { commitFiles, withFileLocks } from '../store/update.js';
-import { renderToolsLock } from '../surface/lockfile.js';
-import { renderWardenLock } from '../surface/warden-lock.js';
 import { checkLaunches, reproduceArtifacts, type Reproduced } from './reproduce.js';
 import { DigestCache } from '../attest/cache.js';
 import { pinnedSignerOf, verifySignature, type SignerPolicy } from './signature.js';
@@ -227,16 +226,7 @@ async function replaceTrustFiles(paths: HomePaths, file: string, v: Verified, b:
     state.applied = { serial: b.serial, sha256: v.sha256, at: opts.now.toISOString(), servers: ids, pinned: v.pinned, entries: Object.fromEntries(ids.map((id) => [id, entryDigest(servers.servers[id] as ServerConfig)])) };
 
     stillHeld();
-    await commitFiles(
-      [
-        { file: paths.servers, data: JSON.stringify(servers, null, 2) + '\n' },
-        { file: paths.allowlist, data: renderAllowlist(allowlist) },
-        { file: paths.toolsLock, data: renderToolsLock(locks.tools) },
-        { file: paths.wardenLock, data: renderWardenLock(locks.warden) },
-        { file: paths.bundleState, data: renderBundleState(state) },
-      ],
-      `the trust bundle with serial ${b.serial}`,
-    );
+    await commitFiles([...trustFileWrites(paths, { servers, allowlist, locks }), { file: paths.bundleState, data: renderBundleState(state) }], `the trust bundle with serial ${b.serial}`);
     return { serial: b.serial, servers: ids, ...(previousSerial !== undefined ? { previousSerial } : {}), rollback, ...(signerChanged ? { signerChanged } : {}), signer: v.signer, added, replaced, retired, adopted, endedSessions: [] };
   });
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AllowlistEntry, AllowlistFile } from '../store/allowlist.js';
 import type { BundleState } from '../store/bundle/state.js';
 import type { Locks } from '../store/locks.js';
-import type { ServerConfig, ServersFile } from '../store/servers.js';
+import { entryText, type ServerConfig, type ServersFile } from '../store/servers.js';
 
 // A server a trust bundle brought to this machine and a later bundle no longer names has been withdrawn from the
 // reviewed setup (it may have been found hostile): apply removes it, so a fleet can revoke. Only servers the last
@@ -21,16 +21,10 @@ export interface Retired {
 
 const key = (a: { kind: string; path: string }): string => `${a.kind} ${a.path}`;
 
-function sorted(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sorted);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]));
-  return value;
-}
-
 /** sha256 of a server's entry as an apply wrote it, its env values left out (this machine's, rotated at will). */
 export function entryDigest(entry: ServerConfig): string {
   const { env: _env, ...rest } = entry;
-  return createHash('sha256').update(JSON.stringify(sorted(rest))).digest('hex');
+  return createHash('sha256').update(entryText(rest)).digest('hex');
 }
 
 /** The servers the last applied bundle brought whose entry is still the one it wrote: the fleet's. */

@@ -193,8 +193,19 @@ export function serverById(file: ServersFile, id: string, paths: HomePaths): Ser
   return server;
 }
 
+/** servers.json as the warden writes it. */
+export function renderServers(file: ServersFile): string {
+  return JSON.stringify(file, null, 2) + '\n';
+}
+
+/** A server's entry (or part of one) as JSON with object keys sorted: two entries are the same whatever order
+ *  their file lists keys in. */
+export function entryText(entry: unknown): string {
+  return JSON.stringify(entry, (_k, v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
+}
+
 /** Changes servers.json under its lock: read inside the lock, `apply` changes it in place, saved atomically if
  *  anything changed (store/update.ts). The only way servers.json is written. */
 export function updateServers<R>(paths: HomePaths, apply: (file: ServersFile) => R | Promise<R>): Promise<R> {
-  return updateFile(paths.servers, 'servers.json', () => loadServers(paths), (f) => JSON.stringify(f, null, 2) + '\n', apply);
+  return updateFile(paths.servers, 'servers.json', () => loadServers(paths), renderServers, apply);
 }

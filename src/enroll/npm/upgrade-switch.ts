@@ -1,15 +1,16 @@
 import path from 'node:path';
 import { WardenError } from '../../error.js';
-import { loadAllowlist, renderAllowlist, upsertEntry, type AllowlistEntry } from '../../store/allowlist.js';
+import { loadAllowlist, upsertEntry, type AllowlistEntry } from '../../store/allowlist.js';
 import { loadLocks } from '../../store/locks.js';
 import type { HomePaths } from '../../store/paths.js';
-import { loadServers, type ServerConfig } from '../../store/servers.js';
+import { entryText, loadServers, type ServerConfig } from '../../store/servers.js';
+import { trustFileWrites } from '../../store/trust-writes.js';
 import { commitFiles, withFileLocks } from '../../store/update.js';
-import { renderToolsLock, type LockEntry } from '../../surface/lockfile.js';
-import { renderWardenLock, type WardenLockEntry } from '../../surface/warden-lock.js';
+import type { LockEntry } from '../../surface/lockfile.js';
+import type { WardenLockEntry } from '../../surface/warden-lock.js';
 
 // The one step that moves an installed server to its new version: servers.json, allowlist.json, tools.lock and
-// warden.lock are locked together (store/update.ts, sorted order), read, changed and written, each atomically,
+// warden.lock are locked together (store/update.ts, sorted order), read, changed and written as one step (store/journal.ts),
 // while all four locks are held. Refused, with nothing written, when the server's entry is no longer the one the
 // upgrade started from (another upgrade, an edit). The old version's allowlist entries (those inside its store
 // entry) go, unless another server still runs from that store entry.
@@ -29,11 +30,6 @@ export interface Switched {
 
 const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir + path.sep);
 
-/** JSON with object keys sorted: two server entries are the same whatever order their file lists keys in. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
-}
-
 /** `from` is the server's entry as the upgrade read it: any change to it since (not only to its package) refuses
  *  the switch, which would otherwise write back the entry as it was then. */
 export function switchServer(paths: HomePaths, id: string, from: ServerConfig, oldEntryDir: string, next: Switch): Promise<Switched> {
@@ -41,7 +37,7 @@ export function switchServer(paths: HomePaths, id: string, from: ServerConfig, o
   return withFileLocks([paths.servers, paths.allowlist, paths.toolsLock, paths.wardenLock], 'servers.json, allowlist.json and the locks', async (stillHeld) => {
     const servers = loadServers(paths);
     const current = Object.hasOwn(servers.servers, id) ? servers.servers[id] : undefined;
-    if (current?.package?.store !== fromStore || canonical(current) !== canonical(from)) {
+    if (current?.package?.store !== fromStore || entryText(current) !== entryText(from)) {
       throw new WardenError('SERVER_EXISTS', `server '${id}' in ${paths.servers} changed while the upgrade was being prepared (another upgrade or an edit); nothing was switched. Run the upgrade again.`);
     }
     servers.servers[id] = next.server;
@@ -64,15 +60,7 @@ export function switchServer(paths: HomePaths, id: string, from: ServerConfig, o
     else locks.warden.delete(id);
 
     stillHeld();
-    await commitFiles(
-      [
-        { file: paths.servers, data: JSON.stringify(servers, null, 2) + '\n' },
-        { file: paths.allowlist, data: renderAllowlist(allowlist) },
-        { file: paths.toolsLock, data: renderToolsLock(locks.tools) },
-        { file: paths.wardenLock, data: renderWardenLock(locks.warden) },
-      ],
-      `the upgrade of server '${id}'`,
-    );
+    await commitFiles(trustFileWrites(paths, { servers, allowlist, locks }), `the upgrade of server '${id}'`);
     return { added, removed, replaced };
   });
 }
