@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { WardenError } from '../error.js';
 
 // What the fetchers of a fleet source share (fleet/fetch.ts): the caps, the two files, the refusals.
@@ -28,26 +26,6 @@ export const FILES = [
   { what: 'trust bundle', suffix: '', max: MAX_FETCHED_BUNDLE_BYTES },
   { what: 'signature', suffix: '.sigstore.json', max: MAX_FETCHED_SIGNATURE_BYTES },
 ] as const;
-
-/**
- * The first of `p` and the directories above it that someone other than its owner could write (group or others),
- * the way the home's chain is judged (store/perms.ts): a root-owned directory with the sticky bit (/tmp) is
- * accepted, since others cannot replace entries in it. Undefined when the chain is safe. Whoever can write one
- * of these can replace what lies below it: the git the daemon runs, a directory source the daemon reads.
- */
-export function writableChainAt(p: string): { path: string; mode: number } | undefined {
-  for (let at = p; ; at = path.dirname(at)) {
-    let st: fs.Stats;
-    try {
-      st = fs.lstatSync(at);
-    } catch {
-      return undefined; // what does not exist is reported by the caller's own read
-    }
-    const stickyRoot = st.isDirectory() && (st.mode & 0o1000) !== 0 && st.uid === 0;
-    if (!st.isSymbolicLink() && st.mode & 0o022 && !stickyRoot) return { path: at, mode: st.mode };
-    if (path.dirname(at) === at) return undefined;
-  }
-}
 
 export function sourceInsecure(p: string, what: string, mode: number, why: string): WardenError {
   const who = [mode & 0o020 ? 'its group' : '', mode & 0o002 ? 'others' : ''].filter(Boolean).join(' and ');

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { WardenError, errnoOf } from '../error.js';
-import { FILES, fetchFailed, sourceInsecure, tooLarge, writableChainAt, type FetchContext, type Fetched } from './fetch-common.js';
+import { writableChainAt } from '../store/perms.js';
+import { FILES, fetchFailed, sourceInsecure, tooLarge, type FetchContext, type Fetched } from './fetch-common.js';
 
 // A directory source: a shared directory (an NFS mount, a synced folder) where the fleet publishes the bundle and
 // its signature. The files are opened without following a link (O_NOFOLLOW) and without blocking on a FIFO, and

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { WardenError } from '../error.js';
 import { escapeInvisible } from '../escape.js';
-import { FILES, fetchFailed, sourceInsecure, tooLarge, writableChainAt, type FetchContext, type Fetched } from './fetch-common.js';
+import { writableChainAt } from '../store/perms.js';
+import { FILES, fetchFailed, sourceInsecure, tooLarge, type FetchContext, type Fetched } from './fetch-common.js';
 
 // A git source, through the `git` program found in servers.json's trusted PATH (never the PATH the daemon
 // inherited). Each fetch starts from an empty bare repository in the caller's private scratch directory (no

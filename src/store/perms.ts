@@ -57,3 +57,23 @@ export function checkHomeChain(home: string): void {
     dir = parent;
   }
 }
+
+/**
+ * The first of `p` and the directories above it that someone other than its owner could write (group or others),
+ * as checkHomeChain judges the home's (which also requires the owner): a root-owned directory with the sticky bit
+ * (/tmp) is accepted, since others cannot replace entries in it. Undefined when the chain is safe. Whoever can
+ * write one of these can replace what lies below it: the git the daemon runs, a directory source it reads.
+ */
+export function writableChainAt(p: string): { path: string; mode: number } | undefined {
+  for (let at = p; ; at = path.dirname(at)) {
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(at);
+    } catch {
+      return undefined; // what does not exist is reported by the caller's own read
+    }
+    const stickyRoot = st.isDirectory() && (st.mode & 0o1000) !== 0 && st.uid === 0;
+    if (!st.isSymbolicLink() && st.mode & 0o022 && !stickyRoot) return { path: at, mode: st.mode };
+    if (path.dirname(at) === at) return undefined;
+  }
+}
