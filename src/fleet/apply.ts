@@ -142,8 +142,7 @@ function serverConfig(id: string, b: TrustBundle, current: ServerConfig | undefi
  * server the machine's operator set up. A server is the fleet's only while its entry is the one the last apply
  * wrote (retire.ts fleetServers); a home whose bundle-state predates that record has none of the fleet's.
  */
-function checkOwnership(b: TrustBundle, servers: ServersFile, state: BundleState, adopt: ReadonlySet<string>, file: string): string[] {
-  const fleet = fleetServers(state, servers);
+function checkOwnership(b: TrustBundle, servers: ServersFile, fleet: readonly string[], adopt: ReadonlySet<string>, file: string): string[] {
   const own = Object.keys(b.servers).filter((id) => Object.hasOwn(servers.servers, id) && !fleet.includes(id));
   const refused = own.filter((id) => !adopt.has(id));
   if (refused.length > 0) throw new WardenError('BUNDLE_SERVER_CONFLICT', `the trust bundle ${file} names ${refused.map((id) => `'${id}'`).join(', ')}, which this machine configured itself (no bundle applied here brought ${refused.length > 1 ? 'them' : 'it'}); nothing was changed. To hand ${refused.length > 1 ? 'them' : 'it'} over to the fleet (replaced by the bundle's entry now, removed when a later bundle leaves ${refused.length > 1 ? 'them' : 'it'} out): ${refused.map((id) => `--adopt ${id}`).join(' ')} (the daemon: "adopt" in the fleet section). Or rename this machine's server.`);
@@ -170,7 +169,7 @@ async function applyVerified(paths: HomePaths, file: string, v: Verified, opts: 
   checkSerial(state, b.serial, opts.allowRollback, file, paths.bundleState, v.pinned);
   // Env values and ownership are checked before anything is installed; again, inside the locks, when written.
   const current = loadServers(paths);
-  checkOwnership(b, current, state, opts.adopt ?? new Set(), file);
+  checkOwnership(b, current, fleetServers(state, current), opts.adopt ?? new Set(), file);
   for (const id of Object.keys(b.servers)) serverConfig(id, b, Object.hasOwn(current.servers, id) ? current.servers[id] : undefined, opts.env.get(id) ?? new Map(), opts.passEnv.get(id) ?? []);
   checkUnsignedAgreed(b, opts.allowUnsigned ?? []);
   if (Object.keys(b.packages).length === 0) return replaceTrustFiles(paths, file, v, b, opts, new Map());
@@ -190,8 +189,8 @@ async function replaceTrustFiles(paths: HomePaths, file: string, v: Verified, b:
     const rollback = checkSerial(state, b.serial, opts.allowRollback, file, paths.bundleState, v.pinned);
     const signerChanged = state.applied?.pinned !== undefined && state.applied.pinned !== v.pinned;
     const servers = loadServers(paths);
-    const adopted = checkOwnership(b, servers, state, opts.adopt ?? new Set(), file);
     const previous = fleetServers(state, servers); // before the bundle's entries replace theirs
+    const adopted = checkOwnership(b, servers, previous, opts.adopt ?? new Set(), file);
     const ids = Object.keys(b.servers).sort();
     for (const id of ids) {
       const current = Object.hasOwn(servers.servers, id) ? servers.servers[id] : undefined;
