@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonReadError, LONG_RUN, plainAscii, readJson } from '../../src/protocol/json/reader.js';
+import { plainAsciiInJs } from '../../src/protocol/json/plain-run.js';
+import { plainInWasm, simdScanAvailable } from '../../src/protocol/json/plain-scan.js';
 import { serialize } from '../../src/protocol/json/write.js';
 
 // A string of LONG_RUN (4 KiB) bytes or more is first checked in the bytes (plainAscii: native scans and a
@@ -24,7 +26,10 @@ describe('plainAscii', () => {
             b.copy(aligned, offset);
             const run = aligned.subarray(offset, offset + length);
             run[place] = byte;
-            expect(plainAscii(run), `offset ${offset} length ${length} byte ${byte} at ${place}`).toBe(PLAIN.test(run.toString('latin1')));
+            const want = PLAIN.test(run.toString('latin1'));
+            // (expect only on a difference: a quarter of a million expect calls with their messages take seconds)
+            if (plainAscii(run) !== want) expect(plainAscii(run), `offset ${offset} length ${length} byte ${byte} at ${place}`).toBe(want);
+            if (plainAsciiInJs(run) !== want) expect(plainAsciiInJs(run), `JavaScript: offset ${offset} length ${length} byte ${byte} at ${place}`).toBe(want);
           }
         }
       }
@@ -35,6 +40,56 @@ describe('plainAscii', () => {
     expect(plainAscii(Buffer.alloc(0))).toBe(true);
     const every = Buffer.from(Array.from({ length: 0x80 - 0x20 }, (_, i) => i + 0x20).filter((c) => c !== 0x22 && c !== 0x5c));
     expect(plainAscii(every)).toBe(true);
+    expect(plainAsciiInJs(every)).toBe(true);
+  });
+});
+
+describe('the SIMD scan of a long run (plain-scan.ts)', () => {
+  const WINDOW = 65536;
+
+  it('runs on this node (the reader takes it for every long string)', () => {
+    expect(simdScanAvailable()).toBe(true);
+    expect(plainInWasm(Buffer.alloc(LONG_RUN, 0x61))).toBe(true);
+  });
+
+  it('finds one refused byte anywhere in a run of several windows, at their edges and in a last partial step', () => {
+    const lengths = [63, 64, 65, 127, 4096, WINDOW - 1, WINDOW, WINDOW + 1, WINDOW + 63, 3 * WINDOW + 17];
+    const refused = [0x00, 0x09, 0x0a, 0x1f, 0x22, 0x5c, 0x80, 0xc3, 0xff];
+    for (const length of lengths) {
+      const run = Buffer.alloc(length, 0x7e);
+      expect(plainInWasm(run), `clean, length ${length}`).toBe(true);
+      const places = new Set([0, 1, 15, 16, 63, 64, length >> 1, length - 64, length - 63, length - 17, length - 1]);
+      for (let w = WINDOW; w < length; w += WINDOW) for (const p of [w - 1, w, w + 1]) places.add(p);
+      for (const place of [...places].filter((p) => p >= 0 && p < length)) {
+        for (const byte of refused) {
+          run[place] = byte;
+          expect(plainInWasm(run), `length ${length} byte ${byte} at ${place}`).toBe(false);
+          run[place] = 0x7e;
+        }
+      }
+      expect(plainInWasm(run), `clean again, length ${length}`).toBe(true);
+    }
+  });
+
+  it('judges a run by its own bytes only: a refused byte of an earlier run in the module memory, or after the run in its buffer, does not count', () => {
+    const dirty = Buffer.alloc(WINDOW, 0x61);
+    dirty[WINDOW - 1] = 0x00;
+    expect(plainInWasm(dirty)).toBe(false);
+    const backing = Buffer.alloc(200, 0x61);
+    backing[100] = 0x22;
+    expect(plainInWasm(backing.subarray(0, 100))).toBe(true); // the window's last step is padded, not read past
+    expect(plainInWasm(backing.subarray(3, 101))).toBe(false);
+  });
+
+  it('agrees with the JavaScript test on random runs with a few bytes of any value', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3 * WINDOW }), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 4 }), fc.nat(7), (n, inserts, offset) => {
+        const run = Buffer.alloc(n + offset, 0x41).subarray(offset);
+        for (const [at, byte] of inserts) if (n > 0) run[at % n] = byte;
+        expect(plainInWasm(run)).toBe(plainAsciiInJs(run));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -1,5 +1,6 @@
 import { isAscii } from 'node:buffer';
 import { LONG_RUN, noControl } from './plain-run.js';
+import { plainInWasm } from './plain-scan.js';
 import { readEscaped, StringFault } from './string.js';
 import { JsonNumber, pointer, printable, refusal, type DeferredString, type JsonObject, type JsonReadErrorKind, type JsonValue } from './value.js';
 
@@ -158,10 +159,11 @@ export class ByteReader {
     if (n - start > LONG_RUN) {
       // A long run (a tool's result text): the first '"' after the opening one closes the string when nothing
       // before it is a backslash, a control character or a byte from 0x80 (docs/adr/0026-bulk-relay.md).
-      // (plainAscii, without the scans already made: no '"' before `end`, and ASCII if the whole input is.)
+      // (plainAscii: one SIMD pass, or, without WebAssembly, the JavaScript test without the scans already made:
+      // no '"' before `end`, and ASCII if the whole input is.)
       const end = b.indexOf(0x22, start);
       const run = end - start >= LONG_RUN ? b.subarray(start, end) : undefined;
-      if (run && (this.ascii || isAscii(run)) && run.indexOf(0x5c) < 0 && noControl(run)) {
+      if (run && (plainInWasm(run) ?? ((this.ascii || isAscii(run)) && run.indexOf(0x5c) < 0 && noControl(run)))) {
         this.pos = end + 1;
         if (deferrable && this.view === undefined) {
           this.pending = [start, end];

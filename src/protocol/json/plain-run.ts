@@ -1,6 +1,8 @@
 import { isAscii } from 'node:buffer';
+import { plainInWasm } from './plain-scan.js';
 
-// The test the byte reader puts a long string to before anything else: is it one plain run of ASCII?
+// The test the byte reader puts a long string to before anything else: is it one plain run of ASCII? One SIMD
+// pass where this node runs WebAssembly (plain-scan.ts), else native scans and a loop over words (below).
 
 /** From this many bytes on, a string's run is checked in the bytes (plainAscii) first (a tool's result text);
  *  shorter strings are scanned byte by byte. */
@@ -8,6 +10,11 @@ export const LONG_RUN = 4096;
 
 /** True when `b` holds only ASCII bytes from 0x20 that are neither '"' nor a backslash (a string's plain run). */
 export function plainAscii(b: Buffer): boolean {
+  return plainInWasm(b) ?? plainAsciiInJs(b);
+}
+
+/** plainAscii without WebAssembly (where it is not available; and the tests' second opinion). */
+export function plainAsciiInJs(b: Buffer): boolean {
   return isAscii(b) && b.indexOf(0x5c) < 0 && b.indexOf(0x22) < 0 && noControl(b);
 }
 
