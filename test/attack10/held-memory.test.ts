@@ -1,0 +1,45 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { INITIALIZE, NODE, RawSession, SERVERS, addServer, tempDir } from '../helpers/warden.js';
+
+// ATTACK (memory bound): what waits for the warden's verification is bounded at 32 MiB (docs/adr/0012), counted
+// in the bytes of the lines. But a held server message is kept classified: its whole parsed value (a Map per
+// object, an array per array) stays in memory beside its bytes, and dense JSON parses to ~70 times its size
+// (`[{}]` elements: ~300 MiB of heap a 4 MiB line, measured in process). A server that writes 16 MiB of such
+// notifications before its initialize result makes the warden hold over 1 GiB (28 MiB: 2.3 GiB measured) while it judges the handshake,
+// with every line well under the line cap and the total under the bound. (Control, measured: the same 16 MiB
+// relayed after the handshake, not held, peaks at ~350 MiB, the garbage of parsing it; held: ~1.3 GiB.) Asserts the secure behaviour (memory
+// held in proportion to the bound, as test/attack/held-growth.test.ts asks of a flood of ordinary lines);
+// FAILS on the build it was written against.
+
+let dir: string;
+let home: string;
+let denseFile: string;
+beforeEach(() => {
+  dir = tempDir();
+  home = path.join(dir, 'home');
+  denseFile = path.join(dir, 'dense-lines');
+  addServer(home, 'dense', [NODE, path.join(SERVERS, 'attack10', 'dense-before-init.mjs')], ['--env', `DENSE_FILE=${denseFile}`]);
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** The peak resident memory of a process so far (VmHWM), in MiB. */
+const peakMiB = (pid: number): number => Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+describe('attack10: memory held before the initialize result', () => {
+  it('holds memory in proportion to the 32 MiB bound when the held lines are dense JSON (16 lines of 1 MiB of [{}])', async () => {
+    // The lock was made with no flood; the session's server floods (16 lines: 16 MiB, half the bound).
+    fs.writeFileSync(denseFile, '16');
+    const s = new RawSession(home, 'dense');
+    s.send(INITIALIZE + '\n');
+    // The result is released once the handshake is judged: by then every held line was read and classified.
+    const answer = await s.message(1);
+    const peak = peakMiB(s.proc.pid as number);
+    s.close();
+    await s.exited;
+    console.log(`warden peak RSS ${peak.toFixed(0)} MiB while 16 MiB of dense notifications waited for the handshake`);
+    expect(answer.result).toBeDefined();
+    expect(peak).toBeLessThan(600); // FAILS: ~1.3 GiB
+  }, 120_000);
+});
