@@ -60,6 +60,12 @@ function classifyRead(line: Uint8Array, limits: ReadLimits, capture: ReadCapture
     if (err instanceof JsonReadError) return { kind: 'invalid', reason: `${err.kind}: ${err.message}` };
     throw err;
   }
+  if (capture.carriageReturn !== undefined && !lineEndsAt(line, capture.carriageReturn)) {
+    // A bare carriage return is JSON whitespace to the warden and a line end to a reader of universal newlines
+    // (python's text stdin, node's readline): such a peer would read other messages out of this one.
+    const id = value instanceof Map ? idText(value.get('id')) : undefined;
+    return { kind: 'invalid', reason: 'ambiguous: a carriage return inside the line, which a reader of universal newlines takes for a line end', ...(id !== undefined ? { id } : {}) };
+  }
   if (Array.isArray(value)) return { kind: 'batch', value };
   if (!(value instanceof Map)) return { kind: 'invalid', reason: 'not a JSON object' };
   const variant = caseVariant(value.keys(), ENVELOPE);
@@ -82,6 +88,12 @@ function classifyRead(line: Uint8Array, limits: ReadLimits, capture: ReadCapture
   if (value.has('method')) return { kind: 'invalid', reason: 'method is not a string' };
   if (hasId && id !== undefined && capture.idSpan && (value.has('result') || value.has('error'))) return { kind: 'response', id, idSpan: capture.idSpan, value };
   return { kind: 'invalid', reason: 'neither a request, a notification nor a response' };
+}
+
+/** True when the carriage return at `at` ends the line: its last byte, or the one before the final newline. */
+function lineEndsAt(line: Uint8Array, at: number): boolean {
+  const n = line.byteLength;
+  return at === n - 1 || (at === n - 2 && line[n - 1] === 0x0a);
 }
 
 /** A JSON-RPC error response for an id given as JSON text. */

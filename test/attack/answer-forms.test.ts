@@ -76,6 +76,17 @@ describe('attack: answer forms (held)', () => {
     expect(answer.error).toMatchObject({ message: expect.stringMatching(/cannot be read unambiguously \(ambiguous/) });
     expect(s.stdoutBytes.toString()).not.toContain(POISON);
   });
+
+  it('a listing with a bare carriage return between its tokens (another answer to a client reading universal newlines) closes the session as inadmissible', async () => {
+    serve({ form: 'bareCr' });
+    const s = new RawSession(home, 'hx');
+    s.send(INITIALIZE + '\n');
+    const answer = await s.message(1);
+    s.close();
+    expect((await s.exited).code).toBe(5);
+    expect(answer.error).toMatchObject({ message: expect.stringMatching(/cannot be read unambiguously \(ambiguous: a carriage return/) });
+    expect(s.stdoutBytes.toString()).not.toContain(POISON);
+  });
 });
 
 describe('attack: forms that get through', () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { INITIALIZE, RawSession, SERVERS, addServer, auditEvents, tempDir } from '../helpers/warden.js';
+import { INITIALIZE, RawSession, SERVERS, addServer, tempDir } from '../helpers/warden.js';
 
 // ATTACK (framing, hostile client line): the warden frames on 0x0A only and reads a bare "\r" inside a line as
 // JSON whitespace, then forwards the line as it came. The official python SDK's server reads its stdin through
@@ -9,8 +9,8 @@ import { INITIALIZE, RawSession, SERVERS, addServer, auditEvents, tempDir } from
 // for them a bare "\r" ends a line. So one line that the warden judges as a call of an approved tool is, to such
 // a server, a broken line, a complete tools/call of a tool the warden refuses, and another broken line. The call
 // gate (and the operator's rules with it) is passed: the server reads a message differently from the warden,
-// which docs/adr/0006 says must never be forwarded. Asserts the secure behaviour; FAILS on the build it was
-// written against.
+// which docs/adr/0006 says must never be forwarded. Failed before protocol/message.ts refused a carriage return
+// that does not end the line.
 
 const SERVER = path.join(SERVERS, 'attack10', 'universal-newlines.py');
 
@@ -68,8 +68,8 @@ describe('attack10: a bare carriage return inside a client line', () => {
     s.close();
     await s.exited;
     const ran = calls();
-    const refused = auditEvents(home).filter((e) => e.event === 'server_message_refused');
-    console.log(`tools the server ran: ${JSON.stringify(ran)}; server messages the warden refused: ${refused.length}`);
-    expect(ran).not.toContain('wipe'); // FAILS: the server ran the tool the warden refuses to call
+    expect(ran).not.toContain('wipe');
+    expect(ran).not.toContain('echo'); // the whole line was refused, not forwarded
+    expect(answerTo(s, 2)?.error).toMatchObject({ message: expect.stringMatching(/not forwarded: ambiguous: a carriage return/) });
   });
 });

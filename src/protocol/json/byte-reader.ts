@@ -27,6 +27,8 @@ export class ByteReader {
   private pending: [number, number] | undefined;
   /** Offsets of the top-level member "id" value, when the document is an object that has one. */
   idSpan: [number, number] | undefined;
+  /** The offset of the first carriage return (0x0D) read as whitespace; -1 when there is none. */
+  carriageReturn = -1;
   deferred: DeferredString[] | undefined;
 
   constructor(
@@ -254,8 +256,11 @@ export class ByteReader {
     let i = this.pos;
     for (;;) {
       const c = b[i];
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
-      else break;
+      if (c === 0x20 || c === 0x0a || c === 0x09) i++;
+      else if (c === 0x0d) {
+        if (this.carriageReturn < 0) this.carriageReturn = i;
+        i++;
+      } else break;
     }
     this.pos = i;
   }

@@ -34,6 +34,7 @@ export function readJson(input: Uint8Array | string, limits: ReadLimits = DEFAUL
   if (capture) {
     if (reader.idSpan) capture.idSpan = reader.idSpan; // byte offsets
     if (reader.deferred) capture.deferred = reader.deferred;
+    if (reader.carriageReturn >= 0) capture.carriageReturn = reader.carriageReturn;
   }
   return value;
 }

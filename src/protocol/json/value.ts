@@ -33,6 +33,8 @@ export interface ReadCapture {
    *  be used before fillDeferred(capture, bytes) has put those strings in. */
   defer?: boolean;
   deferred?: DeferredString[];
+  /** The offset of the first carriage return in the input (one can only be whitespace in a JSON text). */
+  carriageReturn?: number;
 }
 
 export const DEFAULT_READ_LIMITS: ReadLimits = { maxBytes: 16 * 1024 * 1024, maxDepth: 64 };
