@@ -17,6 +17,8 @@ export interface QueueEvents<T> {
   serverEnd(): void;
   /** More than the bound is waiting (queued, plus what the session holds elsewhere: `extraBytes`). */
   overflow(bound: number): void;
+  /** What is kept of an item that has to wait behind another (waiting-message.ts); the item itself if absent. */
+  waits?(item: T): T;
 }
 
 export class OrderedQueue<T extends Sized> {
@@ -36,6 +38,7 @@ export class OrderedQueue<T extends Sized> {
 
   push(item: T): void {
     if (this.closed) return;
+    if ((this.running || this.items.length > 0) && this.on.waits) item = this.on.waits(item);
     this.items.push(item);
     this.bytes += lineLength(item.bytes);
     if (this.bytes + this.extraBytes() > this.bound) {

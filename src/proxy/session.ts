@@ -4,6 +4,7 @@ import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { joinLine, lineLength, writeLine, type Line } from '../protocol/line.js';
 import { classify, errorResponse, idText } from '../protocol/message.js';
 import { InadmissibleError } from '../surface/admit.js';
+import { waiting } from './waiting-message.js';
 import { ProtocolError, ServerChannel, type ClientRequest, type ClientRequestMessage, type ResponseMessage, type ServerMessage } from './channel.js';
 import { CallRules } from './call-rules.js';
 import { impersonatesWarden } from './ask.js';
@@ -82,6 +83,7 @@ export class Session {
       },
       serverEnd: () => this.finish({ cause: 'server_eof' }),
       overflow: (bound) => this.fail('protocol_error', `the server sent more than ${bound} bytes that had to wait for the warden's verification (before the initialize result, or during a listing); the session was closed`),
+      waits: (item) => (item.from === 'server' ? this.waits(item) : item),
     }, () => this.heldBytes);
     this.refuser = { cfg, stats: this.stats, toClient: (bytes) => this.toClient(bytes) };
     this.rules = cfg.rules && new CallRules(this.refuser, cfg.rules);
@@ -251,13 +253,19 @@ export class Session {
       // Nothing reaches the client before the surface is verified.
       if ('answers' in item && item.answers.serverId === this.initServerId) await this.handshake(item.msg.value, item.bytes);
       else {
-        this.held.push(item);
+        this.held.push(this.waits(item));
         this.heldBytes += lineLength(item.bytes);
       }
       return;
     }
     if ('answers' in item) await this.onServerAnswer(item.answers, item.msg, item.bytes);
     else await this.onServerMessage(item.msg, item.bytes, item.seq);
+  }
+
+  /** A server item that waits keeps its bytes, not its value (waiting-message.ts). */
+  private waits(item: ServerItem): ServerItem {
+    const limits = this.cfg.channel.json;
+    return 'answers' in item ? { ...item, msg: waiting(item.msg, item.bytes, limits) } : { ...item, msg: waiting(item.msg, item.bytes, limits) };
   }
 
   /** Releases what was held, in order, through the same judge and gates as what comes after. */

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { serialize } from '../../src/protocol/json/write.js';
+import { classify, withId } from '../../src/protocol/message.js';
+import type { ResponseMessage, ServerMessage } from '../../src/proxy/channel.js';
+import { waiting } from '../../src/proxy/waiting-message.js';
+
+// A server message that waits keeps its bytes and envelope; its value is read again from the bytes on first use
+// (test/attack10/held-memory shows what keeping the value cost).
+
+const LIMITS = { maxBytes: 1 << 22, maxDepth: 64 };
+
+describe('a waiting server message', () => {
+  it('has the envelope and, on first use, the value it was classified with', () => {
+    const bytes = Buffer.from('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":[1,2.50,{"a":"é"}]}}\n');
+    const msg = classify(bytes, LIMITS) as ServerMessage;
+    const w = waiting(msg, bytes, LIMITS);
+    expect(w).toMatchObject({ kind: 'notification', method: 'notifications/message' });
+    expect(serialize(w.value)).toBe(serialize(msg.value));
+    expect(w.value).toBe(w.value); // read once
+    expect(waiting(w, bytes, LIMITS)).toBe(w);
+  });
+
+  it('reads an answer from its bytes in pieces, the client id in them', () => {
+    const text = 'x'.repeat(70_000);
+    const bytes = Buffer.from(`{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"${text}"}]}}\n`);
+    const msg = classify(bytes, LIMITS) as ResponseMessage;
+    const pieces = withId(bytes, msg.idSpan, Buffer.from('"client-7"'));
+    expect(Array.isArray(pieces)).toBe(true);
+    const w = waiting(msg, pieces, LIMITS);
+    expect(w).toMatchObject({ kind: 'response', id: '12', idSpan: msg.idSpan });
+    const result = w.value.get('result') as Map<string, unknown>;
+    expect(serialize(result as never)).toBe(serialize(msg.value.get('result') as never));
+    expect(w.value.get('id')).toBe('client-7');
+  });
+});
