@@ -1,7 +1,14 @@
 // Newline-delimited JSON-RPC framing on byte 0x0A only. Not readline: it also splits on a bare "\r", which is
 // legal JSON whitespace inside a message. Each line is handed on with its original bytes, newline included.
 // A line longer than the cap is never delivered in part: it is reported once and its bytes are discarded up to
-// its newline.
+// its newline. The pieces of a line that is still arriving are kept as they came, except small ones: a peer that
+// writes a byte at a time would otherwise cost a buffer object per byte (hundreds of bytes each, gigabytes for a
+// line under the cap); small pieces are copied together in runs of COALESCE bytes.
+
+/** A piece shorter than this is copied into a run of small pieces instead of being kept on its own. */
+const SMALL_PIECE = 4096;
+/** A run of small pieces is made one buffer once it holds this many bytes (or before a large piece). */
+const COALESCE = 16 * 1024;
 
 export interface FramerEvents {
   line(bytes: Buffer): void;
@@ -11,6 +18,9 @@ export interface FramerEvents {
 
 export class LineFramer {
   private parts: Buffer[] = [];
+  /** Small pieces copied together, the first `accUsed` bytes (they follow `parts`). */
+  private acc: Buffer | undefined;
+  private accUsed = 0;
   private pending = 0;
   private discarding = false;
 
@@ -40,6 +50,7 @@ export class LineFramer {
       }
       let line = piece;
       if (this.pending > 0) {
+        this.flushSmall();
         this.parts.push(piece);
         line = Buffer.concat(this.parts, this.pending + piece.length); // the length given: no second pass
       }
@@ -51,6 +62,7 @@ export class LineFramer {
   /** Bytes after the last newline (a final line with no newline), if any. */
   rest(): Buffer | undefined {
     if (this.discarding || this.pending === 0) return undefined;
+    this.flushSmall();
     const out = Buffer.concat(this.parts);
     this.reset();
     return out;
@@ -64,12 +76,40 @@ export class LineFramer {
       this.on.oversize(this.maxLine + 1);
       return;
     }
-    this.parts.push(bytes);
     this.pending += bytes.length;
+    if (bytes.length >= SMALL_PIECE) {
+      this.flushSmall();
+      this.parts.push(bytes);
+      return;
+    }
+    for (let at = 0; at < bytes.length; ) {
+      const acc = (this.acc ??= Buffer.allocUnsafeSlow(COALESCE));
+      const n = bytes.copy(acc, this.accUsed, at);
+      at += n;
+      this.accUsed += n;
+      if (this.accUsed === COALESCE) {
+        this.parts.push(acc); // full: it is the line's now, and a new one is made for what follows
+        this.acc = undefined;
+        this.accUsed = 0;
+      }
+    }
+  }
+
+  /** The small pieces copied together so far, as a buffer of their own at the end of `parts`. */
+  private flushSmall(): void {
+    if (this.accUsed === 0) return;
+    this.parts.push(Buffer.from((this.acc as Buffer).subarray(0, this.accUsed))); // a copy: the run is reused
+    this.accUsed = 0;
+  }
+
+  /** How many buffers the line still arriving is kept in (the run of small pieces included). */
+  get piecesHeld(): number {
+    return this.parts.length + (this.accUsed > 0 ? 1 : 0);
   }
 
   private reset(): void {
     this.parts = [];
+    this.accUsed = 0;
     this.pending = 0;
   }
 }

@@ -40,3 +40,31 @@ describe('framing on byte 0x0A', () => {
     expect(frame(['z'.repeat(1000) + '\n'], 1000).lines).toHaveLength(1);
   });
 });
+
+describe('framing a line that arrives a byte at a time', () => {
+  it('keeps it in a bounded number of buffers, and delivers it byte for byte', () => {
+    const text = `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"${'d'.repeat(300_000)}"}}`;
+    const bytes = Buffer.from(text + '\n');
+    const lines: Buffer[] = [];
+    const f = new LineFramer(1 << 20, { line: (b) => lines.push(b), oversize: () => expect.fail('not over the cap') });
+    let most = 0;
+    for (let i = 0; i < bytes.length; i++) {
+      f.push(Buffer.from(bytes.subarray(i, i + 1))); // a buffer of its own, as a read of one byte gives
+      most = Math.max(most, f.piecesHeld);
+    }
+    expect(lines).toHaveLength(1);
+    expect((lines[0] as Buffer).equals(bytes)).toBe(true);
+    // One buffer per 16 KiB of small pieces, not one per byte (300,000 before).
+    expect(most).toBeLessThan(bytes.length / 8192);
+    expect(f.piecesHeld).toBe(0);
+  });
+
+  it('keeps the order of small and large pieces, and a final line without a newline', () => {
+    const parts = ['{"a":', 'x'.repeat(5000), '"', 'y'.repeat(20_000), '"', 'z'.repeat(4095), '}\n', '{"b"', ':1}'];
+    const framed: Buffer[] = [];
+    const f = new LineFramer(1 << 20, { line: (b) => framed.push(b), oversize: () => expect.fail('not over the cap') });
+    for (const p of parts) f.push(Buffer.from(p, 'latin1'));
+    expect(framed.map((b) => b.toString('latin1'))).toEqual([parts.slice(0, 7).join('')]);
+    expect(f.rest()?.toString('latin1')).toBe('{"b":1}');
+  });
+});
