@@ -3,6 +3,10 @@
 // alone: the floor under the guard), and with `--import <guard>` and its attested set written to the gate on
 // fd 3 at once, interleaved. The set is the one the warden computes for the launch (script, tree, modules).
 //   node bench/module-guard.mjs [--launches N]      (needs a build: npm run build)
+//   node bench/module-guard.mjs --concurrent N [--rounds R]: N at once, each server behind a raw relay
+//   (bench/raw-relay.mjs, as the 10-at-once start-up of bench/run.mjs measures its baseline), plain node against
+//   node with the no-op hook, rounds interleaved: what node 20's loader thread alone costs a client that starts
+//   N servers, against the issue 13 target (the warden within 1.2x of N raw relays).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -36,6 +40,11 @@ function timeToInit(args, extraStdio = [], guard) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const flag = (name, d) => {
+  const k = process.argv.indexOf(`--${name}`);
+  return k > 0 ? Number(process.argv[k + 1]) : d;
+};
+const CONCURRENT = flag('concurrent', 0);
 const servers = {
   'one-file (test/servers/basic.mjs)': [path.join(ROOT, 'test/servers/basic.mjs')],
   'server-everything': [path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
@@ -48,6 +57,25 @@ for (const [name, argv] of Object.entries(servers)) {
   const guarded = [];
   const NOOP = ['--import', pathToFileURL(path.join(ROOT, 'bench/lib/noop-register.mjs')).href];
   await timeToInit(plan.args); // warm the page cache
+  if (CONCURRENT > 0) {
+    const RELAY = path.join(ROOT, 'bench/raw-relay.mjs');
+    const allAt = async (args) => {
+      const t0 = process.hrtime.bigint();
+      await Promise.all(Array.from({ length: CONCURRENT }, () => timeToInit([RELAY, process.execPath, ...args])));
+      return Number(process.hrtime.bigint() - t0) / 1e6;
+    };
+    const plainAll = [];
+    const noopAll = [];
+    for (let r = 0; r < flag('rounds', 5); r++) {
+      plainAll.push(await allAt(plan.args));
+      noopAll.push(await allAt([...NOOP, ...plan.args]));
+    }
+    console.log(`${name}: ${CONCURRENT} at once behind raw relays, ${plainAll.length} rounds each, interleaved (all initialized, ms)`);
+    console.log(`  plain node:          median ${median(plainAll).toFixed(0)} (${plainAll.map((x) => x.toFixed(0)).join(', ')})`);
+    console.log(`  no-op hook (floor):  median ${median(noopAll).toFixed(0)} (${noopAll.map((x) => x.toFixed(0)).join(', ')})`);
+    console.log(`  floor / raw relays:  ${(median(noopAll) / median(plainAll)).toFixed(2)}x (the target for the warden: 1.2x)`);
+    continue;
+  }
   for (let n = 0; n < LAUNCHES; n++) {
     plain.push(await timeToInit(plan.args));
     noop.push(await timeToInit([...NOOP, ...plan.args]));

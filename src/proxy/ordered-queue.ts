@@ -5,6 +5,15 @@
 
 import { lineLength, type Line } from '../protocol/line.js';
 
+/** What a message that waits is counted at beyond its bytes: the objects that carry it (its envelope, the
+ *  queue's entry, its buffer's header) cost a few hundred bytes however short it is. */
+export const MESSAGE_OVERHEAD = 512;
+
+/** What a waiting line counts against the bound. */
+export function waitingCost(bytes: Line): number {
+  return lineLength(bytes) + MESSAGE_OVERHEAD;
+}
+
 export interface Sized {
   bytes: Line;
 }
@@ -40,7 +49,7 @@ export class OrderedQueue<T extends Sized> {
     if (this.closed) return;
     if ((this.running || this.items.length > 0) && this.on.waits) item = this.on.waits(item);
     this.items.push(item);
-    this.bytes += lineLength(item.bytes);
+    this.bytes += waitingCost(item.bytes);
     if (this.bytes + this.extraBytes() > this.bound) {
       this.on.overflow(this.bound);
       return;
@@ -67,7 +76,7 @@ export class OrderedQueue<T extends Sized> {
       while (this.items.length > 0 && !this.closed) {
         const item = this.items.shift() as T;
         await this.on.handle(item);
-        this.bytes -= lineLength(item.bytes);
+        this.bytes -= waitingCost(item.bytes);
       }
     } catch (err) {
       this.on.error(err);

@@ -1,10 +1,10 @@
 import type { Readable, Writable } from 'node:stream';
 import { LineFramer } from '../protocol/framing.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
-import { joinLine, lineLength, writeLine, type Line } from '../protocol/line.js';
+import { joinLine, writeLine, type Line } from '../protocol/line.js';
 import { classify, errorResponse, idText } from '../protocol/message.js';
 import { InadmissibleError } from '../surface/admit.js';
-import { waiting } from './waiting-message.js';
+import { ownBytes, waiting } from './waiting-message.js';
 import { ProtocolError, ServerChannel, type ClientRequest, type ClientRequestMessage, type ResponseMessage, type ServerMessage } from './channel.js';
 import { CallRules } from './call-rules.js';
 import { impersonatesWarden } from './ask.js';
@@ -13,7 +13,7 @@ import { EarlyPings } from './early-pings.js';
 import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
 import { judgeClientPage } from './client-listing.js';
 import { SurfaceGate } from './surface-gate.js';
-import { OrderedQueue } from './ordered-queue.js';
+import { OrderedQueue, waitingCost } from './ordered-queue.js';
 import { ServerReports } from './server-reports.js';
 
 // The in-band session. The bytes the client and the server exchange are relayed as they are, except where
@@ -253,8 +253,9 @@ export class Session {
       // Nothing reaches the client before the surface is verified.
       if ('answers' in item && item.answers.serverId === this.initServerId) await this.handshake(item.msg.value, item.bytes);
       else {
-        this.held.push(this.waits(item));
-        this.heldBytes += lineLength(item.bytes);
+        const kept = this.waits(item);
+        this.held.push(kept);
+        this.heldBytes += waitingCost(kept.bytes);
       }
       return;
     }
@@ -262,16 +263,21 @@ export class Session {
     else await this.onServerMessage(item.msg, item.bytes, item.seq);
   }
 
-  /** A server item that waits keeps its bytes, not its value (waiting-message.ts). */
+  /** A server item that waits keeps its own bytes, not its value nor the read they arrived in (waiting-message.ts). */
   private waits(item: ServerItem): ServerItem {
     const limits = this.cfg.channel.json;
-    return 'answers' in item ? { ...item, msg: waiting(item.msg, item.bytes, limits) } : { ...item, msg: waiting(item.msg, item.bytes, limits) };
+    if ('answers' in item) {
+      const bytes = ownBytes(item.bytes);
+      return { ...item, bytes, msg: waiting(item.msg, bytes, limits) };
+    }
+    const bytes = ownBytes(item.bytes) as Buffer;
+    return { ...item, bytes, msg: waiting(item.msg, bytes, limits) };
   }
 
   /** Releases what was held, in order, through the same judge and gates as what comes after. */
   private async releaseHeld(): Promise<void> {
     for (const item of this.held.splice(0)) {
-      this.heldBytes -= lineLength(item.bytes);
+      this.heldBytes -= waitingCost(item.bytes);
       if (this.stopped) return;
       await this.onServerItem(item);
     }

@@ -1,4 +1,4 @@
-import { joinLine, type Line } from '../protocol/line.js';
+import { joinLine, lineLength, type Line } from '../protocol/line.js';
 import type { ReadLimits } from '../protocol/json/reader.js';
 import { classify } from '../protocol/message.js';
 import type { ResponseMessage, ServerMessage } from './channel.js';
@@ -11,6 +11,33 @@ import type { ResponseMessage, ServerMessage } from './channel.js';
 // already carries as the client's: nothing reads it).
 
 const WAITING = Symbol('waiting');
+
+/** Slack a waiting line's buffer may have beyond its bytes before the line is copied into one of its own. */
+const SLACK = 1024;
+/** The size of node's shared pool slab, which a short buffer from Buffer.from may be a view of. */
+const POOL_SLAB = Buffer.poolSize;
+
+/**
+ * The line in memory of its own: a line that arrived within one read is a view of that read's buffer (up to
+ * 64 KiB, most of it other lines, or log noise that is counted nowhere), and a view keeps the whole buffer
+ * alive (test/attack11/pinned-chunks). Copied into a buffer of exactly its size (not node's shared pool, whose
+ * 8 KiB slabs a short line would keep alive in the same way); a line that already owns its buffer is kept.
+ */
+export function ownBytes(line: Line): Line {
+  if (Buffer.isBuffer(line)) return line.buffer.byteLength > line.length + SLACK ? own(line) : line;
+  // A long answer in pieces (protocol/line.ts): views of its own line buffer, and the new id (a few bytes of
+  // node's pool, whose slab of 8 KiB it keeps).
+  const buffers = new Set(line.map((piece) => piece.buffer));
+  let kept = 0;
+  for (const b of buffers) kept += b.byteLength;
+  return kept > lineLength(line) + POOL_SLAB + SLACK ? own(Buffer.concat(line as Buffer[])) : line;
+}
+
+function own(b: Buffer): Buffer {
+  const out = Buffer.allocUnsafeSlow(b.length);
+  b.copy(out);
+  return out;
+}
 
 type Waitable = ServerMessage | ResponseMessage;
 

@@ -42,4 +42,18 @@ describe('attack10: memory held before the initialize result', () => {
     expect(answer.result).toBeDefined();
     expect(peak).toBeLessThan(600); // ~1.3 GiB before waiting messages kept their bytes only; ~330 MiB after
   }, 120_000);
+
+  it('counts each held message at its bytes and the objects that carry it: a million of the shortest notifications close the session within the bound', async () => {
+    // 30 MiB of {"jsonrpc":"2.0","method":"n"} lines: under the 32 MiB bound by their bytes, ~600 MiB of objects held.
+    fs.writeFileSync(denseFile, 'tiny 1000000');
+    const s = new RawSession(home, 'dense');
+    s.send(INITIALIZE + '\n');
+    const answer = await s.message(1);
+    const peak = peakMiB(s.proc.pid as number);
+    s.close();
+    await s.exited;
+    console.log(`warden peak RSS ${peak.toFixed(0)} MiB while a million short notifications waited for the handshake`);
+    expect(answer.error).toMatchObject({ message: expect.stringMatching(/more than 33554432 bytes that had to wait/) });
+    expect(peak).toBeLessThan(250);
+  }, 120_000);
 });

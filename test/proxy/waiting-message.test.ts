@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { serialize } from '../../src/protocol/json/write.js';
 import { classify, withId } from '../../src/protocol/message.js';
 import type { ResponseMessage, ServerMessage } from '../../src/proxy/channel.js';
-import { waiting } from '../../src/proxy/waiting-message.js';
+import { ownBytes, waiting } from '../../src/proxy/waiting-message.js';
 
 // A server message that waits keeps its bytes and envelope; its value is read again from the bytes on first use
 // (test/attack10/held-memory shows what keeping the value cost).
@@ -31,5 +31,25 @@ describe('a waiting server message', () => {
     const result = w.value.get('result') as Map<string, unknown>;
     expect(serialize(result as never)).toBe(serialize(msg.value.get('result') as never));
     expect(w.value.get('id')).toBe('client-7');
+  });
+});
+
+describe('the bytes a waiting message keeps', () => {
+  it('are copied out of the read they arrived in, into a buffer of their own size', () => {
+    const read = Buffer.alloc(65536, 0x20);
+    const line = read.subarray(100, 190);
+    const kept = ownBytes(line) as Buffer;
+    expect(kept).not.toBe(line);
+    expect(kept.equals(line)).toBe(true);
+    expect(kept.buffer.byteLength).toBe(90);
+  });
+
+  it('are the line itself when it owns its buffer, and the pieces of a long answer as they are', () => {
+    const line = Buffer.alloc(70_000, 0x20);
+    expect(ownBytes(line)).toBe(line);
+    const pieces = withId(Buffer.from(`{"jsonrpc":"2.0","id":5,"result":{"t":"${'x'.repeat(70_000)}"}}\n`), [22, 23], Buffer.from('"a-client-id"'));
+    expect(ownBytes(pieces)).toBe(pieces);
+    const pinned = [Buffer.alloc(65536).subarray(0, 10), Buffer.from('7'), Buffer.alloc(65536).subarray(0, 10)];
+    expect((ownBytes(pinned) as Buffer).buffer.byteLength).toBe(21);
   });
 });

@@ -5,7 +5,10 @@
 // honest server with one tool.
 import fs from 'node:fs';
 
-const lines = () => (fs.existsSync(process.env.DENSE_FILE ?? '') ? Number(fs.readFileSync(process.env.DENSE_FILE, 'utf8')) : 0);
+// DENSE_FILE may also say "tiny N": N of the shortest notifications instead ({"jsonrpc":"2.0","method":"n"}).
+const said = () => (fs.existsSync(process.env.DENSE_FILE ?? '') ? fs.readFileSync(process.env.DENSE_FILE, 'utf8').trim() : '0');
+const lines = () => Number(said().replace(/^tiny /, ''));
+const tiny = '{"jsonrpc":"2.0","method":"n"}\n';
 const unit = '[{}],';
 const data = unit.repeat(Math.floor((1024 * 1024 - 100) / unit.length)).slice(0, -1);
 const dense = `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":[${data}]}}\n`;
@@ -26,7 +29,8 @@ process.stdin.on('data', (chunk) => {
     }
     if (msg.id === undefined) continue;
     if (msg.method === 'initialize') {
-      for (let i = 0, n = lines(); i < n; i++) process.stdout.write(dense);
+      if (said().startsWith('tiny ')) process.stdout.write(tiny.repeat(lines()));
+      else for (let i = 0, n = lines(); i < n; i++) process.stdout.write(dense);
       process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'dense', version: '1' } } }) + '\n');
     } else if (msg.method === 'tools/list') {
       process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'echo', description: 'Echoes.', inputSchema: { type: 'object' } }] } }) + '\n');
