@@ -58,7 +58,10 @@ export function waiting<M extends Waitable>(msg: M, bytes: Line, limits: ReadLim
     enumerable: true,
     get(): M['value'] {
       if (value === undefined) {
-        const again = classify(joinLine(bytes), limits);
+        // An answer's bytes carry the client's id now, which may be longer than the one the server was given: the
+        // size bound was applied to the server's bytes, and to the client's id when its request was read.
+        const line = joinLine(bytes);
+        const again = classify(line, { ...limits, maxBytes: Math.max(limits.maxBytes, line.length) });
         // The same bytes classify the same way; anything else is a defect, and the session fails closed on it.
         if (again.kind !== kind) throw new Error(`a waiting server message read again as ${again.kind}, not ${kind}`);
         value = again.value as M['value'];

@@ -34,6 +34,17 @@ describe('a waiting server message', () => {
   });
 });
 
+describe('a waiting answer near the size bound', () => {
+  it('is read again whole when the client id put back made it longer than the bound', () => {
+    const limits = { maxBytes: 200, maxDepth: 64 };
+    const bytes = Buffer.from(`{"jsonrpc":"2.0","id":5,"result":{"t":"${'x'.repeat(150)}"}}`);
+    expect(bytes.length).toBeLessThanOrEqual(200);
+    const msg = classify(bytes, limits) as ResponseMessage;
+    const w = waiting(msg, withId(bytes, msg.idSpan, Buffer.from(JSON.stringify('c'.repeat(60)))), limits);
+    expect(w.value.get('id')).toBe('c'.repeat(60));
+  });
+});
+
 describe('the bytes a waiting message keeps', () => {
   it('are copied out of the read they arrived in, into a buffer of their own size', () => {
     const read = Buffer.alloc(65536, 0x20);
