@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { INITIALIZE, NODE, RawSession, SERVERS, addServer, tempDir } from '../helpers/warden.js';
+import { handshakePeak } from '../helpers/memory.js';
+import { NODE, SERVERS, addServer, tempDir } from '../helpers/warden.js';
 
 // ATTACK (memory bound): what waits for the warden's verification is bounded at 32 MiB (docs/adr/0012), counted
 // in the bytes of the lines. But a held server message is kept classified: its whole parsed value (a Map per
@@ -24,20 +25,11 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** The peak resident memory of a process so far (VmHWM), in MiB. */
-const peakMiB = (pid: number): number => Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-
 describe('attack10: memory held before the initialize result', () => {
   it('holds memory in proportion to the 32 MiB bound when the held lines are dense JSON (16 lines of 1 MiB of [{}])', async () => {
     // The lock was made with no flood; the session's server floods (16 lines: 16 MiB, half the bound).
     fs.writeFileSync(denseFile, '16');
-    const s = new RawSession(home, 'dense');
-    s.send(INITIALIZE + '\n');
-    // The result is released once the handshake is judged: by then every held line was read and classified.
-    const answer = await s.message(1);
-    const peak = peakMiB(s.proc.pid as number);
-    s.close();
-    await s.exited;
+    const { answer, peak } = await handshakePeak(home, 'dense');
     console.log(`warden peak RSS ${peak.toFixed(0)} MiB while 16 MiB of dense notifications waited for the handshake`);
     expect(answer.result).toBeDefined();
     expect(peak).toBeLessThan(600); // ~1.3 GiB before waiting messages kept their bytes only; ~330 MiB after
@@ -46,12 +38,7 @@ describe('attack10: memory held before the initialize result', () => {
   it('counts each held message at its bytes and the objects that carry it: a million of the shortest notifications close the session within the bound', async () => {
     // 30 MiB of {"jsonrpc":"2.0","method":"n"} lines: under the 32 MiB bound by their bytes, ~600 MiB of objects held.
     fs.writeFileSync(denseFile, 'tiny 1000000');
-    const s = new RawSession(home, 'dense');
-    s.send(INITIALIZE + '\n');
-    const answer = await s.message(1);
-    const peak = peakMiB(s.proc.pid as number);
-    s.close();
-    await s.exited;
+    const { answer, peak } = await handshakePeak(home, 'dense');
     console.log(`warden peak RSS ${peak.toFixed(0)} MiB while a million short notifications waited for the handshake`);
     expect(answer.error).toMatchObject({ message: expect.stringMatching(/more than 33554432 bytes that had to wait/) });
     expect(peak).toBeLessThan(250);

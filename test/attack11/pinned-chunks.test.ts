@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { INITIALIZE, NODE, RawSession, SERVERS, addServer, tempDir } from '../helpers/warden.js';
+import { handshakePeak } from '../helpers/memory.js';
+import { NODE, SERVERS, addServer, tempDir } from '../helpers/warden.js';
 
 // ATTACK (memory bound, 743a79e): what waits for the warden's verification is bounded at 32 MiB counted in the
 // bytes of the held lines, and since proxy/waiting-message.ts a held message keeps "its bytes" only. But the
@@ -24,31 +25,21 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** The peak resident memory of a process so far (VmHWM), in MiB. */
-const peakMiB = (pid: number): number => Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-
-async function handshakePeak(blocks: number): Promise<{ answer: Record<string, unknown>; peak: number }> {
+const handshakeWith = (blocks: number): ReturnType<typeof handshakePeak> => {
   fs.writeFileSync(blocksFile, String(blocks));
-  const s = new RawSession(home, 'pinned');
-  s.send(INITIALIZE + '\n');
-  // The result is released once the handshake is judged: by then every held line was read and kept.
-  const answer = await s.message(1);
-  const peak = peakMiB(s.proc.pid as number);
-  s.close();
-  await s.exited;
-  return { answer, peak };
-}
+  return handshakePeak(home, 'pinned');
+};
 
 describe('attack11: held messages keep the read buffers they arrived in', () => {
   it('the control: the same 512 MiB of output, all of it log noise, passes in little memory', async () => {
-    const { answer, peak } = await handshakePeak(-8192);
+    const { answer, peak } = await handshakeWith(-8192);
     console.log(`control: warden peak RSS ${peak.toFixed(0)} MiB`);
     expect(answer.result).toBeDefined();
     expect(peak).toBeLessThan(250);
   }, 180_000);
 
   it('holds memory in proportion to the counted bytes when each held notification arrived in a 64 KiB read with log noise', async () => {
-    const { answer, peak } = await handshakePeak(8192); // 512 MiB written; ~0.7 MiB of it held by the count
+    const { answer, peak } = await handshakeWith(8192); // 512 MiB written; ~0.7 MiB of it held by the count
     console.log(`warden peak RSS ${peak.toFixed(0)} MiB while ~0.7 MiB of notifications (by the bound's count) waited for the handshake`);
     expect(answer.result).toBeDefined();
     expect(peak).toBeLessThan(250); // ~575 MiB before a waiting message kept bytes of its own; ~74 MiB after

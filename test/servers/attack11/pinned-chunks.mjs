@@ -5,6 +5,7 @@
 // (not JSON: reported and dropped, never held), then the initialize result. Then an honest server with one tool.
 // The data repeats every 64 KiB: whatever the boundaries of the warden's reads, a 64 KiB read holds one notification.
 import fs from 'node:fs';
+import { initializeResult, serve, textResult } from '../lib/rpc.mjs';
 
 const blocks = () => (fs.existsSync(process.env.BLOCKS_FILE ?? '') ? Number(fs.readFileSync(process.env.BLOCKS_FILE, 'utf8')) : 0);
 const BLOCK = 64 * 1024;
@@ -14,35 +15,14 @@ const block = blockOf(note);
 // The control (a negative N): the same bytes, the notification made noise too (nothing is held).
 const noiseBlock = blockOf('x' + note.slice(1));
 
-const answer = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
-
-let pending = '';
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk) => {
-  pending += chunk;
-  let nl;
-  while ((nl = pending.indexOf('\n')) >= 0) {
-    const line = pending.slice(0, nl);
-    pending = pending.slice(nl + 1);
-    let msg;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (msg.id === undefined) continue;
-    if (msg.method === 'initialize') {
-      // One write a block: whatever the reads' boundaries, a read of 64 KiB holds one notification.
-      const n = blocks();
-      for (let i = 0; i < Math.abs(n); i++) process.stdout.write(n > 0 ? block : noiseBlock);
-      answer({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'pinned', version: '1' } } });
-    } else if (msg.method === 'tools/list') {
-      answer({ jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'echo', description: 'Echoes.', inputSchema: { type: 'object' } }] } });
-    } else if (msg.method === 'tools/call') {
-      answer({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: 'ok' }] } });
-    } else {
-      answer({ jsonrpc: '2.0', id: msg.id, result: {} });
-    }
-  }
+serve({
+  initialize: (params) => {
+    // One write a block: whatever the reads' boundaries, a read of 64 KiB holds one notification.
+    const n = blocks();
+    for (let i = 0; i < Math.abs(n); i++) process.stdout.write(n > 0 ? block : noiseBlock);
+    return initializeResult(params, 'pinned');
+  },
+  'tools/list': () => ({ tools: [{ name: 'echo', description: 'Echoes.', inputSchema: { type: 'object' } }] }),
+  'tools/call': () => textResult('ok'),
+  ping: () => ({}),
 });
-process.stdin.on('end', () => process.exit(0));
