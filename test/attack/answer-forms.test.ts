@@ -66,27 +66,22 @@ describe('attack: answer forms (held)', () => {
     expect(s.stdoutBytes.toString()).not.toContain(POISON);
   });
 
-  it('a line with both a method and a result closes the session as inadmissible, before the client sees a byte of it', async () => {
-    serve({ form: 'requestResponse' });
-    const s = new RawSession(home, 'hx');
-    s.send(INITIALIZE + '\n');
-    const answer = await s.message(1);
-    s.close();
-    expect((await s.exited).code).toBe(5);
-    expect(answer.error).toMatchObject({ message: expect.stringMatching(/cannot be read unambiguously \(ambiguous/) });
-    expect(s.stdoutBytes.toString()).not.toContain(POISON);
-  });
-
-  it('a listing with a bare carriage return between its tokens (another answer to a client reading universal newlines) closes the session as inadmissible', async () => {
-    serve({ form: 'bareCr' });
-    const s = new RawSession(home, 'hx');
-    s.send(INITIALIZE + '\n');
-    const answer = await s.message(1);
-    s.close();
-    expect((await s.exited).code).toBe(5);
-    expect(answer.error).toMatchObject({ message: expect.stringMatching(/cannot be read unambiguously \(ambiguous: a carriage return/) });
-    expect(s.stdoutBytes.toString()).not.toContain(POISON);
-  });
+  const inadmissible = [
+    ['requestResponse', 'a line with both a method and a result', /cannot be read unambiguously \(ambiguous/],
+    ['bareCr', 'a listing with a bare carriage return between its tokens (another answer to a client reading universal newlines)', /cannot be read unambiguously \(ambiguous: a carriage return/],
+  ] as const;
+  for (const [form, what, why] of inadmissible) {
+    it(`${what} closes the session as inadmissible, before the client sees a byte of it`, async () => {
+      serve({ form });
+      const s = new RawSession(home, 'hx');
+      s.send(INITIALIZE + '\n');
+      const answer = await s.message(1);
+      s.close();
+      expect((await s.exited).code).toBe(5);
+      expect(answer.error).toMatchObject({ message: expect.stringMatching(why) });
+      expect(s.stdoutBytes.toString()).not.toContain(POISON);
+    });
+  }
 });
 
 describe('attack: forms that get through', () => {
