@@ -1,0 +1,54 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { INITIALIZE, NODE, RawSession, SERVERS, addServer, auditEvents, tempDir } from '../helpers/warden.js';
+
+// ATTACK (audit, stderr, alerts): a tool that claims a less-gated tier is blocked and reported once per tool and
+// digest (proxy/judge.ts: `wideningReported` holds `name|hTool`), as one audit event (an alert), one stderr line
+// and one alert to every sink each, with no cap per listing (the drift lines of the same listing are cut at ten)
+// and no cap per session. A server whose N locked tools all gain `readOnlyHint: true`, with a description that
+// changes at every listing (new digests), and that sends notifications/tools/list_changed after each tools/list
+// answer, makes every re-list cost the warden N audit events, each written under the log's lock with an fsync
+// (~5 ms here), N + N stderr lines, N alerts (a process each for an exec or journald sink), and N more keys kept.
+// The re-lists come much faster than the writes: the events queue in memory (recorder.ts chains them) and `run`
+// waits for all of them when the session ends. 300 tools, 20 re-lists (~28 KiB a listing): 6,300 events; when
+// the client has seen the 20th list_changed, few are written, and the warden is still writing them long after
+// the client closed (measured: ~30 s). Asserts the secure behaviour: the reports of one server are bounded
+// (as refused messages are: five, then counted), so the warden exits within a few seconds of the client.
+
+const TOOLS = 300;
+const RELISTS = 20;
+
+let dir: string;
+let home: string;
+let stormFile: string;
+beforeEach(() => {
+  dir = tempDir();
+  home = path.join(dir, 'home');
+  stormFile = path.join(dir, 'storm');
+  addServer(home, 'widening', [NODE, path.join(SERVERS, 'attack12', 'widening-storm.mjs')], ['--env', `STORM_FILE=${stormFile}`, '--env', `TOOLS_N=${TOOLS}`]);
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('attack12: a tier-widening storm', () => {
+  it('bounds what one server makes the warden audit and print, and exits soon after the client closes', async () => {
+    fs.writeFileSync(stormFile, String(RELISTS));
+    const s = new RawSession(home, 'widening');
+    s.send(INITIALIZE + '\n');
+    await s.message(1);
+    const listChanged = (): number => s.lines().filter((l) => l.includes('notifications/tools/list_changed')).length;
+    await s.until(() => listChanged() >= RELISTS, `${RELISTS} list_changed notifications`, 60_000);
+    const writtenThen = auditEvents(home).filter((e) => e.event === 'tier_widening_blocked').length;
+    const t = performance.now();
+    s.close();
+    const exited = await Promise.race([s.exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 10_000))]);
+    const exitMs = performance.now() - t;
+    if (!exited) s.proc.kill('SIGKILL');
+    await s.exited;
+    const written = auditEvents(home).filter((e) => e.event === 'tier_widening_blocked').length;
+    const lines = s.stderr.split('\n').filter((l) => l.includes('claims a less-gated tier')).length;
+    console.log(`${RELISTS + 1} listings of ${TOOLS} widened tools: ${writtenThen} tier_widening_blocked events written when the client saw the last list_changed, ${written} by the end; ${lines} stderr lines; ${exited ? `exit ${exitMs.toFixed(0)} ms after the client closed` : 'still running 10 s after the client closed (killed)'}`);
+    expect(exited).toBe(true);
+    expect(exitMs).toBeLessThan(5000);
+  }, 60_000);
+});
