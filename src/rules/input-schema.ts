@@ -15,6 +15,23 @@ const STANDARD_DIALECTS = new Set(
 );
 
 /** Keywords whose value is a map of names to subschemas. */
+/** The longest patternProperties pattern this warden runs against a hidden parameter's name. */
+const MAX_PATTERN = 256;
+
+/** How many quantifiers (`*`, `+`, `?`, `{`) a regular expression has outside escapes and character classes
+ *  (a `?` that opens a group's syntax, `(?:`, is not one; a lazy `*?` counts twice, which only errs strict). */
+export function quantifiers(pattern: string): number {
+  let n = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') i++;
+    else if (c === '[') {
+      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
+    } else if (c === '*' || c === '+' || c === '{' || (c === '?' && pattern[i - 1] !== '(')) n++;
+  }
+  return n;
+}
+
 const NAMED_SUBSCHEMAS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
 /** Keywords whose value is data, never a schema: not searched for references. */
 const DATA = new Set(['enum', 'const', 'default', 'examples']);
@@ -185,6 +202,11 @@ export function hideParameters(root: JsonObject, hidden: readonly Hidden[]): Hid
     const patterns = node.get('patternProperties');
     if (patterns instanceof Map) {
       for (const p of patterns.keys()) {
+        // The pattern is the server's, and V8's engine backtracks: two quantifiers can take it minutes on a short
+        // name (test/attack12/schema-pattern). One, over an operator's parameter name, is a short loop.
+        if (p.length > MAX_PATTERN || quantifiers(p) > 1) {
+          return { refused: `its input schema has a patternProperties pattern at ${where} too complex for this warden to run (over ${MAX_PATTERN} characters or more than one quantifier), so it cannot tell whether it matches a hidden parameter` };
+        }
         let re: RegExp;
         try {
           re = new RegExp(p, 'u');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readJson, type JsonObject } from '../../src/protocol/json/reader.js';
 import { serialize } from '../../src/protocol/json/write.js';
 import { disputingHints, hintClaim, proposedKind } from '../../src/rules/hints.js';
-import { externalReference, hideParameters, type Hidden } from '../../src/rules/input-schema.js';
+import { externalReference, hideParameters, quantifiers, type Hidden } from '../../src/rules/input-schema.js';
 
 // The two judgements the rules make on a server's own text: which parameters can be hidden soundly, and what
 // the annotations claim. Both are pure functions of the bytes; here they meet the shapes a hostile schema takes.
@@ -41,8 +41,15 @@ describe('hiding a parameter from an input schema', () => {
     ['a $dynamicRef cannot be followed', '{"properties":{"mode":{}},"allOf":[{"$dynamicRef":"#meta"}]}', /cannot follow \(\$dynamicRef\)/],
     ['an anchor reference cannot be followed', '{"properties":{"mode":{}},"allOf":[{"$ref":"#anchor"}]}', /cannot follow \(\$ref\)/],
     ['a pattern this warden cannot read', '{"properties":{"mode":{}},"patternProperties":{"(?<":{}}}', /pattern .* this warden cannot read/],
+    ['a pattern with two quantifiers, which may backtrack for minutes', '{"properties":{"mode":{}},"patternProperties":{"^(?:.*){9}!$":{}}}', /pattern .* too complex for this warden to run/],
+    ['a pattern over 256 characters', `{"properties":{"mode":{}},"patternProperties":{"^${'x'.repeat(300)}$":{}}}`, /pattern .* too complex for this warden to run/],
   ])('refuses when %s', (_what, schema, reason) => {
     expect(hide(schema, [deny('mode')])).toMatchObject({ refused: expect.stringMatching(reason) });
+  });
+
+  it('runs a pattern of one quantifier, and counts none in escapes, classes or group syntax', () => {
+    expect(hide('{"properties":{"mode":{}},"patternProperties":{"^[a-z]+_x$":{}}}', [deny('mode')])).toHaveProperty('shown');
+    expect([quantifiers('^x-'), quantifiers('^[*+?{]\\*\\+(?:ab)$'), quantifiers('^a+$'), quantifiers('(a*)*'), quantifiers('a{2}b?')]).toEqual([0, 0, 1, 2, 2]);
   });
 
   it('allows the same name in a nested object, which is another set of arguments', () => {
