@@ -139,15 +139,19 @@ describe('deferred strings (classify of a long line)', () => {
     fc.assert(
       fc.property(edited, fc.constantFrom('result', 'params', 'error'), (t, member) => {
         const l = Buffer.from(`{"jsonrpc":"2.0","id":3,${member === 'params' ? '"method":"m",' : ''}"${member}":{"a":${t},"text":"${text}","b":[${t}]}}`);
+        let read = true;
         const whole = ((): string => {
           try {
             return serialize(readJson(l, { maxBytes: 1 << 22, maxDepth: 64 }));
           } catch (err) {
+            read = false;
             return (err as Error).message;
           }
         })();
         const msg = classify(l, { maxBytes: 1 << 22, maxDepth: 64 });
-        if (msg.kind === 'invalid') expect(msg.reason).toContain(whole);
+        // A line read whole holds a raw carriage return only as whitespace, which classify refuses (ADR 0006).
+        if (read && l.includes(0x0d)) expect(msg).toMatchObject({ kind: 'invalid', reason: expect.stringMatching(/^ambiguous: a carriage return/) });
+        else if (msg.kind === 'invalid') expect(msg.reason).toContain(whole);
         else expect('value' in msg ? serialize(msg.value) : '').toBe(whole);
       }),
       { numRuns: 200 },
