@@ -8,6 +8,9 @@ import { printable } from '../surface/admit.js';
 
 /** Changed tools (or catalog items) reported one line each; past that, one summary line with the counts. */
 const REPORTED_LINES = 10;
+/** Tier widenings audited and printed one by one in a session; past it, one line says that more are blocked
+ *  without a report each (a server renaming its descriptions at every re-list made thousands: test/attack12). */
+const WIDENINGS_REPORTED = 100;
 const count = (n: number): string => n.toLocaleString('en-US');
 
 // Judging what this session was served against the lock: which tools the client may see and call. The
@@ -35,6 +38,7 @@ export class SurfaceJudge {
   readonly blocked = { prompts: new Set<string>(), resources: new Set<string>() };
   private lastReported: string | undefined;
   private readonly wideningReported = new Set<string>();
+  private wideningsCapped = false;
 
   constructor(
     private readonly cfg: JudgeConfig,
@@ -109,12 +113,23 @@ export class SurfaceJudge {
       if (changed.length > REPORTED_LINES) this.cfg.report(`server '${serverId}': ${moreTools(changed.slice(REPORTED_LINES))}; review with: mcp-warden diff ${serverId}`);
       if (diff?.era) this.cfg.report(`server '${serverId}': negotiated revision ${diff.era.live}, locked under ${diff.era.locked}; tools compared by their own digests.`);
     }
+    // One report per tool and claim: a new description with the same claim is the same fact (the tool stays
+    // blocked whatever is reported).
+    let unreported = 0;
     for (const t of diff?.tools ?? []) {
-      const hTool = tools.find((x) => x.name === t.name)?.hTool ?? '';
-      if (t.widening.length === 0 || this.wideningReported.has(`${t.name}|${hTool}`)) continue;
-      this.wideningReported.add(`${t.name}|${hTool}`);
+      const key = `${t.name}\u0000${t.widening.join(',')}`;
+      if (t.widening.length === 0 || this.wideningReported.has(key)) continue;
+      if (this.wideningReported.size >= WIDENINGS_REPORTED) {
+        unreported++;
+        continue;
+      }
+      this.wideningReported.add(key);
       this.cfg.audit({ event: 'tier_widening_blocked', server: serverId, tool: t.name, hints: t.widening });
       this.cfg.report(`server '${serverId}': tool "${printable(t.name)}" claims a less-gated tier (${t.widening.join(', ')}); blocked in every posture.`);
+    }
+    if (unreported > 0 && !this.wideningsCapped) {
+      this.wideningsCapped = true;
+      this.cfg.report(`server '${serverId}': ${count(unreported)} more tools claim a less-gated tier and are blocked; past ${WIDENINGS_REPORTED} in a session they are not reported one by one. Review with: mcp-warden diff ${serverId}`);
     }
   }
 }
