@@ -4,7 +4,7 @@ import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { joinLine, writeLine, type Line } from '../protocol/line.js';
 import { classify, errorResponse, idText } from '../protocol/message.js';
 import { InadmissibleError } from '../surface/admit.js';
-import { ownBytes, waiting } from './waiting-message.js';
+import { HeldItems, waitingItem, type ServerItem } from './waiting-message.js';
 import { ProtocolError, ServerChannel, type ClientRequest, type ClientRequestMessage, type ResponseMessage, type ServerMessage } from './channel.js';
 import { CallRules } from './call-rules.js';
 import { impersonatesWarden } from './ask.js';
@@ -13,7 +13,7 @@ import { EarlyPings } from './early-pings.js';
 import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
 import { judgeClientPage } from './client-listing.js';
 import { SurfaceGate } from './surface-gate.js';
-import { OrderedQueue, waitingCost } from './ordered-queue.js';
+import { OrderedQueue } from './ordered-queue.js';
 import { ServerReports } from './server-reports.js';
 
 // The in-band session. The bytes the client and the server exchange are relayed as they are, except where
@@ -35,9 +35,6 @@ export { SESSION_DEFAULTS, type SessionConfig, type SessionEnd } from './session
 /** Bytes the warden holds while it verifies (queued behind a listing, or sent before the initialize result). */
 const MAX_WAITING_BYTES = 32 * 1024 * 1024;
 
-type ServerItem =
-  | { from: 'server'; msg: ServerMessage; bytes: Buffer; seq: number }
-  | { from: 'server'; answers: ClientRequest; msg: ResponseMessage; bytes: Line; seq: number };
 type Item = { from: 'client'; bytes: Buffer; asked?: boolean } | ServerItem;
 
 export class Session {
@@ -57,7 +54,6 @@ export class Session {
   private initServerId: string | undefined;
   private swallowInitialized = false;
   private readonly queue: OrderedQueue<Item>;
-  private heldBytes = 0;
   private seq = 0;
   private released = false;
   /** True once the initialize result was judged and released to the client (a surface was reached). */
@@ -65,7 +61,7 @@ export class Session {
     return this.released;
   }
   /** What the server sent before its initialize result; judged like the rest once the session is released. */
-  private readonly held: ServerItem[] = [];
+  private readonly held: HeldItems;
   private stopped = false;
   private finished = false;
 
@@ -74,6 +70,7 @@ export class Session {
     private readonly cfg: SessionConfig,
   ) {
     this.ended = new Promise((r) => (this.resolveEnd = r));
+    this.held = new HeldItems(cfg.channel.json);
     this.queue = new OrderedQueue<Item>(MAX_WAITING_BYTES, {
       handle: (item) => (item.from === 'client' ? this.onClientLine(item.bytes, item.asked) : this.onServerItem(item)),
       error: (err) => this.failFrom(err),
@@ -83,8 +80,8 @@ export class Session {
       },
       serverEnd: () => this.finish({ cause: 'server_eof' }),
       overflow: (bound) => this.fail('protocol_error', `the server sent more than ${bound} bytes that had to wait for the warden's verification (before the initialize result, or during a listing); the session was closed`),
-      waits: (item) => (item.from === 'server' ? this.waits(item) : item),
-    }, () => this.heldBytes);
+      waits: (item) => (item.from === 'server' ? waitingItem(item, cfg.channel.json) : item),
+    }, () => this.held.cost);
     this.refuser = { cfg, stats: this.stats, toClient: (bytes) => this.toClient(bytes) };
     this.rules = cfg.rules && new CallRules(this.refuser, cfg.rules);
     this.reports = new ServerReports(cfg, this.stats, (message) => this.fail('protocol_error', message));
@@ -252,32 +249,16 @@ export class Session {
     if (this.state === 'initializing') {
       // Nothing reaches the client before the surface is verified.
       if ('answers' in item && item.answers.serverId === this.initServerId) await this.handshake(item.msg.value, item.bytes);
-      else {
-        const kept = this.waits(item);
-        this.held.push(kept);
-        this.heldBytes += waitingCost(kept.bytes);
-      }
+      else this.held.hold(item);
       return;
     }
     if ('answers' in item) await this.onServerAnswer(item.answers, item.msg, item.bytes);
     else await this.onServerMessage(item.msg, item.bytes, item.seq);
   }
 
-  /** A server item that waits keeps its own bytes, not its value nor the read they arrived in (waiting-message.ts). */
-  private waits(item: ServerItem): ServerItem {
-    const limits = this.cfg.channel.json;
-    if ('answers' in item) {
-      const bytes = ownBytes(item.bytes);
-      return { ...item, bytes, msg: waiting(item.msg, bytes, limits) };
-    }
-    const bytes = ownBytes(item.bytes) as Buffer;
-    return { ...item, bytes, msg: waiting(item.msg, bytes, limits) };
-  }
-
   /** Releases what was held, in order, through the same judge and gates as what comes after. */
   private async releaseHeld(): Promise<void> {
-    for (const item of this.held.splice(0)) {
-      this.heldBytes -= waitingCost(item.bytes);
+    for (const item of this.held.take()) {
       if (this.stopped) return;
       await this.onServerItem(item);
     }

@@ -1,7 +1,8 @@
 import { joinLine, lineLength, type Line } from '../protocol/line.js';
 import type { ReadLimits } from '../protocol/json/reader.js';
 import { classify } from '../protocol/message.js';
-import type { ResponseMessage, ServerMessage } from './channel.js';
+import type { ClientRequest, ResponseMessage, ServerMessage } from './channel.js';
+import { waitingCost } from './ordered-queue.js';
 
 // A server message that has to wait (behind the warden's verification, or held until the initialize result)
 // keeps its bytes and its envelope, not its value: what waits is bounded in bytes (ordered-queue.ts), and a
@@ -70,4 +71,48 @@ export function waiting<M extends Waitable>(msg: M, bytes: Line, limits: ReadLim
     },
   });
   return out;
+}
+
+/** A message from the server as the session queues it: a request or notification, or an answer to a client
+ *  request (its id already the client's own). */
+export type ServerItem =
+  | { from: 'server'; msg: ServerMessage; bytes: Buffer; seq: number }
+  | { from: 'server'; answers: ClientRequest; msg: ResponseMessage; bytes: Line; seq: number };
+
+/** A server item as it waits: bytes of its own, and its value read again on first use. */
+export function waitingItem(item: ServerItem, limits: ReadLimits): ServerItem {
+  if ('answers' in item) {
+    const bytes = ownBytes(item.bytes);
+    return { ...item, bytes, msg: waiting(item.msg, bytes, limits) };
+  }
+  const bytes = ownBytes(item.bytes) as Buffer;
+  return { ...item, bytes, msg: waiting(item.msg, bytes, limits) };
+}
+
+/** What the server sent before its initialize result, kept as it waits, in order, and what it counts against
+ *  the session's bound on waiting messages. */
+export class HeldItems {
+  private readonly items: ServerItem[] = [];
+  private counted = 0;
+
+  constructor(private readonly limits: ReadLimits) {}
+
+  /** What the held items count against the bound (ordered-queue.ts waitingCost). */
+  get cost(): number {
+    return this.counted;
+  }
+
+  hold(item: ServerItem): void {
+    const kept = waitingItem(item, this.limits);
+    this.items.push(kept);
+    this.counted += waitingCost(kept.bytes);
+  }
+
+  /** Every item held so far, oldest first; each stops counting as it is taken. */
+  *take(): Generator<ServerItem> {
+    for (const item of this.items.splice(0)) {
+      this.counted -= waitingCost(item.bytes);
+      yield item;
+    }
+  }
 }
