@@ -11,6 +11,9 @@ const REPORTED_LINES = 10;
 /** Tier widenings audited and printed one by one in a session; past it, one line says that more are blocked
  *  without a report each (a server renaming its descriptions at every re-list made thousands: test/attack12). */
 const WIDENINGS_REPORTED = 100;
+/** Surfaces recorded after the handshake's in a session (each a `surface` event and an alert); past it, one line
+ *  says that the surface keeps changing (a server flipping between two at every re-list made one a re-list). */
+const SURFACES_RECORDED = 64;
 const count = (n: number): string => n.toLocaleString('en-US');
 
 // Judging what this session was served against the lock: which tools the client may see and call. The
@@ -39,6 +42,8 @@ export class SurfaceJudge {
   private lastReported: string | undefined;
   private readonly wideningReported = new Set<string>();
   private wideningsCapped = false;
+  private surfacesRecorded = 0;
+  private surfacesUnrecorded = 0;
 
   constructor(
     private readonly cfg: JudgeConfig,
@@ -95,7 +100,11 @@ export class SurfaceJudge {
       .map((t) => ({ name: t.name, state: t.state as ToolChangeRecord['state'], classes: t.classes, fields: t.fields, decision: decisions.tools.get(t.name)?.decision ?? 'reported' }));
     const somethingRefused = [...decisions.tools.values()].some((d) => d.decision !== 'allow');
     const key = `${live}|${decisions.pinState}`;
-    const worthReporting = source === 'handshake' || (!partial && key !== this.lastReported) || (partial && somethingRefused && key !== this.lastReported);
+    let worthReporting = source === 'handshake' || (!partial && key !== this.lastReported) || (partial && somethingRefused && key !== this.lastReported);
+    if (worthReporting && source !== 'handshake' && ++this.surfacesRecorded > SURFACES_RECORDED) {
+      worthReporting = false;
+      if (this.surfacesUnrecorded++ === 0) this.cfg.report(`server '${serverId}': its surface changed more than ${SURFACES_RECORDED} times in this session; further changes are judged as always and not recorded one by one. Review with: mcp-warden diff ${serverId}`);
+    }
     if (worthReporting) {
       this.lastReported = key;
       this.cfg.audit({
