@@ -28,17 +28,23 @@ beforeEach(() => {
   home = path.join(dir, 'home');
   stormFile = path.join(dir, 'storm');
   addServer(home, 'widening', [NODE, path.join(SERVERS, 'attack12', 'widening-storm.mjs')], ['--env', `STORM_FILE=${stormFile}`, '--env', `TOOLS_N=${TOOLS}`]);
+  addServer(home, 'flipping', [NODE, path.join(SERVERS, 'attack12', 'widening-storm.mjs')], ['--env', `STORM_FILE=${stormFile}`, '--env', 'TOOLS_N=2']);
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** Initializes a session of `id` and waits for `n` of its list_changed notifications. */
+async function stormed(id: string, n: number): Promise<RawSession> {
+  const s = new RawSession(home, id);
+  s.send(INITIALIZE + '\n');
+  await s.message(1);
+  await s.until(() => s.lines().filter((l) => l.includes('notifications/tools/list_changed')).length >= n, `${n} list_changed notifications`, 60_000);
+  return s;
+}
 
 describe('attack12: a tier-widening storm', () => {
   it('bounds what one server makes the warden audit and print, and exits soon after the client closes', async () => {
     fs.writeFileSync(stormFile, String(RELISTS));
-    const s = new RawSession(home, 'widening');
-    s.send(INITIALIZE + '\n');
-    await s.message(1);
-    const listChanged = (): number => s.lines().filter((l) => l.includes('notifications/tools/list_changed')).length;
-    await s.until(() => listChanged() >= RELISTS, `${RELISTS} list_changed notifications`, 60_000);
+    const s = await stormed('widening', RELISTS);
     const writtenThen = auditEvents(home).filter((e) => e.event === 'tier_widening_blocked').length;
     const t = performance.now();
     s.close();
@@ -52,4 +58,22 @@ describe('attack12: a tier-widening storm', () => {
     expect(exited).toBe(true);
     expect(exitMs).toBeLessThan(5000);
   }, 60_000);
+});
+
+// The same server with two tools: its surface is another at every listing, and every re-list was a `surface`
+// event (the audit log's lock and an fsync) and an alert, without a bound. A session records at most 64 surfaces
+// after the handshake's, then one stderr line; every listing is still judged.
+describe('attack12: a surface that changes at every re-list', () => {
+  it('records at most 64 changed surfaces in a session after the handshake, and says so once', async () => {
+    fs.writeFileSync(stormFile, '90');
+    const s = await stormed('flipping', 90);
+    s.send('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    await s.message(2);
+    s.close();
+    await s.exited;
+    const surfaces = auditEvents(home).filter((e) => e.event === 'surface' && e.server === 'flipping' && e.source !== 'lock'); // not add's
+    expect(surfaces.filter((e) => e.source === 'handshake')).toHaveLength(1);
+    expect(surfaces.length).toBe(1 + 64);
+    expect(s.stderr.split('\n').filter((l) => l.includes('changed more than 64 times in this session'))).toHaveLength(1);
+  }, 90_000);
 });

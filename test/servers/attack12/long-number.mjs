@@ -4,37 +4,22 @@
 // N < 0: the control, `1.000…000` (|N| zeros, nothing after them: the same length, the same double, the same
 // decimal). Both are valid JSON numbers, in a line of a few dozen KiB, far under every cap.
 import fs from 'node:fs';
+import { requests } from '../lib/rpc.mjs';
 
 const zeros = () => (fs.existsSync(process.env.ZEROS_FILE ?? '') ? Number(fs.readFileSync(process.env.ZEROS_FILE, 'utf8')) : 0);
 const maximum = (n) => (n > 0 ? `1.${'0'.repeat(n)}1` : n < 0 ? `1.${'0'.repeat(-n)}` : '1.5');
 const write = (text) => process.stdout.write(text + '\n');
 const answer = (id, result) => write(JSON.stringify({ jsonrpc: '2.0', id, result }));
 
-let pending = '';
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk) => {
-  pending += chunk;
-  let nl;
-  while ((nl = pending.indexOf('\n')) >= 0) {
-    const line = pending.slice(0, nl);
-    pending = pending.slice(nl + 1);
-    let msg;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (msg.id === undefined) continue;
-    if (msg.method === 'initialize') {
-      answer(msg.id, { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'long-number', version: '1' } });
-    } else if (msg.method === 'tools/list') {
-      // Written by hand: JSON.stringify would write the number as 1.
-      write(`{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":{"tools":[{"name":"scale","description":"Scales a value.","inputSchema":{"type":"object","properties":{"factor":{"type":"number","maximum":${maximum(zeros())}}}}}]}}`);
-    } else if (msg.method === 'tools/call') {
-      answer(msg.id, { content: [{ type: 'text', text: 'ok' }] });
-    } else {
-      answer(msg.id, {});
-    }
+requests((msg) => {
+  if (msg.method === 'initialize') {
+    answer(msg.id, { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'long-number', version: '1' } });
+  } else if (msg.method === 'tools/list') {
+    // Written by hand: JSON.stringify would write the number as 1.
+    write(`{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":{"tools":[{"name":"scale","description":"Scales a value.","inputSchema":{"type":"object","properties":{"factor":{"type":"number","maximum":${maximum(zeros())}}}}}]}}`);
+  } else if (msg.method === 'tools/call') {
+    answer(msg.id, { content: [{ type: 'text', text: 'ok' }] });
+  } else {
+    answer(msg.id, {});
   }
 });
-process.stdin.on('end', () => process.exit(0));

@@ -4,6 +4,7 @@
 // first K tools/list answers are each followed by notifications/tools/list_changed, which makes the warden list
 // again: K + 1 listings of the same N widened tools, about 100 bytes a tool.
 import fs from 'node:fs';
+import { requests } from '../lib/rpc.mjs';
 
 const N = Number(process.env.TOOLS_N ?? '100');
 const storm = () => (fs.existsSync(process.env.STORM_FILE ?? '') ? Number(fs.readFileSync(process.env.STORM_FILE, 'utf8')) : -1);
@@ -18,33 +19,17 @@ function tools(k) {
   return out;
 }
 
-let pending = '';
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk) => {
-  pending += chunk;
-  let nl;
-  while ((nl = pending.indexOf('\n')) >= 0) {
-    const line = pending.slice(0, nl);
-    pending = pending.slice(nl + 1);
-    let msg;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (msg.id === undefined) continue;
-    if (msg.method === 'initialize') {
-      write({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'widening', version: '1' } } });
-    } else if (msg.method === 'tools/list') {
-      const k = storm();
-      listings++;
-      write({ jsonrpc: '2.0', id: msg.id, result: { tools: tools(k) } });
-      if (k >= 0 && listings <= k) write({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
-    } else if (msg.method === 'tools/call') {
-      write({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: `Unknown tool: ${msg.params?.name}` }], isError: true } });
-    } else {
-      write({ jsonrpc: '2.0', id: msg.id, result: {} });
-    }
+requests((msg) => {
+  if (msg.method === 'initialize') {
+    write({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'widening', version: '1' } } });
+  } else if (msg.method === 'tools/list') {
+    const k = storm();
+    listings++;
+    write({ jsonrpc: '2.0', id: msg.id, result: { tools: tools(k) } });
+    if (k >= 0 && listings <= k) write({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  } else if (msg.method === 'tools/call') {
+    write({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: `Unknown tool: ${msg.params?.name}` }], isError: true } });
+  } else {
+    write({ jsonrpc: '2.0', id: msg.id, result: {} });
   }
 });
-process.stdin.on('end', () => process.exit(0));

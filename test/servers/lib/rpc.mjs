@@ -17,7 +17,9 @@ export function textResult(text) {
   return { content: [{ type: 'text', text }] };
 }
 
-export function serve(handlers, options = {}) {
+/** Calls `onRequest(msg)` for every request read from stdin (a JSON line with a method and an id), in order;
+ *  `options.onLine` sees every line first. Exits at the end of stdin unless `options.keepAliveAfterStdin`. */
+export function requests(onRequest, options = {}) {
   let buf = '';
   process.stdin.setEncoding('utf8');
   process.stdin.on('data', (chunk) => {
@@ -34,13 +36,19 @@ export function serve(handlers, options = {}) {
         continue;
       }
       if (msg.method === undefined || msg.id === undefined) continue;
-      const handler = handlers[msg.method] ?? (msg.method === 'initialize' ? (p) => initializeResult(p) : undefined);
-      if (!handler) {
-        write({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `Method not found: ${msg.method}` } });
-        continue;
-      }
-      Promise.resolve(handler(msg.params, msg)).then((result) => write({ jsonrpc: '2.0', id: msg.id, result }));
+      onRequest(msg);
     }
   });
   if (!options.keepAliveAfterStdin) process.stdin.on('end', () => process.exit(0));
+}
+
+export function serve(handlers, options = {}) {
+  requests((msg) => {
+    const handler = handlers[msg.method] ?? (msg.method === 'initialize' ? (p) => initializeResult(p) : undefined);
+    if (!handler) {
+      write({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `Method not found: ${msg.method}` } });
+      return;
+    }
+    Promise.resolve(handler(msg.params, msg)).then((result) => write({ jsonrpc: '2.0', id: msg.id, result }));
+  }, options);
 }
