@@ -43,7 +43,7 @@ export class SurfaceJudge {
   private readonly wideningReported = new Set<string>();
   private wideningsCapped = false;
   private surfacesRecorded = 0;
-  private surfacesUnrecorded = 0;
+  private surfacesCapped = false;
 
   constructor(
     private readonly cfg: JudgeConfig,
@@ -103,7 +103,8 @@ export class SurfaceJudge {
     let worthReporting = source === 'handshake' || (!partial && key !== this.lastReported) || (partial && somethingRefused && key !== this.lastReported);
     if (worthReporting && source !== 'handshake' && ++this.surfacesRecorded > SURFACES_RECORDED) {
       worthReporting = false;
-      if (this.surfacesUnrecorded++ === 0) this.cfg.report(`server '${serverId}': its surface changed more than ${SURFACES_RECORDED} times in this session; further changes are judged as always and not recorded one by one. Review with: mcp-warden diff ${serverId}`);
+      if (!this.surfacesCapped) this.cfg.report(`server '${serverId}': its surface changed more than ${SURFACES_RECORDED} times in this session; further changes are judged as always and not recorded one by one. Review with: mcp-warden diff ${serverId}`);
+      this.surfacesCapped = true;
     }
     if (worthReporting) {
       this.lastReported = key;

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { statusMiB } from '../helpers/memory.js';
 import { INITIALIZE, NODE, SERVERS, WARDEN, addServer, tempDir } from '../helpers/warden.js';
 
 // ATTACK (memory): a server's ping passes to the client at once and the warden remembers its id until the
@@ -29,8 +30,6 @@ beforeEach(() => {
   addServer(home, 'pinger', [NODE, path.join(SERVERS, 'attack12', 'ping-ids.mjs')], ['--env', `PINGS_FILE=${pingsFile}`]);
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-const statusMiB = (pid: number, field: 'VmHWM' | 'VmRSS'): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 /** A client that answers every ping as the MCP SDK's does (the id parsed, written back with JSON.stringify),
  *  calls "flood" once, and reports the warden's memory when the call is answered. */
