@@ -7,6 +7,8 @@
 //   (bench/raw-relay.mjs, as the 10-at-once start-up of bench/run.mjs measures its baseline), plain node against
 //   node with the no-op hook, rounds interleaved: what node 20's loader thread alone costs a client that starts
 //   N servers, against the issue 13 target (the warden within 1.2x of N raw relays).
+//   --node PATH: the servers' node (default: the one running this bench). On node 22.15+ the guard's hooks run
+//   in the loading thread (docs/adr/0032-in-thread-module-hooks.md); the no-op hook is still module.register().
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -15,6 +17,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { planLaunch } = await import(path.join(ROOT, 'dist/attest/plan.js'));
 const { attestedFiles } = await import(path.join(ROOT, 'dist/attest/module-set.js'));
 const { prepareModuleGuard } = await import(path.join(ROOT, 'dist/launch/module-guard.js'));
+const n = process.argv.indexOf('--node');
+const NODE = n > 0 ? path.resolve(process.argv[n + 1]) : process.execPath;
 const i = process.argv.indexOf('--launches');
 const LAUNCHES = i > 0 ? Number(process.argv[i + 1]) : 10;
 const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }) + '\n';
@@ -22,7 +26,7 @@ const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', param
 function timeToInit(args, extraStdio = [], guard) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore', ...extraStdio], env: { PATH: '/usr/bin:/bin' } });
+    const child = spawn(NODE, args, { stdio: ['pipe', 'pipe', 'ignore', ...extraStdio], env: { PATH: '/usr/bin:/bin' } });
     if (guard) guard.release(child.stdio[3], guard.files).catch(reject);
     let out = '';
     child.stdout.on('data', (d) => {
@@ -50,7 +54,7 @@ const servers = {
   'server-everything': [path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
 };
 for (const [name, argv] of Object.entries(servers)) {
-  const plan = await planLaunch({ serverId: 'bench', command: process.execPath, args: argv, cwd: undefined, trustedPath: path.dirname(process.execPath) });
+  const plan = await planLaunch({ serverId: 'bench', command: NODE, args: argv, cwd: undefined, trustedPath: path.dirname(NODE) });
   const files = attestedFiles(plan);
   const plain = [];
   const noop = [];
@@ -61,7 +65,7 @@ for (const [name, argv] of Object.entries(servers)) {
     const RELAY = path.join(ROOT, 'bench/raw-relay.mjs');
     const allAt = async (args) => {
       const t0 = process.hrtime.bigint();
-      await Promise.all(Array.from({ length: CONCURRENT }, () => timeToInit([RELAY, process.execPath, ...args])));
+      await Promise.all(Array.from({ length: CONCURRENT }, () => timeToInit([RELAY, NODE, ...args])));
       return Number(process.hrtime.bigint() - t0) / 1e6;
     };
     const plainAll = [];

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GUARD_NODES, IN_THREAD_NODES, threadNames } from '../helpers/nodes.js';
 import { addServer, auditEvents, cli, connectClient, INITIALIZE, RawSession, refusedInitialize, ROOT, SERVERS, tempDir } from '../helpers/warden.js';
 
 // Modules from outside the attested set (issue 10 §3): a node server may load only its script, its package
@@ -48,13 +49,14 @@ function allowlisted(kind: string): string[] {
   return (JSON.parse(fs.readFileSync(path.join(home, 'allowlist.json'), 'utf8')) as { entries: { kind: string; path: string }[] }).entries.filter((e) => e.kind === kind).map((e) => e.path);
 }
 
-describe('modules a server loads at start-up from outside its package', () => {
+// Recorded at enrollment by the guard in learn mode, on each node release it is tested on.
+describe.each(GUARD_NODES)('modules a server loads at start-up from outside its package, on %s', (_label, node) => {
   it('records a relative import outside the package at add, and refuses the launch once that file changed', async () => {
     const { server } = layoutPackage('escape-relative.mjs');
     const outside = path.join(dir, 'work/outside.mjs');
     const marker = path.join(dir, 'marker');
     writeModule(outside, marker, 'Echoes its input');
-    const added = addServer(home, 'rel', [NODE, server]);
+    const added = addServer(home, 'rel', [node, server]);
     expect(added.stdout).toContain(outside);
     expect(serverEntry('rel').modules).toEqual([outside]);
     expect(allowlisted('module')).toEqual([outside]);
@@ -72,7 +74,7 @@ describe('modules a server loads at start-up from outside its package', () => {
     const outside = path.join(dir, 'elsewhere/abs.mjs');
     const marker = path.join(dir, 'marker');
     writeModule(outside, marker, 'Echoes its input');
-    addServer(home, 'abs', [NODE, server, outside]);
+    addServer(home, 'abs', [node, server, outside]);
     expect(serverEntry('abs').modules).toEqual([outside]);
 
     writeModule(outside, marker, 'POISONED');
@@ -88,7 +90,7 @@ describe('modules a server loads at start-up from outside its package', () => {
     const marker = path.join(dir, 'marker');
     writeModule(target, marker, 'Echoes its input');
     fs.symlinkSync(target, path.join(pkg, 'lib/linked.mjs'));
-    const added = addServer(home, 'sym', [NODE, server]);
+    const added = addServer(home, 'sym', [node, server]);
     expect(added.stdout).toContain(target);
     expect(serverEntry('sym').modules).toEqual([target]);
 
@@ -100,10 +102,12 @@ describe('modules a server loads at start-up from outside its package', () => {
   });
 });
 
-describe('modules loaded after start-up from outside the attested set', () => {
+// On each node release the guard is tested on: node 20 checks ES modules on its loader thread, node 22.15+ in
+// the loading thread (docs/adr/0032-in-thread-module-hooks.md).
+describe.each(GUARD_NODES)('modules loaded after start-up from outside the attested set, on %s', (_label, node) => {
   async function lazyCall(tool: string, args: Record<string, unknown>): Promise<{ code: number | null; stderr: string; lines: string[] }> {
     const { server } = layoutPackage('lazy.mjs');
-    addServer(home, 'lazy', [NODE, server]);
+    addServer(home, 'lazy', [node, server]);
     expect(serverEntry('lazy').modules ?? []).toEqual([]);
     const s = new RawSession(home, 'lazy');
     try {
@@ -181,6 +185,18 @@ describe('modules loaded after start-up from outside the attested set', () => {
     expect(r.stderr).toMatch(/server 'lazy' tried to load data:text\/javascript,export async function load/);
   });
 
+  it('ends a server that registers loader hooks of its own from a file outside the set, before that file runs', async () => {
+    const hooks = path.join(dir, 'elsewhere/hooks.mjs');
+    const marker = path.join(dir, 'marker');
+    fs.mkdirSync(path.dirname(hooks), { recursive: true });
+    fs.writeFileSync(hooks, `import fs from 'node:fs';\nfs.appendFileSync(${JSON.stringify(marker)}, 'hooks ran\\n');\nexport async function load(url, context, next) { return next(url, context); }\n`);
+    const r = await lazyCall('hooksfile', { path: hooks });
+    expect(markerText(marker)).toBe('');
+    expect(r.lines.join('')).not.toContain('registered');
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`server 'lazy' tried to load ${hooks}, which is outside its attested set`);
+  });
+
   it('gives a node child the server forks no attested set, so the child refuses to run', async () => {
     const r = await lazyCall('fork', {});
     const answer = r.lines.find((l) => l.includes('"id":2')) ?? '';
@@ -197,6 +213,28 @@ describe('modules loaded after start-up from outside the attested set', () => {
     expect(markerText(marker)).toBe('');
     expect(r.code).toBe(3);
     expect(r.stderr).toContain("server 'lazy' tried to load a worker thread from code to eval, which would run without the module guard");
+  });
+});
+
+describe('the module guard on node 24 (module.registerHooks)', () => {
+  // node 24 names its threads (a worker, such as the loader-hooks thread of module.register, is "WorkerThread");
+  // node 22 names them all "node", so the thread itself is looked for on 24 only.
+  const node = (IN_THREAD_NODES.find(([label]) => label === 'node 24') as [string, string])[1];
+  it('checks loads in the server\'s own thread: node starts no loader-hooks thread for it', async () => {
+    const { server } = layoutPackage('lazy.mjs');
+    addServer(home, 'lazy', [node, server]);
+    const s = new RawSession(home, 'lazy');
+    try {
+      s.send(INITIALIZE + '\n');
+      expect((await s.message(1)).result).toBeDefined();
+      const launch = auditEvents(home).filter((e) => e.event === 'launch').pop();
+      const threads = threadNames(launch?.pid as number);
+      expect(threads).toContain('MainThread'); // node 22+ names its threads, so a loader thread would show
+      expect(threads).not.toContain('WorkerThread');
+    } finally {
+      s.close();
+      s.proc.kill('SIGKILL');
+    }
   });
 });
 

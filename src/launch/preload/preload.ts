@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import Module, { register, syncBuiltinESMExports } from 'node:module';
-import workerThreads, { MessageChannel, getEnvironmentData, isMainThread, setEnvironmentData, type WorkerOptions } from 'node:worker_threads';
+import workerThreads, { MessageChannel, type MessagePort, getEnvironmentData, isMainThread, setEnvironmentData, type WorkerOptions } from 'node:worker_threads';
 import { EXIT_REFUSED, createGuard, isGuardState, type GuardState } from './guard.js';
 
 // The warden's module guard, loaded into a node server with `node --import <this file>` before its script.
@@ -8,6 +8,9 @@ import { EXIT_REFUSED, createGuard, isGuardState, type GuardState } from './guar
 // every file in it was digested and allowlisted (and closes it before the server's first line runs), then guards every way node loads a module file: ES modules through loader hooks,
 // CommonJS through Module.prototype.load, native addons through process.dlopen. Worker threads run this file
 // again (they inherit --import) and take the set the main thread left in the environment data.
+
+type LoadHook = (url: string, context: object, nextLoad: (url: string, context: object) => object) => object;
+type RegisterHooks = (hooks: { load: LoadHook }) => unknown;
 
 const SET_FD = 3;
 const ENV_KEY = 'mcp-warden.attested-set';
@@ -64,10 +67,21 @@ function readSetFromGate(): GuardState {
   return state;
 }
 
-// The loader hooks are registered first, so that node starts their thread while the warden is still digesting;
-// they get the set through a port once it is here, and hold every load until then.
-const toHooks = new MessageChannel();
-register('./hooks.js', import.meta.url, { data: { port: toHooks.port2, inWorker: !isMainThread }, transferList: [toHooks.port2] });
+// ES modules. node 22.15+ and 23.5+ run synchronous loader hooks in the loading thread (module.registerHooks):
+// the guard's are registered at the end of this file, once the set is here. Older node runs loader hooks on a
+// thread of their own (module.register), which costs the server's start-up ~40-170 ms (docs/adr/0032-in-thread-
+// module-hooks.md): they are registered first, so that node starts that thread while the warden is still
+// digesting; they get the set through a port once it is here, and hold every load until then.
+const registerHooks = (Module as unknown as { registerHooks?: RegisterHooks }).registerHooks;
+/** node's own module.register: the binding imported above follows the replacement made below. */
+const registerOnThread = register as unknown as (...args: unknown[]) => void;
+/** Registers the guard's hooks on node's loader-hooks thread; they check every load there once given the set. */
+function guardHooksThread(): MessagePort {
+  const toHooks = new MessageChannel();
+  registerOnThread('./hooks.js', import.meta.url, { data: { port: toHooks.port2, inWorker: !isMainThread }, transferList: [toHooks.port2] });
+  return toHooks.port1;
+}
+const toHooksThread = registerHooks === undefined ? guardHooksThread() : undefined;
 
 const state: GuardState = isMainThread ? readSetFromGate() : (getEnvironmentData(ENV_KEY) as GuardState);
 if (!isGuardState(state)) failClosed('the thread that started this worker left no attested set');
@@ -114,8 +128,30 @@ class GuardedWorker extends Worker {
   }
 }
 (workerThreads as { Worker: typeof Worker }).Worker = GuardedWorker;
-syncBuiltinESMExports();
 
-// ES modules, and CommonJS reached through import: the hooks registered above start checking now.
-toHooks.port1.postMessage(state);
-toHooks.port1.close();
+// ES modules, and CommonJS reached through import: checked from now on, before any server code is loaded.
+if (registerHooks === undefined) {
+  (toHooksThread as MessagePort).postMessage(state);
+  (toHooksThread as MessagePort).close();
+} else {
+  registerHooks({
+    load(url, context, nextLoad) {
+      guard.url(url);
+      return nextLoad(url, context);
+    },
+  });
+  // Hooks of the server's own (module.register) run on a loader thread, which the in-thread hooks do not reach:
+  // the module holding them and everything it imports would load unchecked. The guard's hooks go on that thread
+  // first, as on node 20, so they check those loads too.
+  let hooksThreadGuarded = false;
+  (Module as unknown as { register: (...args: unknown[]) => void }).register = function guardedRegister(this: unknown, ...args: unknown[]): void {
+    if (!hooksThreadGuarded) {
+      hooksThreadGuarded = true;
+      const port = guardHooksThread();
+      port.postMessage(state);
+      port.close();
+    }
+    registerOnThread.apply(this, args);
+  };
+}
+syncBuiltinESMExports();
