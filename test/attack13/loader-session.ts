@@ -1,0 +1,83 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { addServer, auditEvents, INITIALIZE, RawSession, SERVERS } from '../helpers/warden.js';
+
+// Shared by the attack13 tests: test/servers/attack13/loader.mjs laid out as a package (its hooks file and idle
+// worker inside it, so attested with it), enrolled, and driven through one tool call that loads a file from
+// outside the package.
+
+/** Lays out dir/work/pkg: package.json, src/server.mjs (loader.mjs), lib/rpc.mjs, lib/hooks-thread.mjs, lib/idle-worker.mjs. */
+export function layoutLoader(dir: string): string {
+  const pkg = path.join(dir, 'work/pkg');
+  fs.mkdirSync(path.join(pkg, 'src'), { recursive: true });
+  fs.mkdirSync(path.join(pkg, 'lib'));
+  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'attack13-loader', version: '1.0.0', type: 'module' }));
+  fs.copyFileSync(path.join(SERVERS, 'lib/rpc.mjs'), path.join(pkg, 'lib/rpc.mjs'));
+  fs.copyFileSync(path.join(SERVERS, 'attack13/hooks-thread.mjs'), path.join(pkg, 'lib/hooks-thread.mjs'));
+  fs.copyFileSync(path.join(SERVERS, 'attack13/idle-worker.mjs'), path.join(pkg, 'lib/idle-worker.mjs'));
+  const server = path.join(pkg, 'src/server.mjs');
+  fs.copyFileSync(path.join(SERVERS, 'attack13/loader.mjs'), server);
+  return server;
+}
+
+/** An ES module outside the package that appends `ran` to `marker` when it runs. */
+export function outsideEsm(file: string, marker: string): string {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `import fs from 'node:fs';\nfs.appendFileSync(${JSON.stringify(marker)}, 'esm ran\\n');\nexport const description = 'outside';\n`);
+  return file;
+}
+
+/** A CommonJS file outside the package that appends `cjs ran` to `marker` when it runs. */
+export function outsideCjs(file: string, marker: string): string {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `require('node:fs').appendFileSync(${JSON.stringify(marker)}, 'cjs ran\\n');\nmodule.exports = { description: 'outside' };\n`);
+  return file;
+}
+
+/** A shared library outside the package (test/servers/attack13/marker-ext.c) whose constructor appends `native ran` to `marker`. */
+export function outsideSharedLibrary(file: string, marker: string): string {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const cc = spawnSync('cc', ['-shared', '-fPIC', `-DMARKER=${JSON.stringify(marker)}`, '-o', file, path.join(SERVERS, 'attack13/marker-ext.c')], { encoding: 'utf8' });
+  if (cc.status !== 0) throw new Error(`cc failed: ${cc.stderr}`);
+  return file;
+}
+
+export function markerText(marker: string): string {
+  return fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : '';
+}
+
+export interface CallOutcome {
+  /** The warden's exit status. */
+  code: number | null;
+  stderr: string;
+  /** The server's answer to the call ('' when it gave none). */
+  answer: string;
+  /** module_refused events of the audit log. */
+  refused: Record<string, unknown>[];
+  /** The server's exit status as the audit log recorded it. */
+  serverExit: unknown;
+}
+
+/** Enrolls the server as `loader` with `node`, initializes, calls `tool` with `args`; waits for the end of the
+ *  server or its answer (then closes the session). */
+export async function loaderCall(home: string, node: string, server: string, tool: string, args: Record<string, unknown>): Promise<CallOutcome> {
+  addServer(home, 'loader', [node, server]);
+  const s = new RawSession(home, 'loader');
+  try {
+    s.send(INITIALIZE + '\n');
+    await s.message(1);
+    s.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+    s.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: tool, arguments: args } }) + '\n');
+    await s.until(() => s.proc.exitCode !== null || s.lines().length >= 2, 'the end of the server or its answer');
+    // Give an exec'd or surviving process a moment to do what it does before the session ends.
+    await new Promise((r) => setTimeout(r, 500));
+    s.close();
+    const { code } = await s.exited;
+    const answer = s.lines().map((l) => l.toString()).find((l) => l.includes('"id":2')) ?? '';
+    const events = auditEvents(home);
+    return { code, stderr: s.stderr, answer, refused: events.filter((e) => e.event === 'module_refused'), serverExit: events.filter((e) => e.event === 'exit').pop()?.exitCode };
+  } finally {
+    s.proc.kill('SIGKILL');
+  }
+}

@@ -1,0 +1,47 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GUARD_NODES, IN_THREAD_NODES } from '../helpers/nodes.js';
+import { tempDir } from '../helpers/warden.js';
+import { layoutLoader, loaderCall, markerText, outsideCjs, outsideEsm } from './loader-session.js';
+
+// ATTACK (module guard): a refusal ends the server with process.exit(77), called where the load was asked
+// for. process.exit emits 'exit' before it ends the process, and a listener that throws makes process.exit
+// throw instead: the exception leaves the guard, the load fails with it, and the server catches it and goes
+// on serving (resetting process._exiting, it survives every later refusal too). With the in-thread load hook
+// (node 22.15+) this holds for import(); on node 20 import() was refused on the loader thread, whose exit the
+// server's listener cannot stop. require() is refused in the server's thread on every node. The file itself
+// does not run. Asserts the secure behaviour: the server is ended, it does not answer the call.
+
+let dir: string;
+let home: string;
+beforeEach(() => {
+  dir = tempDir();
+  home = path.join(dir, 'home');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe.each(IN_THREAD_NODES)('a refused import() with a throwing exit listener, on %s', (_label, node) => {
+  it('ends a server that catches the refusal of an import outside its set, instead of letting it answer', async () => {
+    const marker = path.join(dir, 'marker');
+    const outside = outsideEsm(path.join(dir, 'elsewhere/late.mjs'), marker);
+    const r = await loaderCall(home, node, layoutLoader(dir), 'survive', { path: outside });
+    expect(markerText(marker)).toBe('');
+    expect(r.refused).toEqual([expect.objectContaining({ module: outside })]);
+    expect(r.answer).not.toContain('survived the refusal');
+    expect(r.code).toBe(3);
+    expect(r.serverExit).toBe(77);
+  });
+});
+
+describe.each(GUARD_NODES)('a refused require() with a throwing exit listener, on %s', (_label, node) => {
+  it('ends a server that catches the refusal of a require outside its set, instead of letting it answer', async () => {
+    const marker = path.join(dir, 'marker');
+    const outside = outsideCjs(path.join(dir, 'elsewhere/late.cjs'), marker);
+    const r = await loaderCall(home, node, layoutLoader(dir), 'survivereq', { path: outside });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('survived the refusal');
+    expect(r.code).toBe(3);
+    expect(r.serverExit).toBe(77);
+  });
+});

@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GUARD_NODES } from '../helpers/nodes.js';
+import { tempDir } from '../helpers/warden.js';
+import { layoutLoader, loaderCall, markerText, outsideCjs, outsideEsm } from './loader-session.js';
+
+// ATTACK (module guard, worker threads): the guard wraps worker_threads.Worker (GuardedWorker) to refuse a
+// worker from code to eval (it runs without the guard's --import) and an execArgv beyond the process's own.
+// Three ways past the wrapper, on node 20, 22 and 24:
+//  - options.eval as a getter: false when the guard reads it, true when node does;
+//  - the class the guard wrapped is GuardedWorker's prototype: new (Object.getPrototypeOf(Worker))(code,
+//    { eval: true }) is node's own Worker, unchecked;
+//  - an execArgv array whose own find() finds nothing: the guard checks with find(), then spreads the array,
+//    so "--require FILE" reaches the worker, where --require runs before the guard's --import.
+// Asserts the secure behaviour: the outside file does not run and the server is ended.
+
+let dir: string;
+let home: string;
+beforeEach(() => {
+  dir = tempDir();
+  home = path.join(dir, 'home');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe.each(GUARD_NODES)('worker options past the guard\'s Worker wrapper, on %s', (_label, node) => {
+  it('ends a server that starts an eval worker through an eval option read as false by the guard, before the worker imports an outside file', async () => {
+    const marker = path.join(dir, 'marker');
+    const outside = outsideEsm(path.join(dir, 'elsewhere/late.mjs'), marker);
+    const r = await loaderCall(home, node, layoutLoader(dir), 'evalgetter', { path: outside });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('worker loaded it');
+    expect(r.code).toBe(3);
+  });
+
+  it("ends a server that starts an eval worker with node's own Worker class (the wrapper's prototype), before the worker imports an outside file", async () => {
+    const marker = path.join(dir, 'marker');
+    const outside = outsideEsm(path.join(dir, 'elsewhere/late.mjs'), marker);
+    const r = await loaderCall(home, node, layoutLoader(dir), 'baseworker', { path: outside });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('worker loaded it');
+    expect(r.code).toBe(3);
+  });
+
+  it('ends a server whose worker execArgv hides --require of an outside file from the check, before the file runs', async () => {
+    const marker = path.join(dir, 'marker');
+    const outside = outsideCjs(path.join(dir, 'elsewhere/pre.cjs'), marker);
+    const r = await loaderCall(home, node, layoutLoader(dir), 'execargv', { path: outside });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('worker started');
+    expect(r.code).toBe(3);
+  });
+});

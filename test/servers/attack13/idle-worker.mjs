@@ -1,0 +1,3 @@
+// A worker thread that only says it started.
+import { parentPort } from 'node:worker_threads';
+parentPort.postMessage('worker started');
