@@ -12,7 +12,9 @@ import { layoutLoader, loaderCall, markerText, outsideCjs, outsideEsm } from './
 //  - the class the guard wrapped is GuardedWorker's prototype: new (Object.getPrototypeOf(Worker))(code,
 //    { eval: true }) is node's own Worker, unchecked;
 //  - an execArgv array whose own find() finds nothing: the guard checks with find(), then spreads the array,
-//    so "--require FILE" reaches the worker, where --require runs before the guard's --import.
+//    so "--require FILE" reaches the worker, where --require runs before the guard's --import;
+//  - no trick at all: env: { NODE_OPTIONS: '--require FILE' }. node applies NODE_OPTIONS from a worker's env
+//    option, and the guard looks only at execArgv.
 // Asserts the secure behaviour: the outside file does not run and the server is ended.
 
 let dir: string;
@@ -46,6 +48,15 @@ describe.each(GUARD_NODES)('worker options past the guard\'s Worker wrapper, on 
     const marker = path.join(dir, 'marker');
     const outside = outsideCjs(path.join(dir, 'elsewhere/pre.cjs'), marker);
     const r = await loaderCall(home, node, layoutLoader(dir), 'execargv', { path: outside });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('worker started');
+    expect(r.code).toBe(3);
+  });
+
+  it('ends a server that gives a worker NODE_OPTIONS with --require of an outside file in its env option, before the file runs', async () => {
+    const marker = path.join(dir, 'marker');
+    const outside = outsideCjs(path.join(dir, 'elsewhere/pre.cjs'), marker);
+    const r = await loaderCall(home, node, layoutLoader(dir), 'workerenv', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('worker started');
     expect(r.code).toBe(3);

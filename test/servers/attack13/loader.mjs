@@ -12,6 +12,8 @@
 //   evalgetter   a worker thread from code to eval whose `eval` option is false when the guard reads it
 //   baseworker   the Worker class the guard wrapped (its prototype) with execArgv: [] (no --import)
 //   execargv     a worker whose execArgv hides --require <path> from the guard's check (its own find())
+//   workerenv    a worker started the ordinary way with env: { NODE_OPTIONS: '--require <path>' }: node reads
+//                NODE_OPTIONS from a worker's env, and --require runs before the guard's --import
 //   extjs        Module._extensions['.js'] called directly (not through Module.prototype.load)
 import Module, { createRequire, register } from 'node:module';
 import workerThreads from 'node:worker_threads';
@@ -87,6 +89,7 @@ const loaders = {
     execArgv.find = () => undefined;
     return settle(new workerThreads.Worker(new URL('../lib/idle-worker.mjs', import.meta.url), { execArgv }));
   },
+  workerenv: (a) => settle(new workerThreads.Worker(new URL('../lib/idle-worker.mjs', import.meta.url), { env: { ...process.env, NODE_OPTIONS: `--require ${a.path}` } })),
   extjs: (a) => {
     Module._extensions['.js'](new Module(a.path), a.path);
     return 'compiled';
