@@ -11,6 +11,12 @@ export const WARDEN = path.join(ROOT, 'dist/cli/main.js');
 export const RAW_RELAY = path.join(ROOT, 'bench/raw-relay.mjs');
 export const EVERYTHING = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
+/** The node the servers run on (--server-node): on every side alike; the relays and the warden run on this one. */
+let SERVER_NODE = process.execPath;
+export function useServerNode(node) {
+  SERVER_NODE = path.resolve(node);
+}
+
 /**
  * Makes the bench directory: `servers/` (a copy of test/servers: the one-file basic.mjs) and `bulk/` (a copy
  * of bench/servers: bulk.mjs), so that edits in the repository during the run cannot make a server drift.
@@ -29,7 +35,7 @@ export function benchDir(prefix = 'warden-bench-') {
 
 /** `mcp-warden add id --yes -- node ...argv` into `home` with the warden build `warden`. */
 export function add(warden, home, id, argv) {
-  const r = spawnSync(process.execPath, [warden, '--home', home, 'add', id, '--yes', '--', process.execPath, ...argv], { encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync(process.execPath, [warden, '--home', home, 'add', id, '--yes', '--', SERVER_NODE, ...argv], { encoding: 'utf8', timeout: 300_000 });
   if (r.status !== 0) throw new Error(`mcp-warden add ${id} failed (${r.status ?? r.signal}): ${r.stderr}${r.stdout}`);
 }
 
@@ -45,8 +51,8 @@ export function configure(home, id, change) {
 /** The command lines of each side for a server: [cmd, args] pairs keyed by side. */
 export function sidesFor(argv, id, homes) {
   const sides = {
-    direct: [process.execPath, argv],
-    raw: [process.execPath, [RAW_RELAY, process.execPath, ...argv]],
+    direct: [SERVER_NODE, argv],
+    raw: [process.execPath, [RAW_RELAY, SERVER_NODE, ...argv]],
   };
   for (const [side, { warden, home }] of Object.entries(homes)) sides[side] = [process.execPath, [warden, '--home', home, 'run', id]];
   return sides;

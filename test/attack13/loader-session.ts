@@ -70,8 +70,6 @@ export async function loaderCall(home: string, node: string, server: string, too
     s.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
     s.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: tool, arguments: args } }) + '\n');
     await s.until(() => s.proc.exitCode !== null || s.lines().length >= 2, 'the end of the server or its answer');
-    // Give an exec'd or surviving process a moment to do what it does before the session ends.
-    await new Promise((r) => setTimeout(r, 500));
     s.close();
     const { code } = await s.exited;
     const answer = s.lines().map((l) => l.toString()).find((l) => l.includes('"id":2')) ?? '';

@@ -1,36 +1,78 @@
-import type { MessagePort } from 'node:worker_threads';
-import { EXIT_REFUSED, createGuard, type Guard, type GuardState } from './guard.js';
+import fs from 'node:fs';
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { EXIT_REFUSED, createGuard, isGuardState, type Guard, type GuardState } from './guard.js';
+import { guardLoaders } from './loaders.js';
 
-// Loader hooks (module.register), run on node's loader thread: every ES module (and every CommonJS module
-// reached through import) is checked by URL before its source is loaded.
+// Loader hooks (module.register), run on node's loader-hooks thread: every ES module (and every CommonJS module
+// reached through import) is checked by URL before its source is loaded. Registered by the preload before any
+// server code, first on that thread: on node 20 for every ES module, on node 22.15+ when the server registers
+// hooks of its own (preload.ts). The preload never runs on this thread, so what else could load code here
+// (require, process.dlopen from a server's own hooks) is guarded here too.
 
 interface InitData {
   /** Where the preload posts the attested set, once the warden has released it. */
   port: MessagePort;
   /** Registered from a worker thread: process.exit would end only that worker. */
   inWorker: boolean;
+  /** node 20: wrap Module._extensions handlers too (no in-thread hook sees one called directly). */
+  extensions: boolean;
 }
 
-let guard: Promise<Guard> | undefined;
+let guard: Guard | undefined;
+let port: MessagePort | undefined;
+let arrived: (g: Guard) => void = () => undefined;
+const ready = new Promise<Guard>((resolve) => (arrived = resolve));
+let inWorker = false;
+
+// Taken before any hooks of the server's own are loaded on this thread.
+const exit = process.exit.bind(process);
+const kill = process.kill.bind(process);
+const pid = process.pid;
+
+/** Ends the server: node ends the process when this thread exits; if an 'exit' listener the server's own hooks
+ *  put on this thread throws instead (or this thread was started from a worker), the process is killed. */
+function end(): never {
+  if (!inWorker) {
+    try {
+      exit(EXIT_REFUSED);
+    } catch {
+      // a listener threw: the kill below
+    }
+  }
+  kill(pid, 'SIGKILL');
+  for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000); // the signal is on its way
+}
+
+function take(state: unknown): Guard {
+  if (guard) return guard;
+  if (!isGuardState(state)) {
+    fs.writeSync(2, "mcp-warden: the module guard's loader thread did not get the warden's attested set; the server is ended.\n");
+    return end();
+  }
+  guard = createGuard(state, end);
+  port?.close();
+  arrived(guard);
+  return guard;
+}
+
+/** The guard, now: a load on this thread before the set was posted finds it waiting on the port, or is refused. */
+function current(): Guard {
+  if (guard) return guard;
+  const message = port ? receiveMessageOnPort(port) : undefined;
+  return take(message?.message as GuardState | undefined);
+}
 
 export function initialize(data: InitData): void {
-  guard = new Promise((resolve) => {
-    data.port.once('message', (state: GuardState) => {
-      data.port.close();
-      resolve(
-        createGuard(state, () => {
-          if (data.inWorker) process.kill(process.pid, 'SIGKILL');
-          process.exit(EXIT_REFUSED);
-        }),
-      );
-    });
-  });
+  inWorker = data.inWorker;
+  port = data.port;
+  port.once('message', (state: GuardState) => take(state));
+  guardLoaders(current, { extensions: data.extensions });
 }
 
 type NextLoad = (url: string, context: unknown) => Promise<unknown>;
 
 export async function load(url: string, context: unknown, nextLoad: NextLoad): Promise<unknown> {
-  if (!guard) throw new Error('mcp-warden: module guard hooks were not initialized');
-  (await guard).url(url);
+  if (!port) throw new Error('mcp-warden: module guard hooks were not initialized');
+  (guard ?? (await ready)).url(url);
   return nextLoad(url, context);
 }

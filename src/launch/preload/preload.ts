@@ -1,12 +1,15 @@
 import fs from 'node:fs';
 import Module, { register, syncBuiltinESMExports } from 'node:module';
-import workerThreads, { MessageChannel, type MessagePort, getEnvironmentData, isMainThread, setEnvironmentData, type WorkerOptions } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, getEnvironmentData, isMainThread, setEnvironmentData } from 'node:worker_threads';
 import { EXIT_REFUSED, createGuard, isGuardState, type GuardState } from './guard.js';
+import { guardLoaders } from './loaders.js';
+import { guardWorkers } from './workers.js';
 
 // The warden's module guard, loaded into a node server with `node --import <this file>` before its script.
 // It waits for the attested set on the file descriptor 3 the warden passed, which the warden writes only once
-// every file in it was digested and allowlisted (and closes it before the server's first line runs), then guards every way node loads a module file: ES modules through loader hooks,
-// CommonJS through Module.prototype.load, native addons through process.dlopen. Worker threads run this file
+// every file in it was digested and allowlisted (and closes it before the server's first line runs), then
+// guards every way node loads code from a file: ES modules through loader hooks (here), CommonJS, native addons,
+// SQLite extensions and process.execve (loaders.ts), worker threads (workers.ts). Worker threads run this file
 // again (they inherit --import) and take the set the main thread left in the environment data.
 
 type LoadHook = (url: string, context: object, nextLoad: (url: string, context: object) => object) => object;
@@ -78,7 +81,7 @@ const registerOnThread = register as unknown as (...args: unknown[]) => void;
 /** Registers the guard's hooks on node's loader-hooks thread; they check every load there once given the set. */
 function guardHooksThread(): MessagePort {
   const toHooks = new MessageChannel();
-  registerOnThread('./hooks.js', import.meta.url, { data: { port: toHooks.port2, inWorker: !isMainThread }, transferList: [toHooks.port2] });
+  registerOnThread('./hooks.js', import.meta.url, { data: { port: toHooks.port2, inWorker: !isMainThread, extensions: registerHooks === undefined }, transferList: [toHooks.port2] });
   return toHooks.port1;
 }
 const toHooksThread = registerHooks === undefined ? guardHooksThread() : undefined;
@@ -87,47 +90,20 @@ const state: GuardState = isMainThread ? readSetFromGate() : (getEnvironmentData
 if (!isGuardState(state)) failClosed('the thread that started this worker left no attested set');
 if (isMainThread) setEnvironmentData(ENV_KEY, state);
 
-const exit = process.exit.bind(process);
+// A refusal ends the server at once. Not process.exit: it runs the server's 'exit' listeners first, and one that
+// throws makes process.exit throw into the code that asked for the load, which could catch it and go on. In a
+// worker thread, the whole process is killed (process.exit would end that worker only).
+const reallyExit = (process as unknown as { reallyExit?: (code: number) => void }).reallyExit?.bind(process);
 const kill = process.kill.bind(process);
+const pid = process.pid;
 const guard = createGuard(state, () => {
-  if (!isMainThread) kill(process.pid, 'SIGKILL');
-  return exit(EXIT_REFUSED);
+  if (isMainThread && reallyExit) reallyExit(EXIT_REFUSED);
+  kill(pid, 'SIGKILL');
+  for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000); // the signal is on its way
 });
 
-// CommonJS: every file require() loads (.js, .cjs, .json, .node) goes through Module.prototype.load.
-const proto = Module.prototype as unknown as { load: (this: unknown, filename: string) => unknown };
-const loadCjs = proto.load;
-proto.load = function guardedLoad(this: unknown, filename: string): unknown {
-  guard.file(filename);
-  return loadCjs.call(this, filename);
-};
-
-// Native addons loaded without require().
-const dlopen = process.dlopen.bind(process);
-process.dlopen = (module: object, filename: string, flags?: number): void => {
-  guard.file(filename);
-  return flags === undefined ? dlopen(module, filename) : dlopen(module, filename, flags);
-};
-
-// Worker threads: one started the ordinary way inherits --import and runs this file again. One with code to
-// eval would not: it is refused. One with an execArgv of its own gets this file's --import first, and its
-// execArgv may hold only what this process was started with and memory tuning: anything else (another
-// --import or --require, an option that takes this file's URL as its value) could run before the guard.
-const TUNING = /^--(max-old-space-size|max-semi-space-size|stack-size)=\d+$/;
-const Worker = workerThreads.Worker;
-class GuardedWorker extends Worker {
-  constructor(filename: string | URL, options?: WorkerOptions) {
-    if (options?.eval) guard.refuse('a worker thread from code to eval', ', which would run without the module guard; give the worker a file of the attested set');
-    if (options?.execArgv) {
-      const own = new Set(process.execArgv);
-      const other = options.execArgv.find((a) => !own.has(a) && !TUNING.test(a));
-      if (other !== undefined) guard.refuse(`a worker thread with the option ${JSON.stringify(String(other).slice(0, 64))}`, ', which could run code before the module guard; leave execArgv out or pass process.execArgv');
-      options = { ...options, execArgv: ['--import', import.meta.url, ...options.execArgv] };
-    }
-    super(filename, options);
-  }
-}
-(workerThreads as { Worker: typeof Worker }).Worker = GuardedWorker;
+guardLoaders(() => guard, { extensions: registerHooks === undefined });
+guardWorkers(guard, import.meta.url);
 
 // ES modules, and CommonJS reached through import: checked from now on, before any server code is loaded.
 if (registerHooks === undefined) {

@@ -10,7 +10,8 @@
 //                throws instead of ending the process, and the server answers
 //   survivereq   the same with require(path)
 //   evalgetter   a worker thread from code to eval whose `eval` option is false when the guard reads it
-//   baseworker   the Worker class the guard wrapped (its prototype) with execArgv: [] (no --import)
+//   baseworker   the Worker class the guard wrapped (the wrapper's prototype, or Worker.prototype.constructor)
+//                with execArgv: [] (no --import)
 //   execargv     a worker whose execArgv hides --require <path> from the guard's check (its own find())
 //   workerenv    a worker started the ordinary way with env: { NODE_OPTIONS: '--require <path>' }: node reads
 //                NODE_OPTIONS from a worker's env, and --require runs before the guard's --import
@@ -81,8 +82,13 @@ const loaders = {
     return settle(new workerThreads.Worker(importer(a.path), { get eval() { return reads++ > 0; } }));
   },
   baseworker: (a) => {
-    const Base = Object.getPrototypeOf(workerThreads.Worker);
-    return settle(new Base(importer(a.path), { eval: true, execArgv: [] }));
+    // The class behind the wrapper, by its prototype chain or by an instance's constructor: the first that
+    // makes a worker is used.
+    for (const Base of [Object.getPrototypeOf(workerThreads.Worker), workerThreads.Worker.prototype.constructor]) {
+      const w = new Base(importer(a.path), { eval: true, execArgv: [] });
+      if (typeof w.terminate === 'function') return settle(w);
+    }
+    return 'no worker class reached';
   },
   execargv: (a) => {
     const execArgv = ['--require', a.path];

@@ -1,0 +1,93 @@
+import fs from 'node:fs';
+import Module from 'node:module';
+import path from 'node:path';
+import type { Guard } from './guard.js';
+
+// The ways a node thread loads code from a file other than through the ES module loader, each checked by the
+// guard before node reads the file: CommonJS (Module.prototype.load, and on node without in-thread hooks each
+// Module._extensions handler, which can be called on its own), native addons (process.dlopen), SQLite
+// extensions (node:sqlite's loadExtension: a shared library loaded without dlopen), and the process replacing
+// itself (process.execve: the new node would start without the guard). Installed in every thread that can run
+// server code: the main thread and worker threads (preload.ts) and node's loader-hooks thread (hooks.ts), where
+// the preload never runs. `current` gives the thread's guard, or refuses when it has none yet.
+
+type ExtensionHandler = (this: unknown, module: unknown, filename: string) => unknown;
+
+export interface LoaderOptions {
+  /** Also wrap each Module._extensions handler: node 20, where no in-thread hook sees a handler called directly. */
+  extensions: boolean;
+}
+
+export function guardLoaders(current: () => Guard, options: LoaderOptions): void {
+  // CommonJS: every file require() loads (.js, .cjs, .json, .node) goes through Module.prototype.load.
+  const proto = Module.prototype as unknown as { load: (this: unknown, filename: string) => unknown };
+  const loadCjs = proto.load;
+  proto.load = function guardedLoad(this: unknown, filename: string): unknown {
+    current().file(String(filename));
+    return loadCjs.call(this, filename);
+  };
+
+  // A handler called directly (Module._extensions['.js'](module, file)) reads and compiles the file without load().
+  if (options.extensions) {
+    const extensions = (Module as unknown as { _extensions: Record<string, ExtensionHandler> })._extensions;
+    for (const ext of Object.keys(extensions)) {
+      const handler = extensions[ext] as ExtensionHandler;
+      extensions[ext] = function guardedExtension(this: unknown, module: unknown, filename: string): unknown {
+        current().file(String(filename));
+        return handler.call(this, module, filename);
+      };
+    }
+  }
+
+  // Native addons loaded without require().
+  const dlopen = process.dlopen.bind(process);
+  process.dlopen = (module: object, filename: string, flags?: number): void => {
+    current().file(String(filename));
+    return flags === undefined ? dlopen(module, filename) : dlopen(module, filename, flags);
+  };
+
+  guardSqliteExtensions(current);
+
+  // node 22.15+/23.11+: the server's process replaced by another program, or by a node without the guard.
+  const proc = process as unknown as { execve?: unknown };
+  if (typeof proc.execve === 'function') {
+    proc.execve = (file: unknown): never =>
+      current().refuse(`to replace its process with ${JSON.stringify(String(file).slice(0, 200))} (process.execve)`, ', which would run without the module guard; start other programs as child processes');
+  }
+}
+
+interface SqliteModule {
+  DatabaseSync: { prototype: { loadExtension: (this: unknown, file: string, entryPoint?: string) => unknown } };
+}
+
+/**
+ * node:sqlite (node 22.13+) loads a SQLite extension, a shared library, with its own dlopen. Allowed only for a
+ * file of the attested set, named by a path (SQLite searches the library path for a bare name, and tries
+ * FILE.so when FILE does not exist). The module is loaded here, so that every way to it (import, require,
+ * process.getBuiltinModule) finds it checked; node 24 warns that it is experimental when it is loaded, which
+ * is the server's to see only if it loads it itself.
+ */
+function guardSqliteExtensions(current: () => Guard): void {
+  const getBuiltin = (process as unknown as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
+  if (typeof getBuiltin !== 'function') return;
+  let sqlite: SqliteModule | undefined;
+  const emitWarning = process.emitWarning;
+  process.emitWarning = () => undefined;
+  try {
+    sqlite = getBuiltin.call(process, 'node:sqlite') as SqliteModule | undefined;
+  } catch {
+    sqlite = undefined; // not in this node, or behind a flag it was not given
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+  const proto = sqlite?.DatabaseSync?.prototype;
+  if (!proto || typeof proto.loadExtension !== 'function') return;
+  const loadExtension = proto.loadExtension;
+  proto.loadExtension = function guardedLoadExtension(this: unknown, file: string, entryPoint?: string): unknown {
+    const name = String(file);
+    const found = name.includes('/') ? [name, `${name}.so`].find((f) => fs.existsSync(f)) : undefined;
+    if (found === undefined) current().refuse(`the SQLite extension ${JSON.stringify(name.slice(0, 200))}`, ', which is not a file of its attested set named by its path');
+    current().file(path.resolve(found as string));
+    return entryPoint === undefined ? loadExtension.call(this, found as string) : loadExtension.call(this, found as string, entryPoint);
+  };
+}
