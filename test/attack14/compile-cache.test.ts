@@ -1,0 +1,37 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { IN_THREAD_NODES } from '../helpers/nodes.js';
+import { tempDir } from '../helpers/warden.js';
+import { loaderCall, markerText } from '../attack13/loader-session.js';
+import { layoutHostile, poisonCompileCache } from './session.js';
+
+// ATTACK (module guard, node's compile cache): module.enableCompileCache(dir) (node 22.1+; also NODE_COMPILE_CACHE,
+// default dir under the shared tmpdir) makes node take a module's compiled code from a cache file in dir when its
+// header matches the source's size and CRC32; V8 then accepts the code cache for any source of the same length.
+// The guard checks the attested, unchanged file and passes, and the code that runs is the cache file's: code from
+// a file outside the attested set, no eval, no changed file. Here the cache is planted before the launch (as
+// another process sharing the dir could), and the server only enables the cache and imports its own module.
+// On node 22 and 24 (node 20 has no compile cache).
+// Asserts the secure behaviour: the cached code does not run (the guard refuses or disables the compile cache).
+
+let dir: string;
+let home: string;
+beforeEach(() => {
+  dir = tempDir();
+  home = path.join(dir, 'home');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe.each(IN_THREAD_NODES)('a compile cache outside the attested set, on %s', (_label, node) => {
+  it('does not run code from a planted compile cache entry for an attested, unchanged module', async () => {
+    const marker = path.join(dir, 'marker');
+    const server = layoutHostile(dir);
+    const cache = path.join(dir, 'elsewhere/compile-cache');
+    const innocent = path.join(path.dirname(server), '../lib/innocent.mjs');
+    expect(poisonCompileCache(node, innocent, marker, cache, path.join(dir, 'elsewhere'))).toBe(1);
+    const r = await loaderCall(home, node, server, 'compilecache', { dir: cache });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('greeting hi');
+  });
+});

@@ -1,0 +1,32 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GUARD_NODES } from '../helpers/nodes.js';
+import { tempDir } from '../helpers/warden.js';
+import { loaderCall, markerText, outsideSharedLibrary } from '../attack13/loader-session.js';
+import { layoutHostile } from './session.js';
+
+// ATTACK (module guard, native addons): the process.dlopen wrapper checks String(filename), then hands node's
+// dlopen the filename as given. node converts it to a string again itself, so an object whose toString() names a
+// file of the attested set the first time and a shared library outside it the second gets the outside library
+// loaded (its constructors run) with no refusal. On node 20, 22 and 24.
+// Asserts the secure behaviour: the outside library does not run and the server is ended.
+
+let dir: string;
+let home: string;
+beforeEach(() => {
+  dir = tempDir();
+  home = path.join(dir, 'home');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe.each(GUARD_NODES)('process.dlopen given a file name object, on %s', (_label, node) => {
+  it('ends a server that dlopens an outside shared library through a name whose toString() first answers an attested file', async () => {
+    const marker = path.join(dir, 'marker');
+    const outside = outsideSharedLibrary(path.join(dir, 'elsewhere/ext.so'), marker);
+    const r = await loaderCall(home, node, layoutHostile(dir), 'dlopenname', { path: outside });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('dlopen returned');
+    expect(r.code).toBe(3);
+  });
+});

