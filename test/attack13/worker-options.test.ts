@@ -53,6 +53,13 @@ describe.each(GUARD_NODES)('worker options past the guard\'s Worker wrapper, on 
     expect(r.code).toBe(3);
   });
 
+  it('ends a server that gives a worker a NODE_COMPILE_CACHE of its own in its env option', async () => {
+    const r = await loaderCall(home, node, layoutLoader(dir), 'workercache', { path: path.join(dir, 'elsewhere/cache') });
+    expect(r.answer).not.toContain('worker started');
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("tried to load a worker thread with NODE_COMPILE_CACHE=");
+  });
+
   it('ends a server that gives a worker NODE_OPTIONS with --require of an outside file in its env option, before the file runs', async () => {
     const marker = path.join(dir, 'marker');
     const outside = outsideCjs(path.join(dir, 'elsewhere/pre.cjs'), marker);

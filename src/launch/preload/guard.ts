@@ -58,8 +58,12 @@ export function createGuard(state: GuardState, end: () => never): Guard {
     }
   };
   const refuse = (what: string, why: string): never => {
-    report({ refused: what });
-    fs.writeSync(2, `mcp-warden: server '${state.server}' tried to load ${what}${why}. The warden's module guard ended the server (exit ${EXIT_REFUSED}).\n`);
+    try {
+      report({ refused: what });
+      fs.writeSync(2, `mcp-warden: server '${state.server}' tried to load ${what}${why}. The warden's module guard ended the server (exit ${EXIT_REFUSED}).\n`);
+    } catch {
+      // the server closed its stderr: nothing may keep the refusal from ending it (the exit status still says)
+    }
     return end();
   };
   /** A file of the set may be loaded only while it is as it was digested (no write since, no swap). */

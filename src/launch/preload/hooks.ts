@@ -46,7 +46,11 @@ function end(): never {
 function take(state: unknown): Guard {
   if (guard) return guard;
   if (!isGuardState(state)) {
-    fs.writeSync(2, "mcp-warden: the module guard's loader thread did not get the warden's attested set; the server is ended.\n");
+    try {
+      fs.writeSync(2, "mcp-warden: the module guard's loader thread did not get the warden's attested set; the server is ended.\n");
+    } catch {
+      // no stderr: the exit status says it
+    }
     return end();
   }
   guard = createGuard(state, end);

@@ -6,8 +6,9 @@ import type { Guard } from './guard.js';
 // The ways a node thread loads code from a file other than through the ES module loader, each checked by the
 // guard before node reads the file: CommonJS (Module.prototype.load, and on node without in-thread hooks each
 // Module._extensions handler, which can be called on its own), native addons (process.dlopen), SQLite
-// extensions (node:sqlite's loadExtension: a shared library loaded without dlopen), and the process replacing
-// itself (process.execve: the new node would start without the guard). Installed in every thread that can run
+// extensions (node:sqlite's loadExtension: a shared library loaded without dlopen), the process replacing
+// itself (process.execve: the new node would start without the guard), and node's compile cache (kept off:
+// code taken from a cache file instead of compiled from the checked source). Installed in every thread that can run
 // server code: the main thread and worker threads (preload.ts) and node's loader-hooks thread (hooks.ts), where
 // the preload never runs. `current` gives the thread's guard, or refuses when it has none yet.
 
@@ -22,9 +23,12 @@ export function guardLoaders(current: () => Guard, options: LoaderOptions): void
   // CommonJS: every file require() loads (.js, .cjs, .json, .node) goes through Module.prototype.load.
   const proto = Module.prototype as unknown as { load: (this: unknown, filename: string) => unknown };
   const loadCjs = proto.load;
+  // Each name is made a string once, checked, and that very string passed on: an object whose toString() answers
+  // differently on each call cannot show the check one file and node another.
   proto.load = function guardedLoad(this: unknown, filename: string): unknown {
-    current().file(String(filename));
-    return loadCjs.call(this, filename);
+    const name = String(filename);
+    current().file(name);
+    return loadCjs.call(this, name);
   };
 
   // A handler called directly (Module._extensions['.js'](module, file)) reads and compiles the file without load().
@@ -33,8 +37,9 @@ export function guardLoaders(current: () => Guard, options: LoaderOptions): void
     for (const ext of Object.keys(extensions)) {
       const handler = extensions[ext] as ExtensionHandler;
       extensions[ext] = function guardedExtension(this: unknown, module: unknown, filename: string): unknown {
-        current().file(String(filename));
-        return handler.call(this, module, filename);
+        const name = String(filename);
+        current().file(name);
+        return handler.call(this, module, name);
       };
     }
   }
@@ -42,11 +47,13 @@ export function guardLoaders(current: () => Guard, options: LoaderOptions): void
   // Native addons loaded without require().
   const dlopen = process.dlopen.bind(process);
   process.dlopen = (module: object, filename: string, flags?: number): void => {
-    current().file(String(filename));
-    return flags === undefined ? dlopen(module, filename) : dlopen(module, filename, flags);
+    const name = String(filename);
+    current().file(name);
+    return flags === undefined ? dlopen(module, name) : dlopen(module, name, flags);
   };
 
   guardSqliteExtensions(current);
+  keepCompileCacheOff();
 
   // node 22.15+/23.11+: the server's process replaced by another program, or by a node without the guard.
   const proc = process as unknown as { execve?: unknown };
@@ -90,4 +97,23 @@ function guardSqliteExtensions(current: () => Guard): void {
     current().file(path.resolve(found as string));
     return entryPoint === undefined ? loadExtension.call(this, found as string) : loadExtension.call(this, found as string, entryPoint);
   };
+}
+
+interface CompileCacheModule {
+  enableCompileCache?: (dir?: string) => unknown;
+  constants?: { compileCacheStatus?: { FAILED?: number } };
+}
+
+/**
+ * node 22.1+ can take a module's compiled code from a cache file (module.enableCompileCache): node checks the
+ * entry's source size and checksum, which anyone who can write the cache directory can match, and V8 then runs
+ * the cached code for the file the guard checked. That is code from a file outside the attested set, so the
+ * cache stays off: enabling it answers FAILED (which a server must handle anyway) and the server runs on,
+ * compiling from source. The warden refuses NODE_COMPILE_CACHE in a server's environment (store/servers.ts).
+ */
+function keepCompileCacheOff(): void {
+  const mod = Module as unknown as CompileCacheModule;
+  if (typeof mod.enableCompileCache !== 'function') return;
+  const failed = mod.constants?.compileCacheStatus?.FAILED ?? 0;
+  mod.enableCompileCache = () => ({ status: failed, message: "the warden's module guard keeps node's compile cache off: cached code would not be the source it checked" });
 }

@@ -21,7 +21,11 @@ const ENV_KEY = 'mcp-warden.attested-set';
 const MAX_SET_BYTES = 256 << 20;
 
 function failClosed(why: string): never {
-  fs.writeSync(2, `mcp-warden: this node process was started with the warden's module guard but ${why}; it will not run. (A node process started by the server itself, e.g. with child_process.fork, does not get the attested set.)\n`);
+  try {
+    fs.writeSync(2, `mcp-warden: this node process was started with the warden's module guard but ${why}; it will not run. (A node process started by the server itself, e.g. with child_process.fork, does not get the attested set.)\n`);
+  } catch {
+    // no stderr: the exit status says it
+  }
   process.exit(EXIT_REFUSED);
 }
 

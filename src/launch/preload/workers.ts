@@ -5,22 +5,33 @@ import type { Guard } from './guard.js';
 // eval would not: it is refused. One with an execArgv of its own gets the preload's --import first, and its
 // execArgv may hold only what this process was started with and memory tuning: anything else (another --import
 // or --require, an option that takes the preload's URL as its value) could run before the guard. So could
-// --require in NODE_OPTIONS, which node reads from a worker's environment: it must be what this process had.
+// --require in NODE_OPTIONS, which node reads from a worker's environment: it and node's other loader variables
+// must be what this process had.
 // The options are read once, into a copy the checks and node both see (a getter could answer each differently),
 // and node's own Worker class is reachable from no property of the wrapper or of its instances.
 
 const TUNING = /^--(max-old-space-size|max-semi-space-size|stack-size)=\d+$/;
+/** What node reads from a worker's environment to change what it loads or runs (as store/servers.ts refuses). */
+const LOADER_VARIABLES = ['NODE_OPTIONS', 'NODE_COMPILE_CACHE', 'NODE_PATH', 'NODE_PRESERVE_SYMLINKS', 'NODE_REPL_EXTERNAL_MODULE'];
 
 type WorkerClass = typeof workerThreads.Worker;
 
 export function guardWorkers(guard: Guard, preloadUrl: string): void {
   const ownExecArgv = new Set(process.execArgv); // as this process started, before any server code
-  const ownNodeOptions = process.env.NODE_OPTIONS;
+  const own = new Map(LOADER_VARIABLES.map((name) => [name, process.env[name]]));
   const NodeWorker: WorkerClass = workerThreads.Worker;
+
+  /** The worker's environment holds node's loader variables as this process started with them. */
+  const sameLoaderVariables = (env: NodeJS.Dict<string>): void => {
+    for (const [name, value] of own) {
+      const theirs = env[name] === undefined ? undefined : String(env[name]);
+      if (theirs !== value) guard.refuse(`a worker thread with ${name}=${JSON.stringify(String(theirs).slice(0, 64))} in its environment`, `, which could make node run code the module guard does not see; leave ${name} out of the worker's env`);
+    }
+  };
 
   const checked = (options: WorkerOptions | undefined): WorkerOptions | undefined => {
     if (options === undefined || options === null) {
-      if (process.env.NODE_OPTIONS !== ownNodeOptions) guard.refuse('a worker thread with a NODE_OPTIONS this process was not started with', ', which could run code before the module guard');
+      sameLoaderVariables(process.env);
       return options;
     }
     const copy: WorkerOptions = { ...options };
@@ -32,9 +43,7 @@ export function guardWorkers(guard: Guard, preloadUrl: string): void {
       copy.execArgv = ['--import', preloadUrl, ...argv];
     }
     if (copy.env !== undefined && copy.env !== SHARE_ENV) copy.env = { ...(copy.env as NodeJS.Dict<string>) };
-    const env = copy.env === undefined || copy.env === SHARE_ENV ? process.env : (copy.env as NodeJS.Dict<string>);
-    const nodeOptions = env.NODE_OPTIONS === undefined ? undefined : String(env.NODE_OPTIONS);
-    if (nodeOptions !== ownNodeOptions) guard.refuse(`a worker thread with NODE_OPTIONS ${JSON.stringify(String(nodeOptions).slice(0, 64))}`, ', which could run code before the module guard; leave NODE_OPTIONS out of its env');
+    sameLoaderVariables(copy.env === undefined || copy.env === SHARE_ENV ? process.env : (copy.env as NodeJS.Dict<string>));
     return copy;
   };
 

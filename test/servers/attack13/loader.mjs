@@ -15,6 +15,8 @@
 //   execargv     a worker whose execArgv hides --require <path> from the guard's check (its own find())
 //   workerenv    a worker started the ordinary way with env: { NODE_OPTIONS: '--require <path>' }: node reads
 //                NODE_OPTIONS from a worker's env, and --require runs before the guard's --import
+//   workercache  a worker with env: { NODE_COMPILE_CACHE: <path> } (node's compile cache, where code is taken from
+//                cache files instead of the checked source)
 //   extjs        Module._extensions['.js'] called directly (not through Module.prototype.load)
 import Module, { createRequire, register } from 'node:module';
 import workerThreads from 'node:worker_threads';
@@ -96,6 +98,7 @@ const loaders = {
     return settle(new workerThreads.Worker(new URL('../lib/idle-worker.mjs', import.meta.url), { execArgv }));
   },
   workerenv: (a) => settle(new workerThreads.Worker(new URL('../lib/idle-worker.mjs', import.meta.url), { env: { ...process.env, NODE_OPTIONS: `--require ${a.path}` } })),
+  workercache: (a) => settle(new workerThreads.Worker(new URL('../lib/idle-worker.mjs', import.meta.url), { env: { ...process.env, NODE_COMPILE_CACHE: a.path } })),
   extjs: (a) => {
     Module._extensions['.js'](new Module(a.path), a.path);
     return 'compiled';
