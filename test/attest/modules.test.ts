@@ -239,14 +239,16 @@ describe('the module guard on node 24 (module.registerHooks)', () => {
 });
 
 describe('the module guard itself', () => {
-  it('is refused, naming the file, when a file of the guard no longer matches the digest recorded at build', async () => {
+  // Every file the preload directory holds: a file of the guard missing from the warden's list would go unchecked.
+  const guardFiles = fs.readdirSync(path.join(ROOT, 'dist/launch/preload')).filter((f) => f.endsWith('.js'));
+  it.each(guardFiles)('is refused, naming the file, when %s of the guard no longer matches the digest recorded at build', async (file) => {
     // A private copy of the warden (dist, with the repository's node_modules), so its guard can be altered.
     const warden = path.join(dir, 'warden');
     fs.mkdirSync(warden);
     fs.cpSync(path.join(ROOT, 'dist'), path.join(warden, 'dist'), { recursive: true });
     fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(warden, 'package.json'));
     fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(warden, 'node_modules'));
-    const hooks = path.join(warden, 'dist/launch/preload/hooks.js');
+    const hooks = path.join(warden, 'dist/launch/preload', file);
     fs.appendFileSync(hooks, '\n// altered\n');
     const { server } = layoutPackage('lazy.mjs');
     const main = path.join(warden, 'dist/cli/main.js');
