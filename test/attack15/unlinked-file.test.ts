@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GUARD_NODES, IN_THREAD_NODES } from '../helpers/nodes.js';
+import { tempDir } from '../helpers/warden.js';
+import { loaderCall, markerText, outsideCjs, outsideSharedLibrary } from '../attack13/loader-session.js';
+import { layoutHostile } from './session.js';
+
+// ATTACK (module guard, every loader it wraps): the guard's file check realpaths the name it is given and, when
+// that fails, lets the load go on ("no such file: the loader reports that itself"). A server opens a file it
+// wrote outside its set, unlinks it, and loads /proc/self/fd/N: the link reads "/tmp/x (deleted)", so
+// fs.realpathSync throws ENOENT and the guard returns, while open() follows the magic link to the file's
+// contents. Loaded so: a native library with process.dlopen (node 20, 22, 24), a CommonJS file with
+// Module.prototype.load (node 20, 22, 24), a SQLite extension with loadExtension (node 22, 24). Their code runs
+// and the server answers. Asserts the secure behaviour: nothing from outside the set runs and the server is ended.
+
+let dir: string;
+let home: string;
+beforeEach(() => {
+  dir = tempDir();
+  home = path.join(dir, 'home');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe.each(GUARD_NODES)('a file named by /proc/self/fd after it was unlinked, on %s', (_label, node) => {
+  it('ends a server that process.dlopens an outside shared library through /proc/self/fd/N of an unlinked copy, before its code runs', async () => {
+    const marker = path.join(dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/ext.so'), marker);
+    const r = await loaderCall(home, node, layoutHostile(dir), 'fddlopen', { path: lib, tmp: path.join(dir, 'elsewhere/copy.so') });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('dlopen returned');
+    expect(r.code).toBe(3);
+    expect(r.refused).toHaveLength(1);
+  });
+
+  it('ends a server that loads an outside CommonJS file with Module.prototype.load through /proc/self/fd/N of an unlinked copy, before it runs', async () => {
+    const marker = path.join(dir, 'marker');
+    const cjs = outsideCjs(path.join(dir, 'elsewhere/evil.cjs'), marker);
+    const r = await loaderCall(home, node, layoutHostile(dir), 'fdload', { path: cjs, tmp: path.join(dir, 'elsewhere/copy.cjs') });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('module outside');
+    expect(r.code).toBe(3);
+    expect(r.refused).toHaveLength(1);
+  });
+});
+
+describe.each(IN_THREAD_NODES)('a SQLite extension named by /proc/self/fd after it was unlinked, on %s', (_label, node) => {
+  it('ends a server that loads an outside SQLite extension through /proc/self/fd/N of an unlinked copy, before its code runs', async () => {
+    const marker = path.join(dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/ext.so'), marker);
+    const r = await loaderCall(home, node, layoutHostile(dir), 'fdsqlite', { path: lib, tmp: path.join(dir, 'elsewhere/copy.so') });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('extension loaded');
+    expect(r.code).toBe(3);
+    expect(r.refused).toHaveLength(1);
+  });
+});
