@@ -37,9 +37,24 @@ export interface Guard {
   refuse(what: string, why: string): never;
 }
 
+// Taken when the guard is loaded, before any server code: a server replacing fs.realpathSync or fs.lstatSync
+// later does not change what the guard sees.
+const { lstatSync, realpathSync, statSync, writeSync } = fs;
+
+/** Whether something is there to be loaded (anything but "no such file" counts, so an error fails closed). */
+function reachable(p: string): boolean {
+  try {
+    statSync(p);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code !== 'ENOENT' && code !== 'ENOTDIR';
+  }
+}
+
 function statKeyOf(p: string): string {
   try {
-    const st = fs.lstatSync(p, { bigint: true });
+    const st = lstatSync(p, { bigint: true });
     return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
   } catch {
     return '';
@@ -52,7 +67,7 @@ export function createGuard(state: GuardState, end: () => never): Guard {
   const learned = new Set<string>();
   const report = (record: object): void => {
     try {
-      fs.writeSync(state.reportFd, JSON.stringify(record) + '\n');
+      writeSync(state.reportFd, JSON.stringify(record) + '\n');
     } catch {
       // the server closed it: stderr and the exit status still say what happened
     }
@@ -60,7 +75,7 @@ export function createGuard(state: GuardState, end: () => never): Guard {
   const refuse = (what: string, why: string): never => {
     try {
       report({ refused: what });
-      fs.writeSync(2, `mcp-warden: server '${state.server}' tried to load ${what}${why}. The warden's module guard ended the server (exit ${EXIT_REFUSED}).\n`);
+      writeSync(2, `mcp-warden: server '${state.server}' tried to load ${what}${why}. The warden's module guard ended the server (exit ${EXIT_REFUSED}).\n`);
     } catch {
       // the server closed its stderr: nothing may keep the refusal from ending it (the exit status still says)
     }
@@ -77,9 +92,11 @@ export function createGuard(state: GuardState, end: () => never): Guard {
     if (unchanged(p)) return;
     let real: string;
     try {
-      real = fs.realpathSync(p);
+      real = realpathSync(p);
     } catch {
-      return; // no such file: the loader reports that itself
+      if (!reachable(p)) return; // no such file: the loader reports that itself
+      // A file with no path of its own (a deleted file through /proc/self/fd/N) cannot be matched with the set.
+      return refuse(p, ', which has no path of its own to check against its attested set (a deleted file, or a descriptor of one)');
     }
     if (unchanged(real)) return;
     if (state.mode === 'learn') {

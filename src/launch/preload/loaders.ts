@@ -1,12 +1,16 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
+import tls from 'node:tls';
 import type { Guard } from './guard.js';
 
 // The ways a node thread loads code from a file other than through the ES module loader, each checked by the
 // guard before node reads the file: CommonJS (Module.prototype.load, and on node without in-thread hooks each
 // Module._extensions handler, which can be called on its own), native addons (process.dlopen), SQLite
-// extensions (node:sqlite's loadExtension: a shared library loaded without dlopen), the process replacing
+// extensions (node:sqlite's loadExtension: a shared library loaded without dlopen), OpenSSL engines (shared
+// libraries OpenSSL loads itself: crypto.setEngine, a TLS context's key or client certificate engine), the
+// process replacing
 // itself (process.execve: the new node would start without the guard), and node's compile cache (kept off:
 // code taken from a cache file instead of compiled from the checked source). Installed in every thread that can run
 // server code: the main thread and worker threads (preload.ts) and node's loader-hooks thread (hooks.ts), where
@@ -48,11 +52,13 @@ export function guardLoaders(current: () => Guard, options: LoaderOptions): void
   const dlopen = process.dlopen.bind(process);
   process.dlopen = (module: object, filename: string, flags?: number): void => {
     const name = String(filename);
+    if (!name.includes('/')) current().refuse(`the shared library ${JSON.stringify(name.slice(0, 200))} by bare name (process.dlopen)`, ', which the dynamic loader looks up on the library path, outside its attested set');
     current().file(name);
     return flags === undefined ? dlopen(module, name) : dlopen(module, name, flags);
   };
 
   guardSqliteExtensions(current);
+  guardOpenSslEngines(current);
   keepCompileCacheOff();
 
   // node 22.15+/23.11+: the server's process replaced by another program, or by a node without the guard.
@@ -116,4 +122,42 @@ function keepCompileCacheOff(): void {
   if (typeof mod.enableCompileCache !== 'function') return;
   const failed = mod.constants?.compileCacheStatus?.FAILED ?? 0;
   mod.enableCompileCache = () => ({ status: failed, message: "the warden's module guard keeps node's compile cache off: cached code would not be the source it checked" });
+}
+
+/** An OpenSSL engine is a shared library: allowed only as a file of the attested set named by its path. */
+function checkEngine(current: () => Guard, engine: unknown, how: string): string {
+  const name = String(engine);
+  if (!name.includes('/')) current().refuse(`the OpenSSL engine ${JSON.stringify(name.slice(0, 200))} (${how})`, ', which OpenSSL loads by name from outside its attested set');
+  current().file(path.resolve(name));
+  return name;
+}
+
+type NativeMethod = (this: unknown, ...args: unknown[]) => unknown;
+
+/**
+ * OpenSSL loads an engine's shared library with its own dlopen: crypto.setEngine, and a TLS context's
+ * privateKeyEngine or clientCertEngine, which reach the native context's setEngineKey and setClientCertEngine.
+ * Those two are checked on the native context's prototype (a server can call them on `tls.SecureContext`'s
+ * `context` directly); loading node:tls and making one context for it costs ~3 ms of the server's start-up.
+ */
+function guardOpenSslEngines(current: () => Guard): void {
+  const setEngine = crypto.setEngine;
+  crypto.setEngine = (engine: string, flags?: number): void => {
+    const name = checkEngine(current, engine, 'crypto.setEngine');
+    return flags === undefined ? setEngine(name) : setEngine(name, flags);
+  };
+  const SecureContext = (tls as unknown as { SecureContext: new () => { context: object } }).SecureContext;
+  const proto = Object.getPrototypeOf(new SecureContext().context) as Record<string, NativeMethod | undefined>;
+  const setEngineKey = proto.setEngineKey;
+  if (typeof setEngineKey === 'function') {
+    proto.setEngineKey = function guardedSetEngineKey(this: unknown, identifier: unknown, engine: unknown): unknown {
+      return setEngineKey.call(this, String(identifier), checkEngine(current, engine, "a TLS context's privateKeyEngine"));
+    };
+  }
+  const setClientCertEngine = proto.setClientCertEngine;
+  if (typeof setClientCertEngine === 'function') {
+    proto.setClientCertEngine = function guardedSetClientCertEngine(this: unknown, engine: unknown): unknown {
+      return setClientCertEngine.call(this, checkEngine(current, engine, "a TLS context's clientCertEngine"));
+    };
+  }
 }

@@ -30,10 +30,7 @@ export function guardWorkers(guard: Guard, preloadUrl: string): void {
   };
 
   const checked = (options: WorkerOptions | undefined): WorkerOptions | undefined => {
-    if (options === undefined || options === null) {
-      sameLoaderVariables(process.env);
-      return options;
-    }
+    if (options === undefined || options === null) return options; // node reads no NODE_OPTIONS for such a worker
     const copy: WorkerOptions = { ...options };
     if (copy.eval) guard.refuse('a worker thread from code to eval', ', which would run without the module guard; give the worker a file of the attested set');
     if (copy.execArgv !== undefined) {
@@ -43,7 +40,9 @@ export function guardWorkers(guard: Guard, preloadUrl: string): void {
       copy.execArgv = ['--import', preloadUrl, ...argv];
     }
     if (copy.env !== undefined && copy.env !== SHARE_ENV) copy.env = { ...(copy.env as NodeJS.Dict<string>) };
-    sameLoaderVariables(copy.env === undefined || copy.env === SHARE_ENV ? process.env : (copy.env as NodeJS.Dict<string>));
+    // node reads the loader variables for a worker given an env or an execArgv of its own (process.env's when
+    // it has no env); a worker with neither starts with this process's options, whatever process.env says now.
+    if (copy.env !== undefined || copy.execArgv !== undefined) sameLoaderVariables(copy.env === undefined || copy.env === SHARE_ENV ? process.env : (copy.env as NodeJS.Dict<string>));
     return copy;
   };
 
