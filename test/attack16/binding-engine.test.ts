@@ -1,0 +1,36 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GUARD_NODES } from '../helpers/nodes.js';
+import { tempDir } from '../helpers/warden.js';
+import { loaderCall, markerText, outsideSharedLibrary } from '../attack13/loader-session.js';
+import { layoutHostile } from './session.js';
+
+// ATTACK (module guard, native code): the guard wraps crypto.setEngine, the JavaScript function, but node 20 and
+// 22 still serve the native binding behind it to anyone, unflagged: process.binding('crypto') (deprecated,
+// DEP0111, a warning only) is internalBinding('crypto'), whose setEngine(path, flags) makes OpenSSL dlopen any
+// library as a "dynamic" engine. Its constructors run; the call then fails (no engine in it) and the server
+// catches that and answers. node 24 no longer serves process.binding('crypto').
+// Asserts the secure behaviour: the outside library's code does not run and the server is ended.
+
+const BINDING_NODES = GUARD_NODES.filter(([label]) => !label.startsWith('node 24'));
+
+let dir: string;
+let home: string;
+beforeEach(() => {
+  dir = tempDir();
+  home = path.join(dir, 'home');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe.each(BINDING_NODES)("process.binding('crypto'), on %s", (_label, node) => {
+  it("ends a server that loads an outside shared library as an OpenSSL engine through process.binding('crypto').setEngine, before its code runs", async () => {
+    const marker = path.join(dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/engine.so'), marker);
+    const r = await loaderCall(home, node, layoutHostile(dir), 'bindingengine', { path: lib });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('binding setEngine returned');
+    expect(r.code).toBe(3);
+    expect(r.refused).toHaveLength(1);
+  });
+});

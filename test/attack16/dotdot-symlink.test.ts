@@ -1,0 +1,67 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GUARD_NODES, IN_THREAD_NODES } from '../helpers/nodes.js';
+import { tempDir } from '../helpers/warden.js';
+import { loaderCall, markerText, outsideCjs, outsideSharedLibrary } from '../attack13/loader-session.js';
+import { layoutHostile } from './session.js';
+
+// ATTACK (module guard, every way it checks a name): the guard resolves a name with fs.realpathSync, which (like
+// path.resolve, which the SQLite and OpenSSL checks also use) first drops "dir/.." as text, and only then
+// follows symlinks. The kernel follows "dir" first and takes ".." from where it leads. So in a scratch directory
+// of its own the server makes A/link -> OUTSIDE/sub and A/x -> a file of its attested set, and loads
+// A/link/../x: the guard sees A/x, resolves it to the attested file (unchanged) and allows it; node, dlopen,
+// SQLite or OpenSSL then open OUTSIDE/x. Deterministic, no race. On node 20, 22 and 24.
+// Asserts the secure behaviour: the outside file's code does not run and the server is ended.
+
+let dir: string;
+let home: string;
+beforeEach(() => {
+  dir = tempDir();
+  home = path.join(dir, 'home');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe.each(GUARD_NODES)('names with "symlink/.." in them, on %s', (_label, node) => {
+  it('ends a server that loads an outside CommonJS file as A/link/../x.cjs, where A/x.cjs links to an attested file', async () => {
+    const marker = path.join(dir, 'marker');
+    const outside = outsideCjs(path.join(dir, 'elsewhere/x.cjs'), marker);
+    const r = await loaderCall(home, node, layoutHostile(dir), 'dotdotcjs', { work: path.join(dir, 'scratch'), path: outside });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('module outside');
+    expect(r.code).toBe(3);
+    expect(r.refused).toHaveLength(1);
+  });
+
+  it('ends a server that process.dlopen()s an outside shared library as A/link/../lib.so, where A/lib.so links to an attested file', async () => {
+    const marker = path.join(dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/lib.so'), marker);
+    const r = await loaderCall(home, node, layoutHostile(dir), 'dotdotdlopen', { work: path.join(dir, 'scratch'), path: lib });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('dlopen returned');
+    expect(r.code).toBe(3);
+    expect(r.refused).toHaveLength(1);
+  });
+
+  it('ends a server that loads an outside shared library as an OpenSSL engine named A/link/../engine.so (crypto.setEngine)', async () => {
+    const marker = path.join(dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/engine.so'), marker);
+    const r = await loaderCall(home, node, layoutHostile(dir), 'dotdotengine', { work: path.join(dir, 'scratch'), path: lib });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('setEngine returned');
+    expect(r.code).toBe(3);
+    expect(r.refused).toHaveLength(1);
+  });
+});
+
+describe.each(IN_THREAD_NODES)('names with "symlink/.." in them, node:sqlite, on %s', (_label, node) => {
+  it('ends a server that loads an outside shared library as a SQLite extension named A/link/../ext.so', async () => {
+    const marker = path.join(dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/ext.so'), marker);
+    const r = await loaderCall(home, node, layoutHostile(dir), 'dotdotsqlite', { work: path.join(dir, 'scratch'), path: lib });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('loadExtension returned');
+    expect(r.code).toBe(3);
+    expect(r.refused).toHaveLength(1);
+  });
+});
