@@ -29,8 +29,9 @@ export function isGuardState(x: unknown): x is GuardState {
 }
 
 export interface Guard {
-  /** Checks a file about to be loaded; returns only when it may be. */
-  file(p: string): void;
+  /** Checks a file about to be loaded; returns only when it may be, with the name to hand the loader: the real
+   *  path that was checked (the kernel's reading of the name), or the name as given when nothing is there. */
+  file(p: string): string;
   /** Checks a module URL about to be loaded (file:, node:, anything else). */
   url(u: string): void;
   /** Reports `tried to load WHAT` + `why` on stderr and ends the server. */
@@ -39,7 +40,10 @@ export interface Guard {
 
 // Taken when the guard is loaded, before any server code: a server replacing fs.realpathSync or fs.lstatSync
 // later does not change what the guard sees.
-const { lstatSync, realpathSync, statSync, writeSync } = fs;
+const { lstatSync, statSync, writeSync } = fs;
+/** realpath(3): the kernel's reading of a name ("link/.." is where link leads, then up), not node's lexical one,
+ *  which removes "x/.." before following any link and so could name another file than the one opened. */
+const realpathSync = fs.realpathSync.native;
 
 /** Whether something is there to be loaded (anything but "no such file" counts, so an error fails closed). */
 function reachable(p: string): boolean {
@@ -88,24 +92,23 @@ export function createGuard(state: GuardState, end: () => never): Guard {
     if (statKeyOf(p) === key) return true;
     return refuse(p, ', which changed after the warden digested it for this launch (written to, or replaced). Find out what writes to it, then start the server again');
   };
-  const file = (p: string): void => {
-    if (unchanged(p)) return;
+  const file = (p: string): string => {
+    if (unchanged(p)) return p;
     let real: string;
     try {
       real = realpathSync(p);
     } catch {
-      if (!reachable(p)) return; // no such file: the loader reports that itself
+      if (!reachable(p)) return p; // no such file: the loader reports that itself
       // A file with no path of its own (a deleted file through /proc/self/fd/N) cannot be matched with the set.
       return refuse(p, ', which has no path of its own to check against its attested set (a deleted file, or a descriptor of one)');
     }
-    if (unchanged(real)) return;
+    if (unchanged(real)) return real;
     if (state.mode === 'learn') {
-      if (learned.has(real)) return;
+      if (!learned.has(real)) report({ path: real, key: statKeyOf(real) });
       learned.add(real);
-      report({ path: real, key: statKeyOf(real) });
-      return;
+      return real;
     }
-    refuse(
+    return refuse(
       real,
       `, which is outside its attested set (its script, its package tree and the modules recorded when it was enrolled). ` +
         `If the server needs that file, list it under "modules" of server '${state.server}' in servers.json and allowlist it as a module (docs/formats.md), or enroll the server again`,
@@ -113,7 +116,10 @@ export function createGuard(state: GuardState, end: () => never): Guard {
   };
   const url = (u: string): void => {
     if (u.startsWith('node:')) return;
-    if (u.startsWith('file:')) return file(fileURLToPath(u));
+    if (u.startsWith('file:')) {
+      file(fileURLToPath(u)); // the ES loader opens the URL as resolved, already free of ".." (URL parsing)
+      return;
+    }
     refuse(u.length > 100 ? `${u.slice(0, 100)}…` : u, '; only files of its attested set and node: built-ins may be loaded');
   };
   return { file, url, refuse };

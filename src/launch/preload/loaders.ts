@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import Module from 'node:module';
-import path from 'node:path';
 import tls from 'node:tls';
 import type { Guard } from './guard.js';
 
@@ -27,12 +26,11 @@ export function guardLoaders(current: () => Guard, options: LoaderOptions): void
   // CommonJS: every file require() loads (.js, .cjs, .json, .node) goes through Module.prototype.load.
   const proto = Module.prototype as unknown as { load: (this: unknown, filename: string) => unknown };
   const loadCjs = proto.load;
-  // Each name is made a string once, checked, and that very string passed on: an object whose toString() answers
-  // differently on each call cannot show the check one file and node another.
+  // Each name is made a string once and checked, and node is handed the real path the check resolved: an object
+  // whose toString() answers differently on each call, or a name whose links change between the check and the
+  // open ("a/link/../f"), cannot show the check one file and node another.
   proto.load = function guardedLoad(this: unknown, filename: string): unknown {
-    const name = String(filename);
-    current().file(name);
-    return loadCjs.call(this, name);
+    return loadCjs.call(this, current().file(String(filename)));
   };
 
   // A handler called directly (Module._extensions['.js'](module, file)) reads and compiles the file without load().
@@ -41,9 +39,7 @@ export function guardLoaders(current: () => Guard, options: LoaderOptions): void
     for (const ext of Object.keys(extensions)) {
       const handler = extensions[ext] as ExtensionHandler;
       extensions[ext] = function guardedExtension(this: unknown, module: unknown, filename: string): unknown {
-        const name = String(filename);
-        current().file(name);
-        return handler.call(this, module, name);
+        return handler.call(this, module, current().file(String(filename)));
       };
     }
   }
@@ -53,8 +49,8 @@ export function guardLoaders(current: () => Guard, options: LoaderOptions): void
   process.dlopen = (module: object, filename: string, flags?: number): void => {
     const name = String(filename);
     if (!name.includes('/')) current().refuse(`the shared library ${JSON.stringify(name.slice(0, 200))} by bare name (process.dlopen)`, ', which the dynamic loader looks up on the library path, outside its attested set');
-    current().file(name);
-    return flags === undefined ? dlopen(module, name) : dlopen(module, name, flags);
+    const checked = current().file(name);
+    return flags === undefined ? dlopen(module, checked) : dlopen(module, checked, flags);
   };
 
   guardSqliteExtensions(current);
@@ -77,22 +73,13 @@ interface SqliteModule {
  * node:sqlite (node 22.13+) loads a SQLite extension, a shared library, with its own dlopen. Allowed only for a
  * file of the attested set, named by a path (SQLite searches the library path for a bare name, and tries
  * FILE.so when FILE does not exist). The module is loaded here, so that every way to it (import, require,
- * process.getBuiltinModule) finds it checked; node 24 warns that it is experimental when it is loaded, which
- * is the server's to see only if it loads it itself.
+ * process.getBuiltinModule) finds it checked.
  */
 function guardSqliteExtensions(current: () => Guard): void {
   const getBuiltin = (process as unknown as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
   if (typeof getBuiltin !== 'function') return;
-  let sqlite: SqliteModule | undefined;
-  const emitWarning = process.emitWarning;
-  process.emitWarning = () => undefined;
-  try {
-    sqlite = getBuiltin.call(process, 'node:sqlite') as SqliteModule | undefined;
-  } catch {
-    sqlite = undefined; // not in this node, or behind a flag it was not given
-  } finally {
-    process.emitWarning = emitWarning;
-  }
+  // node 24 warns that it is experimental when it is loaded: the server's to see only if it loads it itself.
+  const sqlite = quietly(() => getBuiltin.call(process, 'node:sqlite') as SqliteModule | undefined);
   const proto = sqlite?.DatabaseSync?.prototype;
   if (!proto || typeof proto.loadExtension !== 'function') return;
   const loadExtension = proto.loadExtension;
@@ -100,8 +87,8 @@ function guardSqliteExtensions(current: () => Guard): void {
     const name = String(file);
     const found = name.includes('/') ? [name, `${name}.so`].find((f) => fs.existsSync(f)) : undefined;
     if (found === undefined) current().refuse(`the SQLite extension ${JSON.stringify(name.slice(0, 200))}`, ', which is not a file of its attested set named by its path');
-    current().file(path.resolve(found as string));
-    return entryPoint === undefined ? loadExtension.call(this, found as string) : loadExtension.call(this, found as string, entryPoint);
+    const checked = current().file(found as string);
+    return entryPoint === undefined ? loadExtension.call(this, checked) : loadExtension.call(this, checked, entryPoint);
   };
 }
 
@@ -128,8 +115,7 @@ function keepCompileCacheOff(): void {
 function checkEngine(current: () => Guard, engine: unknown, how: string): string {
   const name = String(engine);
   if (!name.includes('/')) current().refuse(`the OpenSSL engine ${JSON.stringify(name.slice(0, 200))} (${how})`, ', which OpenSSL loads by name from outside its attested set');
-  current().file(path.resolve(name));
-  return name;
+  return current().file(name);
 }
 
 type NativeMethod = (this: unknown, ...args: unknown[]) => unknown;
@@ -147,6 +133,14 @@ function guardOpenSslEngines(current: () => Guard): void {
     return flags === undefined ? setEngine(name) : setEngine(name, flags);
   };
   const SecureContext = (tls as unknown as { SecureContext: new () => { context: object } }).SecureContext;
+  // node 20 and 22 still hand out the native binding behind crypto.setEngine (process.binding, deprecated).
+  const binding = quietly(() => (process as unknown as { binding?: (name: string) => unknown }).binding?.('crypto')) as { setEngine?: NativeMethod } | undefined;
+  const bindingSetEngine = binding?.setEngine;
+  if (binding && typeof bindingSetEngine === 'function') {
+    binding.setEngine = function guardedBindingSetEngine(this: unknown, engine: unknown, ...rest: unknown[]): unknown {
+      return bindingSetEngine.call(this, checkEngine(current, engine, "process.binding('crypto').setEngine"), ...rest);
+    };
+  }
   const proto = Object.getPrototypeOf(new SecureContext().context) as Record<string, NativeMethod | undefined>;
   const setEngineKey = proto.setEngineKey;
   if (typeof setEngineKey === 'function') {
@@ -159,5 +153,19 @@ function guardOpenSslEngines(current: () => Guard): void {
     proto.setClientCertEngine = function guardedSetClientCertEngine(this: unknown, engine: unknown): unknown {
       return setClientCertEngine.call(this, checkEngine(current, engine, "a TLS context's clientCertEngine"));
     };
+  }
+}
+
+/** Runs `load` with node's warnings held back (a module or binding the guard loads for its checks), or undefined
+ *  when it throws (not in this node). */
+function quietly<T>(load: () => T): T | undefined {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = () => undefined;
+  try {
+    return load();
+  } catch {
+    return undefined;
+  } finally {
+    process.emitWarning = emitWarning;
   }
 }
