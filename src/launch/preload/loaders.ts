@@ -9,11 +9,14 @@ import type { Guard } from './guard.js';
 // Module._extensions handler, which can be called on its own), native addons (process.dlopen), SQLite
 // extensions (node:sqlite's loadExtension: a shared library loaded without dlopen), OpenSSL engines (shared
 // libraries OpenSSL loads itself: crypto.setEngine, a TLS context's key or client certificate engine), the
-// process replacing
-// itself (process.execve: the new node would start without the guard), and node's compile cache (kept off:
-// code taken from a cache file instead of compiled from the checked source). Installed in every thread that can run
-// server code: the main thread and worker threads (preload.ts) and node's loader-hooks thread (hooks.ts), where
-// the preload never runs. `current` gives the thread's guard, or refuses when it has none yet.
+// process replacing itself (process.execve: the new node would start without the guard), and node's compile
+// cache (kept off: code taken from a cache file instead of compiled from the checked source). Installed in every
+// thread that can run server code: the main thread and worker threads (preload.ts) and node's loader-hooks
+// thread (hooks.ts), where the preload never runs. `current` gives the thread's guard, or refuses when it has
+// none yet.
+
+/** Taken before any server code runs, like the guard's own fs functions. */
+const { existsSync } = fs;
 
 type ExtensionHandler = (this: unknown, module: unknown, filename: string) => unknown;
 
@@ -85,7 +88,7 @@ function guardSqliteExtensions(current: () => Guard): void {
   const loadExtension = proto.loadExtension;
   proto.loadExtension = function guardedLoadExtension(this: unknown, file: string, entryPoint?: string): unknown {
     const name = String(file);
-    const found = name.includes('/') ? [name, `${name}.so`].find((f) => fs.existsSync(f)) : undefined;
+    const found = name.includes('/') ? [name, `${name}.so`].find((f) => existsSync(f)) : undefined;
     if (found === undefined) current().refuse(`the SQLite extension ${JSON.stringify(name.slice(0, 200))}`, ', which is not a file of its attested set named by its path');
     const checked = current().file(found as string);
     return entryPoint === undefined ? loadExtension.call(this, checked) : loadExtension.call(this, checked, entryPoint);
