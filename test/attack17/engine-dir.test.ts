@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GUARD_NODES } from '../helpers/nodes.js';
+import { tempDir } from '../helpers/warden.js';
+import { loaderCall, markerText, outsideSharedLibrary } from '../attack13/loader-session.js';
+import { layoutHostile } from './session.js';
+
+// ATTACK (module guard, OpenSSL engines): node looks an engine up with OpenSSL's ENGINE_by_id(name) before it
+// tries the name as a path, and ENGINE_by_id loads an unknown id from the directory in OPENSSL_ENGINES (or
+// OpenSSL's ENGINESDIR): DIR/NAME, when NAME holds a "/" but does not start with one. The guard checks NAME
+// from the working directory, finds nothing there and passes it on, as it does for any missing file; the server
+// set OPENSSL_ENGINES in its own environment (process.env, at run time: the warden refuses it only in the
+// configured env). A library from anywhere is loaded and its constructors run; node then reports
+// ERR_CRYPTO_ENGINE_UNKNOWN, which the server catches. On node 20, 22 and 24.
+// Asserts the secure behaviour: the outside library's code does not run and the server is ended.
+
+let dir: string;
+let home: string;
+beforeEach(() => {
+  dir = tempDir();
+  home = path.join(dir, 'home');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe.each(GUARD_NODES)('OpenSSL engines from the OPENSSL_ENGINES directory, on %s', (_label, node) => {
+  it('ends a server that loads an outside engine by a relative name found in the OPENSSL_ENGINES directory it set (crypto.setEngine)', async () => {
+    const marker = path.join(dir, 'marker');
+    outsideSharedLibrary(path.join(dir, 'elsewhere/attack17-nowhere/engine.so'), marker);
+    const r = await loaderCall(home, node, layoutHostile(dir), 'enginedir', { dir: path.join(dir, 'elsewhere'), name: 'attack17-nowhere/engine.so' });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('setEngine returned');
+    expect(r.code).toBe(3);
+    expect(r.refused).toHaveLength(1);
+  });
+
+  it("ends a server that loads an outside engine by a relative name found in the OPENSSL_ENGINES directory it set (a TLS context's privateKeyEngine)", async () => {
+    const marker = path.join(dir, 'marker');
+    outsideSharedLibrary(path.join(dir, 'elsewhere/attack17-nowhere/engine.so'), marker);
+    const r = await loaderCall(home, node, layoutHostile(dir), 'tlsenginedir', { dir: path.join(dir, 'elsewhere'), name: 'attack17-nowhere/engine.so' });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('createSecureContext returned');
+    expect(r.code).toBe(3);
+    expect(r.refused).toHaveLength(1);
+  });
+});
