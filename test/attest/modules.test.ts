@@ -105,8 +105,8 @@ describe.each(GUARD_NODES)('modules a server loads at start-up from outside its 
 // On each node release the guard is tested on: node 20 checks ES modules on its loader thread, node 22.15+ in
 // the loading thread (docs/adr/0032-in-thread-module-hooks.md).
 describe.each(GUARD_NODES)('modules loaded after start-up from outside the attested set, on %s', (_label, node) => {
-  async function lazyCall(tool: string, args: Record<string, unknown>): Promise<{ code: number | null; stderr: string; lines: string[] }> {
-    const { server } = layoutPackage('lazy.mjs');
+  async function lazyCall(tool: string, args: Record<string, unknown>, laidOut?: string): Promise<{ code: number | null; stderr: string; lines: string[] }> {
+    const server = laidOut ? path.join(laidOut, 'src/server.mjs') : layoutPackage('lazy.mjs').server;
     addServer(home, 'lazy', [node, server]);
     expect(serverEntry('lazy').modules ?? []).toEqual([]);
     const s = new RawSession(home, 'lazy');
@@ -138,6 +138,17 @@ describe.each(GUARD_NODES)('modules loaded after start-up from outside the attes
     expect(exit?.exitCode).toBe(77);
     expect(auditEvents(home).filter((e) => e.event === 'module_refused')).toEqual([expect.objectContaining({ server: 'lazy', module: outside, pid: exit?.pid })]);
     expect(r.stderr).toMatch(/mcp-warden ALERT module_refused server=lazy pid=\d+ module=/);
+  });
+
+  it('lets a server require() a CommonJS file of its set that starts with "#!" and mentions import and await', async () => {
+    const { pkg } = layoutPackage('lazy.mjs');
+    const file = path.join(pkg, 'lib/cjs/tool.js');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(path.join(pkg, 'lib/cjs/package.json'), '{}');
+    fs.writeFileSync(file, `#!/usr/bin/env node\n// import and export are words here; await is used below\nmodule.exports = { description: 'plain commonjs' };\nasync function later() { await null; }\nvoid later;\n`);
+    const r = await lazyCall('require', { path: file }, pkg);
+    expect(r.lines.join('')).toContain('loaded: plain commonjs');
+    expect(r.stderr).not.toContain('tried to load');
   });
 
   it('ends a server that requires a CommonJS file outside the set', async () => {

@@ -61,6 +61,10 @@ function readSetFromGate(): GuardState {
       chunks.push(Buffer.from(buf.subarray(0, n)));
     }
     fs.closeSync(SET_FD);
+    // node 20's fs.realpathSync reads file types from the stat array all of fs shares: the gate's fstat above
+    // would leave "socket" there for a realpath that finds a path component in its cache, which then stops
+    // following links (require() of a symlinked package resolving to its link, loaded twice through two links).
+    fs.lstatSync('/');
   } catch {
     failClosed(`without the attested set on file descriptor ${SET_FD}`);
   }
@@ -106,7 +110,7 @@ const guard = createGuard(state, () => {
   for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000); // the signal is on its way
 });
 
-guardLoaders(() => guard, { extensions: registerHooks === undefined });
+const loaders = guardLoaders(() => guard, { extensions: registerHooks === undefined, lazyEngines: registerHooks !== undefined });
 guardWorkers(guard, import.meta.url);
 
 // ES modules, and CommonJS reached through import: checked from now on, before any server code is loaded.
@@ -117,6 +121,7 @@ if (registerHooks === undefined) {
   registerHooks({
     load(url, context, nextLoad) {
       guard.url(url);
+      if (url.startsWith('node:')) loaders.onBuiltin(url);
       return nextLoad(url, context);
     },
   });

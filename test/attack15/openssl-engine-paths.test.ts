@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GUARD_NODES, IN_THREAD_NODES } from '../helpers/nodes.js';
+import { SERVERS, tempDir } from '../helpers/warden.js';
+import { loaderCall, markerText, outsideSharedLibrary } from '../attack13/loader-session.js';
+
+// OpenSSL engines reached without node:crypto or node:tls imported at start-up. On node 22.15+ the guard loads
+// those two (~20-40 ms of a node 24 server's start-up) and checks engines only once the server first loads a
+// built-in that reaches them (docs/adr/0014-module-guard-preload.md): every way to one must come through that.
+
+let dir: string;
+let home: string;
+beforeEach(() => {
+  dir = tempDir();
+  home = path.join(dir, 'home');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function layout(): string {
+  const pkg = path.join(dir, 'work/pkg');
+  fs.mkdirSync(path.join(pkg, 'src'), { recursive: true });
+  fs.mkdirSync(path.join(pkg, 'lib'));
+  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'engine-paths', version: '1.0.0', type: 'module' }));
+  fs.copyFileSync(path.join(SERVERS, 'lib/rpc.mjs'), path.join(pkg, 'lib/rpc.mjs'));
+  const server = path.join(pkg, 'src/server.mjs');
+  fs.copyFileSync(path.join(SERVERS, 'attack15/engine-paths.mjs'), server);
+  return server;
+}
+
+const nodes = (tool: string): Array<[string, string]> =>
+  tool === 'binding' ? GUARD_NODES.filter(([label]) => !label.includes('24')) : tool === 'builtin' ? IN_THREAD_NODES : GUARD_NODES;
+
+describe.each(['named', 'require', 'builtin', 'https', 'binding'])('an OpenSSL engine reached by %s', (tool) => {
+  it.each(nodes(tool))('ends the server before the outside engine runs, on %s', async (_label, node) => {
+    const marker = path.join(dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/engine.so'), marker);
+    const r = await loaderCall(home, node, layout(), tool, { path: lib });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('loaded: returned');
+    expect(r.code).toBe(3);
+    expect(r.refused).toEqual([expect.objectContaining({ module: lib })]);
+  });
+});
+
+describe.each(IN_THREAD_NODES)('the engine checks on %s', (_label, node) => {
+  it('leave node:tls and node:crypto unloaded at start-up for a server that does not use them', async () => {
+    const r = await loaderCall(home, node, layout(), 'loaded', {});
+    expect(r.answer).toContain('loaded: []');
+  });
+});
