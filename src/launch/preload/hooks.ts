@@ -70,7 +70,7 @@ export function initialize(data: InitData): void {
   inWorker = data.inWorker;
   port = data.port;
   port.once('message', (state: GuardState) => take(state));
-  guardLoaders(current, { extensions: data.extensions, lazyEngines: false });
+  guardLoaders(current, { extensions: data.extensions });
 }
 
 type NextLoad = (url: string, context: unknown) => Promise<unknown>;

@@ -1,7 +1,7 @@
 import Module from 'node:module';
 import { compileFunction } from 'node:vm';
 import type { Guard } from './guard.js';
-import { guardSqliteExtensions, openSslEngines, type Loaders } from './native.js';
+import { guardOpenSslEnginesNow, guardSqliteExtensions } from './native.js';
 
 // The ways a node thread loads code from a file other than through the ES module loader, each checked by the
 // guard before node reads the file: CommonJS (Module.prototype.load, and on node without in-thread hooks each
@@ -17,31 +17,40 @@ type CompileMethod = (this: unknown, content: string, filename: string, format?:
 
 const MODULE_WORDS = /\b(?:import|export)\b|\bawait\b/;
 const CJS_PARAMS = ['exports', 'require', 'module', '__filename', '__dirname'];
+/** The syntax errors after which node 20 tries a file as an ES module (its esmSyntaxErrorMessages and
+ *  throwsOnlyInCommonJSErrorMessages); any other is thrown to the caller as a SyntaxError. */
+const RETRIED_AS_ESM = new Set([
+  'Cannot use import statement outside a module',
+  "Unexpected token 'export'",
+  "Cannot use 'import.meta' outside a module",
+  "Identifier 'module' has already been declared",
+  "Identifier 'exports' has already been declared",
+  "Identifier 'require' has already been declared",
+  "Identifier '__filename' has already been declared",
+  "Identifier '__dirname' has already been declared",
+  'await is only valid in async functions and the top level bodies of modules',
+]);
 
-/** Whether node would compile `content` as CommonJS (it tries an ES module only when this fails). Compiled only
- *  when a word of module syntax appears: most CommonJS files are decided by the regular expression alone. */
+/** Whether node would load `content` as CommonJS, or report its syntax error, rather than try it as an ES
+ *  module. Compiled only when a word of module syntax appears (without one a module can import nothing): most
+ *  CommonJS files are decided by the regular expression alone. */
 function parsesAsCommonJs(content: string, filename: string): boolean {
   if (!MODULE_WORDS.test(content)) return true;
   try {
     // node's own compile allows a "#!" line at the start, a function body does not: it is kept as a comment.
     compileFunction(content.startsWith('#!') ? `//${content}` : content, CJS_PARAMS, { filename });
     return true;
-  } catch {
-    return false;
+  } catch (err) {
+    return !(err instanceof SyntaxError && RETRIED_AS_ESM.has(err.message));
   }
 }
 
 export interface LoaderOptions {
   /** Also wrap each Module._extensions handler: node 20, where no in-thread hook sees a handler called directly. */
   extensions: boolean;
-  /** Check OpenSSL engines once the server first loads a module that reaches them (`onBuiltin`, from the
-   *  in-thread hook, node 22.15+), not now: node:crypto and node:tls cost a node 24 server ~20-40 ms to load. */
-  lazyEngines: boolean;
 }
 
-export type { Loaders };
-
-export function guardLoaders(current: () => Guard, options: LoaderOptions): Loaders {
+export function guardLoaders(current: () => Guard, options: LoaderOptions): void {
   // CommonJS: every file require() loads (.js, .cjs, .json, .node) goes through Module.prototype.load.
   const proto = Module.prototype as unknown as { load: (this: unknown, filename: string) => unknown };
   const loadCjs = proto.load;
@@ -87,7 +96,7 @@ export function guardLoaders(current: () => Guard, options: LoaderOptions): Load
   };
 
   guardSqliteExtensions(current);
-  const engines = openSslEngines(current, options.lazyEngines);
+  guardOpenSslEnginesNow(current);
   keepCompileCacheOff();
 
   // node 22.15+/23.11+: the server's process replaced by another program, or by a node without the guard.
@@ -96,7 +105,6 @@ export function guardLoaders(current: () => Guard, options: LoaderOptions): Load
     proc.execve = (file: unknown): never =>
       current().refuse(`to replace its process with ${JSON.stringify(String(file).slice(0, 200))} (process.execve)`, ', which would run without the module guard; start other programs as child processes');
   }
-  return engines;
 }
 
 interface CompileCacheModule {

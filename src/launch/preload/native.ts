@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { createRequire } from 'node:module';
 import type { Guard } from './guard.js';
 
 // Shared libraries loaded by something other than process.dlopen, each checked as a file of the attested set:
@@ -8,11 +8,6 @@ import type { Guard } from './guard.js';
 
 /** Taken before any server code runs, like the guard's own fs functions. */
 const { existsSync } = fs;
-
-export interface Loaders {
-  /** Called with each node: built-in the thread's in-thread hook sees loaded, before it loads. */
-  onBuiltin(url: string): void;
-}
 
 interface SqliteModule {
   DatabaseSync: { prototype: { loadExtension: (this: unknown, file: string, entryPoint?: string) => unknown } };
@@ -52,49 +47,19 @@ function checkEngine(current: () => Guard, engine: unknown, how: string): string
 
 type NativeMethod = (this: unknown, ...args: unknown[]) => unknown;
 
-/** The built-ins through which a server reaches an OpenSSL engine (https and http2 load tls themselves). */
-const ENGINE_MODULES = new Set(['crypto', 'tls', 'https', 'http2', '_tls_common', '_tls_wrap']);
-
 /**
  * OpenSSL loads an engine's shared library with its own dlopen: crypto.setEngine (and on node 20 and 22 the
  * native process.binding('crypto').setEngine behind it), and a TLS context's privateKeyEngine or clientCertEngine,
  * which reach the native context's setEngineKey and setClientCertEngine; those two are checked on the native
- * context's prototype (a server can call them on `tls.SecureContext`'s `context` directly). Either now, or (lazy,
- * node 22.15+) before the server's first load of a built-in that reaches them: the in-thread hook sees every
- * `import` and `require` of one, and process.getBuiltinModule and process.binding are wrapped here.
+ * context's prototype (a server can call them on `tls.SecureContext`'s `context` directly, and node's own fetch
+ * makes contexts with an engine it is given). Put in place at start, on every node: loading node:crypto and
+ * node:tls costs a node 24 server ~20-40 ms, but putting them in place at the first load of a built-in missed
+ * node's internal loads (fetch's undici loads tls itself) and a server's own load hook placed before the guard's.
  */
-export function openSslEngines(current: () => Guard, lazy: boolean): Loaders {
-  let guarded = false;
+export function guardOpenSslEnginesNow(current: () => Guard): void {
   const getBuiltin = (process as unknown as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
   const load = typeof getBuiltin === 'function' ? (id: string) => getBuiltin.call(process, id) : createRequire(import.meta.url);
-  const guardNow = (): void => {
-    if (guarded) return;
-    guarded = true; // first: loading the modules below comes through onBuiltin again
-    guardOpenSslEngines(current, load);
-    syncBuiltinESMExports();
-  };
-  const onBuiltin = (url: string): void => {
-    if (!guarded && ENGINE_MODULES.has(url.startsWith('node:') ? url.slice(5) : url)) guardNow();
-  };
-  if (!lazy) {
-    guardNow();
-    return { onBuiltin };
-  }
-  const proc = process as unknown as { getBuiltinModule?: (id: string) => unknown; binding?: (name: string) => unknown };
-  if (typeof getBuiltin === 'function') {
-    proc.getBuiltinModule = (id: string): unknown => {
-      onBuiltin(String(id));
-      return getBuiltin.call(process, id);
-    };
-  }
-  const binding = proc.binding;
-  if (typeof binding === 'function') {
-    proc.binding = (name: string): unknown => {
-      if (String(name) === 'crypto') guardNow();
-      return binding.call(process, name);
-    };
-  }
-  return { onBuiltin };
+  guardOpenSslEngines(current, load);
 }
 
 function guardOpenSslEngines(current: () => Guard, load: (id: string) => unknown): void {

@@ -110,7 +110,7 @@ const guard = createGuard(state, () => {
   for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000); // the signal is on its way
 });
 
-const loaders = guardLoaders(() => guard, { extensions: registerHooks === undefined, lazyEngines: registerHooks !== undefined });
+guardLoaders(() => guard, { extensions: registerHooks === undefined });
 guardWorkers(guard, import.meta.url);
 
 // ES modules, and CommonJS reached through import: checked from now on, before any server code is loaded.
@@ -121,7 +121,6 @@ if (registerHooks === undefined) {
   registerHooks({
     load(url, context, nextLoad) {
       guard.url(url);
-      if (url.startsWith('node:')) loaders.onBuiltin(url);
       return nextLoad(url, context);
     },
   });
