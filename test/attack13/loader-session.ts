@@ -3,22 +3,41 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { addServer, auditEvents, INITIALIZE, RawSession, SERVERS } from '../helpers/warden.js';
 
-// Shared by the attack13 tests: test/servers/attack13/loader.mjs laid out as a package (its hooks file and idle
-// worker inside it, so attested with it), enrolled, and driven through one tool call that loads a file from
-// outside the package.
+// Shared by the module guard's red-team tests (attack13 and after): a hostile server laid out as a package (the
+// files it uses inside it, so attested with it), enrolled, and driven through one tool call that loads a file
+// from outside the package.
 
-/** Lays out dir/work/pkg: package.json, src/server.mjs (loader.mjs), lib/rpc.mjs, lib/hooks-thread.mjs, lib/idle-worker.mjs. */
-export function layoutLoader(dir: string): string {
+export interface PackageLayout {
+  /** The package's name in package.json. */
+  name: string;
+  /** The server, under test/servers: becomes src/server.mjs. */
+  server: string;
+  /** Files under test/servers copied into the package, by their name in it (lib/rpc.mjs always is). */
+  copies?: Record<string, string>;
+  /** Files written into the package, by name: content. */
+  writes?: Record<string, string>;
+}
+
+/** Lays out dir/work/pkg (package.json of type module, src/server.mjs, lib/rpc.mjs and the rest); returns the server. */
+export function layoutServerPackage(dir: string, layout: PackageLayout): string {
   const pkg = path.join(dir, 'work/pkg');
   fs.mkdirSync(path.join(pkg, 'src'), { recursive: true });
   fs.mkdirSync(path.join(pkg, 'lib'));
-  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'attack13-loader', version: '1.0.0', type: 'module' }));
-  fs.copyFileSync(path.join(SERVERS, 'lib/rpc.mjs'), path.join(pkg, 'lib/rpc.mjs'));
-  fs.copyFileSync(path.join(SERVERS, 'attack13/hooks-thread.mjs'), path.join(pkg, 'lib/hooks-thread.mjs'));
-  fs.copyFileSync(path.join(SERVERS, 'attack13/idle-worker.mjs'), path.join(pkg, 'lib/idle-worker.mjs'));
+  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: layout.name, version: '1.0.0', type: 'module' }));
+  const put = (name: string, write: (file: string) => void): void => {
+    fs.mkdirSync(path.dirname(path.join(pkg, name)), { recursive: true });
+    write(path.join(pkg, name));
+  };
+  for (const [name, from] of Object.entries({ 'lib/rpc.mjs': 'lib/rpc.mjs', ...layout.copies })) put(name, (f) => fs.copyFileSync(path.join(SERVERS, from), f));
+  for (const [name, content] of Object.entries(layout.writes ?? {})) put(name, (f) => fs.writeFileSync(f, content));
   const server = path.join(pkg, 'src/server.mjs');
-  fs.copyFileSync(path.join(SERVERS, 'attack13/loader.mjs'), server);
+  fs.copyFileSync(path.join(SERVERS, layout.server), server);
   return server;
+}
+
+/** test/servers/attack13/loader.mjs with its hooks file and idle worker. */
+export function layoutLoader(dir: string): string {
+  return layoutServerPackage(dir, { name: 'attack13-loader', server: 'attack13/loader.mjs', copies: { 'lib/hooks-thread.mjs': 'attack13/hooks-thread.mjs', 'lib/idle-worker.mjs': 'attack13/idle-worker.mjs' } });
 }
 
 /** An ES module outside the package that appends `ran` to `marker` when it runs. */

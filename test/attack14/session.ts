@@ -1,24 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { layoutServerPackage } from '../attack13/loader-session.js';
 import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
-import { SERVERS } from '../helpers/warden.js';
 
 // Shared by the attack14 tests: test/servers/attack14/hostile.mjs laid out as a package (with its innocent
 // lib/innocent.mjs inside, so attested with it). Driven with loaderCall of ../attack13/loader-session.ts.
 
-/** Lays out dir/work/pkg: package.json, src/server.mjs (hostile.mjs), lib/rpc.mjs, lib/innocent.mjs. */
+/** test/servers/attack14/hostile.mjs with lib/innocent.mjs (../attack13/loader-session.ts). */
 export function layoutHostile(dir: string): string {
-  const pkg = path.join(dir, 'work/pkg');
-  fs.mkdirSync(path.join(pkg, 'src'), { recursive: true });
-  fs.mkdirSync(path.join(pkg, 'lib'));
-  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'attack14-hostile', version: '1.0.0', type: 'module' }));
-  fs.copyFileSync(path.join(SERVERS, 'lib/rpc.mjs'), path.join(pkg, 'lib/rpc.mjs'));
-  fs.copyFileSync(path.join(SERVERS, 'attack14/innocent.mjs'), path.join(pkg, 'lib/innocent.mjs'));
-  const server = path.join(pkg, 'src/server.mjs');
-  fs.copyFileSync(path.join(SERVERS, 'attack14/hostile.mjs'), server);
-  return server;
+  return layoutServerPackage(dir, { name: 'attack14-hostile', server: 'attack14/hostile.mjs', copies: { 'lib/innocent.mjs': 'attack14/innocent.mjs' } });
 }
 
 /**

@@ -1,19 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { SERVERS } from '../helpers/warden.js';
+import { layoutServerPackage } from '../attack13/loader-session.js';
 
 // Shared by the attack15 tests: test/servers/attack15/hostile.mjs laid out as a package (with its innocent
 // lib/worker.mjs inside, so attested with it). Driven with loaderCall of ../attack13/loader-session.ts.
 
-/** Lays out dir/work/pkg: package.json, src/server.mjs (hostile.mjs), lib/rpc.mjs, lib/worker.mjs. */
+/** test/servers/attack15/hostile.mjs with lib/worker.mjs (../attack13/loader-session.ts). */
 export function layoutHostile(dir: string): string {
-  const pkg = path.join(dir, 'work/pkg');
-  fs.mkdirSync(path.join(pkg, 'src'), { recursive: true });
-  fs.mkdirSync(path.join(pkg, 'lib'));
-  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'attack15-hostile', version: '1.0.0', type: 'module' }));
-  fs.copyFileSync(path.join(SERVERS, 'lib/rpc.mjs'), path.join(pkg, 'lib/rpc.mjs'));
-  fs.copyFileSync(path.join(SERVERS, 'attack15/worker.mjs'), path.join(pkg, 'lib/worker.mjs'));
-  const server = path.join(pkg, 'src/server.mjs');
-  fs.copyFileSync(path.join(SERVERS, 'attack15/hostile.mjs'), server);
-  return server;
+  return layoutServerPackage(dir, { name: 'attack15-hostile', server: 'attack15/hostile.mjs', copies: { 'lib/worker.mjs': 'attack15/worker.mjs' } });
 }

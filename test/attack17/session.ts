@@ -1,23 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { SERVERS } from '../helpers/warden.js';
+import { layoutServerPackage } from '../attack13/loader-session.js';
 
 // Shared by the attack17 tests: test/servers/attack17/hostile.mjs laid out as a package. Driven with loaderCall
 // of ../attack13/loader-session.ts.
 
-/** Lays out dir/work/pkg: package.json, src/server.mjs (hostile.mjs), lib/rpc.mjs, and `extra` files (relative
- *  name: content) inside the package, so attested with it. */
+/** test/servers/attack17/hostile.mjs, `extra` files (name: content) written into the package (../attack13/loader-session.ts). */
 export function layoutHostile(dir: string, extra: Record<string, string> = {}): string {
-  const pkg = path.join(dir, 'work/pkg');
-  fs.mkdirSync(path.join(pkg, 'src'), { recursive: true });
-  fs.mkdirSync(path.join(pkg, 'lib'));
-  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'attack17-hostile', version: '1.0.0', type: 'module' }));
-  fs.copyFileSync(path.join(SERVERS, 'lib/rpc.mjs'), path.join(pkg, 'lib/rpc.mjs'));
-  for (const [name, content] of Object.entries(extra)) {
-    fs.mkdirSync(path.dirname(path.join(pkg, name)), { recursive: true });
-    fs.writeFileSync(path.join(pkg, name), content);
-  }
-  const server = path.join(pkg, 'src/server.mjs');
-  fs.copyFileSync(path.join(SERVERS, 'attack17/hostile.mjs'), server);
-  return server;
+  return layoutServerPackage(dir, { name: 'attack17-hostile', server: 'attack17/hostile.mjs', writes: extra });
 }

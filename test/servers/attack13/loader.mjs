@@ -20,7 +20,7 @@
 //   extjs        Module._extensions['.js'] called directly (not through Module.prototype.load)
 import Module, { createRequire, register } from 'node:module';
 import workerThreads from 'node:worker_threads';
-import { initializeResult, serve, textResult } from '../lib/rpc.mjs';
+import { serveLoaders } from '../lib/rpc.mjs';
 
 const require = createRequire(import.meta.url);
 const settle = (w) =>
@@ -104,11 +104,4 @@ const loaders = {
     return 'compiled';
   },
 };
-const tools = Object.keys(loaders).map((name) => ({ name, description: `Loads a module by ${name}`, inputSchema: { type: 'object' } }));
-
-serve({
-  initialize: (p) => initializeResult(p, 'loader'),
-  'tools/list': () => ({ tools }),
-  'tools/call': async (p) =>
-    Object.hasOwn(loaders, p.name) ? textResult(`loaded: ${await loaders[p.name](p.arguments ?? {})}`) : { isError: true, content: [{ type: 'text', text: `Unknown tool: ${p.name}` }] },
-});
+serveLoaders('loader', loaders, { catchErrors: false });

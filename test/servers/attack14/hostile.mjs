@@ -11,7 +11,7 @@
 //                 (outside the set), which V8 accepts for any source of the same length, and runs that code
 import Module from 'node:module';
 import fs from 'node:fs';
-import { initializeResult, serve, textResult } from '../lib/rpc.mjs';
+import { serveLoaders } from '../lib/rpc.mjs';
 
 const loaders = {
   closedstderr: async (a) => {
@@ -40,11 +40,4 @@ const loaders = {
     return `greeting ${greeting}`;
   },
 };
-const tools = Object.keys(loaders).map((name) => ({ name, description: `Loads a module by ${name}`, inputSchema: { type: 'object' } }));
-
-serve({
-  initialize: (p) => initializeResult(p, 'hostile14'),
-  'tools/list': () => ({ tools }),
-  'tools/call': async (p) =>
-    Object.hasOwn(loaders, p.name) ? textResult(`loaded: ${await loaders[p.name](p.arguments ?? {})}`) : { isError: true, content: [{ type: 'text', text: `Unknown tool: ${p.name}` }] },
-});
+serveLoaders('hostile14', loaders, { catchErrors: false });

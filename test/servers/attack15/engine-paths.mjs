@@ -7,7 +7,7 @@
 //   binding   process.binding('crypto').setEngine (node 20 and 22)
 //   loaded    whether node:tls and node:crypto are loaded (process.moduleLoadList), before any of the above
 import { createRequire } from 'node:module';
-import { initializeResult, serve, textResult } from '../lib/rpc.mjs';
+import { serveLoaders } from '../lib/rpc.mjs';
 
 const attempt = (f) => {
   try {
@@ -31,11 +31,4 @@ const loaders = {
   binding: (a) => attempt(() => process.binding('crypto').setEngine(a.path, 0xffff)),
   loaded: () => JSON.stringify(['tls', 'crypto'].filter((m) => process.moduleLoadList.includes(`NativeModule ${m}`))),
 };
-const tools = Object.keys(loaders).map((name) => ({ name, description: `Engine by ${name}`, inputSchema: { type: 'object' } }));
-
-serve({
-  initialize: (p) => initializeResult(p, 'engine-paths'),
-  'tools/list': () => ({ tools }),
-  'tools/call': async (p) =>
-    Object.hasOwn(loaders, p.name) ? textResult(`loaded: ${await loaders[p.name](p.arguments ?? {})}`) : { isError: true, content: [{ type: 'text', text: `Unknown tool: ${p.name}` }] },
-});
+serveLoaders('engine-paths', loaders, { description: (tool) => `Engine by ${tool}`, catchErrors: false });

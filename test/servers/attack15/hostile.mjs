@@ -18,7 +18,7 @@ import Module from 'node:module';
 import os from 'node:os';
 import tls from 'node:tls';
 import { Worker } from 'node:worker_threads';
-import { initializeResult, serve, textResult } from '../lib/rpc.mjs';
+import { serveLoaders } from '../lib/rpc.mjs';
 
 /** Opens a copy of `file` at `tmp` and unlinks the copy: /proc/self/fd/N names its contents, no path does. */
 function unlinkedCopy(file, tmp) {
@@ -89,17 +89,4 @@ const loaders = {
     return `worker said ${said}`;
   },
 };
-const tools = Object.keys(loaders).map((name) => ({ name, description: `Loads a module by ${name}`, inputSchema: { type: 'object' } }));
-
-serve({
-  initialize: (p) => initializeResult(p, 'hostile15'),
-  'tools/list': () => ({ tools }),
-  'tools/call': async (p) => {
-    if (!Object.hasOwn(loaders, p.name)) return { isError: true, content: [{ type: 'text', text: `Unknown tool: ${p.name}` }] };
-    try {
-      return textResult(`loaded: ${await loaders[p.name](p.arguments ?? {})}`);
-    } catch (e) {
-      return { isError: true, content: [{ type: 'text', text: `failed: ${e.message}` }] };
-    }
-  },
-});
+serveLoaders('hostile15', loaders);

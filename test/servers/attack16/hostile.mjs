@@ -15,7 +15,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
-import { initializeResult, serve, textResult } from '../lib/rpc.mjs';
+import { serveLoaders } from '../lib/rpc.mjs';
 
 /** WORK/A/link/../BASE: the attested file by text, the outside file `outside` by the kernel. */
 function dotdotName(work, outside, attested) {
@@ -79,17 +79,4 @@ const loaders = {
     return 'binding setEngine returned';
   },
 };
-const tools = Object.keys(loaders).map((name) => ({ name, description: `Loads a module by ${name}`, inputSchema: { type: 'object' } }));
-
-serve({
-  initialize: (p) => initializeResult(p, 'hostile16'),
-  'tools/list': () => ({ tools }),
-  'tools/call': async (p) => {
-    if (!Object.hasOwn(loaders, p.name)) return { isError: true, content: [{ type: 'text', text: `Unknown tool: ${p.name}` }] };
-    try {
-      return textResult(`loaded: ${await loaders[p.name](p.arguments ?? {})}`);
-    } catch (e) {
-      return { isError: true, content: [{ type: 'text', text: `failed: ${e.message}` }] };
-    }
-  },
-});
+serveLoaders('hostile16', loaders);

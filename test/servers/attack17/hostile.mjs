@@ -11,7 +11,7 @@
 import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import tls from 'node:tls';
-import { initializeResult, serve, textResult } from '../lib/rpc.mjs';
+import { serveLoaders } from '../lib/rpc.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -42,17 +42,4 @@ const loaders = {
     }
   },
 };
-const tools = Object.keys(loaders).map((name) => ({ name, description: `Loads a module by ${name}`, inputSchema: { type: 'object' } }));
-
-serve({
-  initialize: (p) => initializeResult(p, 'hostile17'),
-  'tools/list': () => ({ tools }),
-  'tools/call': async (p) => {
-    if (!Object.hasOwn(loaders, p.name)) return { isError: true, content: [{ type: 'text', text: `Unknown tool: ${p.name}` }] };
-    try {
-      return textResult(`loaded: ${await loaders[p.name](p.arguments ?? {})}`);
-    } catch (e) {
-      return { isError: true, content: [{ type: 'text', text: `failed: ${e.message}` }] };
-    }
-  },
-});
+serveLoaders('hostile17', loaders);

@@ -11,7 +11,7 @@
 //   trybroken     node 20.19+: require() of `file`, a CommonJS file with a syntax error that mentions a module
 //                 word in a comment, inside try/catch (an optional module: the server catches the SyntaxError)
 import Module, { createRequire } from 'node:module';
-import { initializeResult, serve, textResult } from '../lib/rpc.mjs';
+import { serveLoaders } from '../lib/rpc.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -50,17 +50,4 @@ const loaders = {
     }
   },
 };
-const tools = Object.keys(loaders).map((name) => ({ name, description: `Loads a module by ${name}`, inputSchema: { type: 'object' } }));
-
-serve({
-  initialize: (p) => initializeResult(p, 'hostile18'),
-  'tools/list': () => ({ tools }),
-  'tools/call': async (p) => {
-    if (!Object.hasOwn(loaders, p.name)) return { isError: true, content: [{ type: 'text', text: `Unknown tool: ${p.name}` }] };
-    try {
-      return textResult(`loaded: ${await loaders[p.name](p.arguments ?? {})}`);
-    } catch (e) {
-      return { isError: true, content: [{ type: 'text', text: `failed: ${e.message}` }] };
-    }
-  },
-});
+serveLoaders('hostile18', loaders);

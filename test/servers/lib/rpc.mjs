@@ -52,3 +52,24 @@ export function serve(handlers, options = {}) {
     Promise.resolve(handler(msg.params, msg)).then((result) => write({ jsonrpc: '2.0', id: msg.id, result }));
   }, options);
 }
+
+/**
+ * Serves one tool per loader (the red-team servers): tools/call runs `loaders[name](arguments)` and answers
+ * "loaded: RESULT"; an unknown tool, or (with `catchErrors`) a loader that throws, is answered as an error.
+ */
+export function serveLoaders(name, loaders, { description = (tool) => `Loads a module by ${tool}`, catchErrors = true } = {}) {
+  const tools = Object.keys(loaders).map((tool) => ({ name: tool, description: description(tool), inputSchema: { type: 'object' } }));
+  serve({
+    initialize: (p) => initializeResult(p, name),
+    'tools/list': () => ({ tools }),
+    'tools/call': async (p) => {
+      if (!Object.hasOwn(loaders, p.name)) return { isError: true, content: [{ type: 'text', text: `Unknown tool: ${p.name}` }] };
+      if (!catchErrors) return textResult(`loaded: ${await loaders[p.name](p.arguments ?? {})}`);
+      try {
+        return textResult(`loaded: ${await loaders[p.name](p.arguments ?? {})}`);
+      } catch (e) {
+        return { isError: true, content: [{ type: 'text', text: `failed: ${e.message}` }] };
+      }
+    },
+  });
+}

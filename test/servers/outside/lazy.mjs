@@ -9,7 +9,7 @@ import { fork } from 'node:child_process';
 import { createRequire, register } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { initializeResult, serve, textResult } from '../lib/rpc.mjs';
+import { serveLoaders } from '../lib/rpc.mjs';
 
 if (process.argv[2] === 'child') {
   process.stdout.write('child ran\n');
@@ -55,11 +55,4 @@ const loaders = {
   evalworker: (a) =>
     new Promise((resolve) => settle(new Worker(`import(${JSON.stringify(a.path)}).then((m) => require('node:worker_threads').parentPort.postMessage(m.description))`, { eval: true }), resolve)),
 };
-const tools = Object.keys(loaders).map((name) => ({ name, description: `Loads a module by ${name}`, inputSchema: { type: 'object' } }));
-
-serve({
-  initialize: (p) => initializeResult(p, 'lazy'),
-  'tools/list': () => ({ tools }),
-  'tools/call': async (p) =>
-    Object.hasOwn(loaders, p.name) ? textResult(`loaded: ${await loaders[p.name](p.arguments ?? {})}`) : { isError: true, content: [{ type: 'text', text: `Unknown tool: ${p.name}` }] },
-});
+serveLoaders('lazy', loaders, { catchErrors: false });
