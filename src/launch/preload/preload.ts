@@ -9,8 +9,9 @@ import { guardWorkers } from './workers.js';
 // It waits for the attested set on the file descriptor 3 the warden passed, which the warden writes only once
 // every file in it was digested and allowlisted (and closes it before the server's first line runs), then
 // guards every way node loads code from a file: ES modules through loader hooks (here), CommonJS, native addons,
-// SQLite extensions and process.execve (loaders.ts), worker threads (workers.ts). Worker threads run this file
-// again (they inherit --import) and take the set the main thread left in the environment data.
+// process.execve and the compile cache (loaders.ts), SQLite extensions and OpenSSL engines (native.ts), worker
+// threads (workers.ts). Worker threads run this file again (they inherit --import) and take the set the main
+// thread left in the environment data.
 
 type LoadHook = (url: string, context: object, nextLoad: (url: string, context: object) => object) => object;
 type RegisterHooks = (hooks: { load: LoadHook }) => unknown;
