@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
 import { tempDir } from '../helpers/warden.js';
-import { loaderCall, markerText, outsideCjs } from '../attack13/loader-session.js';
+import { loaderCall, markerText, outsideCjs, outsideEsm } from '../attack13/loader-session.js';
 import { layoutHostile19 } from './session.js';
 
 // The loader-hooks thread on node 22.15+/24, which the guard puts its hooks on when a server calls
@@ -13,6 +13,11 @@ import { layoutHostile19 } from './session.js';
 // guard's in-thread load hook; on the loader-hooks thread there is no such hook and the handlers are wrapped only
 // on node 20, so a hooks file of the server's own package (attested) compiles an outside CommonJS file there.
 // Asserts the secure behaviour: the outside file's code does not run and the server is ended.
+//
+// ATTACK (node 24): require() of an ES module (require(esm)) on the loader-hooks thread: node 20's refusal of it
+// (Module.prototype._compile) is wrapped only where there is no in-thread hook, and there is none on that thread
+// on node 22/24 either; node 24 loads the attested module's import of an outside ES module past the guard's
+// load hook. Asserts that the outside module does not run.
 //
 // ATTACK: the preload's Worker wrapper (workers.ts), which refuses a worker from code to eval (it would run
 // without the guard), is installed by the preload only: hooks.ts does not install it on the loader-hooks thread.
@@ -47,6 +52,18 @@ describe.each(GUARD_NODES)('the loader-hooks thread, on %s', (_label, node) => {
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('registered');
     expect(r.code).toBe(3);
+  });
+
+  it('ends a server whose own hooks require() an attested ES module importing an outside one on the loader thread', async () => {
+    const marker = path.join(dir, 'marker');
+    const outside = outsideEsm(path.join(dir, 'elsewhere/evil.mjs'), marker);
+    const server = layoutHostile19(dir);
+    const esm = path.resolve(path.dirname(server), '../lib/imports-outside.mjs');
+    fs.writeFileSync(esm, `import { description } from ${JSON.stringify(outside)};\nexport default description;\n`);
+    const r = await loaderCall(home, node, server, 'hooksreqesm', { esm });
+    // node 22 throws on this require() there (no outside code runs); node 24 loads the import unchecked
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('registered');
   });
 
   it('serves a server that registers a pass-through hooks file of its own package', async () => {

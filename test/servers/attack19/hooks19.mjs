@@ -2,9 +2,10 @@
 // where the preload never runs:
 //   data.file     compiles an outside CommonJS file through Module._extensions['.js'] (no Module.prototype.load,
 //                 no ES load hook on this thread off node 20).
+//   data.esm      require()s an attested ES module that imports an outside one (require(esm)).
 //   data.evalFile starts a worker thread from code to eval (node's own Worker: the preload's wrapper is not on
 //                 this thread), which require()s an outside CommonJS file; waits for it to end.
-import Module from 'node:module';
+import Module, { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 export async function initialize(data) {
@@ -14,6 +15,7 @@ export async function initialize(data) {
     m.paths = [];
     Module._extensions['.js'](m, data.file);
   }
+  if (data?.esm) createRequire(import.meta.url)(data.esm);
   if (data?.evalFile) {
     const w = new Worker(`require(${JSON.stringify(data.evalFile)})`, { eval: true });
     await new Promise((resolve) => {

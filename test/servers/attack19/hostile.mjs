@@ -36,6 +36,10 @@ const loaders = {
     register('../lib/hooks19.mjs', import.meta.url, { data: { evalFile: a.file } });
     return 'registered';
   },
+  hooksreqesm: (a) => {
+    register('../lib/hooks19.mjs', import.meta.url, { data: { esm: a.esm } });
+    return 'registered';
+  },
   hooksplain: async () => {
     register('../lib/plain-hooks.mjs', import.meta.url);
     const m = await import('../lib/own.mjs');
