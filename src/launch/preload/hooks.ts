@@ -1,7 +1,9 @@
 import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { EXIT_REFUSED, createGuard, isGuardState, type Guard, type GuardState } from './guard.js';
 import { guardLoaders } from './loaders.js';
+import { guardWorkers } from './workers.js';
 
 // Loader hooks (module.register), run on node's loader-hooks thread: every ES module (and every CommonJS module
 // reached through import) is checked by URL before its source is loaded. Registered by the preload before any
@@ -14,8 +16,8 @@ interface InitData {
   port: MessagePort;
   /** Registered from a worker thread: process.exit would end only that worker. */
   inWorker: boolean;
-  /** node 20: wrap Module._extensions handlers too (no in-thread hook sees one called directly). */
-  extensions: boolean;
+  /** The preload's URL, for the --import of worker threads started on this thread. */
+  preloadUrl: string;
 }
 
 let guard: Guard | undefined;
@@ -70,7 +72,10 @@ export function initialize(data: InitData): void {
   inWorker = data.inWorker;
   port = data.port;
   port.once('message', (state: GuardState) => take(state));
-  guardLoaders(current, { extensions: data.extensions });
+  // No in-thread hook runs on this thread on any node: every check the main thread has, and workers' too.
+  guardLoaders(current, { extensions: true });
+  guardWorkers(current, data.preloadUrl);
+  syncBuiltinESMExports(); // named imports of node:worker_threads and node:module on this thread see the checks
 }
 
 type NextLoad = (url: string, context: unknown) => Promise<unknown>;

@@ -16,7 +16,7 @@ interface SqliteModule {
 /**
  * node:sqlite (node 22.13+) loads a SQLite extension, a shared library, with its own dlopen. Allowed only for a
  * file of the attested set, named by a path (SQLite searches the library path for a bare name, and tries
- * FILE.so when FILE does not exist). The module is loaded here, so that every way to it (import, require,
+ * FILE.so when FILE does not exist or does not load). The module is loaded here, so that every way to it (import, require,
  * process.getBuiltinModule) finds it checked.
  */
 export function guardSqliteExtensions(current: () => Guard): void {
@@ -32,6 +32,8 @@ export function guardSqliteExtensions(current: () => Guard): void {
     const found = name.includes('/') ? [name, `${name}.so`].find((f) => existsSync(f)) : undefined;
     if (found === undefined) current().refuse(`the SQLite extension ${JSON.stringify(name.slice(0, 200))}`, ', which is not a file of its attested set named by its path');
     const checked = current().file(found as string);
+    // SQLite tries FILE.so when FILE does not load (an attested file that is no library): that one too.
+    if (existsSync(`${checked}.so`)) current().file(`${checked}.so`);
     return entryPoint === undefined ? loadExtension.call(this, checked) : loadExtension.call(this, checked, entryPoint);
   };
 }

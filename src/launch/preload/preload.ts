@@ -90,7 +90,7 @@ const registerOnThread = register as unknown as (...args: unknown[]) => void;
 /** Registers the guard's hooks on node's loader-hooks thread; they check every load there once given the set. */
 function guardHooksThread(): MessagePort {
   const toHooks = new MessageChannel();
-  registerOnThread('./hooks.js', import.meta.url, { data: { port: toHooks.port2, inWorker: !isMainThread, extensions: registerHooks === undefined }, transferList: [toHooks.port2] });
+  registerOnThread('./hooks.js', import.meta.url, { data: { port: toHooks.port2, inWorker: !isMainThread, preloadUrl: import.meta.url }, transferList: [toHooks.port2] });
   return toHooks.port1;
 }
 const toHooksThread = registerHooks === undefined ? guardHooksThread() : undefined;
@@ -112,7 +112,7 @@ const guard = createGuard(state, () => {
 });
 
 guardLoaders(() => guard, { extensions: registerHooks === undefined });
-guardWorkers(guard, import.meta.url);
+guardWorkers(() => guard, import.meta.url);
 
 // ES modules, and CommonJS reached through import: checked from now on, before any server code is loaded.
 if (registerHooks === undefined) {

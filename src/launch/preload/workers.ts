@@ -16,7 +16,8 @@ const LOADER_VARIABLES = ['NODE_OPTIONS', 'NODE_COMPILE_CACHE', 'NODE_PATH', 'NO
 
 type WorkerClass = typeof workerThreads.Worker;
 
-export function guardWorkers(guard: Guard, preloadUrl: string): void {
+export function guardWorkers(current: () => Guard, preloadUrl: string): void {
+  const guard = { refuse: (what: string, why: string): never => current().refuse(what, why) };
   const ownExecArgv = new Set(process.execArgv); // as this process started, before any server code
   const own = new Map(LOADER_VARIABLES.map((name) => [name, process.env[name]]));
   const NodeWorker: WorkerClass = workerThreads.Worker;
