@@ -45,6 +45,24 @@ const { lstatSync, statSync, writeSync } = fs;
  *  which removes "x/.." before following any link and so could name another file than the one opened. */
 const realpathSync = fs.realpathSync.native;
 
+// Taken when the guard is loaded, in every thread before any server code runs there.
+const kill = process.kill.bind(process);
+const pid = process.pid;
+
+/**
+ * Ends the whole server process at once: `exit` first when given (an exit of node's that ends the process, but may
+ * throw when an 'exit' listener does, or end a thread only), then SIGKILL, waited for.
+ */
+export function endProcess(exit?: () => void): never {
+  try {
+    exit?.();
+  } catch {
+    // a listener threw: the kill below
+  }
+  kill(pid, 'SIGKILL');
+  for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000); // the signal is on its way
+}
+
 /** Whether something is there to be loaded (anything but "no such file" counts, so an error fails closed). */
 function reachable(p: string): boolean {
   try {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import { EXIT_REFUSED, createGuard, isGuardState, type Guard, type GuardState } from './guard.js';
+import { EXIT_REFUSED, createGuard, endProcess, isGuardState, type Guard, type GuardState } from './guard.js';
 import { guardLoaders } from './loaders.js';
 import { guardWorkers } from './workers.js';
 
@@ -28,21 +28,11 @@ let inWorker = false;
 
 // Taken before any hooks of the server's own are loaded on this thread.
 const exit = process.exit.bind(process);
-const kill = process.kill.bind(process);
-const pid = process.pid;
 
 /** Ends the server: node ends the process when this thread exits; if an 'exit' listener the server's own hooks
  *  put on this thread throws instead (or this thread was started from a worker), the process is killed. */
 function end(): never {
-  if (!inWorker) {
-    try {
-      exit(EXIT_REFUSED);
-    } catch {
-      // a listener threw: the kill below
-    }
-  }
-  kill(pid, 'SIGKILL');
-  for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000); // the signal is on its way
+  return endProcess(inWorker ? undefined : () => exit(EXIT_REFUSED));
 }
 
 function take(state: unknown): Guard {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import Module, { register, syncBuiltinESMExports } from 'node:module';
 import { MessageChannel, type MessagePort, getEnvironmentData, isMainThread, setEnvironmentData } from 'node:worker_threads';
-import { EXIT_REFUSED, createGuard, isGuardState, type GuardState } from './guard.js';
+import { EXIT_REFUSED, createGuard, endProcess, isGuardState, type GuardState } from './guard.js';
 import { guardLoaders } from './loaders.js';
 import { guardWorkers } from './workers.js';
 
@@ -103,13 +103,7 @@ if (isMainThread) setEnvironmentData(ENV_KEY, state);
 // throws makes process.exit throw into the code that asked for the load, which could catch it and go on. In a
 // worker thread, the whole process is killed (process.exit would end that worker only).
 const reallyExit = (process as unknown as { reallyExit?: (code: number) => void }).reallyExit?.bind(process);
-const kill = process.kill.bind(process);
-const pid = process.pid;
-const guard = createGuard(state, () => {
-  if (isMainThread && reallyExit) reallyExit(EXIT_REFUSED);
-  kill(pid, 'SIGKILL');
-  for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000); // the signal is on its way
-});
+const guard = createGuard(state, () => endProcess(isMainThread && reallyExit ? () => reallyExit(EXIT_REFUSED) : undefined));
 
 guardLoaders(() => guard, { extensions: registerHooks === undefined });
 guardWorkers(() => guard, import.meta.url);
