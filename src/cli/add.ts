@@ -52,9 +52,9 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
     throw new WardenError('SERVER_EXISTS', `server '${id}' is already in ${paths.servers}. Choose another id, or edit that entry by hand.`);
   }
   const spec: EnrollSpec = { command, args, env, passEnv, posture: opts.posture ?? 'enforce', ...(opts.cwd ? { cwd: opts.cwd } : {}) };
-  const cache = loadDigestCache(paths);
+  const cache = loadDigestCache(paths, id);
   const plan = await planEnrollment(paths, id, spec, cache);
-  saveDigestCache(paths, cache);
+  saveDigestCache(paths, id, cache);
 
   line(`Server '${id}' runs ${plan.file} ${plan.args.join(' ')}`);
   line('It depends on these artifacts, which will be allowlisted:');

@@ -129,14 +129,17 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
 
   // Resolve and digest everything first, so that what will be trusted is shown before anything is written.
   const planned: { p: Proposal; plan: LaunchPlan }[] = [];
-  const cache = loadDigestCache(paths);
   const trees: TreeMemo = new Map(); // servers of one package tree digest it once
   for (const [i, raw] of todo.entries()) {
     progress(`[${i + 1}/${todo.length}] resolving and digesting '${raw.entry.name}'...`);
     let p: Proposal | undefined;
     try {
       p = await resolveNpx(paths, raw, taken, opts);
-      planned.push({ p, plan: await planEnrollment(paths, p.id as string, p.spec as NonNullable<Proposal['spec']>, cache, trees) });
+      const id = p.id as string;
+      const cache = loadDigestCache(paths, id);
+      planned.push({ p, plan: await planEnrollment(paths, id, p.spec as NonNullable<Proposal['spec']>, cache, trees) });
+      const cacheError = saveDigestCache(paths, id, cache);
+      if (cacheError) say(cacheError);
     } catch (err) {
       if (!(err instanceof WardenError)) throw err;
       await dropCreatedEntries(paths, p ? [p] : []);
@@ -144,8 +147,6 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
     }
   }
   progressDone();
-  const cacheError = saveDigestCache(paths, cache);
-  if (cacheError) say(cacheError);
   if (planned.length > 0 && process.stdin.isTTY && !opts.yes) {
     for (const { p, plan } of planned) {
       say(`'${p.entry.name}' -> server '${p.id}'${p.reuse ? ' (already in servers.json)' : ''}, runs ${plan.file} ${plan.args.join(' ')}`);

@@ -78,7 +78,6 @@ export async function statusVerb(homeFlag: string | undefined, id: string | unde
   };
   const live = (await fetchDaemonStatus(paths.statusSocket)) as DaemonStatus | undefined;
   const daemon = live ? { running: true, pid: live.pid, startedAt: live.startedAt, metrics: live.metrics } : { running: false };
-  const cache = loadDigestCache(paths);
   let allOk = true;
   const servers = [];
   for (const sid of ids) servers.push(await describeServer(sid));
@@ -88,7 +87,9 @@ export async function statusVerb(homeFlag: string | undefined, id: string | unde
     const pkg = packageView(paths, s);
     const base = { id: sid, command: s.command, args: s.args, posture: s.posture, ...(pkg ? { package: pkg } : {}), ...trustOf(sid), ...(live ? { daemon: { attestation: watched?.attestation ?? null, lastVerification: watched?.lastVerification ?? null } } : {}) };
     try {
+      const cache = loadDigestCache(paths, sid);
       const plan = await planLaunch({ serverId: sid, command: s.command, args: s.args, cwd: s.cwd, trustedPath: config.path, modules: s.modules }, cache);
+      saveDigestCache(paths, sid, cache);
       const att = matchAllowlist(plan.artifacts, allowlist.entries);
       allOk &&= att.allowed;
       return {
@@ -103,7 +104,6 @@ export async function statusVerb(homeFlag: string | undefined, id: string | unde
       return { ...base, allowed: false, error: { code: err.code, message: err.message } };
     }
   }
-  saveDigestCache(paths, cache);
   if (json) {
     printJson({ home: paths.home, daemon, servers });
     return allOk ? 0 : 1;

@@ -8,9 +8,16 @@ import { attestServer, type AttestRound, type AttestRoundResult } from './attest
 // resident in the daemon for good. The worker's heap goes away with it (docs/adr/0010-watching-directories.md).
 
 const round = workerData as AttestRound;
-const cache = loadDigestCache(round.paths);
 const trees: TreeMemo = new Map();
 const results: AttestRoundResult['results'] = {};
-for (const id of round.ids) results[id] = await attestServer(round.good, id, cache, trees);
-const cacheError = saveDigestCache(round.paths, cache);
-parentPort?.postMessage({ results, hits: cache.hits, misses: cache.misses, ...(cacheError ? { cacheError } : {}) } satisfies AttestRoundResult);
+let hits = 0;
+let misses = 0;
+let cacheError: string | undefined;
+for (const id of round.ids) {
+  const cache = loadDigestCache(round.paths, id);
+  results[id] = await attestServer(round.good, id, cache, trees);
+  cacheError ??= saveDigestCache(round.paths, id, cache);
+  hits += cache.hits;
+  misses += cache.misses;
+}
+parentPort?.postMessage({ results, hits, misses, ...(cacheError ? { cacheError } : {}) } satisfies AttestRoundResult);

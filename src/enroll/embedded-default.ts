@@ -48,9 +48,9 @@ export async function ensureEnrolled(paths: HomePaths, say: (s: string) => void)
   const config = loadServers(paths);
   const server = Object.hasOwn(config.servers, SERVER_ID) ? config.servers[SERVER_ID] : undefined;
   if (!server) throw new WardenError('SERVER_UNKNOWN', `server '${SERVER_ID}' vanished from ${paths.servers}`);
-  const cache = loadDigestCache(paths);
+  const cache = loadDigestCache(paths, SERVER_ID);
   const plan = await planLaunch({ serverId: SERVER_ID, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path, modules: server.modules }, cache);
-  saveDigestCache(paths, cache);
+  saveDigestCache(paths, SERVER_ID, cache);
   const interpreter = fs.realpathSync(process.execPath);
   const enrolled = await updateAllowlist(paths, (allowlist) => {
     const out = [];

@@ -18,7 +18,7 @@ import { allowlistArtifacts } from './allowlist-artifacts.js';
 /** Attests and records the outside modules server `id` loaded; returns them. */
 export async function recordModules(paths: HomePaths, id: string, seen: LearnedModule[], by: string, say: (m: string) => void): Promise<Artifact[]> {
   if (seen.length === 0) return [];
-  const cache = loadDigestCache(paths);
+  const cache = loadDigestCache(paths, id);
   const modules: Artifact[] = [];
   for (const m of seen) {
     const d = await digestFileAsync(m.path, cache);
@@ -27,7 +27,7 @@ export async function recordModules(paths: HomePaths, id: string, seen: LearnedM
     }
     modules.push({ kind: 'module', path: m.path, sha256: d.sha256, chain: [m.path], key: d.key });
   }
-  const problem = saveDigestCache(paths, cache);
+  const problem = saveDigestCache(paths, id, cache);
   if (problem) say(problem);
 
   await allowlistArtifacts(paths, modules, by, say);

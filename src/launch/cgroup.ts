@@ -6,8 +6,10 @@ import path from 'node:path';
 // does (setsid, double fork, cleared environment), and cgroup.kill (Linux 5.14) kills all of it at once, with
 // no race against fork. The cgroup is made below the warden's own cgroup (a delegated subtree for a user, any
 // directory for root); the warden steps into it only for the synchronous spawn() call, so the child is born
-// inside, and steps back out at once. Where no writable cgroup2 hierarchy exists, launch goes on without one
-// (the marker and the process tree still apply) — see docs/adr/0013-descendant-containment.md.
+// inside, and steps back out at once. A server held before any code of its own runs (a node server behind the
+// module guard's gate) joins it after spawn instead, off the warden's thread (docs/adr/0033-held-server-joins-
+// its-cgroup.md). Where no writable cgroup2 hierarchy exists, launch goes on without one (the marker and the
+// process tree still apply) — see docs/adr/0013-descendant-containment.md.
 
 const NAME = /^mcp-warden-\d+-[0-9a-f]{16}$/;
 const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
@@ -35,14 +37,16 @@ function ownCgroupDir(): { mount: string; dir: string } | undefined {
   }
 }
 
-function moveSelf(dir: string): boolean {
+function moveTo(dir: string, pid: number): boolean {
   try {
-    fs.writeFileSync(path.join(dir, 'cgroup.procs'), String(process.pid));
+    fs.writeFileSync(path.join(dir, 'cgroup.procs'), String(pid));
     return true;
   } catch {
     return false;
   }
 }
+
+const moveSelf = (dir: string): boolean => moveTo(dir, process.pid);
 
 /**
  * Makes the session's cgroup; undefined where there is no cgroup2 hierarchy to make it in, or it has no
@@ -75,6 +79,33 @@ export function spawnInCgroup<T>(cg: Cgroup | undefined, spawnNow: () => T): { r
     // If stepping out failed, killCgroup refuses to act on a cgroup the warden itself is in.
     moveSelf(cg.home);
   }
+}
+
+/**
+ * Moves `pid` (all its threads) into the cgroup, on libuv's thread pool: the kernel's first migration in a while
+ * waits for an RCU grace period (~15-20 ms here) before it looks the pid up, which must not hold this thread. Only
+ * for a process that can run nothing of its own before the caller lets it (it cannot fork out of reach
+ * meanwhile); the caller awaits the answer before letting it. `stillOurs` says, once the move is done, that the
+ * process was not reaped meanwhile: a reaped child's pid may have gone to another process, which the move would
+ * then have taken, so whatever is in the cgroup is moved back out and the answer is false. False also if the
+ * process could not be moved; it is then not in the cgroup.
+ */
+export async function joinCgroup(cg: Cgroup, pid: number, stillOurs: () => boolean): Promise<boolean> {
+  // One call on the pool: a write queued behind an asynchronous open would wait for this thread (busy digesting
+  // the server's tree) between the two, and the kernel's wait would come after the digest instead of during it.
+  let fd: number;
+  try {
+    fd = fs.openSync(path.join(cg.dir, 'cgroup.procs'), 'w');
+  } catch {
+    return false;
+  }
+  const text = Buffer.from(String(pid));
+  const moved = await new Promise<boolean>((resolve) => fs.write(fd, text, 0, text.length, null, (err) => resolve(!err)));
+  fs.closeSync(fd);
+  if (!moved) return false;
+  if (stillOurs()) return true;
+  for (const member of cgroupProcs(cg.dir)) moveTo(cg.home, member);
+  return false;
 }
 
 export function cgroupProcs(dir: string): number[] {

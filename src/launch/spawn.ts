@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { WardenError } from '../error.js';
 import { sameInode, sameKey, statKey, type StatKey } from '../attest/stat-key.js';
-import { spawnInCgroup, type Cgroup } from './cgroup.js';
+import { joinCgroup, spawnInCgroup, type Cgroup } from './cgroup.js';
 import { classifyMismatch, handOffMessage, type ExecContext } from './exec-handoff.js';
 
 export type ServerProcess = ChildProcessByStdio<Writable, Readable, Readable>;
@@ -14,19 +14,22 @@ export interface SpawnSpec {
   argv0: string;
   cwd: string | undefined;
   env: Record<string, string>;
-  /** The session's cgroup, if it has one: the server is born in it. */
+  /** The session's cgroup, if it has one: the server is born in it, or joins it at once when `held`. */
   cgroup?: Cgroup | undefined;
+  /** The server runs no code of its own until the warden releases it (a node server behind the module guard's
+   *  gate): it joins the cgroup after spawn, off this thread, and the caller awaits `contained` before release. */
+  held?: boolean;
   /** The child's fds 3, 4, ...: a socket to it ('pipe') or a descriptor of this process (the module guard's). */
   extraStdio?: Array<'pipe' | number>;
 }
 
 /**
  * Starts the server in its own process group (and cgroup, when given) with piped stdio. Resolves once exec
- * has happened, saying whether the server was born in the cgroup.
+ * has happened; `contained` says whether the server is in the cgroup (for a held server, once it has joined).
  */
-export function spawnServer(spec: SpawnSpec): Promise<{ child: ServerProcess; contained: boolean }> {
+export function spawnServer(spec: SpawnSpec): Promise<{ child: ServerProcess; contained: Promise<boolean> }> {
   return new Promise((resolve, reject) => {
-    const { result: child, contained } = spawnInCgroup(spec.cgroup, () =>
+    const { result: child, contained } = spawnInCgroup(spec.held ? undefined : spec.cgroup, () =>
       spawn(spec.file, spec.args, {
         argv0: spec.argv0,
         cwd: spec.cwd,
@@ -40,7 +43,12 @@ export function spawnServer(spec: SpawnSpec): Promise<{ child: ServerProcess; co
     child.once('error', (err) =>
       reject(new WardenError('LAUNCH_FAILED', `could not start ${spec.file}: ${err.message}`, { cause: err })),
     );
-    child.once('spawn', () => resolve({ child, contained }));
+    child.once('spawn', () =>
+      resolve({
+        child,
+        contained: spec.held && spec.cgroup ? joinCgroup(spec.cgroup, child.pid as number, () => child.exitCode === null && child.signalCode === null) : Promise.resolve(contained),
+      }),
+    );
   });
 }
 

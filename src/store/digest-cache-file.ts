@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import * as v from 'valibot';
 import { DigestCache } from '../attest/cache.js';
@@ -6,8 +7,12 @@ import { loadJsonFile } from './json-file.js';
 import type { HomePaths } from './paths.js';
 import { checkTrusted } from './perms.js';
 
-// The cache file is a trust file (a forged entry would vouch for a file's digest): it is refused, like the
-// others, if another user can write it, and an invalid one is an error, never silently discarded.
+// The digest cache, one file per server (cache/digests.ID.json): a launch reads the entries of its own server's
+// files, not those of every tree enrolled (one file for all cost a one-file server's launch ~15-20 ms in a home
+// with server-everything, -filesystem and -memory beside it; docs/adr/0034-digest-cache-per-server.md). A file
+// that two servers share has an entry in each. Each file is a trust file (a forged entry would vouch for a
+// file's digest): it is refused, like the others, if another user can write it, and an invalid one is an error,
+// never silently discarded.
 
 // Entries are checked for shape on every lookup (DigestCache.get), so the schema only checks the envelope:
 // validating 5,000 entries with regular expressions here cost ~15 ms of every launch.
@@ -16,26 +21,48 @@ const cacheFileSchema = v.strictObject({
   entries: v.record(v.string(), v.string()),
 });
 
-function cacheFile(paths: HomePaths): string {
-  return path.join(paths.cacheDir, 'digests.json');
+/** The file of the one cache for every server that releases before this layout; removed at the first save. */
+const LEGACY = 'digests.json';
+export const CACHE_FILE = /^digests\.[A-Za-z0-9][A-Za-z0-9._-]{0,63}\.json$/;
+
+/** `id` is a server id (SERVER_ID_RE), so the name stays inside the cache directory. */
+export function digestCacheFile(paths: HomePaths, id: string): string {
+  const name = `digests.${id}.json`;
+  if (!CACHE_FILE.test(name)) throw new Error(`not a server id: ${JSON.stringify(id)}`);
+  return path.join(paths.cacheDir, name);
 }
 
-export function loadDigestCache(paths: HomePaths): DigestCache {
+/** The cache of server `id`'s files. */
+export function loadDigestCache(paths: HomePaths, id: string): DigestCache {
   // The directory too: whoever can write it can swap the file between the check and the read.
   checkTrusted(paths.cacheDir, 'the digest cache directory', 'file');
-  const loaded = loadJsonFile(cacheFile(paths), 'the digest cache', cacheFileSchema, true, true);
+  const loaded = loadJsonFile(digestCacheFile(paths, id), `the digest cache of server '${id}'`, cacheFileSchema, true, true);
   return new DigestCache(loaded?.entries ?? {});
 }
 
-/** Writes the cache back if anything was added; a failure to write only costs speed, so it is reported, not fatal. */
-export function saveDigestCache(paths: HomePaths, cache: DigestCache): string | undefined {
+/** Writes server `id`'s cache back if anything was added; a failure to write only costs speed, so it is
+ *  reported, not fatal. */
+export function saveDigestCache(paths: HomePaths, id: string, cache: DigestCache): string | undefined {
   if (!cache.dirty) return undefined;
+  const file = digestCacheFile(paths, id);
   try {
     checkTrusted(paths.cacheDir, 'the digest cache directory', 'file');
-    writeJsonAtomic(cacheFile(paths), { version: 1, entries: cache.toJSON() });
+    writeJsonAtomic(file, { version: 1, entries: cache.toJSON() });
     cache.dirty = false;
+    fs.rmSync(path.join(paths.cacheDir, LEGACY), { force: true });
     return undefined;
   } catch (err) {
-    return `could not write the digest cache ${cacheFile(paths)}: ${(err as Error).message}`;
+    return `could not write the digest cache ${file}: ${(err as Error).message}`;
   }
+}
+
+/** Every digest cache file in the home (for the state-file check), the old single one included. */
+export function digestCacheFiles(paths: HomePaths): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(paths.cacheDir);
+  } catch {
+    return [];
+  }
+  return names.filter((n) => n === LEGACY || CACHE_FILE.test(n)).map((n) => path.join(paths.cacheDir, n));
 }

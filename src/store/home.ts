@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import path from 'node:path';
+import { digestCacheFiles } from './digest-cache-file.js';
 import { checkHomeChain, checkTrusted } from './perms.js';
 import type { HomePaths } from './paths.js';
 
@@ -11,7 +11,7 @@ import type { HomePaths } from './paths.js';
  */
 export function checkStateFiles(paths: HomePaths): void {
   checkTrusted(paths.cacheDir, 'the digest cache directory', 'file');
-  checkTrusted(path.join(paths.cacheDir, 'digests.json'), 'the digest cache', 'file');
+  for (const file of digestCacheFiles(paths)) checkTrusted(file, 'the digest cache', 'file');
   checkTrusted(paths.audit, 'the audit log', 'file');
   checkTrusted(`${paths.audit}.lock`, 'the audit log lock', 'file');
   checkTrusted(paths.imports, 'imports.json', 'file');

@@ -64,7 +64,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   }
   const config = loadServers(paths);
   const server = serverById(config, id, paths);
-  const cache = loadDigestCache(paths);
+  const cache = loadDigestCache(paths, id);
   const spec: CommandSpec = { serverId: id, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path, modules: server.modules };
   const allowlist = loadAllowlist(paths).entries;
   const judge = (artifacts: Artifact[]): WardenError | undefined => {
@@ -96,7 +96,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   };
   const early = judge(plan?.artifacts ?? [resolved.executable]);
   if (early) {
-    if (plan) saveCache(paths, cache, say);
+    if (plan) saveCache(paths, id, cache, say);
     return refused(early, facts);
   }
 
@@ -121,13 +121,12 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
 
   let child: ServerProcess;
   let cgroup = createSessionCgroup();
+  // A gated server runs nothing of its own until release(): it joins its cgroup while its tree is digested, and
+  // release waits for that (docs/adr/0033-held-server-joins-its-cgroup.md). Any other server is born in it.
+  const held = resolved.gated && guard !== undefined;
+  let contained: Promise<boolean>;
   try {
-    const spawned = await spawnServer({ file: resolved.file, args, argv0: resolved.argv0, cwd: server.cwd, env, cgroup, extraStdio: guard?.stdio ?? [] });
-    child = spawned.child;
-    if (!spawned.contained && cgroup) {
-      await removeCgroup(cgroup);
-      cgroup = undefined;
-    }
+    ({ child, contained } = await spawnServer({ file: resolved.file, args, argv0: resolved.argv0, cwd: server.cwd, env, cgroup, held, extraStdio: guard?.stdio ?? [] }));
   } catch (err) {
     guard?.close();
     if (cgroup) await removeCgroup(cgroup);
@@ -139,10 +138,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const uids = [...new Set([process.getuid?.() ?? 0, realUidOf(pid) ?? process.getuid?.() ?? 0])];
   const target: SessionTarget = { pgid: pid, marker, cgroup: cgroup?.dir, uids };
-  const exe = resolved.executable;
-  let verifyWriter = (): void => {};
-  let allowed = false; // once the launch was audited as allowed, a later refusal is audited by verifyWriter
-  try {
+  const recordRun = (): void =>
     writeRunRecord(paths.runDir, {
       serverId: id,
       pgid: pid,
@@ -154,6 +150,19 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
       ...(cgroup ? { cgroup: cgroup.dir } : {}),
       uid: uids[uids.length - 1] as number,
     });
+  /** Once the server is in its cgroup or known not to be: one it is not in is removed, and no longer named. */
+  const settleCgroup = async (): Promise<void> => {
+    if (!cgroup || (await contained)) return;
+    await removeCgroup(cgroup);
+    cgroup = undefined;
+    target.cgroup = undefined;
+  };
+  const exe = resolved.executable;
+  let verifyWriter = (): void => {};
+  let allowed = false; // once the launch was audited as allowed, a later refusal is audited by verifyWriter
+  try {
+    if (!held) await settleCgroup();
+    recordRun();
     if (!exe.key) throw new WardenError('EXEC_MISMATCH', 'no digested executable to verify against.');
     let audited = false;
     let holders: HolderCheck | undefined; // from the first line on: who else holds the server's stdout
@@ -178,6 +187,10 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
       const late = judge(plan.artifacts);
       if (late) throw late;
     }
+    if (held && cgroup) {
+      await settleCgroup();
+      if (!cgroup) recordRun(); // the record named a cgroup the server never joined
+    }
     if (guard) await guard.release(child.stdio[3] as GateEnd, attestedFiles(plan) ?? new Map());
     const interpreted = plan.artifacts.some((a) => a.kind === 'script') && plan.nodeScript === undefined;
     const attested = {
@@ -189,13 +202,14 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     holders = new HolderCheck(id, exe.path, attested, readStreamEnds(pid, wardenEndOf(child)), new SessionScanner(target));
   } catch (err) {
     guard?.close();
+    await settleCgroup();
     const stop = await killSessionNow(target);
     if (cgroup && stop.gone) await removeCgroup(cgroup);
     removeRunRecord(paths.runDir, pid);
     if (err instanceof WardenError) return refused(err, { ...facts, pid, pgid: pid });
     throw err;
   } finally {
-    saveCache(paths, cache, say);
+    saveCache(paths, id, cache, say);
   }
   await record({ event: 'launch', server: id, decision: 'allow', reason: 'all artifacts allowlisted', ...facts, pid, pgid: pid });
   allowed = true;
@@ -260,8 +274,8 @@ export async function stopLaunched(paths: HomePaths, id: string, launched: Launc
 }
 
 /** The digest cache is saved whatever the verdict: the next launch of an unchanged tree reads no file again. */
-function saveCache(paths: HomePaths, cache: DigestCache, say: (m: string) => void): void {
-  const problem = saveDigestCache(paths, cache);
+function saveCache(paths: HomePaths, id: string, cache: DigestCache, say: (m: string) => void): void {
+  const problem = saveDigestCache(paths, id, cache);
   if (problem) say(problem);
 }
 

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { writableCgroup } from '../helpers/cgroup.js';
 import { INITIALIZE, RawSession, SERVERS, addServer, alive, auditEvents, tempDir } from '../helpers/warden.js';
 
 // Issue 10 §4: descendants that leave the process group (setsid, detached, cleared environment, reparented to
@@ -25,21 +26,6 @@ async function escapers(labels: string[], ms = 15_000): Promise<Record<string, n
     if (labels.every((l) => found[l] !== undefined)) return found;
     if (Date.now() > deadline) throw new Error(`escapers did not report ${labels.join(', ')}: ${text}`);
     await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-/** Our own cgroup (v2) directory if this host lets us make one below it, as the launch does. */
-function writableCgroup(): string | undefined {
-  const mount = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n').find((l) => / - cgroup2 /.test(l))?.split(' ')[4];
-  const own = fs.readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((l) => l.startsWith('0::'))?.slice(3);
-  if (!mount || own === undefined) return undefined;
-  const probe = path.join(mount, own, `warden-test-probe-${process.pid}`);
-  try {
-    fs.mkdirSync(probe);
-    fs.rmdirSync(probe);
-    return path.join(mount, own);
-  } catch {
-    return undefined;
   }
 }
 

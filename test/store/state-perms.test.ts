@@ -38,10 +38,21 @@ describe('the digest cache', () => {
   });
 
   it('never trusts a cache file written by another user, even one only it can write', () => {
-    const cacheFile = path.join(home, 'cache', 'digests.json');
+    const cacheFile = path.join(home, 'cache', 'digests.basic.json');
     expect(fs.existsSync(cacheFile)).toBe(true);
     fs.chownSync(cacheFile, 65534, 65534);
     expectRefused(['run', 'basic'], cacheFile, /owned by uid 65534.*chown/);
+  });
+
+  it("refuses every command while another server's cache file, or the old single one, is another user's", () => {
+    for (const name of ['digests.other.json', 'digests.json']) {
+      const file = path.join(home, 'cache', name);
+      fs.writeFileSync(file, '{"version":1,"entries":{}}\n', { mode: 0o600 });
+      fs.chownSync(file, 65534, 65534);
+      expectRefused(['run', 'basic'], file, /owned by uid 65534.*chown/);
+      expectRefused(['status'], file, /owned by uid 65534.*chown/);
+      fs.rmSync(file);
+    }
   });
 
   it('refuses a cache directory owned by another user', () => {

@@ -223,9 +223,9 @@ export async function install(paths: HomePaths, req: InstallRequest, hooks: Inst
       throw new WardenError('INSTALL_FAILED', `${c.name}@${c.version} has no file ${script} inside the package (its ${req.entry ? '--entry' : 'bin'} names it); nothing was installed.`);
     }
     const spec: EnrollSpec = { command: process.execPath, args: [file, ...req.serverArgs], env: {}, passEnv: [], posture: 'enforce', installed: installedRecord(prepared, store) };
-    const cache = loadDigestCache(paths);
+    const cache = loadDigestCache(paths, id);
     report.plan = await planEnrollment(paths, id, spec, cache);
-    saveDigestCache(paths, cache);
+    saveDigestCache(paths, id, cache);
     if (!(await hooks.confirmTrust(report))) {
       if (store.created) removeEntry(store.dir);
       return report;

@@ -113,9 +113,9 @@ export async function upgrade(paths: HomePaths, req: UpgradeRequest, hooks: Upgr
       };
       delete next.identity;
       if (judgement.identity) next.identity = judgement.identity;
-      const cache = loadDigestCache(paths);
+      const cache = loadDigestCache(paths, req.id);
       report.plan = await planEnrollment(paths, req.id, { command: next.command, args: next.args, env: next.env, passEnv: next.passEnv, posture: next.posture, ...(next.cwd ? { cwd: next.cwd } : {}) }, cache);
-      saveDigestCache(paths, cache);
+      saveDigestCache(paths, req.id, cache);
       // Trying the new version runs it, with the server's environment (its credentials too): only on a first yes.
       report.stagedEnv = { env: Object.keys(next.env).sort(), passEnv: [...next.passEnv].sort() };
       if (!(await hooks.confirmStage(report))) return report;
