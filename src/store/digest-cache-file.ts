@@ -55,14 +55,3 @@ export function saveDigestCache(paths: HomePaths, id: string, cache: DigestCache
     return `could not write the digest cache ${file}: ${(err as Error).message}`;
   }
 }
-
-/** Every digest cache file in the home (for the state-file check), the old single one included. */
-export function digestCacheFiles(paths: HomePaths): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(paths.cacheDir);
-  } catch {
-    return [];
-  }
-  return names.filter((n) => n === LEGACY || CACHE_FILE.test(n)).map((n) => path.join(paths.cacheDir, n));
-}

@@ -1,5 +1,7 @@
 import fs from 'node:fs';
-import { digestCacheFiles } from './digest-cache-file.js';
+import path from 'node:path';
+import { CACHE_FILE } from './digest-cache-file.js';
+import { LOCK_CACHE_FILE } from './lock-entry-cache.js';
 import { checkHomeChain, checkTrusted } from './perms.js';
 import type { HomePaths } from './paths.js';
 
@@ -11,7 +13,7 @@ import type { HomePaths } from './paths.js';
  */
 export function checkStateFiles(paths: HomePaths): void {
   checkTrusted(paths.cacheDir, 'the digest cache directory', 'file');
-  for (const file of digestCacheFiles(paths)) checkTrusted(file, 'the digest cache', 'file');
+  for (const file of cacheFiles(paths)) checkTrusted(file, 'a cache file', 'file');
   checkTrusted(paths.audit, 'the audit log', 'file');
   checkTrusted(`${paths.audit}.lock`, 'the audit log lock', 'file');
   checkTrusted(paths.imports, 'imports.json', 'file');
@@ -29,4 +31,15 @@ export function openHome(paths: HomePaths, create: boolean): void {
   }
   checkHomeChain(paths.home);
   checkStateFiles(paths);
+}
+
+/** Every cache file that vouches for something (cache/digests*.json, cache/locks.ID.json). */
+function cacheFiles(paths: HomePaths): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(paths.cacheDir);
+  } catch {
+    return [];
+  }
+  return names.filter((n) => n === 'digests.json' || CACHE_FILE.test(n) || LOCK_CACHE_FILE.test(n)).map((n) => path.join(paths.cacheDir, n));
 }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { keyString, statKey } from '../attest/stat-key.js';
 import { WardenError, errnoOf } from '../error.js';
 import { LockfileError, parseToolsLock, renderToolsLock, type LockEntry, type ToolsLock } from '../surface/lockfile.js';
 import { parseWardenLock, renderWardenLock, type WardenLock, type WardenLockEntry } from '../surface/warden-lock.js';
@@ -10,23 +11,41 @@ import { commitFiles, withFileLocks } from './update.js';
 // tools.lock and warden.lock in the home: trust files (refused if others can write them), parsed strictly;
 // a missing file is an empty lock, a corrupt one is a lockfile error (exit 4), never "start afresh".
 
-function readOrEmpty<T>(file: string, label: string, parse: (b: Buffer) => Map<string, T>): Map<string, T> {
+/** A lock file's bytes and the stat key they had throughout the read ('' if it changed meanwhile); undefined
+ *  bytes and key 'absent' for a missing file. */
+export function readLockBytes(file: string, label: string): { key: string; bytes: Buffer | undefined } {
   checkTrusted(file, label, 'file');
-  let bytes: Buffer;
+  let fd: number;
   try {
-    bytes = fs.readFileSync(file);
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   } catch (err) {
-    if (errnoOf(err) === 'ENOENT') return new Map();
+    if (errnoOf(err) === 'ENOENT') return { key: 'absent', bytes: undefined };
     throw new WardenError('LOCK_INVALID', `${label} at ${file} cannot be read (${errnoOf(err) ?? String(err)}).`);
   }
   try {
-    return parse(bytes);
+    const before = keyString(statKey(fs.fstatSync(fd, { bigint: true })));
+    const bytes = fs.readFileSync(fd);
+    return { key: before === keyString(statKey(fs.fstatSync(fd, { bigint: true }))) ? before : '', bytes };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** `parse()`, with a LockfileError refused as LOCK_INVALID naming `file`. */
+export function parseLock<T>(file: string, label: string, parse: () => T): T {
+  try {
+    return parse();
   } catch (err) {
     if (err instanceof LockfileError) {
       throw new WardenError('LOCK_INVALID', `${label} at ${file} is not a valid lockfile: ${err.reason}. Restore it from version control, or re-create the entry with 'mcp-warden pin <id>'.`);
     }
     throw err;
   }
+}
+
+function readOrEmpty<T>(file: string, label: string, parse: (b: Buffer) => Map<string, T>): Map<string, T> {
+  const { bytes } = readLockBytes(file, label);
+  return bytes ? parseLock(file, label, () => parse(bytes)) : new Map();
 }
 
 export interface Locks {

@@ -5,7 +5,7 @@ import { WardenError } from '../error.js';
 import { answerRefusal } from '../proxy/refuse.js';
 import type { Session } from '../proxy/session.js';
 import { openHome } from '../store/home.js';
-import { loadLocks } from '../store/locks.js';
+import { loadLocksOf } from '../store/lock-entry-cache.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { defaultToolOf, probesOf } from '../canary/probe.js';
 import { sweepAndAudit } from './orphan-sweep.js';
@@ -63,7 +63,7 @@ async function finish(paths: HomePaths, id: string, launched: Launched, session:
 export async function runSession(homeFlag: string | undefined, id: string): Promise<number> {
   let paths: HomePaths;
   let launched: Launched;
-  let locks: ReturnType<typeof loadLocks>;
+  let locks: ReturnType<typeof loadLocksOf>;
   let rec: Recorder | undefined;
   try {
     paths = resolveHome(homeFlag);
@@ -71,7 +71,7 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
     await settlePendingCommit(paths.home);
     rec = recorder(paths, loadServers(paths).alerts, say);
     await sweepAndAudit(paths, say);
-    locks = loadLocks(paths);
+    locks = loadLocksOf(paths, id);
     launched = await attestAndLaunch(paths, id, say, rec.record);
   } catch (err) {
     await rec?.flush();

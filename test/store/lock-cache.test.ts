@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INITIALIZE, NODE, RawSession, SERVERS, addServer, cli, tempDir } from '../helpers/warden.js';
+
+// docs/adr/0035-lock-entries-cached-per-server.md: `run ID` parses only ID's entries of tools.lock and warden.lock
+// while both files are the very bytes it validated whole before (cache/locks.ID.json, keyed by their stat keys);
+// any change to either file makes the next launch validate both whole again.
+
+let home: string;
+const cacheFile = (id: string): string => path.join(home, 'cache', `locks.${id}.json`);
+const toolsLock = (): string => path.join(home, 'tools.lock');
+
+beforeAll(() => {
+  home = tempDir();
+  addServer(home, 'one', [NODE, path.join(SERVERS, 'basic.mjs')]);
+  addServer(home, 'two', [NODE, path.join(SERVERS, 'noisy.mjs')]);
+});
+afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
+
+async function launches(id: string): Promise<void> {
+  const s = new RawSession(home, id);
+  s.send(INITIALIZE + '\n');
+  expect(await s.message(1)).toHaveProperty('result');
+  s.close();
+  expect((await s.exited).code).toBe(0);
+}
+
+describe("a launch's lock entries", () => {
+  it('are remembered as a lock of the one server, under the stat keys of the files validated whole', async () => {
+    fs.rmSync(cacheFile('one'), { force: true });
+    await launches('one');
+    const cached = JSON.parse(fs.readFileSync(cacheFile('one'), 'utf8')) as { tools: { key: string; lock: string }; warden: { key: string; lock: string } };
+    expect(Object.keys((JSON.parse(cached.tools.lock) as { servers: object }).servers)).toEqual(['one']);
+    expect(Object.keys((JSON.parse(cached.warden.lock) as { servers: object }).servers)).toEqual(['one']);
+    const st = fs.statSync(toolsLock(), { bigint: true });
+    expect(cached.tools.key).toBe(`${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`);
+    await launches('one'); // from the cache
+  });
+
+  it("are not taken from the cache once tools.lock changed: another server's corrupt entry refuses the launch again", async () => {
+    await launches('one');
+    expect(fs.existsSync(cacheFile('one'))).toBe(true);
+    const text = fs.readFileSync(toolsLock(), 'utf8');
+    const doc = JSON.parse(text) as { servers: Record<string, { surface_hash: string }> };
+    const good = (doc.servers.two as { surface_hash: string }).surface_hash;
+    // Rewritten in place (same inode, same size): only mtime and ctime tell.
+    const bad = good.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
+    fs.writeFileSync(toolsLock(), text.replace(good, bad));
+    try {
+      const r = cli(home, ['run', 'one']);
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain('LOCK_INVALID');
+      expect(r.stderr).toContain(toolsLock());
+    } finally {
+      fs.writeFileSync(toolsLock(), text);
+    }
+    await launches('one');
+  });
+
+  it('refuse a lock cache another user owns, for every command', () => {
+    const file = cacheFile('two');
+    fs.writeFileSync(file, '{}\n', { mode: 0o600 });
+    fs.chownSync(file, 65534, 65534);
+    try {
+      for (const args of [['run', 'one'], ['status']]) {
+        const r = cli(home, args);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain('FILE_INSECURE');
+        expect(r.stderr).toContain(file);
+      }
+    } finally {
+      fs.rmSync(file);
+    }
+  });
+});
