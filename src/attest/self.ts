@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import { WardenError } from '../error.js';
+import { sameKey, statKey, type StatKey } from './stat-key.js';
 
 // The warden cannot vouch for a server when code nobody digested was loaded into the warden itself before its
 // first line ran: a preload in its own NODE_OPTIONS or on the node command line that started it, or a library
@@ -75,4 +77,18 @@ export function refuseIfPreloaded(env: NodeJS.ProcessEnv = process.env, execArgv
     'WARDEN_PRELOADED',
     `the warden itself was started with code loaded into it before it ran: ${what}. It has already run that code, so it cannot vouch for any server. Start mcp-warden without it (look at the environment the client or your shell gives it, e.g. the client entry's "env").`,
   );
+}
+
+/**
+ * Whether the executable digested as `key` is the node binary running the warden now: the one file the warden
+ * knows to be node, and not merely a file named node (an attested runtime of a package's own, say), which runs
+ * its own code from its first instruction (docs/adr/0033-held-server-joins-its-cgroup.md).
+ */
+export function isOwnNode(key: StatKey | undefined): boolean {
+  if (!key) return false;
+  try {
+    return sameKey(key, statKey(fs.statSync(process.execPath, { bigint: true })));
+  } catch {
+    return false;
+  }
 }

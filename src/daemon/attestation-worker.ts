@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import type { DigestCache } from '../attest/cache.js';
 import type { TreeMemo } from '../attest/plan.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import { attestServer, type AttestRound, type AttestRoundResult } from './attestation.js';
@@ -14,10 +15,11 @@ let hits = 0;
 let misses = 0;
 let cacheError: string | undefined;
 for (const id of round.ids) {
-  const cache = loadDigestCache(round.paths, id);
-  results[id] = await attestServer(round.good, id, cache, trees);
-  cacheError ??= saveDigestCache(round.paths, id, cache);
-  hits += cache.hits;
-  misses += cache.misses;
+  const loaded: { cache?: DigestCache } = {};
+  results[id] = await attestServer(round.good, id, () => (loaded.cache = loadDigestCache(round.paths, id)), trees);
+  if (!loaded.cache) continue;
+  cacheError ??= saveDigestCache(round.paths, id, loaded.cache);
+  hits += loaded.cache.hits;
+  misses += loaded.cache.misses;
 }
 parentPort?.postMessage({ results, hits, misses, ...(cacheError ? { cacheError } : {}) } satisfies AttestRoundResult);

@@ -44,7 +44,8 @@ export interface Attested {
 }
 
 /** Re-attests one server against the allowlist, as `run` would before launching it. */
-export async function attestServer(good: Good, id: string, cache: DigestCache, memo: TreeMemo): Promise<Attested | undefined> {
+/** `cache` loads the server's digest cache; an invalid one (a WardenError) is that server's state, not the round's. */
+export async function attestServer(good: Good, id: string, cache: () => DigestCache, memo: TreeMemo): Promise<Attested | undefined> {
   const s = Object.hasOwn(good.servers.servers, id) ? good.servers.servers[id] : undefined;
   if (!s) return undefined;
   const targets: WatchTarget[] = [];
@@ -52,7 +53,7 @@ export async function attestServer(good: Good, id: string, cache: DigestCache, m
   if (!s.command.includes('/')) for (const dir of good.servers.path.split(':')) targets.push({ path: path.join(dir, s.command), keys: [id] });
   else targets.push({ path: path.resolve(s.cwd ?? '/', s.command), keys: [id] });
   try {
-    const plan = await planLaunch({ serverId: id, command: s.command, args: s.args, cwd: s.cwd, trustedPath: good.servers.path, modules: s.modules }, cache, memo);
+    const plan = await planLaunch({ serverId: id, command: s.command, args: s.args, cwd: s.cwd, trustedPath: good.servers.path, modules: s.modules }, cache(), memo);
     for (const a of plan.artifacts) {
       if (a.kind !== 'package') for (const hop of [...a.chain, a.path]) targets.push({ path: hop, keys: [id] });
       for (const dir of a.treeDirs ?? []) targets.push({ path: dir, keys: [id], contents: true });

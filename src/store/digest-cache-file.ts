@@ -49,9 +49,14 @@ export function saveDigestCache(paths: HomePaths, id: string, cache: DigestCache
     checkTrusted(paths.cacheDir, 'the digest cache directory', 'file');
     writeJsonAtomic(file, { version: 1, entries: cache.toJSON() });
     cache.dirty = false;
-    fs.rmSync(path.join(paths.cacheDir, LEGACY), { force: true });
-    return undefined;
   } catch (err) {
     return `could not write the digest cache ${file}: ${(err as Error).message}`;
   }
+  const legacy = path.join(paths.cacheDir, LEGACY);
+  try {
+    fs.rmSync(legacy, { force: true });
+  } catch (err) {
+    return `could not remove ${legacy}, the digest cache of earlier releases, which is no longer read: ${(err as Error).message}. Remove it yourself.`;
+  }
+  return undefined;
 }

@@ -2,7 +2,7 @@ import { matchAllowlist, refusalReason } from '../attest/match.js';
 import { attestedFiles } from '../attest/module-set.js';
 import { completePlan, resolveLaunch, type Artifact, type CommandSpec, type LaunchPlan, type ResolvedLaunch } from '../attest/plan.js';
 import type { DigestCache } from '../attest/cache.js';
-import { refuseIfPreloaded } from '../attest/self.js';
+import { isOwnNode, refuseIfPreloaded } from '../attest/self.js';
 import { appendAudit } from '../audit/log.js';
 import type { ArtifactRecord, ExitEvent, LaunchEvent } from '../audit/events.js';
 import { WardenError } from '../error.js';
@@ -121,9 +121,10 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
 
   let child: ServerProcess;
   let cgroup = createSessionCgroup();
-  // A gated server runs nothing of its own until release(): it joins its cgroup while its tree is digested, and
-  // release waits for that (docs/adr/0033-held-server-joins-its-cgroup.md). Any other server is born in it.
-  const held = resolved.gated && guard !== undefined;
+  // A gated server on the warden's own node runs nothing of its own until release(): it joins its cgroup while its
+  // tree is digested, and release waits for that (docs/adr/0033-held-server-joins-its-cgroup.md). A file merely
+  // named node could run code of its own before the gate, and any other server is not held: born in it.
+  const held = resolved.gated && guard !== undefined && isOwnNode(resolved.executable.key);
   let contained: Promise<boolean>;
   try {
     ({ child, contained } = await spawnServer({ file: resolved.file, args, argv0: resolved.argv0, cwd: server.cwd, env, cgroup, held, extraStdio: guard?.stdio ?? [] }));
