@@ -1,0 +1,78 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INITIALIZE, NODE, RawSession, SERVERS, addServer, cli, tempDir } from '../helpers/warden.js';
+
+// docs/adr/0035: "Every change to a file's content changes its ctime ... or replaces the inode". Not a store
+// through a shared writable mapping: the kernel updates mtime and ctime when a clean page is first made
+// writable, and not again while the page stays dirty (until writeback, 30 s by default). A program that has
+// tools.lock mapped changes its bytes under the stat key `run` remembered, and the next launch takes the
+// remembered entry without validating the bytes the file now holds; read whole, the same file is refused.
+
+let home: string;
+const toolsLock = (): string => path.join(home, 'tools.lock');
+const key = (f: string): string => {
+  const st = fs.statSync(f, { bigint: true });
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+};
+
+beforeAll(() => {
+  home = tempDir();
+  addServer(home, 'one', [NODE, path.join(SERVERS, 'basic.mjs')]);
+  addServer(home, 'two', [NODE, path.join(SERVERS, 'noisy.mjs')]);
+});
+afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
+
+async function launches(id: string): Promise<void> {
+  const s = new RawSession(home, id);
+  s.send(INITIALIZE + '\n');
+  expect(await s.message(1)).toHaveProperty('result');
+  s.close();
+  expect((await s.exited).code).toBe(0);
+}
+
+/** Resolves with the next line the mapper prints. */
+function nextLine(out: NodeJS.ReadableStream, want: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const onData = (d: Buffer): void => {
+      buf += d.toString();
+      if (buf.includes(`${want}\n`)) {
+        out.off('data', onData);
+        resolve();
+      }
+    };
+    out.on('data', onData);
+    out.once('end', () => reject(new Error(`mapper ended before "${want}": ${buf}`)));
+  });
+}
+
+describe('a tools.lock written through a shared mapping', () => {
+  it("refuses the next launch when another server's entry was corrupted, as a whole read does", async () => {
+    const bytes = fs.readFileSync(toolsLock());
+    const doc = JSON.parse(bytes.toString('utf8')) as { servers: Record<string, { surface_hash: string }> };
+    const good = (doc.servers.two as { surface_hash: string }).surface_hash;
+    const at = bytes.indexOf(Buffer.from(`"${good}"`)) + good.length; // the last hex digit of two's surface_hash
+    const flipped = bytes[at] === 0x30 ? 0x31 : 0x30;
+
+    const mapper = spawn('python3', [path.join(SERVERS, 'attack21', 'mmap-writer.py'), toolsLock(), String(at), String(flipped)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      await nextLine(mapper.stdout, 'ready');
+      await launches('one'); // validates both files whole and remembers their keys
+      const remembered = key(toolsLock());
+      mapper.stdin.write('go\n');
+      await nextLine(mapper.stdout, 'done');
+      expect(fs.readFileSync(toolsLock())[at]).toBe(flipped); // the file now holds a corrupt entry for 'two'
+      expect(key(toolsLock())).toBe(remembered); // under the key remembered for the valid bytes
+
+      const r = cli(home, ['run', 'one']);
+      expect(r.stderr).toContain('LOCK_INVALID');
+      expect(r.stderr).toContain(toolsLock());
+      expect(r.code).toBe(4);
+    } finally {
+      mapper.stdin.end();
+      await new Promise((resolve) => mapper.once('exit', resolve));
+    }
+  });
+});
