@@ -151,6 +151,47 @@ export async function removeCgroup(cg: { dir: string }, ms = 1000): Promise<void
 }
 
 /**
+ * Removes the empty session cgroups of wardens that are gone: a warden killed outright leaves its cgroup behind,
+ * and where its run record is never swept (its home was removed) nothing else would remove it. Only directories
+ * of this warden's naming below its own cgroup, whose warden pid is not a live process (a pid now reused keeps
+ * its directory: harmless) and which hold no process (rmdir refuses a populated one anyway). Returns how many.
+ */
+export function removeStaleCgroups(): number {
+  const own = ownCgroupDir();
+  if (!own) return 0;
+  let names: string[];
+  try {
+    names = fs.readdirSync(own.dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    if (!NAME.test(name)) continue;
+    const pid = Number(name.split('-')[2]);
+    if (pid === process.pid || pidAlive(pid)) continue;
+    const dir = path.join(own.dir, name);
+    if (populated(dir)) continue;
+    try {
+      fs.rmdirSync(dir);
+      removed++;
+    } catch {
+      // EBUSY: something joined it meanwhile; ENOENT: removed by another sweep.
+    }
+  }
+  return removed;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
  * A cgroup directory named by a run record, if it is one this warden could have made: a real directory
  * called mcp-warden-PID-HEX on the cgroup2 mount, owned by the warden's uid. Anything else is ignored.
  */

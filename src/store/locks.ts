@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import { keyString, statKey } from '../attest/stat-key.js';
 import { WardenError, errnoOf } from '../error.js';
 import { LockfileError, parseToolsLock, renderToolsLock, type LockEntry, type ToolsLock } from '../surface/lockfile.js';
 import { parseWardenLock, renderWardenLock, type WardenLock, type WardenLockEntry } from '../surface/warden-lock.js';
@@ -11,21 +10,18 @@ import { commitFiles, withFileLocks } from './update.js';
 // tools.lock and warden.lock in the home: trust files (refused if others can write them), parsed strictly;
 // a missing file is an empty lock, a corrupt one is a lockfile error (exit 4), never "start afresh".
 
-/** A lock file's bytes and the stat key they had throughout the read ('' if it changed meanwhile); undefined
- *  bytes and key 'absent' for a missing file. */
-export function readLockBytes(file: string, label: string): { key: string; bytes: Buffer | undefined } {
+/** A lock file's bytes, or undefined for a missing file. */
+export function readLockBytes(file: string, label: string): { bytes: Buffer | undefined } {
   checkTrusted(file, label, 'file');
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   } catch (err) {
-    if (errnoOf(err) === 'ENOENT') return { key: 'absent', bytes: undefined };
+    if (errnoOf(err) === 'ENOENT') return { bytes: undefined };
     throw new WardenError('LOCK_INVALID', `${label} at ${file} cannot be read (${errnoOf(err) ?? String(err)}).`);
   }
   try {
-    const before = keyString(statKey(fs.fstatSync(fd, { bigint: true })));
-    const bytes = fs.readFileSync(fd);
-    return { key: before === keyString(statKey(fs.fstatSync(fd, { bigint: true }))) ? before : '', bytes };
+    return { bytes: fs.readFileSync(fd) };
   } finally {
     fs.closeSync(fd);
   }

@@ -1,6 +1,7 @@
 import type { AuditEvent } from '../audit/events.js';
 import { appendAudit } from '../audit/log.js';
 import { WardenError } from '../error.js';
+import { removeStaleCgroups } from '../launch/cgroup.js';
 import { killSessionNow } from '../launch/kill.js';
 import { sweepOrphans } from '../launch/run-records.js';
 import type { HomePaths } from '../store/paths.js';
@@ -24,6 +25,7 @@ export async function sweepAndAudit(paths: HomePaths, say: (m: string) => void, 
     say(`ignored the run record ${r.file}: ${r.reason}, so another user could have written it; nothing was killed on its word. Inspect it, then remove it: rm ${r.file}`);
     await appendAudit(paths.audit, { event: 'run_record_refused', file: r.file, reason: r.reason });
   }
+  removeStaleCgroups();
   for (const g of result.swept) {
     const { pids, escapedPids, gone, containment } = g.stop;
     const outside = escapedPids.length > 0 ? `, ${escapedPids.length} of them outside its process group` : '';

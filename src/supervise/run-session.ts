@@ -69,9 +69,10 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
     paths = resolveHome(homeFlag);
     openHome(paths, true);
     await settlePendingCommit(paths.home);
-    rec = recorder(paths, loadServers(paths).alerts, say);
+    const config = loadServers(paths);
+    rec = recorder(paths, config.alerts, say);
     await sweepAndAudit(paths, say);
-    locks = loadLocksOf(paths, id);
+    locks = loadLocksOf(paths, id, Object.hasOwn(config.servers, id));
     launched = await attestAndLaunch(paths, id, say, rec.record);
   } catch (err) {
     await rec?.flush();

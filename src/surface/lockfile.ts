@@ -1,5 +1,6 @@
 import { canonicalize, fromPlain } from '../protocol/json/canonical.js';
 import { JsonNumber, JsonReadError, readJson, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
+import { serialize } from '../protocol/json/write.js';
 import { ABSENT, hashOrAbsent, tagged } from './hash.js';
 import { indentCanonical } from './indent.js';
 import type { Handshake, LiveTool } from './admit.js';
@@ -95,6 +96,13 @@ export function renderToolsLock(lock: ToolsLock): string {
   const servers: JsonObject = new Map([...lock].map(([name, e]) => [name, entryValue(e)]));
   const doc: JsonObject = new Map<string, JsonValue>([['lockfile_version', new JsonNumber('1')], ['servers', servers]]);
   return indentCanonical(canonicalize(doc)) + '\n';
+}
+
+/** A lock of the same content as parseToolsLock read it, number lexemes kept as written (not the RFC 8785
+ *  rendering, which would turn 9007199254740993 into ...992): for the warden's own caches, never tools.lock. */
+export function serializeToolsLock(lock: ToolsLock): string {
+  const servers: JsonObject = new Map([...lock].map(([name, e]) => [name, entryValue(e)]));
+  return serialize(new Map<string, JsonValue>([['lockfile_version', new JsonNumber('1')], ['servers', servers]]));
 }
 
 // ---- reading and validating (SPEC §7) ----

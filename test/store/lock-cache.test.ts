@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INITIALIZE, NODE, RawSession, SERVERS, addServer, cli, tempDir } from '../helpers/warden.js';
 
 // docs/adr/0035-lock-entries-cached-per-server.md: `run ID` parses only ID's entries of tools.lock and warden.lock
-// while both files are the very bytes it validated whole before (cache/locks.ID.json, keyed by their stat keys);
+// while both files are the very bytes it validated whole before (cache/locks.ID.json, keyed by their SHA-256);
 // any change to either file makes the next launch validate both whole again.
 
 let home: string;
@@ -27,15 +28,20 @@ async function launches(id: string): Promise<void> {
 }
 
 describe("a launch's lock entries", () => {
-  it('are remembered as a lock of the one server, under the stat keys of the files validated whole', async () => {
+  it('are remembered as a lock of the one server, under the SHA-256 of the files validated whole', async () => {
     fs.rmSync(cacheFile('one'), { force: true });
     await launches('one');
-    const cached = JSON.parse(fs.readFileSync(cacheFile('one'), 'utf8')) as { tools: { key: string; lock: string }; warden: { key: string; lock: string } };
+    const cached = JSON.parse(fs.readFileSync(cacheFile('one'), 'utf8')) as { tools: { sha256: string; lock: string }; warden: { sha256: string; lock: string } };
     expect(Object.keys((JSON.parse(cached.tools.lock) as { servers: object }).servers)).toEqual(['one']);
     expect(Object.keys((JSON.parse(cached.warden.lock) as { servers: object }).servers)).toEqual(['one']);
-    const st = fs.statSync(toolsLock(), { bigint: true });
-    expect(cached.tools.key).toBe(`${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`);
+    expect(cached.tools.sha256).toBe(createHash('sha256').update(fs.readFileSync(toolsLock())).digest('hex'));
     await launches('one'); // from the cache
+  });
+
+  it("are read whole for an id that is no server's, and nothing is remembered for it", () => {
+    const r = cli(home, ['run', 'nosuch']);
+    expect(r.code).not.toBe(0);
+    expect(fs.existsSync(cacheFile('nosuch'))).toBe(false);
   });
 
   it("are not taken from the cache once tools.lock changed: another server's corrupt entry refuses the launch again", async () => {
