@@ -101,7 +101,11 @@ export async function joinCgroup(cg: Cgroup, pid: number, stillOurs: () => boole
   }
   const text = Buffer.from(String(pid));
   const moved = await new Promise<boolean>((resolve) => fs.write(fd, text, 0, text.length, null, (err) => resolve(!err)));
-  fs.closeSync(fd);
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // The write's answer is what counts; a close that fails leaves nothing to undo.
+  }
   if (!moved) return false;
   if (stillOurs()) return true;
   for (const member of cgroupProcs(cg.dir)) moveTo(cg.home, member);
