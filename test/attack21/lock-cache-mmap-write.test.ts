@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INITIALIZE, NODE, RawSession, SERVERS, addServer, cli, tempDir } from '../helpers/warden.js';
+import { NODE, SERVERS, addServer, cli, launchAndClose, tempDir } from '../helpers/warden.js';
 
 // docs/adr/0035: "Every change to a file's content changes its ctime ... or replaces the inode". Not a store
 // through a shared writable mapping: the kernel updates mtime and ctime when a clean page is first made
@@ -24,13 +24,7 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
-async function launches(id: string): Promise<void> {
-  const s = new RawSession(home, id);
-  s.send(INITIALIZE + '\n');
-  expect(await s.message(1)).toHaveProperty('result');
-  s.close();
-  expect((await s.exited).code).toBe(0);
-}
+const launches = (id: string): Promise<void> => launchAndClose(home, id);
 
 /** Resolves with the next line the mapper prints. */
 function nextLine(out: NodeJS.ReadableStream, want: string): Promise<void> {

@@ -156,6 +156,17 @@ export class RawSession {
   }
 }
 
+/** Runs `mcp-warden run ID`, expects its initialize to be answered with a result, closes it and expects exit 0. */
+export async function launchAndClose(home: string, id: string): Promise<void> {
+  const s = new RawSession(home, id);
+  s.send(INITIALIZE + '\n');
+  const answer = await s.message(1);
+  if (!('result' in answer)) throw new Error(`initialize of '${id}' was not answered with a result: ${JSON.stringify(answer)}\nstderr: ${s.stderr}`);
+  s.close();
+  const { code } = await s.exited;
+  if (code !== 0) throw new Error(`run ${id} exited ${code}\nstderr: ${s.stderr}`);
+}
+
 /** Runs `mcp-warden run ID`, sends initialize, and returns the error it was answered with and the exit code. */
 export async function refusedInitialize(home: string, id: string, env?: NodeJS.ProcessEnv): Promise<{ error: { message: string; data: { code: string } }; code: number | null; session: RawSession }> {
   const s = new RawSession(home, id, env);

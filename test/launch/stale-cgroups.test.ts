@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writableCgroup } from '../helpers/cgroup.js';
-import { INITIALIZE, NODE, RawSession, SERVERS, addServer, tempDir } from '../helpers/warden.js';
+import { NODE, SERVERS, addServer, launchAndClose, tempDir } from '../helpers/warden.js';
 
 // A warden killed outright leaves its session cgroup behind; where its run record is never swept (its home was
 // removed), the next sweep of any home removes it once it is empty and its warden is gone
@@ -42,12 +42,7 @@ function cgroupOf(pid: number): string {
 describe('session cgroups of wardens that are gone', () => {
   it("are removed by the next sweep when empty; a live warden's and a populated one stay", async () => {
     if (parent === undefined) {
-      // No writable cgroup2 here: nothing to remove, and a launch still works.
-      const s = new RawSession(home, 'basic');
-      s.send(INITIALIZE + '\n');
-      expect(await s.message(1)).toHaveProperty('result');
-      s.close();
-      await s.exited;
+      await launchAndClose(home, 'basic'); // no writable cgroup2 here: nothing to remove, and a launch still works
       return;
     }
     const deadPid = spawnSync('true').pid as number;
@@ -57,11 +52,7 @@ describe('session cgroups of wardens that are gone', () => {
     const holder = spawn('sleep', ['60'], { stdio: 'ignore' });
     fs.writeFileSync(path.join(occupied, 'cgroup.procs'), String(holder.pid));
     try {
-      const s = new RawSession(home, 'basic');
-      s.send(INITIALIZE + '\n');
-      await s.message(1);
-      s.close();
-      await s.exited;
+      await launchAndClose(home, 'basic');
       expect({ stale: fs.existsSync(stale), live: fs.existsSync(live), occupied: fs.existsSync(occupied) }).toEqual({ stale: false, live: true, occupied: true });
     } finally {
       holder.kill('SIGKILL');

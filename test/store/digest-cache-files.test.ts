@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INITIALIZE, NODE, RawSession, SERVERS, addServer, cli, tempDir } from '../helpers/warden.js';
+import { NODE, SERVERS, addServer, cli, launchAndClose, tempDir } from '../helpers/warden.js';
 
 // docs/adr/0034-digest-cache-per-server.md: each server's digests are cached in a file of its own
 // (cache/digests.ID.json), so that a launch reads its own server's entries and not every enrolled tree's.
@@ -17,13 +17,7 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
-async function launches(id: string): Promise<void> {
-  const s = new RawSession(home, id);
-  s.send(INITIALIZE + '\n');
-  expect(await s.message(1)).toHaveProperty('result');
-  s.close();
-  expect((await s.exited).code).toBe(0);
-}
+const launches = (id: string): Promise<void> => launchAndClose(home, id);
 
 describe('the digest cache, a file per server', () => {
   it("enrolling writes each server's digests to its own file, and a launch needs no other", async () => {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INITIALIZE, NODE, RawSession, SERVERS, addServer, cli, tempDir } from '../helpers/warden.js';
+import { NODE, SERVERS, addServer, cli, launchAndClose, tempDir } from '../helpers/warden.js';
 
 // docs/adr/0035-lock-entries-cached-per-server.md: `run ID` parses only ID's entries of tools.lock and warden.lock
 // while both files are the very bytes it validated whole before (cache/locks.ID.json, keyed by their SHA-256);
@@ -19,13 +19,7 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
-async function launches(id: string): Promise<void> {
-  const s = new RawSession(home, id);
-  s.send(INITIALIZE + '\n');
-  expect(await s.message(1)).toHaveProperty('result');
-  s.close();
-  expect((await s.exited).code).toBe(0);
-}
+const launches = (id: string): Promise<void> => launchAndClose(home, id);
 
 describe("a launch's lock entries", () => {
   it('are remembered as a lock of the one server, under the SHA-256 of the files validated whole', async () => {
