@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE, SERVERS, addServer, cli, launchAndClose, tempDir } from '../helpers/warden.js';
+import { SERVERS, cli, homeWithTwoServers, launchAndClose } from '../helpers/warden.js';
 
 // docs/adr/0035: "Every change to a file's content changes its ctime ... or replaces the inode". Not a store
 // through a shared writable mapping: the kernel updates mtime and ctime when a clean page is first made
@@ -18,9 +18,7 @@ const key = (f: string): string => {
 };
 
 beforeAll(() => {
-  home = tempDir();
-  addServer(home, 'one', [NODE, path.join(SERVERS, 'basic.mjs')]);
-  addServer(home, 'two', [NODE, path.join(SERVERS, 'noisy.mjs')]);
+  home = homeWithTwoServers();
 });
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE, SERVERS, addServer, cli, launchAndClose, tempDir } from '../helpers/warden.js';
+import { cli, homeWithTwoServers, launchAndClose } from '../helpers/warden.js';
 
 // docs/adr/0034-digest-cache-per-server.md: each server's digests are cached in a file of its own
 // (cache/digests.ID.json), so that a launch reads its own server's entries and not every enrolled tree's.
@@ -11,9 +11,7 @@ const cacheFile = (id: string): string => path.join(home, 'cache', `digests.${id
 const entries = (id: string): Record<string, string> => (JSON.parse(fs.readFileSync(cacheFile(id), 'utf8')) as { entries: Record<string, string> }).entries;
 
 beforeAll(() => {
-  home = tempDir();
-  addServer(home, 'one', [NODE, path.join(SERVERS, 'basic.mjs')]);
-  addServer(home, 'two', [NODE, path.join(SERVERS, 'noisy.mjs')]);
+  home = homeWithTwoServers();
 });
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE, SERVERS, addServer, cli, launchAndClose, tempDir } from '../helpers/warden.js';
+import { cli, homeWithTwoServers, launchAndClose } from '../helpers/warden.js';
 
 // docs/adr/0035-lock-entries-cached-per-server.md: `run ID` parses only ID's entries of tools.lock and warden.lock
 // while both files are the very bytes it validated whole before (cache/locks.ID.json, keyed by their SHA-256);
@@ -13,9 +13,7 @@ const cacheFile = (id: string): string => path.join(home, 'cache', `locks.${id}.
 const toolsLock = (): string => path.join(home, 'tools.lock');
 
 beforeAll(() => {
-  home = tempDir();
-  addServer(home, 'one', [NODE, path.join(SERVERS, 'basic.mjs')]);
-  addServer(home, 'two', [NODE, path.join(SERVERS, 'noisy.mjs')]);
+  home = homeWithTwoServers();
 });
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
