@@ -88,8 +88,12 @@ export async function statusVerb(homeFlag: string | undefined, id: string | unde
     const base = { id: sid, command: s.command, args: s.args, posture: s.posture, ...(pkg ? { package: pkg } : {}), ...trustOf(sid), ...(live ? { daemon: { attestation: watched?.attestation ?? null, lastVerification: watched?.lastVerification ?? null } } : {}) };
     try {
       const cache = loadDigestCache(paths, sid);
-      const plan = await planLaunch({ serverId: sid, command: s.command, args: s.args, cwd: s.cwd, trustedPath: config.path, modules: s.modules }, cache);
-      saveDigestCache(paths, sid, cache);
+      let plan: Awaited<ReturnType<typeof planLaunch>>;
+      try {
+        plan = await planLaunch({ serverId: sid, command: s.command, args: s.args, cwd: s.cwd, trustedPath: config.path, modules: s.modules }, cache);
+      } finally {
+        saveDigestCache(paths, sid, cache); // what was digested stays digested, whatever the verdict
+      }
       const att = matchAllowlist(plan.artifacts, allowlist.entries);
       allOk &&= att.allowed;
       return {
