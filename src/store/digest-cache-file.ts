@@ -6,6 +6,7 @@ import { writeJsonAtomic } from './atomic.js';
 import { loadJsonFile } from './json-file.js';
 import type { HomePaths } from './paths.js';
 import { checkTrusted } from './perms.js';
+import { SERVER_ID_PATTERN } from './servers.js';
 
 // The digest cache, one file per server (cache/digests.ID.json): a launch reads the entries of its own server's
 // files, not those of every tree enrolled (one file for all cost a one-file server's launch ~15-20 ms in a home
@@ -23,7 +24,7 @@ const cacheFileSchema = v.strictObject({
 
 /** The file of the one cache for every server that releases before this layout; removed at the first save. */
 const LEGACY = 'digests.json';
-export const CACHE_FILE = /^digests\.[A-Za-z0-9][A-Za-z0-9._-]{0,63}\.json$/;
+export const CACHE_FILE = new RegExp(`^digests\\.${SERVER_ID_PATTERN}\\.json$`);
 
 /** `id` is a server id (SERVER_ID_RE), so the name stays inside the cache directory. */
 export function digestCacheFile(paths: HomePaths, id: string): string {

@@ -10,6 +10,7 @@ import { loadJsonFile } from './json-file.js';
 import { parseLock, readLockBytes, type Locks } from './locks.js';
 import type { HomePaths } from './paths.js';
 import { checkTrusted } from './perms.js';
+import { SERVER_ID_PATTERN } from './servers.js';
 
 // What `run ID` needs of tools.lock and warden.lock is ID's entry in each, but each file is valid or invalid as a
 // whole (SPEC §7: any stored hash that does not match its content refuses the file), and checking every entry of
@@ -23,7 +24,7 @@ import { checkTrusted } from './perms.js';
 const entrySchema = v.strictObject({ sha256: v.pipe(v.string(), v.regex(/^([0-9a-f]{64}|absent)$/)), lock: v.string() });
 const cacheSchema = v.strictObject({ version: v.literal(1), tools: entrySchema, warden: entrySchema });
 
-export const LOCK_CACHE_FILE = /^locks\.[A-Za-z0-9][A-Za-z0-9._-]{0,63}\.json$/;
+export const LOCK_CACHE_FILE = new RegExp(`^locks\\.${SERVER_ID_PATTERN}\\.json$`);
 /** The cache file is read with loadJsonFile's 16 MiB bound and its strings are escaped once more: well below. */
 const MAX_CACHE_TEXT = 4 * 1024 * 1024;
 

@@ -12,7 +12,9 @@ import type { HomePaths } from './paths.js';
 export const DEFAULT_TRUSTED_PATH = '/usr/local/bin:/usr/bin:/bin';
 /** Re-list a live session's tools after this many calls or seconds without a listing (docs/formats.md). */
 export const DEFAULT_RELIST = { calls: 200, seconds: 300 };
-export const SERVER_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** A server id: safe as part of a file name (cache/digests.ID.json, cache/locks.ID.json), never "." or "..". */
+export const SERVER_ID_PATTERN = '[A-Za-z0-9][A-Za-z0-9._-]{0,63}';
+export const SERVER_ID_RE = new RegExp(`^${SERVER_ID_PATTERN}$`);
 export const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 // Loader variables: names that make an interpreter or the dynamic loader load code, or change which code runs,
