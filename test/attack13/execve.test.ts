@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { IN_THREAD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { layoutLoader, loaderCall, markerText, outsideEsm } from './loader-session.js';
 
 // ATTACK (module guard, node 22.15+/23.11+): process.execve replaces the server's own process image. The
@@ -11,19 +10,13 @@ import { layoutLoader, loaderCall, markerText, outsideEsm } from './loader-sessi
 // node 20 has no process.execve. Asserts the secure behaviour: the outside file never runs and the server is
 // ended (the warden's run exits 3).
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(IN_THREAD_NODES)('process.execve, on %s', (_label, node) => {
   it('ends a server that execs node on a file outside its attested set with process.execve, before the file runs', async () => {
-    const marker = path.join(dir, 'marker');
-    const outside = outsideEsm(path.join(dir, 'elsewhere/after-exec.mjs'), marker);
-    const r = await loaderCall(home, node, layoutLoader(dir), 'execve', { path: outside });
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideEsm(path.join(tmp.dir, 'elsewhere/after-exec.mjs'), marker);
+    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'execve', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.code).toBe(3);
   });

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { layoutLoader, loaderCall, markerText, outsideCjs } from './loader-session.js';
 
 // ATTACK (module guard, node 20): CommonJS is guarded at Module.prototype.load; Module._extensions['.js']
@@ -10,20 +10,14 @@ import { layoutLoader, loaderCall, markerText, outsideCjs } from './loader-sessi
 // On node 22.15+ the handler asks the in-thread load hooks for the source (loadSource), so the guard sees it;
 // node 20 has no such hook. Asserts the secure behaviour on every node: the file does not run, the server is ended.
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(GUARD_NODES)("Module._extensions['.js'] called directly, on %s", (_label, node) => {
   it("ends a server that compiles a CommonJS file outside its set through Module._extensions['.js'], before the file runs", async () => {
-    const marker = path.join(dir, 'marker');
-    const outside = outsideCjs(path.join(dir, 'elsewhere/late.js'), marker);
-    fs.writeFileSync(path.join(dir, 'elsewhere/package.json'), JSON.stringify({ type: 'commonjs' }));
-    const r = await loaderCall(home, node, layoutLoader(dir), 'extjs', { path: outside });
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideCjs(path.join(tmp.dir, 'elsewhere/late.js'), marker);
+    fs.writeFileSync(path.join(tmp.dir, 'elsewhere/package.json'), JSON.stringify({ type: 'commonjs' }));
+    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'extjs', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`tried to load ${outside}, which is outside its attested set`);

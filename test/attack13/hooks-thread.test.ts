@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { layoutLoader, loaderCall, markerText, outsideCjs, outsideSharedLibrary } from './loader-session.js';
 
 // ATTACK (module guard): a server's own module.register puts its hooks (here the package's lib/hooks-thread.mjs,
@@ -13,19 +12,13 @@ import { layoutLoader, loaderCall, markerText, outsideCjs, outsideSharedLibrary 
 // require() their dependencies (tsx, ts-node) do. On node 20, 22 and 24. Asserts the secure behaviour: the
 // file is not loaded and the server is ended.
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(GUARD_NODES)('the loader-hooks thread of a server\'s own module.register, on %s', (_label, node) => {
   it('ends a server whose loader hooks require() a CommonJS file outside the set, before the file runs', async () => {
-    const marker = path.join(dir, 'marker');
-    const outside = outsideCjs(path.join(dir, 'elsewhere/dep.cjs'), marker);
-    const r = await loaderCall(home, node, layoutLoader(dir), 'hooksrequire', { path: outside });
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideCjs(path.join(tmp.dir, 'elsewhere/dep.cjs'), marker);
+    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'hooksrequire', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('registered');
     expect(r.code).toBe(3);
@@ -33,9 +26,9 @@ describe.each(GUARD_NODES)('the loader-hooks thread of a server\'s own module.re
   });
 
   it('ends a server whose loader hooks process.dlopen a native library outside the set, before its code runs', async () => {
-    const marker = path.join(dir, 'marker');
-    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/addon.node'), marker);
-    const r = await loaderCall(home, node, layoutLoader(dir), 'hooksdlopen', { path: lib });
+    const marker = path.join(tmp.dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/addon.node'), marker);
+    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'hooksdlopen', { path: lib });
     expect(markerText(marker)).toBe('');
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`tried to load ${lib}, which is outside its attested set`);

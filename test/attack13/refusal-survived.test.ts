@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GUARD_NODES, IN_THREAD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { layoutLoader, loaderCall, markerText, outsideCjs, outsideEsm } from './loader-session.js';
 
 // ATTACK (module guard): a refusal ends the server with process.exit(77), called where the load was asked
@@ -13,19 +12,13 @@ import { layoutLoader, loaderCall, markerText, outsideCjs, outsideEsm } from './
 // server's listener cannot stop. require() is refused in the server's thread on every node. The file itself
 // does not run. Asserts the secure behaviour: the server is ended, it does not answer the call.
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(IN_THREAD_NODES)('a refused import() with a throwing exit listener, on %s', (_label, node) => {
   it('ends a server that catches the refusal of an import outside its set, instead of letting it answer', async () => {
-    const marker = path.join(dir, 'marker');
-    const outside = outsideEsm(path.join(dir, 'elsewhere/late.mjs'), marker);
-    const r = await loaderCall(home, node, layoutLoader(dir), 'survive', { path: outside });
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideEsm(path.join(tmp.dir, 'elsewhere/late.mjs'), marker);
+    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'survive', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.refused).toEqual([expect.objectContaining({ module: outside })]);
     expect(r.answer).not.toContain('survived the refusal');
@@ -36,9 +29,9 @@ describe.each(IN_THREAD_NODES)('a refused import() with a throwing exit listener
 
 describe.each(GUARD_NODES)('a refused require() with a throwing exit listener, on %s', (_label, node) => {
   it('ends a server that catches the refusal of a require outside its set, instead of letting it answer', async () => {
-    const marker = path.join(dir, 'marker');
-    const outside = outsideCjs(path.join(dir, 'elsewhere/late.cjs'), marker);
-    const r = await loaderCall(home, node, layoutLoader(dir), 'survivereq', { path: outside });
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideCjs(path.join(tmp.dir, 'elsewhere/late.cjs'), marker);
+    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'survivereq', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('survived the refusal');
     expect(r.code).toBe(3);

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { IN_THREAD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { layoutLoader, loaderCall, markerText, outsideSharedLibrary } from './loader-session.js';
 
 // ATTACK (module guard, node 22.13+): node:sqlite is built in and unflagged, and a DatabaseSync opened with
@@ -11,19 +10,13 @@ import { layoutLoader, loaderCall, markerText, outsideSharedLibrary } from './lo
 // is the only native loading the guard patches. node 20 has no node:sqlite. Asserts the secure behaviour: a
 // library outside the attested set is not loaded and the server is ended.
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(IN_THREAD_NODES)('node:sqlite extensions, on %s', (_label, node) => {
   it('ends a server that loads a shared library outside its attested set as a SQLite extension, before its code runs', async () => {
-    const marker = path.join(dir, 'marker');
-    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/ext.so'), marker);
-    const r = await loaderCall(home, node, layoutLoader(dir), 'sqlite', { path: lib });
+    const marker = path.join(tmp.dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/ext.so'), marker);
+    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'sqlite', { path: lib });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('extension loaded');
     expect(r.code).toBe(3);

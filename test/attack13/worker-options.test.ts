@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { layoutLoader, loaderCall, markerText, outsideCjs, outsideEsm } from './loader-session.js';
 
 // ATTACK (module guard, worker threads): the guard wraps worker_threads.Worker (GuardedWorker) to refuse a
@@ -17,53 +16,47 @@ import { layoutLoader, loaderCall, markerText, outsideCjs, outsideEsm } from './
 //    option, and the guard looks only at execArgv.
 // Asserts the secure behaviour: the outside file does not run and the server is ended.
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(GUARD_NODES)('worker options past the guard\'s Worker wrapper, on %s', (_label, node) => {
   it('ends a server that starts an eval worker through an eval option read as false by the guard, before the worker imports an outside file', async () => {
-    const marker = path.join(dir, 'marker');
-    const outside = outsideEsm(path.join(dir, 'elsewhere/late.mjs'), marker);
-    const r = await loaderCall(home, node, layoutLoader(dir), 'evalgetter', { path: outside });
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideEsm(path.join(tmp.dir, 'elsewhere/late.mjs'), marker);
+    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'evalgetter', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('worker loaded it');
     expect(r.code).toBe(3);
   });
 
   it("ends a server that starts an eval worker with node's own Worker class (the wrapper's prototype), before the worker imports an outside file", async () => {
-    const marker = path.join(dir, 'marker');
-    const outside = outsideEsm(path.join(dir, 'elsewhere/late.mjs'), marker);
-    const r = await loaderCall(home, node, layoutLoader(dir), 'baseworker', { path: outside });
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideEsm(path.join(tmp.dir, 'elsewhere/late.mjs'), marker);
+    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'baseworker', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('worker loaded it');
     expect(r.code).toBe(3);
   });
 
   it('ends a server whose worker execArgv hides --require of an outside file from the check, before the file runs', async () => {
-    const marker = path.join(dir, 'marker');
-    const outside = outsideCjs(path.join(dir, 'elsewhere/pre.cjs'), marker);
-    const r = await loaderCall(home, node, layoutLoader(dir), 'execargv', { path: outside });
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideCjs(path.join(tmp.dir, 'elsewhere/pre.cjs'), marker);
+    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'execargv', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('worker started');
     expect(r.code).toBe(3);
   });
 
   it('ends a server that gives a worker a NODE_COMPILE_CACHE of its own in its env option', async () => {
-    const r = await loaderCall(home, node, layoutLoader(dir), 'workercache', { path: path.join(dir, 'elsewhere/cache') });
+    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'workercache', { path: path.join(tmp.dir, 'elsewhere/cache') });
     expect(r.answer).not.toContain('worker started');
     expect(r.code).toBe(3);
     expect(r.stderr).toContain("tried to load a worker thread with NODE_COMPILE_CACHE=");
   });
 
   it('ends a server that gives a worker NODE_OPTIONS with --require of an outside file in its env option, before the file runs', async () => {
-    const marker = path.join(dir, 'marker');
-    const outside = outsideCjs(path.join(dir, 'elsewhere/pre.cjs'), marker);
-    const r = await loaderCall(home, node, layoutLoader(dir), 'workerenv', { path: outside });
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideCjs(path.join(tmp.dir, 'elsewhere/pre.cjs'), marker);
+    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'workerenv', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('worker started');
     expect(r.code).toBe(3);

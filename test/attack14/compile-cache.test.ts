@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { IN_THREAD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { loaderCall, markerText } from '../attack13/loader-session.js';
 import { layoutHostile, poisonCompileCache } from './session.js';
 
@@ -15,22 +14,16 @@ import { layoutHostile, poisonCompileCache } from './session.js';
 // On node 22 and 24 (node 20 has no compile cache).
 // Asserts the secure behaviour: the cached code does not run (the guard refuses or disables the compile cache).
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(IN_THREAD_NODES)('a compile cache outside the attested set, on %s', (_label, node) => {
   it('does not run code from a planted compile cache entry for an attested, unchanged module', async () => {
-    const marker = path.join(dir, 'marker');
-    const server = layoutHostile(dir);
-    const cache = path.join(dir, 'elsewhere/compile-cache');
+    const marker = path.join(tmp.dir, 'marker');
+    const server = layoutHostile(tmp.dir);
+    const cache = path.join(tmp.dir, 'elsewhere/compile-cache');
     const innocent = path.join(path.dirname(server), '../lib/innocent.mjs');
-    expect(poisonCompileCache(node, innocent, marker, cache, path.join(dir, 'elsewhere'))).toBe(1);
-    const r = await loaderCall(home, node, server, 'compilecache', { dir: cache });
+    expect(poisonCompileCache(node, innocent, marker, cache, path.join(tmp.dir, 'elsewhere'))).toBe(1);
+    const r = await loaderCall(tmp.home, node, server, 'compilecache', { dir: cache });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('greeting hi');
   });

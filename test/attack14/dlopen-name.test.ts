@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { loaderCall, markerText, outsideSharedLibrary } from '../attack13/loader-session.js';
 import { layoutHostile } from './session.js';
 
@@ -13,19 +12,13 @@ import { layoutHostile } from './session.js';
 // Asserts the secure behaviour: the outside library does not run; node is handed the very name the guard checked
 // (here a file of the set that is no library, so dlopen fails on it and the server answers with that error).
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(GUARD_NODES)('process.dlopen given a file name object, on %s', (_label, node) => {
   it('hands node the name it checked when a server dlopens through a name whose toString() first answers an attested file, so the outside library never loads', async () => {
-    const marker = path.join(dir, 'marker');
-    const outside = outsideSharedLibrary(path.join(dir, 'elsewhere/ext.so'), marker);
-    const r = await loaderCall(home, node, layoutHostile(dir), 'dlopenname', { path: outside });
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/ext.so'), marker);
+    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'dlopenname', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).toContain('dlopen returned (');
     expect(r.answer).toContain('package.json');

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { loaderCall, markerText, outsideEsm } from '../attack13/loader-session.js';
 import { layoutHostile } from './session.js';
 
@@ -13,19 +13,13 @@ import { layoutHostile } from './session.js';
 // On node 20 (the refusal is on the loader-hooks thread), 22 and 24 (in-thread hook).
 // Asserts the secure behaviour: a refusal ends the server whatever its fds.
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(GUARD_NODES)('a refusal with the server\'s stderr closed, on %s', (_label, node) => {
   it('ends a server that closed its stderr and catches the refusal of an outside import', async () => {
-    const marker = path.join(dir, 'marker');
-    const outside = outsideEsm(path.join(dir, 'elsewhere/late.mjs'), marker);
-    const r = await loaderCall(home, node, layoutHostile(dir), 'closedstderr', { path: outside });
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideEsm(path.join(tmp.dir, 'elsewhere/late.mjs'), marker);
+    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'closedstderr', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('survived the refusal');
     expect(r.serverExit).toBe(77);

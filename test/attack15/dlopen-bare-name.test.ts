@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { loaderCall } from '../attack13/loader-session.js';
 import { layoutHostile } from './session.js';
 
@@ -16,19 +16,13 @@ import { layoutHostile } from './session.js';
 
 const LIBRARY = 'libutil.so.1';
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(GUARD_NODES)('process.dlopen of a bare library name, on %s', (_label, node) => {
   it.skipIf(!['/lib', '/usr/lib', '/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu', '/lib64', '/usr/lib64'].some((d) => fs.existsSync(path.join(d, LIBRARY))))(
     'ends a server that process.dlopens a library by bare name, which dlopen finds on the library path outside the attested set',
     async () => {
-      const r = await loaderCall(home, node, layoutHostile(dir), 'barename', { name: LIBRARY });
+      const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'barename', { name: LIBRARY });
       expect(r.answer).not.toContain('mapped /');
       expect(r.code).toBe(3);
       expect(r.refused).toHaveLength(1);

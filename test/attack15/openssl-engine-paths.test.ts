@@ -1,23 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GUARD_NODES, IN_THREAD_NODES } from '../helpers/nodes.js';
-import { SERVERS, tempDir } from '../helpers/warden.js';
+import { SERVERS, perTestDirs } from '../helpers/warden.js';
 import { loaderCall, markerText, outsideSharedLibrary } from '../attack13/loader-session.js';
 
 // OpenSSL engines reached without node:crypto or node:tls imported at start-up, each way to the built-in (the
 // guard's engine checks were once put in place only at the first load of one: test/attack18 shows why not).
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 function layout(): string {
-  const pkg = path.join(dir, 'work/pkg');
+  const pkg = path.join(tmp.dir, 'work/pkg');
   fs.mkdirSync(path.join(pkg, 'src'), { recursive: true });
   fs.mkdirSync(path.join(pkg, 'lib'));
   fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'engine-paths', version: '1.0.0', type: 'module' }));
@@ -32,9 +26,9 @@ const nodes = (tool: string): Array<[string, string]> =>
 
 describe.each(['named', 'require', 'builtin', 'https', 'binding'])('an OpenSSL engine reached by %s', (tool) => {
   it.each(nodes(tool))('ends the server before the outside engine runs, on %s', async (_label, node) => {
-    const marker = path.join(dir, 'marker');
-    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/engine.so'), marker);
-    const r = await loaderCall(home, node, layout(), tool, { path: lib });
+    const marker = path.join(tmp.dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/engine.so'), marker);
+    const r = await loaderCall(tmp.home, node, layout(), tool, { path: lib });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('loaded: returned');
     expect(r.code).toBe(3);

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { loaderCall, markerText, outsideSharedLibrary } from '../attack13/loader-session.js';
 import { layoutHostile } from './session.js';
 
@@ -13,19 +12,13 @@ import { layoutHostile } from './session.js';
 // (no engine in it) and the server catches that and answers. On node 20, 22 and 24.
 // Asserts the secure behaviour: the outside library's code does not run and the server is ended.
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(GUARD_NODES)('OpenSSL engines, on %s', (_label, node) => {
   it('ends a server that loads a shared library outside its attested set as an OpenSSL engine with crypto.setEngine, before its code runs', async () => {
-    const marker = path.join(dir, 'marker');
-    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/engine.so'), marker);
-    const r = await loaderCall(home, node, layoutHostile(dir), 'setengine', { path: lib });
+    const marker = path.join(tmp.dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/engine.so'), marker);
+    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'setengine', { path: lib });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('setEngine returned');
     expect(r.code).toBe(3);
@@ -33,9 +26,9 @@ describe.each(GUARD_NODES)('OpenSSL engines, on %s', (_label, node) => {
   });
 
   it("ends a server that loads a shared library outside its attested set as a TLS context's privateKeyEngine, before its code runs", async () => {
-    const marker = path.join(dir, 'marker');
-    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/engine.so'), marker);
-    const r = await loaderCall(home, node, layoutHostile(dir), 'tlsengine', { path: lib });
+    const marker = path.join(tmp.dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/engine.so'), marker);
+    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'tlsengine', { path: lib });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('createSecureContext returned');
     expect(r.code).toBe(3);

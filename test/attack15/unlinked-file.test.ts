@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GUARD_NODES, IN_THREAD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { loaderCall, markerText, outsideCjs, outsideSharedLibrary } from '../attack13/loader-session.js';
 import { layoutHostile } from './session.js';
 
@@ -14,19 +14,13 @@ import { layoutHostile } from './session.js';
 // Module.prototype.load (node 20, 22, 24), a SQLite extension with loadExtension (node 22, 24). Their code runs
 // and the server answers. Asserts the secure behaviour: nothing from outside the set runs and the server is ended.
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(GUARD_NODES)('a file named by /proc/self/fd after it was unlinked, on %s', (_label, node) => {
   it('ends a server that process.dlopens an outside shared library through /proc/self/fd/N of an unlinked copy, before its code runs', async () => {
-    const marker = path.join(dir, 'marker');
-    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/ext.so'), marker);
-    const r = await loaderCall(home, node, layoutHostile(dir), 'fddlopen', { path: lib, tmp: path.join(dir, 'elsewhere/copy.so') });
+    const marker = path.join(tmp.dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/ext.so'), marker);
+    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'fddlopen', { path: lib, tmp: path.join(tmp.dir, 'elsewhere/copy.so') });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('dlopen returned');
     expect(r.code).toBe(3);
@@ -34,9 +28,9 @@ describe.each(GUARD_NODES)('a file named by /proc/self/fd after it was unlinked,
   });
 
   it('ends a server that loads an outside CommonJS file with Module.prototype.load through /proc/self/fd/N of an unlinked copy, before it runs', async () => {
-    const marker = path.join(dir, 'marker');
-    const cjs = outsideCjs(path.join(dir, 'elsewhere/evil.cjs'), marker);
-    const r = await loaderCall(home, node, layoutHostile(dir), 'fdload', { path: cjs, tmp: path.join(dir, 'elsewhere/copy.cjs') });
+    const marker = path.join(tmp.dir, 'marker');
+    const cjs = outsideCjs(path.join(tmp.dir, 'elsewhere/evil.cjs'), marker);
+    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'fdload', { path: cjs, tmp: path.join(tmp.dir, 'elsewhere/copy.cjs') });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('module outside');
     expect(r.code).toBe(3);
@@ -46,9 +40,9 @@ describe.each(GUARD_NODES)('a file named by /proc/self/fd after it was unlinked,
 
 describe.each(IN_THREAD_NODES)('a SQLite extension named by /proc/self/fd after it was unlinked, on %s', (_label, node) => {
   it('ends a server that loads an outside SQLite extension through /proc/self/fd/N of an unlinked copy, before its code runs', async () => {
-    const marker = path.join(dir, 'marker');
-    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/ext.so'), marker);
-    const r = await loaderCall(home, node, layoutHostile(dir), 'fdsqlite', { path: lib, tmp: path.join(dir, 'elsewhere/copy.so') });
+    const marker = path.join(tmp.dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/ext.so'), marker);
+    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'fdsqlite', { path: lib, tmp: path.join(tmp.dir, 'elsewhere/copy.so') });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('extension loaded');
     expect(r.code).toBe(3);

@@ -1,8 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { loaderCall } from '../attack13/loader-session.js';
 import { layoutHostile } from './session.js';
 
@@ -13,17 +11,11 @@ import { layoutHostile } from './session.js';
 // of those (node_worker.cc; checked: an options-less worker of a plain node ignores a NODE_OPTIONS --require).
 // On node 20, 22 and 24. Asserts the correct behaviour: the worker runs and the server answers.
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(GUARD_NODES)('a worker thread without options after the server set NODE_OPTIONS for its children, on %s', (_label, node) => {
   it('lets a server start a worker thread with no options after it set process.env.NODE_OPTIONS, which node does not read for that worker', async () => {
-    const r = await loaderCall(home, node, layoutHostile(dir), 'worker', {});
+    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'worker', {});
     expect(r.refused).toEqual([]);
     expect(r.answer).toContain('worker said hello');
   });

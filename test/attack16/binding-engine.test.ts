@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { loaderCall, markerText, outsideSharedLibrary } from '../attack13/loader-session.js';
 import { layoutHostile } from './session.js';
 
@@ -15,19 +14,13 @@ import { layoutHostile } from './session.js';
 
 const BINDING_NODES = GUARD_NODES.filter(([label]) => !label.startsWith('node 24'));
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(BINDING_NODES)("process.binding('crypto'), on %s", (_label, node) => {
   it("ends a server that loads an outside shared library as an OpenSSL engine through process.binding('crypto').setEngine, before its code runs", async () => {
-    const marker = path.join(dir, 'marker');
-    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/engine.so'), marker);
-    const r = await loaderCall(home, node, layoutHostile(dir), 'bindingengine', { path: lib });
+    const marker = path.join(tmp.dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/engine.so'), marker);
+    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'bindingengine', { path: lib });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('binding setEngine returned');
     expect(r.code).toBe(3);

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GUARD_NODES, IN_THREAD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { loaderCall, markerText, outsideCjs, outsideSharedLibrary } from '../attack13/loader-session.js';
 import { layoutHostile } from './session.js';
 
@@ -14,19 +14,13 @@ import { layoutHostile } from './session.js';
 // SQLite or OpenSSL then open OUTSIDE/x. Deterministic, no race. On node 20, 22 and 24.
 // Asserts the secure behaviour: the outside file's code does not run and the server is ended.
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(GUARD_NODES)('names with "symlink/.." in them, on %s', (_label, node) => {
   it('ends a server that loads an outside CommonJS file as A/link/../x.cjs, where A/x.cjs links to an attested file', async () => {
-    const marker = path.join(dir, 'marker');
-    const outside = outsideCjs(path.join(dir, 'elsewhere/x.cjs'), marker);
-    const r = await loaderCall(home, node, layoutHostile(dir), 'dotdotcjs', { work: path.join(dir, 'scratch'), path: outside });
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideCjs(path.join(tmp.dir, 'elsewhere/x.cjs'), marker);
+    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'dotdotcjs', { work: path.join(tmp.dir, 'scratch'), path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('module outside');
     expect(r.code).toBe(3);
@@ -34,9 +28,9 @@ describe.each(GUARD_NODES)('names with "symlink/.." in them, on %s', (_label, no
   });
 
   it('ends a server that process.dlopen()s an outside shared library as A/link/../lib.so, where A/lib.so links to an attested file', async () => {
-    const marker = path.join(dir, 'marker');
-    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/lib.so'), marker);
-    const r = await loaderCall(home, node, layoutHostile(dir), 'dotdotdlopen', { work: path.join(dir, 'scratch'), path: lib });
+    const marker = path.join(tmp.dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/lib.so'), marker);
+    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'dotdotdlopen', { work: path.join(tmp.dir, 'scratch'), path: lib });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('dlopen returned');
     expect(r.code).toBe(3);
@@ -44,9 +38,9 @@ describe.each(GUARD_NODES)('names with "symlink/.." in them, on %s', (_label, no
   });
 
   it('ends a server that loads an outside shared library as an OpenSSL engine named A/link/../engine.so (crypto.setEngine)', async () => {
-    const marker = path.join(dir, 'marker');
-    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/engine.so'), marker);
-    const r = await loaderCall(home, node, layoutHostile(dir), 'dotdotengine', { work: path.join(dir, 'scratch'), path: lib });
+    const marker = path.join(tmp.dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/engine.so'), marker);
+    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'dotdotengine', { work: path.join(tmp.dir, 'scratch'), path: lib });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('setEngine returned');
     expect(r.code).toBe(3);
@@ -56,9 +50,9 @@ describe.each(GUARD_NODES)('names with "symlink/.." in them, on %s', (_label, no
 
 describe.each(IN_THREAD_NODES)('names with "symlink/.." in them, node:sqlite, on %s', (_label, node) => {
   it('ends a server that loads an outside shared library as a SQLite extension named A/link/../ext.so', async () => {
-    const marker = path.join(dir, 'marker');
-    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/ext.so'), marker);
-    const r = await loaderCall(home, node, layoutHostile(dir), 'dotdotsqlite', { work: path.join(dir, 'scratch'), path: lib });
+    const marker = path.join(tmp.dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/ext.so'), marker);
+    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'dotdotsqlite', { work: path.join(tmp.dir, 'scratch'), path: lib });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('loadExtension returned');
     expect(r.code).toBe(3);

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { loaderCall, markerText, outsideSharedLibrary } from '../attack13/loader-session.js';
 import { layoutHostile } from './session.js';
 
@@ -15,22 +14,16 @@ import { layoutHostile } from './session.js';
 // ERR_CRYPTO_ENGINE_UNKNOWN, which the server catches. On node 20, 22 and 24.
 // Asserts the secure behaviour: the outside library's code does not run and the server is ended.
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(GUARD_NODES)('OpenSSL engines from the OPENSSL_ENGINES directory, on %s', (_label, node) => {
   it.each([
     ['crypto.setEngine', 'enginedir', 'setEngine returned'],
     ["a TLS context's privateKeyEngine", 'tlsenginedir', 'createSecureContext returned'],
   ])('ends a server that loads an outside engine by a relative name found in the OPENSSL_ENGINES directory it set (%s)', async (_how, tool, answered) => {
-    const marker = path.join(dir, 'marker');
-    outsideSharedLibrary(path.join(dir, 'elsewhere/attack17-nowhere/engine.so'), marker);
-    const r = await loaderCall(home, node, layoutHostile(dir), tool, { dir: path.join(dir, 'elsewhere'), name: 'attack17-nowhere/engine.so' });
+    const marker = path.join(tmp.dir, 'marker');
+    outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/attack17-nowhere/engine.so'), marker);
+    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), tool, { dir: path.join(tmp.dir, 'elsewhere'), name: 'attack17-nowhere/engine.so' });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain(answered);
     expect(r.code).toBe(3);

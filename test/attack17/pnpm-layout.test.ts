@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
-import { SERVERS, addServer, INITIALIZE, RawSession, tempDir } from '../helpers/warden.js';
+import { INITIALIZE, RawSession, SERVERS, addServer, perTestDirs } from '../helpers/warden.js';
 
 // REGRESSION CHECK (module guard hands node the real path it checked, commit 22779f9): a server whose packages
 // are reached through symlinks, as pnpm lays them out (node_modules/NAME -> .pnpm/NAME@1.0.0/node_modules/NAME),
@@ -19,22 +19,16 @@ import { SERVERS, addServer, INITIALIZE, RawSession, tempDir } from '../helpers/
 // symlinks is loaded twice (two instances). node 22 and 24 serve as node alone does. (--preserve-symlinks, where node keeps the symlinked
 // names, is an option the warden refuses.)
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 function write(file: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, text);
 }
 
-/** dir/work/pkg laid out as pnpm does; returns the server's script. */
+/** tmp.dir/work/pkg laid out as pnpm does; returns the server's script. */
 function layout(): string {
-  const pkg = path.join(dir, 'work/pkg');
+  const pkg = path.join(tmp.dir, 'work/pkg');
   const store = path.join(pkg, 'node_modules/.pnpm');
   write(path.join(pkg, 'package.json'), JSON.stringify({ name: 'layout17', version: '1.0.0', type: 'module', dependencies: { dep: '1.0.0', 'dep-esm': '1.0.0', addon: '1.0.0', other: '1.0.0' } }));
   write(path.join(pkg, 'lib/rpc.mjs'), fs.readFileSync(path.join(SERVERS, 'lib/rpc.mjs'), 'utf8'));
@@ -55,7 +49,7 @@ function layout(): string {
   write(path.join(esm, 'index.js'), 'export const url = import.meta.url;\n');
   const addon = path.join(store, 'addon@1.0.0/node_modules/addon');
   write(path.join(addon, 'package.json'), JSON.stringify({ name: 'addon', version: '1.0.0', main: 'build/Release/addon.node' }));
-  const src = path.join(dir, 'addon.c');
+  const src = path.join(tmp.dir, 'addon.c');
   fs.writeFileSync(src, 'void *napi_register_module_v1(void *env, void *exports) { (void)env; return exports; }\n');
   fs.mkdirSync(path.join(addon, 'build/Release'), { recursive: true });
   const cc = spawnSync('cc', ['-shared', '-fPIC', '-o', path.join(addon, 'build/Release/addon.node'), src], { encoding: 'utf8' });
@@ -88,8 +82,8 @@ function reference(node: string, args: string[]): Promise<string> {
 async function probe(node: string, nodeArgs: string[]): Promise<{ reference: unknown; guarded: unknown; stderr: string }> {
   const server = layout();
   const refLine = await reference(node, [...nodeArgs, server]);
-  addServer(home, 'layout', [node, ...nodeArgs, server]);
-  const s = new RawSession(home, 'layout');
+  addServer(tmp.home, 'layout', [node, ...nodeArgs, server]);
+  const s = new RawSession(tmp.home, 'layout');
   try {
     s.send(INITIALIZE + '\n');
     await s.message(1);

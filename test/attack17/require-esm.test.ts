@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { loaderCall, markerText, outsideEsm } from '../attack13/loader-session.js';
 import { layoutHostile } from './session.js';
 
@@ -13,20 +12,14 @@ import { layoutHostile } from './session.js';
 // the server require()s runs. node 22 and 24 (module.registerHooks, in the loading thread) refuse it.
 // Asserts the secure behaviour: the outside module does not run and the server is ended.
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(GUARD_NODES)('require(esm), on %s', (_label, node) => {
   it('ends a server that require()s a module of its set whose static import is outside its set, before that code runs', async () => {
-    const marker = path.join(dir, 'marker');
-    const outside = outsideEsm(path.join(dir, 'elsewhere/outside.mjs'), marker);
-    const server = layoutHostile(dir, { 'lib/inner.mjs': `export { description } from ${JSON.stringify(outside)};\n` });
-    const r = await loaderCall(home, node, server, 'requireesm', { file: path.join(path.dirname(server), '../lib/inner.mjs') });
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideEsm(path.join(tmp.dir, 'elsewhere/outside.mjs'), marker);
+    const server = layoutHostile(tmp.dir, { 'lib/inner.mjs': `export { description } from ${JSON.stringify(outside)};\n` });
+    const r = await loaderCall(tmp.home, node, server, 'requireesm', { file: path.join(path.dirname(server), '../lib/inner.mjs') });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('module outside');
     expect(r.code).toBe(3);

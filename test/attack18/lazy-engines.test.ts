@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { IN_THREAD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { loaderCall, markerText, outsideSharedLibrary } from '../attack13/loader-session.js';
 import { layoutHostile } from './session.js';
 
@@ -17,19 +16,13 @@ import { layoutHostile } from './session.js';
 //    crypto.setEngine is node's own.
 // Asserts the secure behaviour: the outside library's code does not run and the server is ended.
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(IN_THREAD_NODES)('OpenSSL engines past the lazy checks, on %s', (_label, node) => {
   it("ends a server that loads an outside engine as the privateKeyEngine of fetch()'s undici connector, with no built-in loaded that reaches engines", async () => {
-    const marker = path.join(dir, 'marker');
-    const engine = outsideSharedLibrary(path.join(dir, 'elsewhere/engine.so'), marker);
-    const r = await loaderCall(home, node, layoutHostile(dir), 'fetchengine', { path: engine, port: 9 + 44434 });
+    const marker = path.join(tmp.dir, 'marker');
+    const engine = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/engine.so'), marker);
+    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'fetchengine', { path: engine, port: 9 + 44434 });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('fetch returned');
     expect(r.code).toBe(3);
@@ -37,9 +30,9 @@ describe.each(IN_THREAD_NODES)('OpenSSL engines past the lazy checks, on %s', (_
   });
 
   it('ends a server that loads an outside engine with crypto.setEngine after its own load hook short-circuited node:crypto past the guard', async () => {
-    const marker = path.join(dir, 'marker');
-    const engine = outsideSharedLibrary(path.join(dir, 'elsewhere/engine.so'), marker);
-    const r = await loaderCall(home, node, layoutHostile(dir), 'hookskip', { path: engine });
+    const marker = path.join(tmp.dir, 'marker');
+    const engine = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/engine.so'), marker);
+    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'hookskip', { path: engine });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('setEngine returned');
     expect(r.code).toBe(3);

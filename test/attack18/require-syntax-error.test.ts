@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/warden.js';
+import { describe, expect, it } from 'vitest';
+import { perTestDirs } from '../helpers/warden.js';
 import { loaderCall } from '../attack13/loader-session.js';
 import { layoutHostile } from './session.js';
 
@@ -13,21 +12,15 @@ import { layoutHostile } from './session.js';
 // either: node 20 reports a SyntaxError for it.)
 // Asserts the correct behaviour: the server gets node's SyntaxError, goes on, and nothing is refused.
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe('require() of a CommonJS file with a syntax error, on node ' + process.versions.node + ' (this one)', () => {
   it('lets a server catch the SyntaxError of an optional CommonJS module that mentions "export" in a comment, instead of ending it', async () => {
-    const server = layoutHostile(dir, {
+    const server = layoutHostile(tmp.dir, {
       'lib/optional/package.json': JSON.stringify({ name: 'optional' }),
       'lib/optional/index.js': '// optional fast path: export the native binding when this node parses it\nmodule.exports = (() => { foo(; })();\n',
     });
-    const r = await loaderCall(home, process.execPath, server, 'trybroken', { file: path.join(dir, 'work/pkg/lib/optional/index.js') });
+    const r = await loaderCall(tmp.home, process.execPath, server, 'trybroken', { file: path.join(tmp.dir, 'work/pkg/lib/optional/index.js') });
     expect(r.answer).toContain('optional module unavailable (SyntaxError)');
     expect(r.refused).toHaveLength(0);
   });

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { loaderCall, markerText, outsideCjs, outsideEsm } from '../attack13/loader-session.js';
 import { layoutHostile19 } from './session.js';
 
@@ -27,47 +27,41 @@ import { layoutHostile19 } from './session.js';
 // FALSE POSITIVE check: a server with a pass-through hooks file of its own (tsx-style) registers it and imports
 // one of its own modules: it must be served (guardLoaders loads node:crypto, node:tls, node:sqlite on that thread).
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(GUARD_NODES)('the loader-hooks thread, on %s', (_label, node) => {
   it("ends a server whose own hooks call Module._extensions['.js'] on an outside file on the loader thread", async () => {
-    const marker = path.join(dir, 'marker');
-    const file = outsideCjs(path.join(dir, 'elsewhere/evil.js'), marker);
-    const r = await loaderCall(home, node, layoutHostile19(dir), 'hooksext', { file });
+    const marker = path.join(tmp.dir, 'marker');
+    const file = outsideCjs(path.join(tmp.dir, 'elsewhere/evil.js'), marker);
+    const r = await loaderCall(tmp.home, node, layoutHostile19(tmp.dir), 'hooksext', { file });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('registered');
     expect(r.code).toBe(3);
   });
 
   it('ends a server whose own hooks start a worker from code to eval on the loader thread', async () => {
-    const marker = path.join(dir, 'marker');
-    const file = outsideCjs(path.join(dir, 'elsewhere/evil.js'), marker);
-    const r = await loaderCall(home, node, layoutHostile19(dir), 'hookseval', { file });
+    const marker = path.join(tmp.dir, 'marker');
+    const file = outsideCjs(path.join(tmp.dir, 'elsewhere/evil.js'), marker);
+    const r = await loaderCall(tmp.home, node, layoutHostile19(tmp.dir), 'hookseval', { file });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('registered');
     expect(r.code).toBe(3);
   });
 
   it('ends a server whose own hooks require() an attested ES module importing an outside one on the loader thread', async () => {
-    const marker = path.join(dir, 'marker');
-    const outside = outsideEsm(path.join(dir, 'elsewhere/evil.mjs'), marker);
-    const server = layoutHostile19(dir);
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideEsm(path.join(tmp.dir, 'elsewhere/evil.mjs'), marker);
+    const server = layoutHostile19(tmp.dir);
     const esm = path.resolve(path.dirname(server), '../lib/imports-outside.mjs');
     fs.writeFileSync(esm, `import { description } from ${JSON.stringify(outside)};\nexport default description;\n`);
-    const r = await loaderCall(home, node, server, 'hooksreqesm', { esm });
+    const r = await loaderCall(tmp.home, node, server, 'hooksreqesm', { esm });
     // node 22 throws on this require() there (no outside code runs); node 24 loads the import unchecked
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('registered');
   });
 
   it('serves a server that registers a pass-through hooks file of its own package', async () => {
-    const r = await loaderCall(home, node, layoutHostile19(dir), 'hooksplain', {});
+    const r = await loaderCall(tmp.home, node, layoutHostile19(tmp.dir), 'hooksplain', {});
     expect(r.stderr).not.toContain('tried to load');
     expect(r.answer).toContain('own module own');
   });

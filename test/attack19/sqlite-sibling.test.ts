@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { IN_THREAD_NODES } from '../helpers/nodes.js';
-import { tempDir } from '../helpers/warden.js';
+import { perTestDirs } from '../helpers/warden.js';
 import { loaderCall, markerText, outsideSharedLibrary } from '../attack13/loader-session.js';
 import { layoutHostile19 } from './session.js';
 
@@ -13,21 +12,15 @@ import { layoutHostile19 } from './session.js';
 // had just written next to it (a copy of an outside library, in no attested set). Asserts the secure behaviour:
 // the outside library's code does not run and the server is ended.
 
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 describe.each(IN_THREAD_NODES)('SQLite extension by an attested non-library name, on %s', (_label, node) => {
   it('does not load FILE.so written next to an attested FILE that is not a shared library', async () => {
-    const marker = path.join(dir, 'marker');
-    const lib = outsideSharedLibrary(path.join(dir, 'elsewhere/ext.so'), marker);
-    const server = layoutHostile19(dir);
+    const marker = path.join(tmp.dir, 'marker');
+    const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/ext.so'), marker);
+    const server = layoutHostile19(tmp.dir);
     const target = path.join(path.dirname(server), '../lib/rpc.mjs');
-    const r = await loaderCall(home, node, server, 'sqlitesibling', { lib, target: path.resolve(target) });
+    const r = await loaderCall(tmp.home, node, server, 'sqlitesibling', { lib, target: path.resolve(target) });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('loadExtension returned');
     expect(r.code).toBe(3);

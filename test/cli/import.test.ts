@@ -5,22 +5,16 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { parse as parseJsonc } from 'jsonc-parser';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { requireHost } from '../helpers/host.js';
 import { REAL_REGISTRY, startLocalRegistry } from '../helpers/registry.js';
-import { NODE, ROOT, SERVERS, WARDEN, auditEvents, cli, tempDir } from '../helpers/warden.js';
+import { NODE, ROOT, SERVERS, WARDEN, auditEvents, cli, perTestDirs } from '../helpers/warden.js';
 
 // `import` and `unwrap` on a fixture configuration of each client (test/fixtures/clients/README.md), with the
 // rewritten entries launched by real clients: the MCP SDK client and the MCP inspector CLI.
 
 const FIXTURES = path.join(ROOT, 'test/fixtures/clients');
-let dir: string;
-let home: string;
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const tmp = perTestDirs();
 
 const FILES = {
   'claude-desktop': 'claude-desktop/claude_desktop_config.json',
@@ -32,7 +26,7 @@ const FILES = {
 
 /** Copies a fixture into the test's directory with the node binary and the fixture servers filled in. */
 function clientFile(kind: keyof typeof FILES): string {
-  const dest = path.join(dir, 'clients', FILES[kind]);
+  const dest = path.join(tmp.dir, 'clients', FILES[kind]);
   fs.mkdirSync(path.dirname(dest), { recursive: true });
   fs.writeFileSync(dest, fs.readFileSync(path.join(FIXTURES, FILES[kind]), 'utf8').replaceAll('@NODE@', NODE).replaceAll('@SERVERS@', SERVERS), { mode: 0o644 });
   return dest;
@@ -47,13 +41,13 @@ interface Report {
 }
 
 function importJson(file: string, flags: string[] = [], env?: NodeJS.ProcessEnv): { code: number | null; report: Report; stderr: string } {
-  const r = cli(home, ['import', file, '--yes', '--json', ...flags], { env });
+  const r = cli(tmp.home, ['import', file, '--yes', '--json', ...flags], { env });
   return { code: r.code, report: JSON.parse(r.stdout || '{}') as Report, stderr: r.stderr };
 }
 
 const results = (report: Report): Record<string, string> => Object.fromEntries(report.entries.map((e) => [e.project ? `${e.project}:${e.name}` : e.name, e.result]));
-const servers = (): Record<string, { command: string; args: string[]; cwd?: string; env: Record<string, string>; passEnv: string[] }> => JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')).servers;
-const wardenArgs = (id: string): string[] => [WARDEN, '--home', home, 'run', id];
+const servers = (): Record<string, { command: string; args: string[]; cwd?: string; env: Record<string, string>; passEnv: string[] }> => JSON.parse(fs.readFileSync(path.join(tmp.home, 'servers.json'), 'utf8')).servers;
+const wardenArgs = (id: string): string[] => [WARDEN, '--home', tmp.home, 'run', id];
 
 async function listThrough(entry: { command: string; args: string[]; env?: Record<string, string> }, extraEnv: Record<string, string> = {}): Promise<{ tools: string[]; env: (name: string) => Promise<string> }> {
   const transport = new StdioClientTransport({ command: entry.command, args: entry.args, env: { PATH: process.env.PATH ?? '', ...entry.env, ...extraEnv }, stderr: 'pipe' });
@@ -108,11 +102,11 @@ describe('import and unwrap, one client format at a time', () => {
       expect(servers()[e.id as string]?.command).toBe(NODE);
     }
     const wrapped = fs.readFileSync(file);
-    const dry = cli(home, ['unwrap', '--dry-run', file]);
+    const dry = cli(tmp.home, ['unwrap', '--dry-run', file]);
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain('(dry run: nothing was written)');
     expect(fs.readFileSync(file)).toEqual(wrapped);
-    const r = cli(home, ['unwrap', file]);
+    const r = cli(tmp.home, ['unwrap', file]);
     expect(r.code, r.stderr).toBe(0);
     expect(fs.readFileSync(file)).toEqual(original);
   }, 60_000);
@@ -148,47 +142,47 @@ describe('import as a user meets it', () => {
   it('changes nothing when run a second time', () => {
     const file = clientFile('claude-desktop');
     importJson(file);
-    const snapshot = (): string[] => [file, ...['servers.json', 'allowlist.json', 'tools.lock', 'warden.lock', 'imports.json'].map((f) => path.join(home, f))].map((f) => fs.readFileSync(f, 'utf8'));
+    const snapshot = (): string[] => [file, ...['servers.json', 'allowlist.json', 'tools.lock', 'warden.lock', 'imports.json'].map((f) => path.join(tmp.home, f))].map((f) => fs.readFileSync(f, 'utf8'));
     const before = snapshot();
-    const backups = fs.readdirSync(path.join(home, 'backups'));
+    const backups = fs.readdirSync(path.join(tmp.home, 'backups'));
     const { code, report } = importJson(file);
     expect(code).toBe(3); // the npx entry is still refused
     expect(results(report)).toEqual({ basic: 'already', 'leak-secret': 'already', memory: 'refused', 'remote-docs': 'remote' });
     expect(snapshot()).toEqual(before);
-    expect(fs.readdirSync(path.join(home, 'backups'))).toEqual(backups);
+    expect(fs.readdirSync(path.join(tmp.home, 'backups'))).toEqual(backups);
   }, 60_000);
 
   it('refuses an entry that already runs through the warden but with another home, naming that home', () => {
     const file = clientFile('claude-desktop');
     importJson(file);
-    const other = path.join(dir, 'other-home');
+    const other = path.join(tmp.dir, 'other-home');
     const r = cli(other, ['import', '--yes', '--json', file]);
     const basic = (JSON.parse(r.stdout) as Report).entries.find((e) => e.name === 'basic');
-    expect(basic).toMatchObject({ result: 'refused', detail: `it already runs server 'basic' through the warden, but with the home ${home}; to look at it: mcp-warden --home ${home} status basic` });
+    expect(basic).toMatchObject({ result: 'refused', detail: `it already runs server 'basic' through the warden, but with the home ${tmp.home}; to look at it: mcp-warden --home ${tmp.home} status basic` });
   }, 60_000);
 
   it('shows the change as a diff with --dry-run and writes nothing, not even the home', () => {
     const file = clientFile('claude-desktop');
     const original = fs.readFileSync(file);
-    const r = cli(home, ['import', file, '--dry-run']);
+    const r = cli(tmp.home, ['import', file, '--dry-run']);
     expect(r.code).toBe(3);
     expect(r.stdout).toContain(`--- ${file}`);
     expect(r.stdout).toContain(`+      "args": ${JSON.stringify(wardenArgs('basic')).replaceAll(',', ', ')},`);
     expect(r.stdout).toContain('(dry run: nothing was written)');
     expect(fs.readFileSync(file)).toEqual(original);
-    expect(fs.existsSync(home)).toBe(false);
+    expect(fs.existsSync(tmp.home)).toBe(false);
   });
 
   it('writes through a symlinked config file (a dotfiles manager\'s) and leaves the link a link', () => {
     const real = clientFile('claude-desktop');
     const original = fs.readFileSync(real);
-    const link = path.join(dir, 'claude_desktop_config.json');
+    const link = path.join(tmp.dir, 'claude_desktop_config.json');
     fs.symlinkSync(real, link);
     const { report } = importJson(link);
     expect(report.file).toBe(real);
     expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
     expect(JSON.parse(fs.readFileSync(link, 'utf8')).mcpServers.basic.args).toEqual(wardenArgs('basic'));
-    expect(cli(home, ['unwrap', link]).code).toBe(0);
+    expect(cli(tmp.home, ['unwrap', link]).code).toBe(0);
     expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
     expect(fs.readFileSync(real)).toEqual(original);
   }, 60_000);
@@ -197,12 +191,12 @@ describe('import as a user meets it', () => {
     const file = clientFile('claude-desktop');
     // script(1) gives the command a pseudo-terminal; --yes because a terminal would otherwise be asked.
     requireHost('script');
-    const command = [process.execPath, WARDEN, '--home', home, 'import', '--yes', file].map((a) => `'${a}'`).join(' ');
+    const command = [process.execPath, WARDEN, '--home', tmp.home, 'import', '--yes', file].map((a) => `'${a}'`).join(' ');
     const tty = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', timeout: 60_000 });
     expect(tty.stdout).toContain("[1/2] resolving and digesting 'basic'...");
     expect(tty.stdout).toContain("[2/2] enrolling 'leak-secret' (launching it to lock its surface)...");
-    fs.rmSync(home, { recursive: true });
-    const piped = cli(home, ['import', '--yes', file]);
+    fs.rmSync(tmp.home, { recursive: true });
+    const piped = cli(tmp.home, ['import', '--yes', file]);
     expect(piped.stderr).toBe('');
     expect(piped.stdout).not.toContain('[1/2]');
   }, 60_000);
@@ -221,7 +215,7 @@ describe('import as a user meets it', () => {
     importJson(file);
     const edited = fs.readFileSync(file, 'utf8').replace('"run", "basic"', '"run", "basic", "--extra"');
     fs.writeFileSync(file, edited);
-    const r = cli(home, ['unwrap', file]);
+    const r = cli(tmp.home, ['unwrap', file]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/changed +basic \(server 'basic'\) — edited since it was imported/);
     expect(r.stdout).toMatch(/restored +leak-secret/);
@@ -229,13 +223,13 @@ describe('import as a user meets it', () => {
   }, 60_000);
 
   it('refuses a file in which a server name appears twice, or that is not JSON, and changes nothing', () => {
-    const file = path.join(dir, 'claude_desktop_config.json');
+    const file = path.join(tmp.dir, 'claude_desktop_config.json');
     fs.writeFileSync(file, '{"mcpServers": {"a": {"command": "/bin/true"},\n "a": {"command": "/bin/false"}}}');
-    const dup = cli(home, ['import', file, '--yes']);
+    const dup = cli(tmp.home, ['import', file, '--yes']);
     expect(dup.code).toBe(2);
     expect(dup.stderr).toContain(`CLIENT_CONFIG_INVALID: ${file}: "a" appears twice in "mcpServers" (line 2, column 2)`);
     fs.writeFileSync(file, '{"mcpServers": {\n  "a": {"command": "/bin/true"}\n  "b": {}}}');
-    const bad = cli(home, ['import', file, '--yes']);
+    const bad = cli(tmp.home, ['import', file, '--yes']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(`${file} is not valid JSON at line 3, column 3: CommaExpected. Nothing was changed.`);
     expect(bad.stderr).not.toMatch(/\n\s+at /);
@@ -243,15 +237,15 @@ describe('import as a user meets it', () => {
 
   it('does not overwrite a file the client saved while import worked on it (CLIENT_CONFIG_CHANGED), and keeps the client\'s version', () => {
     // The server's enrollment launch (which gets the entry's env) saves the file as the client would.
-    const file = path.join(dir, 'claude_desktop_config.json');
+    const file = path.join(tmp.dir, 'claude_desktop_config.json');
     const entry = { command: process.execPath, args: [path.join(SERVERS, 'client-saver.mjs')], env: { CLIENT_CONFIG: file } };
     const original = JSON.stringify({ theme: 'light', mcpServers: { saver: entry } }, null, 2);
     fs.writeFileSync(file, original);
-    const r = cli(home, ['import', file, '--yes']);
+    const r = cli(tmp.home, ['import', file, '--yes']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`CLIENT_CONFIG_CHANGED: ${file} changed while the warden was working on it (did the client rewrite it?); it was not written. Run the same command again.`);
     expect(fs.readFileSync(file, 'utf8')).toBe(original.replace('"theme": "light"', '"theme": "dark"'));
-    const imports = path.join(home, 'imports.json');
+    const imports = path.join(tmp.home, 'imports.json');
     expect(fs.existsSync(imports) ? Object.keys((JSON.parse(fs.readFileSync(imports, 'utf8')) as { files: object }).files) : []).toEqual([]);
   }, 60_000);
 });
@@ -288,7 +282,7 @@ describe('clients launching the rewritten entries', () => {
 
   /** The sealed store entry of server-memory 2026.8.31 (its name ends in 12 hex digits of the tarball's sha512). */
   function memoryStoreEntry(): string {
-    const store = path.join(home, 'store');
+    const store = path.join(tmp.home, 'store');
     const found = fs.readdirSync(store).filter((n) => /^@modelcontextprotocol\+server-memory@2026\.8\.31-[0-9a-f]{12}$/.test(n));
     expect(found).toHaveLength(1);
     return path.join(store, found[0] as string);
@@ -310,20 +304,20 @@ describe('clients launching the rewritten entries', () => {
   }
 
   it('--install enrolls an unsigned npx package only with --allow-unsigned, from the sealed store, which the SDK client then uses', async () => {
-    const registry = await startLocalRegistry(dir);
+    const registry = await startLocalRegistry(tmp.dir);
     try {
       const file = clientFile('claude-desktop');
       const refused = importJson(file, ['--install'], registry.npmEnv());
       expect(refused.code, refused.stderr).toBe(3);
       expect(refused.report.entries.find((e) => e.name === 'memory')?.detail).toMatch(/^PROVENANCE_MISSING: .*has no provenance.*--allow-unsigned/);
-      expect(fs.existsSync(path.join(home, 'store')) ? fs.readdirSync(path.join(home, 'store')).filter((n) => !n.startsWith('.')) : []).toEqual([]);
+      expect(fs.existsSync(path.join(tmp.home, 'store')) ? fs.readdirSync(path.join(tmp.home, 'store')).filter((n) => !n.startsWith('.')) : []).toEqual([]);
       expect(JSON.parse(fs.readFileSync(file, 'utf8')).mcpServers.memory).toEqual({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory@2026.8.31'] });
 
       await installsMemory(registry.npmEnv());
       // npm fetched it from the stand-in (so from nowhere else): the packument, then the tarball.
       expect(registry.requests()).toContain('GET /@modelcontextprotocol/server-memory 200');
       expect(registry.requests()).toContain('GET /@modelcontextprotocol/server-memory/-/server-memory-2026.8.31.tgz 200');
-      expect(auditEvents(home).filter((e) => e.event === 'unsigned_admitted').map((e) => [e.server, e.package, e.how])).toEqual([['memory', '@modelcontextprotocol/server-memory', '--allow-unsigned']]);
+      expect(auditEvents(tmp.home).filter((e) => e.event === 'unsigned_admitted').map((e) => [e.server, e.package, e.how])).toEqual([['memory', '@modelcontextprotocol/server-memory', '--allow-unsigned']]);
     } finally {
       await registry.close();
     }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeEach } from 'vitest';
 
 // Drives the built CLI as a user or an MCP client would: real processes, nothing mocked.
 
@@ -31,6 +32,18 @@ export const MEMORY = path.join(ROOT, 'node_modules/@modelcontextprotocol/server
 /** A fresh temporary directory (mode 0700), removed by the returned function. */
 export function tempDir(prefix = 'warden-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** For each test of the file: a fresh temporary `dir` and a warden `home` at dir/home (made by the first
+ *  command that uses it), removed after the test. Call at the top level of a test file. */
+export function perTestDirs(): { readonly dir: string; readonly home: string } {
+  const dirs = { dir: '', home: '' };
+  beforeEach(() => {
+    dirs.dir = tempDir();
+    dirs.home = path.join(dirs.dir, 'home');
+  });
+  afterEach(() => fs.rmSync(dirs.dir, { recursive: true, force: true }));
+  return dirs;
 }
 
 export interface CliResult {
