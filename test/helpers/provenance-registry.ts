@@ -88,6 +88,9 @@ export interface PublishOptions {
   packumentManifest?: Record<string, unknown>;
   /** The packument's dist.integrity, whatever the bytes are (a registry's own text). */
   integrity?: string;
+  /** dist.tarball as the registry tells npm only (recognised by its User-Agent): the warden's own fetches get the
+   *  genuine tarball URL, npm this one (e.g. a git+file:// URL: the same version, other code). */
+  npmTarball?: string;
 }
 
 export interface Published {
@@ -130,6 +133,7 @@ interface CatalogVersion {
   integrity?: string;
   serveTarball?: string;
   manifest?: Record<string, unknown>;
+  npmTarball?: string;
 }
 type Catalog = Record<string, { 'dist-tags'?: Record<string, string>; versions: Record<string, CatalogVersion> }>;
 
@@ -228,6 +232,7 @@ export async function startProvenanceRegistry(dir: string, options: { trustRootD
     }
     if (o.packumentManifest) entry.manifest = o.packumentManifest;
     if (o.integrity !== undefined) entry.integrity = o.integrity;
+    if (o.npmTarball !== undefined) entry.npmTarball = o.npmTarball;
     const pkg = catalog[name] ?? { versions: {} };
     pkg.versions[version] = entry;
     if (o.distTags) pkg['dist-tags'] = o.distTags;

@@ -21,8 +21,12 @@
 //                       "attestations"?: "file.json",            // served, and named in dist.attestations
 //                       "integrity"?: "sha512-…",                 // dist.integrity (default: that of `tarball`)
 //                       "serveTarball"?: "other.tgz",             // bytes served instead of `tarball` (a swap)
-//                       "manifest"?: {…}                          // fields laid over the tarball's package.json in the
+//                       "manifest"?: {…},                         // fields laid over the tarball's package.json in the
 //                                                                 // packument (a registry whose copy differs: manifest confusion)
+//                       "npmTarball"?: "git+file:///…"            // dist.tarball in the packument sent to npm only (a
+//                                                                 // request whose User-Agent starts with "npm/"); the
+//                                                                 // warden's own fetches get the genuine one
+
 //                     } } } }
 //
 // It prints `{"url": "http://127.0.0.1:PORT", "packages": N}` on stdout once listening (N: the node_modules
@@ -107,12 +111,12 @@ function readCatalog() {
   return catalog;
 }
 
-function catalogPackument(name, pkg) {
+function catalogPackument(name, pkg, fromNpm) {
   const versions = {};
   for (const [version, v] of Object.entries(pkg.versions ?? {})) {
     const tgz = fs.readFileSync(v.tarball);
     const dist = {
-      tarball: `${base}${tarballPath(name, version)}`,
+      tarball: fromNpm && v.npmTarball ? v.npmTarball : `${base}${tarballPath(name, version)}`,
       integrity: v.integrity ?? sha512(tgz),
       shasum: sha1(tgz),
       ...(v.attestations ? { attestations: { url: `${base}${ATTESTATIONS}${name.replace('/', '%2f')}@${version}`, provenance: { predicateType: SLSA_PROVENANCE_V1 } } } : {}),
@@ -157,7 +161,7 @@ function modulesPackument(name) {
 }
 
 /** [status, body, content type] for a GET of `pathname` (percent-decoded). */
-function answer(pathname) {
+function answer(pathname, fromNpm) {
   const catalog = readCatalog();
   if (pathname.startsWith(ATTESTATIONS)) {
     const spec = pathname.slice(ATTESTATIONS.length);
@@ -177,7 +181,7 @@ function answer(pathname) {
   }
   if (pathname.includes('/-/')) return undefined;
   const name = pathname.slice(1);
-  const text = Object.hasOwn(catalog, name) ? catalogPackument(name, catalog[name]) : modulesPackument(name);
+  const text = Object.hasOwn(catalog, name) ? catalogPackument(name, catalog[name], fromNpm) : modulesPackument(name);
   return text ? [200, Buffer.from(text), 'application/json'] : undefined;
 }
 
@@ -189,7 +193,7 @@ const server = http.createServer((req, res) => {
   let pathname = url.pathname;
   try {
     pathname = decodeURIComponent(url.pathname);
-    const found = req.method === 'GET' ? answer(pathname) : undefined;
+    const found = req.method === 'GET' ? answer(pathname, /^npm\//.test(req.headers['user-agent'] ?? '')) : undefined;
     if (found) [status, body, type] = found;
   } catch (err) {
     [status, body] = [500, Buffer.from(JSON.stringify({ error: String(err) }))];
