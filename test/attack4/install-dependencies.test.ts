@@ -52,7 +52,7 @@ describe('install runs no program of a dependency while npm installs (--ignore-s
     // The publisher's own release: package.json names a git dependency; signed genuinely for these bytes.
     reg.publish(DEMO_SERVER, '1.0.1', { tarball: variant(DEMO_SERVER, '1.0.0', { version: '1.0.1', dependencies: { [DEMO_DEP]: '1.0.0', gitdep: spec } }) });
     const r = cli(home, ['install', `${DEMO_SERVER}@1.0.1`, '--id', 'git-publisher', '--yes'], { env: reg.env });
-    expect([r.code, CODE.exec(r.stderr)?.[1]], r.stderr).toEqual([3, 'INSTALL_FAILED']); // a git dependency has no integrity to pin
+    expect([r.code, CODE.exec(r.stderr)?.[1]], r.stderr).toEqual([3, 'NPM_SOURCE_REFUSED']); // npm runs with --allow-git=none (docs/adr/0043)
     expect(Object.keys(servers())).not.toContain('git-publisher');
     expect(fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : '', 'a program from the git dependency ran during install').toBe('');
   }, T);
@@ -63,7 +63,7 @@ describe('install runs no program of a dependency while npm installs (--ignore-s
     // The genuine bytes (fixture 1.0.0 as 1.0.2), genuinely signed; only the registry's packument lists another dependency.
     reg.publish(DEMO_SERVER, '1.0.2', { tarball: variant(DEMO_SERVER, '1.0.0', { version: '1.0.2' }), packumentManifest: { dependencies: { [DEMO_DEP]: '1.0.0', gitdep: spec } } });
     const r = cli(home, ['install', `${DEMO_SERVER}@1.0.2`, '--id', 'git-registry', '--yes'], { env: reg.env });
-    expect([r.code, CODE.exec(r.stderr)?.[1]], r.stderr).toEqual([3, 'INSTALL_FAILED']);
+    expect([r.code, CODE.exec(r.stderr)?.[1]], r.stderr).toEqual([3, 'NPM_SOURCE_REFUSED']);
     expect(Object.keys(servers())).not.toContain('git-registry');
     expect(fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : '', 'a program from the git dependency ran during install').toBe('');
   }, T);
@@ -73,8 +73,8 @@ describe('install runs no program of a dependency while npm installs (--ignore-s
     const spec = hostileGitDependency(path.join(dir, 'git-dry'), marker);
     reg.publish(DEMO_SERVER, '1.0.6', { tarball: variant(DEMO_SERVER, '1.0.0', { version: '1.0.6' }), packumentManifest: { dependencies: { [DEMO_DEP]: '1.0.0', gitdep: spec } } });
     const r = cli(home, ['install', `${DEMO_SERVER}@1.0.6`, '--id', 'git-dry', '--dry-run'], { env: reg.env });
-    expect(r.code, r.stderr).toBe(3);
-    expect(fs.existsSync(marker)).toBe(false); // holds today: --package-lock-only prepares no git dependency
+    expect([r.code, CODE.exec(r.stderr)?.[1]], r.stderr).toEqual([3, 'NPM_SOURCE_REFUSED']);
+    expect(fs.existsSync(marker)).toBe(false); // a hosted one pinned to a commit would be prepared: test/attack22/npm-dry-run-git.test.ts
   }, T);
 });
 

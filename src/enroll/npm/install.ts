@@ -17,8 +17,9 @@ import { loadTrustRoot } from '../../store/trust-root-file.js';
 import type { TrustRoot } from '../../provenance/trust-root.js';
 import { lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec, type Enrollment } from '../enrollment.js';
 import { makeCandidate, parseSpec, type Candidate } from './candidate.js';
-import { checkDeclaredDependencies, dependencyProvenance, readLock, type Dependency } from './dependencies.js';
-import { putInStore, runNpm, type StoreEntry } from './store-entry.js';
+import { dependencyProvenance, type Dependency } from './dependencies.js';
+import { runNpm } from './npm-cli.js';
+import { putInStore, vetLock, type StoreEntry } from './store-entry.js';
 
 // `mcp-warden install <spec>`: a server admitted because of who built it. The package is resolved to one
 // version, its tarball checked against the registry's sha512 and its provenance verified for that very
@@ -105,10 +106,8 @@ async function resolveDependencies(c: Candidate, root: TrustRoot): Promise<Depen
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-warden-dry-run-'));
   try {
     fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ private: true, dependencies: { [c.name]: c.version } }));
-    await runNpm(dir, c, ['install', '--package-lock-only']);
-    const lock = readLock(dir, c.name);
-    checkDeclaredDependencies(lock.top, c.manifest, `${c.name}@${c.version}`);
-    return await dependencyProvenance(lock.deps, root);
+    await runNpm(dir, `${c.name}@${c.version}`, ['install', '--package-lock-only', '--save-exact']);
+    return await dependencyProvenance(vetLock(dir, c).deps, root);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -2,17 +2,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { digestPackageTree } from '../../attest/tree.js';
 import { WardenError } from '../../error.js';
+import { escaped } from '../../escape.js';
 import type { TrustRoot } from '../../provenance/trust-root.js';
 import { writeJsonAtomic } from '../../store/atomic.js';
 import { entryDir, entryName, packageDirOf, readInstallRecord, RECORD_FILE, removeEntry, seal, writableIn, type InstallRecord } from '../../store/package-store.js';
 import type { HomePaths } from '../../store/paths.js';
 import type { Candidate } from './candidate.js';
-import { checkDeclaredDependencies, dependencyProvenance, readLock } from './dependencies.js';
+import { lockfileProblem, registryTarball } from '../../store/package-lockfile.js';
+import { checkDeclaredDependencies, dependencyProvenance, readLock, readLockFile } from './dependencies.js';
+import { runNpm } from './npm-cli.js';
 
 // Puts a verified candidate into the sealed store: npm resolves exactly that version with its dependencies into
 // a lockfile, which must pin the package to the integrity that was verified, install only the dependencies its
-// tarball declares and take every package from a registry tarball; then `npm ci` installs that lockfile (install
-// scripts not run) into a fresh directory, the dependencies' provenance is looked up, the entry gets its final name,
+// tarball declares and take every package from its registry tarball (docs/adr/0043); then `npm ci` installs that
+// lockfile (no install script, no git or other source: npm-cli.ts) into a fresh directory, the dependencies' provenance is looked up, the entry gets its final name,
 // its tree digest, its install record, and loses every write bit. Called under the store lock.
 
 export interface StoreEntry {
@@ -24,43 +27,70 @@ export interface StoreEntry {
   created: boolean;
 }
 
-const NPM_FLAGS = ['--ignore-scripts', '--omit=dev', '--no-audit', '--no-fund', '--install-links=false', '--loglevel=error'];
-
-/** Runs npm in `dir` with the flags every store install uses; a failure is INSTALL_FAILED with npm's last lines. */
-export async function runNpm(dir: string, c: Candidate, args: string[]): Promise<void> {
-  const { execa } = await import('execa');
-  const r = await execa('npm', [...args, ...NPM_FLAGS], { cwd: dir, reject: false, timeout: 600_000, stdin: 'ignore' });
-  if (r.exitCode !== 0 || r.timedOut) {
-    const tail = `${r.stderr}`.trim().split('\n').slice(-3).join(' ');
-    throw new WardenError('INSTALL_FAILED', `npm ${args[0]} of ${c.name}@${c.version} failed${r.timedOut ? ' (timed out after 10 minutes)' : ''}: ${tail || `exit ${r.exitCode}`}. Nothing was installed.`);
-  }
-}
-
-/** The lockfile npm resolved, refused unless it pins the verified package, installs only the dependencies its
- *  tarball declares, and takes every package from a registry tarball with an integrity. */
+/** The lockfile npm resolved (or a bundle's, with the registry's tarball URLs written in), refused unless it pins
+ *  the verified package, installs only the dependencies its tarball declares, and passes the store's lockfile rules
+ *  (package-lockfile.ts): every package a registry tarball of this registry pinned by integrity, every edge a
+ *  semver range satisfied inside the lockfile. */
 export function vetLock(dir: string, c: Candidate): ReturnType<typeof readLock> {
-  const lock = readLock(dir, c.name);
+  const raw = readLockFile(dir);
+  const lock = readLock(raw, c.name);
   if (lock.top.version !== c.version || lock.top.integrity !== c.integrity) {
-    throw new WardenError('INTEGRITY_MISMATCH', `npm installed ${c.name}@${String(lock.top.version)} with integrity ${String(lock.top.integrity).slice(0, 23)}…, not the ${c.version} (${c.integrity.slice(0, 23)}…) that was verified: the registry answered npm differently. Nothing was installed.`);
+    throw new WardenError('INTEGRITY_MISMATCH', `npm installed ${c.name}@${escaped(String(lock.top.version))} with integrity ${escaped(String(lock.top.integrity).slice(0, 23))}…, not the ${c.version} (${c.integrity.slice(0, 23)}…) that was verified: the registry answered npm differently. Nothing was installed.`);
   }
   checkDeclaredDependencies(lock.top, c.manifest, `${c.name}@${c.version}`);
+  const problem = lockfileProblem(raw, { name: c.name, version: c.version, integrity: c.integrity, registry: c.registry, aliases: true });
+  if (problem !== undefined) {
+    throw new WardenError('NPM_SOURCE_REFUSED', `the lockfile for ${c.name}@${c.version} would make npm take what was not verified (package-lock.json${escaped(problem)}); nothing was installed. npm takes packages only from ${c.registry}, as exact versions pinned by integrity.`);
+  }
   return lock;
+}
+
+/** Refuses an install whose record of what npm put in node_modules (node_modules/.package-lock.json) is not, package
+ *  for package, the lockfile that was vetted: same places, versions, tarball URLs and integrities. */
+function checkInstalled(dir: string, c: Candidate): void {
+  const vetted = (readLockFile(dir) as { packages: Record<string, Record<string, unknown>> }).packages;
+  const installed = (readLockFile(dir, 'node_modules/.package-lock.json') as { packages?: unknown }).packages;
+  const same = (a: Record<string, unknown> | undefined, b: Record<string, unknown>): boolean => a !== undefined && ['name', 'version', 'resolved', 'integrity', 'inBundle', 'link'].every((f) => a[f] === b[f]);
+  const keys = Object.keys(vetted).filter((k) => k !== '');
+  const inst = installed !== null && typeof installed === 'object' ? (installed as Record<string, Record<string, unknown>>) : {};
+  const other = Object.keys(inst).find((k) => k !== '' && !Object.hasOwn(vetted, k)) ?? keys.find((k) => !same(Object.hasOwn(inst, k) ? inst[k] : undefined, vetted[k] as Record<string, unknown>));
+  if (other !== undefined) {
+    throw new WardenError('NPM_SOURCE_REFUSED', `npm ci of ${c.name}@${c.version} installed ${escaped(other)} otherwise than the vetted lockfile pins it (node_modules/.package-lock.json); nothing was installed.`);
+  }
 }
 
 /**
  * npm installs exactly that version (install scripts not run) with its dependencies into `dir`, in two steps: it
- * first only resolves the tree into a lockfile (no tarball fetched, no git dependency prepared), which is vetted;
- * then `npm ci` installs what that lockfile pins. A single `npm install` would fetch and prepare a git dependency
- * before the lockfile could be read, and preparing one runs `npm install` in its clone, reading the clone's .npmrc.
- * Given a lockfile (a trust bundle's), the first step is writing it: the same vetting, the same `npm ci`.
+ * first only resolves the tree into a lockfile (no tarball fetched; no git, URL, file or directory dependency
+ * fetched or prepared: npm-cli.ts), which is vetted; then `npm ci` installs what that lockfile pins, each package
+ * from its registry tarball URL, and what it installed is compared with it. Given a lockfile (a trust bundle's,
+ * which carries no URLs), the first step is writing it with each package's tarball URL on this machine's registry:
+ * the same vetting, the same `npm ci`, and npm reads no package document to install it.
  */
 async function npmInstall(dir: string, c: Candidate, lockfile: object | undefined): Promise<ReturnType<typeof readLock>> {
+  const label = `${c.name}@${c.version}`;
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'mcp-warden-store-entry', private: true, dependencies: { [c.name]: c.version } }, null, 2) + '\n');
-  if (lockfile) fs.writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify(lockfile, null, 2) + '\n');
-  else await runNpm(dir, c, ['install', '--package-lock-only', '--save-exact', '--package-lock=true']);
+  if (lockfile) fs.writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify(withTarballUrls(lockfile, c.registry), null, 2) + '\n');
+  else await runNpm(dir, label, ['install', '--package-lock-only', '--save-exact', '--package-lock=true']);
   vetLock(dir, c);
-  await runNpm(dir, c, ['ci']);
+  await runNpm(dir, label, ['ci']);
+  checkInstalled(dir, c);
   return vetLock(dir, c);
+}
+
+/** A bundle's lockfile with each package (bundled ones excepted) given its tarball URL on `registry`; what is not
+ *  a package entry is left as it is, for the vetting to refuse. */
+function withTarballUrls(lockfile: object, registry: string): object {
+  const packages = (lockfile as { packages?: unknown }).packages;
+  if (packages === null || typeof packages !== 'object' || Array.isArray(packages)) return lockfile;
+  const out: Record<string, unknown> = {};
+  for (const [key, e] of Object.entries(packages as Record<string, unknown>)) {
+    const entry = e as Record<string, unknown> | null;
+    const named = typeof entry?.name === 'string' ? entry.name : key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    const url = key !== '' && entry !== null && typeof entry === 'object' && entry.inBundle !== true && !('resolved' in entry) && typeof entry.version === 'string' ? registryTarball(registry, named, entry.version) : undefined;
+    Object.defineProperty(out, key, { value: url === undefined ? e : { ...entry, resolved: url }, enumerable: true });
+  }
+  return { ...lockfile, packages: out };
 }
 
 /** An earlier install of the same bytes, if it is complete and unchanged; a half-made one is removed. */

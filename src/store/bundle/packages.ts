@@ -1,5 +1,6 @@
 import semver from 'semver';
 import * as v from 'valibot';
+import { lockfileProblem as packageLockfileProblem } from '../package-lockfile.js';
 import { entryName } from '../package-store.js';
 import { pinnedIdentitySchema } from '../servers.js';
 import type { TrustBundle } from './format.js';
@@ -12,10 +13,7 @@ import { isStoreRef, parseStoreRef, storeRefsOf } from './store-refs.js';
 // bundle: the lockfile is npm's format, so its entries are checked for what the store relies on, not for npm's
 // every field.
 
-const MAX_LOCK_PACKAGES = 20_000;
 const SHA512 = /^sha512-[A-Za-z0-9+/]{86}==$/;
-/** A key of a lockfile's `packages` other than the root: node_modules/<name>(/node_modules/<name>)*. */
-const LOCK_KEY = /^node_modules\/(?:@[^/.][^/]*\/)?[^/.][^/]*(?:\/node_modules\/(?:@[^/.][^/]*\/)?[^/.][^/]*)*$/;
 
 /** How a package admitted without provenance was admitted on the machine that made the bundle. */
 export const UNSIGNED_ADMISSIONS = ['--allow-unsigned', 'prompt', 'upgrade', 'unknown'] as const;
@@ -34,72 +32,11 @@ export const bundlePackageSchema = v.strictObject({
 
 export type BundlePackage = v.InferOutput<typeof bundlePackageSchema>;
 
-const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
-
-const DEPENDENCY_FIELDS = ['dependencies', 'optionalDependencies', 'peerDependencies'] as const;
-
-/** The lockfile's packages node reaches from `top` through declared dependencies, each found where Node's
- *  resolution finds it (its own node_modules, then each one above); bundled ones come with their parent. */
-function reachable(packages: Record<string, unknown>, top: string): Set<string> {
-  const seen = new Set<string>();
-  const queue = [top];
-  while (queue.length > 0) {
-    const key = queue.pop() as string;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const e = packages[key] as Record<string, unknown>;
-    const names = DEPENDENCY_FIELDS.flatMap((f) => (isObject(e[f]) ? Object.keys(e[f]) : []));
-    for (const name of names) {
-      for (let dir = key; ; dir = dir.slice(0, dir.lastIndexOf('/node_modules/'))) {
-        const at = `${dir}/node_modules/${name}`;
-        if (Object.hasOwn(packages, at)) {
-          queue.push(at);
-          break;
-        }
-        if (dir.lastIndexOf('/node_modules/') < 0) {
-          if (Object.hasOwn(packages, `node_modules/${name}`)) queue.push(`node_modules/${name}`);
-          break;
-        }
-      }
-    }
-  }
-  return seen;
-}
-
-/** What is wrong with a package's lockfile, as "<pointer>: <problem>"; undefined when the store can use it. */
+/** What is wrong with a package's lockfile, as "<pointer>: <problem>"; undefined when the store can use it: the
+ *  rules of package-lockfile.ts, with no `resolved` at all (npm takes each package from this machine's registry). */
 export function lockfileProblem(p: BundlePackage, at: string): string | undefined {
-  const lock = p.lockfile;
-  if (lock.lockfileVersion !== 3) return `${at}/lockfileVersion: expected 3`;
-  const packages = lock.packages;
-  if (!isObject(packages)) return `${at}/packages: expected an object`;
-  const keys = Object.keys(packages);
-  if (keys.length > MAX_LOCK_PACKAGES) return `${at}/packages: more than ${MAX_LOCK_PACKAGES} packages`;
-  const root = packages[''];
-  const deps = isObject(root) ? root.dependencies : undefined;
-  if (!isObject(deps) || Object.keys(deps).length !== 1 || deps[p.name] !== p.version) return `${at}/packages/: expected the one dependency ${p.name} at ${p.version}`;
-  const extra = Object.keys(root as object).find((k) => !['name', 'version', 'license', 'dependencies'].includes(k));
-  if (extra !== undefined) return `${at}/packages//${extra}: not a field of a store entry's own package`;
-  const top = packages[`node_modules/${p.name}`];
-  if (!isObject(top) || top.version !== p.version || top.integrity !== p.integrity) return `${at}/packages/node_modules~1${p.name.replace('/', '~1')}: expected version ${p.version} with the package's integrity`;
-  for (const key of keys) {
-    if (key === '') continue;
-    const here = `${at}/packages/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-    const e = packages[key];
-    if (!LOCK_KEY.test(key)) return `${here}: not a node_modules path`;
-    if (!isObject(e)) return `${here}: expected an object`;
-    if ('resolved' in e) return `${here}/resolved: a bundle carries no registry URL (npm takes each package from this machine's registry)`;
-    if ('link' in e) return `${here}/link: the store installs registry packages only`;
-    // npm installs an entry's `name`@`version` at its path: another name there is an alias (npm:other@x), another
-    // package in the place of the one a package.json declares.
-    if ('name' in e && e.name !== key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length)) return `${here}/name: an alias of another package (npm:…); the store installs each package under its own name`;
-    if (e.inBundle === true) continue;
-    if (typeof e.version !== 'string' || typeof e.integrity !== 'string' || !SHA512.test(e.integrity)) return `${here}: expected a version and a sha512 integrity`;
-  }
-  // Every package installed must be one the package's tree (and so its digest) reaches: nothing rides along.
-  const reached = reachable(packages, `node_modules/${p.name}`);
-  const stray = keys.find((k) => k !== '' && !reached.has(k) && !(packages[k] as Record<string, unknown>).inBundle);
-  if (stray !== undefined) return `${at}/packages/${stray.replaceAll('~', '~0').replaceAll('/', '~1')}: no dependency of ${p.name} leads to it, so its tree digest would not cover it`;
-  return undefined;
+  const problem = packageLockfileProblem(p.lockfile, { name: p.name, version: p.version, integrity: p.integrity, aliases: false });
+  return problem === undefined ? undefined : `${at}${problem}`;
 }
 
 /**
