@@ -3,6 +3,7 @@ import { WardenError, errnoOf } from '../../error.js';
 import { escaped } from '../../escape.js';
 import { hasProvenance, sha512Of, verifyNpmAttestations, type VerifiedProvenance } from '../../provenance/npm-attestations.js';
 import type { TrustRoot } from '../../provenance/trust-root.js';
+import { prepareNpm } from './npm-cli.js';
 import { ATTESTATIONS_LIMIT, fetchAttestations, fetchPackument, fetchTarball, registryUrl, resolveVersion, type Packument } from './registry.js';
 import { binsOf, manifestOfTarball, type TarballManifest } from './tarball.js';
 
@@ -57,6 +58,7 @@ function readAttestationsFile(file: string): unknown {
 /** Fetches and verifies `name` at the version `wanted` resolves to (or at an exact version). `integrity`: the
  *  sha512 the caller already pins (a trust bundle's), which the registry must name before anything is fetched. */
 export async function makeCandidate(name: string, wanted: string | undefined, root: TrustRoot, opts: { attestationsFile?: string; packument?: Packument; integrity?: string } = {}): Promise<Candidate> {
+  prepareNpm(); // npm runs once the candidate is verified: its version is checked meanwhile
   const registry = await registryUrl();
   const packument = opts.packument ?? (await fetchPackument(name));
   const version = resolveVersion(packument, wanted);

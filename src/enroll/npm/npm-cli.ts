@@ -41,6 +41,13 @@ async function checkNpmVersion(): Promise<void> {
   }
 }
 
+/** Starts asking npm its version, so that the answer is there when npm is first run (a candidate is fetched and
+ *  verified meanwhile); a refusal is reported by runNpm, not here. */
+export function prepareNpm(): void {
+  checked ??= checkNpmVersion();
+  checked.catch(() => undefined);
+}
+
 /** What npm refused to fetch, from its `npm error code EALLOW<TYPE>` lines, or undefined. */
 function refusedSource(stderr: string): { type: string; what: string } | undefined {
   const code = /npm error code EALLOW(GIT|REMOTE|FILE|DIRECTORY)\b/.exec(stderr);
@@ -52,7 +59,7 @@ function refusedSource(stderr: string): { type: string; what: string } | undefin
 /** Runs npm in `dir` with NPM_FLAGS; a refusal to fetch a non-registry source is NPM_SOURCE_REFUSED, any other
  *  failure INSTALL_FAILED with npm's last lines. `label` names the package (name@version). */
 export async function runNpm(dir: string, label: string, args: string[]): Promise<void> {
-  checked ??= checkNpmVersion();
+  prepareNpm();
   try {
     await checked;
   } catch (err) {
@@ -64,7 +71,9 @@ export async function runNpm(dir: string, label: string, args: string[]): Promis
   if (r.exitCode === 0 && !r.timedOut) return;
   const refused = refusedSource(`${r.stderr}`);
   if (refused) {
-    throw new WardenError('NPM_SOURCE_REFUSED', `npm ${args[0]} of ${label} would fetch ${escaped(refused.what)}, a ${refused.type} dependency, which is not a registry tarball pinned by integrity; npm was stopped before fetching it and nothing was installed. The registry's package document (or the lockfile) names it: do not install this version.`);
+    // npm 11.19 says EALLOWREMOTE, naming nothing, of a registry package with bundleDependencies too (npm/cli#9800).
+    const bundled = refused.type === 'remote' && refused.what === 'a dependency' ? ' (npm also says this of a registry package that bundles its dependencies, which it cannot resolve under --allow-remote=none: npm/cli#9800)' : '';
+    throw new WardenError('NPM_SOURCE_REFUSED', `npm ${args[0]} of ${label} would fetch ${escaped(refused.what)}, a ${refused.type} dependency, which is not a registry tarball pinned by integrity${bundled}; npm was stopped before fetching it and nothing was installed. The registry's package document (or the lockfile) names it: do not install this version.`);
   }
   const tail = `${r.stderr}`.trim().split('\n').slice(-3).join(' ');
   throw new WardenError('INSTALL_FAILED', `npm ${args[0]} of ${label} failed${r.timedOut ? ' (timed out after 10 minutes)' : ''}: ${escaped(tail) || `exit ${r.exitCode}`}. Nothing was installed.`);
