@@ -109,6 +109,15 @@ function reusable(dir: string, c: Candidate): InstallRecord | undefined {
       `the store entry ${dir} is no longer what was installed there (${writable ? `${writable} is writable` : 'its files changed'}). Find out what changed it; then remove it (chmod -R u+w ${dir} && rm -r ${dir}) and install again.`,
     );
   }
+  // An entry made by an earlier warden (before docs/adr/0043) may hold what npm took from elsewhere: it is reused
+  // only if its lockfile, and npm's record of what it installed, pass the rules a new install must pass.
+  try {
+    vetLock(dir, { ...c, registry: record.registry });
+    checkInstalled(dir, c);
+  } catch (err) {
+    if (!(err instanceof WardenError)) throw err;
+    throw new WardenError('NPM_SOURCE_REFUSED', `the store entry ${dir}, made earlier, cannot be reused: ${err.message} Remove it (chmod -R u+w ${dir} && rm -r ${dir}) and install again.`);
+  }
   return record;
 }
 
