@@ -9,10 +9,11 @@ import { toolDigests } from './print.js';
 // readOnlyHint false, destructiveHint true, idempotentHint false, openWorldHint true), and a less-gated literal.
 // Per hint, comparing the locked value L with the live value V (both as exact canonical JSON, absent included):
 //   unchanged  V is L
-//   widening   V is the less-gated literal; or destructiveHint true -> absent (the literal true is the claim
+//   widening   V is not a JSON boolean (a lax reader, pydantic, reads "true", 1, "yes"... as either literal);
+//              or V is the less-gated literal; or destructiveHint true -> absent (the literal true is the claim
 //              the operator rules read, and it is gone)
 //   narrowed   L is the less-gated literal and V is the more-gated literal or absent
-//   other      any other change (absent spelled out, a gated literal dropped, a value that is not a boolean)
+//   other      any other change (absent spelled out, a gated literal dropped, a non-boolean L replaced)
 // A changed tool is narrowing-only when no hint widened, none changed otherwise, at least one narrowed, and
 // the live tool with its narrowed hints put back to their locked values has the locked tool's digests (RFC 8785
 // and exact): every other byte of the tool, annotations included, is the locked one.
@@ -63,7 +64,8 @@ export function hintMoves(locked: JsonObject, live: JsonObject): HintMoves {
     const was = hintOf(locked, h.key);
     const now = hintOf(live, h.key);
     if (same(was, now)) continue;
-    if (now === !h.gated) moves.widening.push(h.widened);
+    if (now !== undefined && typeof now !== 'boolean') moves.widening.push(`${h.key} not a boolean`);
+    else if (now === !h.gated) moves.widening.push(h.widened);
     else if (h.key === 'destructiveHint' && was === true && now === undefined) moves.widening.push('destructiveHint lost');
     else if (was === !h.gated && (now === h.gated || now === undefined)) moves.narrowed.push(h.key);
     else moves.other = true;
