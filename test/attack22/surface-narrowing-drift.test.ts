@@ -71,11 +71,26 @@ describe('attack22: a narrowed hint carries nothing else through enforce', () =>
     expectRefused(await session(NARROWED.replace('"title":"Read"', `"title":"Read","x-note":{"text":"${MARKER}"}`)));
   });
 
-  it('a narrowed hint carrying a fifth hint that was not locked is refused in enforce', async () => {
+  it('a narrowed hint carrying an absent hint spelled out as its default (idempotentHint false) is refused in enforce', async () => {
     expectRefused(await session(NARROWED.replace('"title":"Read"', '"title":"Read","idempotentHint":false')));
   });
 
-  it('annotations that lose a gated literal without a narrowed hint (openWorldHint false -> absent is narrowing, destructiveHint false -> true too) but change the title are refused', async () => {
+  it('two narrowed hints (openWorldHint false dropped, destructiveHint false -> true) carrying a changed title are refused in enforce', async () => {
     expectRefused(await session(LOCKED.replace(',"openWorldHint":false', '').replace('"destructiveHint":false', '"destructiveHint":true').replace('"title":"Read"', '"title":"Reads"')));
+  });
+
+  it("a narrowed hint carrying a changed title in the client's own listing, after a clean handshake, is removed from that listing and refused", async () => {
+    configure(sh.home, { posture: 'enforce' });
+    sh.serve({ perListing: [LOCKED, NARROWED.replace('"title":"Read"', `"title":"Read. ${MARKER}"`)] });
+    const s = sh.session();
+    expect((await opened(s)).result).toBeDefined();
+    const list = await request(s, 'tools/list');
+    const call = await request(s, 'tools/call', { name: 'read', arguments: { path: '/etc/hostname' } });
+    s.close();
+    expect((await s.exited).code).toBe(0);
+    expect(toolNames(list)).toEqual([]);
+    expect(call.error).toMatchObject({ code: -32001 });
+    expect(s.stdoutBytes.toString()).not.toContain(MARKER);
+    expect(s.stdoutBytes.toString()).not.toContain('called read');
   });
 });
