@@ -119,7 +119,7 @@ export class SurfaceJudge {
         ...(diff?.instructionsChanged ? { instructionsChanged: true } : {}),
         changed,
       });
-      for (const c of changed.slice(0, REPORTED_LINES)) this.cfg.report(`server '${serverId}': tool "${printable(c.name)}" ${c.state}${c.classes.length ? ` (${c.classes.join(', ')}${c.fields.length ? `; fields ${c.fields.join(', ')}` : ''})` : ''}: ${c.decision === 'allow' ? 'allowed (monitor)' : c.decision === 'reported' ? 'reported' : c.decision === 'hide' ? 'hidden until pinned' : 'refused'}. Review with: mcp-warden diff ${serverId}`);
+      for (const c of changed.slice(0, REPORTED_LINES)) this.cfg.report(`server '${serverId}': tool "${printable(c.name)}" ${c.state}${c.classes.length ? ` (${c.classes.join(', ')}${c.fields.length ? `; fields ${c.fields.join(', ')}` : ''})` : ''}: ${c.decision === 'allow' ? (this.cfg.posture === 'enforce' ? 'allowed (only its hints moved toward a more-gated claim)' : 'allowed (monitor)') : c.decision === 'reported' ? 'reported' : c.decision === 'hide' ? 'hidden until pinned' : 'refused'}. Review with: mcp-warden diff ${serverId}`);
       if (changed.length > REPORTED_LINES) this.cfg.report(`server '${serverId}': ${moreTools(changed.slice(REPORTED_LINES))}; review with: mcp-warden diff ${serverId}`);
       if (diff?.era) this.cfg.report(`server '${serverId}': negotiated revision ${diff.era.live}, locked under ${diff.era.locked}; tools compared by their own digests.`);
     }
