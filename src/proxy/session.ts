@@ -218,6 +218,7 @@ export class Session {
     const params = msg.value.get('params');
     const name = params instanceof Map ? params.get('name') : undefined;
     const toolName = typeof name === 'string' ? name : '';
+    if (asked && !this.rules?.resume(msg.id)) return undefined; // cancelled by the client since the user's yes
     if (this.released) {
       await this.surface.beforeCall();
       if (this.stopped) return undefined;
