@@ -140,6 +140,8 @@ export interface CanaryEvent {
   medianMs: number;
   thresholdMs: number;
   source: 'session' | 'check' | 'schedule';
+  /** Set when the probe was not called: a failed canary whose times are 0 (docs/adr/0038). */
+  notRun?: 'tool_not_approved' | 'rules_refused' | 'name_taken';
 }
 
 export interface BinaryChangedEvent {

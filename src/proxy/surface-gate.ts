@@ -41,7 +41,7 @@ export class SurfaceGate {
     if (stopped()) return;
     // With a warden.lock entry, what the server advertises beyond tools is judged too (an added prompt included).
     if (this.cfg.extra) judge.judgeCatalogs(await listCatalogs(this.server, judge.handshake, this.cfg.caps));
-    await runSessionCanaries(this.server, this.cfg, judge.listed);
+    await runSessionCanaries(this.server, this.cfg, judge.listed, judge.approved, this.rules?.gate);
     await this.beforeRelease();
   }
 
