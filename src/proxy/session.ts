@@ -38,7 +38,7 @@ const MAX_WAITING_BYTES = 32 * 1024 * 1024;
 type Item = { from: 'client'; bytes: Buffer; asked?: boolean } | ServerItem;
 
 export class Session {
-  readonly stats: SessionStats = { nonJsonLines: 0, oversizeLines: 0, refusedClientLines: 0, refusedServerMessages: 0, refusedCalls: 0 };
+  readonly stats: SessionStats = { nonJsonLines: 0, oversizeLines: 0, refusedClientLines: 0, refusedServerMessages: 0, refusedCalls: 0, refusedPages: 0 };
   readonly ended: Promise<SessionEnd>;
   private resolveEnd!: (e: SessionEnd) => void;
   private readonly server: ServerChannel;
@@ -269,7 +269,7 @@ export class Session {
   private async onServerAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Line): Promise<void> {
     if (!(await this.surface.passedBeforeFirstByte())) return;
     if (request.method !== 'tools/list') this.toClient(bytes);
-    else if (this.surface.judge) this.toClient(judgeClientPage(this.surface.judge, msg.value, request, joinLine(bytes), this.cfg, this.rules));
+    else if (this.surface.judge) this.toClient(judgeClientPage(this.surface.judge, msg.value, request, joinLine(bytes), { ...this.cfg, pageRefused: (reason) => this.reports.pageRefused(reason) }, this.rules));
     else refuseUnjudgedListing(this.refuser, request.clientId);
   }
 
