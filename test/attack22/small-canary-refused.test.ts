@@ -56,7 +56,7 @@ describe('a canary probe of a tool the session does not approve', () => {
     const { code } = await session.exited;
     expect(answer).toMatchObject({ error: { data: { cause: 'surface_refused' } } });
     const error = answer.error as { message: string };
-    expect(error.message).toMatch(/canary "wipe-probe" was not run: its tool "wipe" is not approved on this session/);
+    expect(error.message).toMatch(/canary "wipe-probe" was not run: its tool "wipe" is not proven equal to the lock/);
     expect(code).toBe(3);
     expect(session.stderr).toMatch(/tool "wipe" changed/);
     expect(wipeCalls()).toBe(0);
@@ -81,13 +81,30 @@ describe('a canary probe of a tool the session does not approve', () => {
     expect(parsed(s).some((m) => m.id === 7 && m.result !== undefined)).toBe(false);
   });
 
+  it('in monitor, where the client may still call the drifted tool, the warden does not probe it: not run, reported, the session goes on', async () => {
+    setPosture('monitor');
+    const s = new RawSession(home, 'ct');
+    expect(await opened(s)).toEqual(['lookup', 'wipe']);
+    s.close();
+    await s.exited;
+    expect(wipeCalls()).toBe(0);
+    expect(s.stderr).toMatch(/canary "wipe-probe" was not run: its tool "wipe" is not proven equal to the lock[^\n]*; allowed \(monitor\)/);
+  });
+
+  it('canary check in monitor does not probe the drifted tool either', () => {
+    setPosture('monitor');
+    const r = cli(home, ['canary', 'check', 'ct', '--json']);
+    expect(r.code).toBe(1);
+    expect(wipeCalls()).toBe(0);
+  });
+
   it('canary check (and so the daemon) does not call a probe of a drifted tool and fails it as not run', () => {
     const r = cli(home, ['canary', 'check', 'ct', '--json']);
     expect(r.code).toBe(1);
     const result = JSON.parse(r.stdout) as { pass: boolean; canaries: { name: string; pass: boolean; failed: string[] }[] };
     expect(result.pass).toBe(false);
     expect(result.canaries.find((c) => c.name === 'wipe-probe')).toMatchObject({ pass: false, failed: ['not_run'] });
-    expect(r.stderr).toMatch(/canary "wipe-probe" was not run: its tool "wipe" is not approved/);
+    expect(r.stderr).toMatch(/canary "wipe-probe" was not run: its tool "wipe" is not proven equal to the lock/);
     expect(wipeCalls()).toBe(0);
     expect(auditEvents(home).filter((e) => e.event === 'canary' && e.probe === 'wipe-probe').pop()).toMatchObject({ result: 'fail', notRun: 'tool_not_approved', source: 'check' });
   });
@@ -95,7 +112,7 @@ describe('a canary probe of a tool the session does not approve', () => {
   it('canary record does not call a probe of a drifted tool: it refuses, naming the probe and the tool', () => {
     const r = cli(home, ['canary', 'record', 'ct']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/CANARY_STALE|canary "wipe-probe" was not run: its tool "wipe" is not approved/);
+    expect(r.stderr).toMatch(/canary "wipe-probe" was not run: its tool "wipe" is not proven equal to the lock/);
     expect(wipeCalls()).toBe(0);
   });
 
