@@ -3,6 +3,7 @@ import { readJson, type JsonObject } from '../protocol/json/reader.js';
 import { admitArguments } from '../rules/call.js';
 import type { RulesGate } from '../rules/gate.js';
 import { printable } from '../surface/admit.js';
+import type { Decisions } from '../surface/posture.js';
 import type { ServerChannel } from './channel.js';
 
 /** Runs a probe `n` times over a live channel, one call at a time, timing each round trip. */
@@ -16,12 +17,19 @@ export async function runProbe(channel: ServerChannel, spec: ProbeSpec, n: numbe
   return out;
 }
 
+/** The tools of a judged listing a canary may call: approved, and proven by the lock whatever the posture
+ *  (matched, or the narrowing exception, no widening); a tool monitor lets through with drift is not. */
+export function provenTools(decisions: Decisions): Set<string> {
+  const proven = [...decisions.tools].filter(([, d]) => d.decision === 'allow' && d.drift.widening.length === 0 && (d.drift.state === 'matched' || (d.drift.state === 'changed' && d.drift.narrowingOnly)));
+  return new Set(proven.map(([name]) => name));
+}
+
 /** Why a canary was not run (the `notRun` of its canary event). */
 export type NotRun = 'tool_not_approved' | 'rules_refused' | 'name_taken';
 
 export interface ProbeBar {
   code: NotRun;
-  /** What stopped it, for a report ("its tool … is not approved on this session"). */
+  /** What stopped it, for a report ("its tool … is not proven equal to the lock"). */
   why: string;
   /** What the operator can do next. */
   next: string;
@@ -29,19 +37,19 @@ export interface ProbeBar {
 
 /**
  * Why the warden may not call a probe on this session, or undefined when it may (docs/adr/0038). A canary is
- * admitted by proof, as a client's call is: its tool was approved against the lock on the complete listing
- * just judged (`approved`), and the operator's rules, when the server has any, allow the call as it is (no
+ * admitted by proof: its tool was proven equal to the lock on the complete listing just judged (`proven`:
+ * provenTools, whatever the posture), and the operator's rules, when the server has any, allow the call as it is (no
  * question to the user, no denied or fixed parameter). The one exception is the default probe, whose tool is a
  * name absent from that complete listing (`listed`): a call of it can run nothing the server declared.
  */
-export function probeBar(serverId: string, probe: ProbeSpec, listed: ReadonlySet<string>, approved: ReadonlySet<string>, rules: RulesGate | undefined): ProbeBar | undefined {
+export function probeBar(serverId: string, probe: ProbeSpec, listed: ReadonlySet<string>, proven: ReadonlySet<string>, rules: RulesGate | undefined): ProbeBar | undefined {
   const tool = `"${printable(probe.tool)}"`;
   if (probe.name === DEFAULT_PROBE_NAME) {
     if (!listed.has(probe.tool)) return undefined;
     return { code: 'name_taken', why: `the server now has a tool named ${tool}, the name its default canary calls as one it does not have`, next: `Record new baselines with: mcp-warden canary record ${serverId}` };
   }
-  if (!approved.has(probe.tool)) {
-    return { code: 'tool_not_approved', why: `its tool ${tool} is not approved on this session (changed, added or gone since the lock, or hidden until pinned)`, next: `Review with: mcp-warden diff ${serverId}; once the tool is pinned, record the canary again with: mcp-warden canary record ${serverId}` };
+  if (!proven.has(probe.tool)) {
+    return { code: 'tool_not_approved', why: `its tool ${tool} is not proven equal to the lock on this session (changed, added or gone since the lock)`, next: `Review with: mcp-warden diff ${serverId}; once the tool is pinned, record the canary again with: mcp-warden canary record ${serverId}` };
   }
   if (!rules) return undefined;
   const ruled = `Show the rules with: mcp-warden rules ${serverId}, or change the probe in servers.json`;

@@ -5,10 +5,10 @@ import type { ServerChannel } from './channel.js';
 import { SurfaceRefusal, type SessionConfig } from './session-config.js';
 
 /** Session-start canaries, run before the client is released: their answers never reach the client, and a
- *  failure refuses the session in enforce (reported, and let through, in monitor). A probe whose call the
- *  session would not admit (`listed`, `approved` and `rules` of the handshake's listing) is not run, and that
- *  counts as a failure (docs/adr/0038). */
-export async function runSessionCanaries(server: ServerChannel, cfg: SessionConfig, listed: ReadonlySet<string>, approved: ReadonlySet<string>, rules: RulesGate | undefined): Promise<void> {
+ *  failure refuses the session in enforce (reported, and let through, in monitor). A probe whose call is not
+ *  proven admissible (`listed`, `proven` and `rules` of the handshake's listing: canary-run.ts) is not run, and
+ *  that counts as a failure (docs/adr/0038). */
+export async function runSessionCanaries(server: ServerChannel, cfg: SessionConfig, listed: ReadonlySet<string>, proven: ReadonlySet<string>, rules: RulesGate | undefined): Promise<void> {
   const c = cfg.canaries;
   if (!c) return;
   const failures: string[] = [];
@@ -16,7 +16,7 @@ export async function runSessionCanaries(server: ServerChannel, cfg: SessionConf
   for (const probe of c.probes) {
     const base = c.baselines[probe.name];
     if (!base) continue;
-    const bar = probeBar(cfg.serverId, probe, listed, approved, rules);
+    const bar = probeBar(cfg.serverId, probe, listed, proven, rules);
     if (bar) {
       const why = `canary "${probe.name}" was not run: ${bar.why}`;
       failures.push(why);

@@ -2,11 +2,11 @@ import { baselineOf, evaluate, latencyOnly, type Baseline, type Verdict } from '
 import { DEFAULT_PROBE_NAME, defaultToolOf, drawUnknownTool, probesOf, type Observation, type ProbeSpec } from '../canary/probe.js';
 import type { Recorder } from './recorder.js';
 import { WardenError } from '../error.js';
-import { probeBar, runProbe, type ProbeBar } from '../proxy/canary-run.js';
+import { probeBar, provenTools, runProbe, type ProbeBar } from '../proxy/canary-run.js';
 import { RulesGate } from '../rules/gate.js';
 import type { Handshake, LiveTool } from '../surface/admit.js';
 import { diffSurface } from '../surface/diff.js';
-import { decide, decideUnpinned } from '../surface/posture.js';
+import { decide } from '../surface/posture.js';
 import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
 import { DEFAULT_OFFERED, openAsClient } from '../proxy/fetch.js';
 import { listAllTools } from '../proxy/listing.js';
@@ -44,9 +44,9 @@ async function sample(paths: HomePaths, id: string, n: number, defaultTool: stri
     // As at session start: a probe is called only when a session of this listing would admit its call.
     const rules = server.rules && new RulesGate(server.rules);
     rules?.judge(tools, true);
-    const approved = approvedTools(paths, id, server.posture, handshake, tools);
+    const proven = provenByLock(paths, id, handshake, tools);
     const results: { probe: ProbeSpec; obs?: Observation[]; bar?: ProbeBar }[] = probes.map((probe) => {
-      const bar = probeBar(id, probe, listed, approved, rules);
+      const bar = probeBar(id, probe, listed, proven, rules);
       return bar ? { probe, bar } : { probe };
     });
     const barred = results.find((r) => r.bar);
@@ -109,14 +109,13 @@ export async function checkCanaries(paths: HomePaths, id: string, rec: Recorder,
 /** The verdict of a probe the warden did not call (docs/adr/0038). */
 const NOT_RUN: Verdict = { pass: false, failed: ['not_run'], medianMs: 0, thresholdMs: 0 };
 
-/** The tools a session of this listing would approve against the lock (none when it would refuse the server). */
-function approvedTools(paths: HomePaths, id: string, posture: 'enforce' | 'monitor', handshake: Handshake, tools: readonly LiveTool[]): Set<string> {
+/** The tools of this listing proven equal to the lock (none without a lock entry, or when the instructions
+ *  changed), whatever the server's posture. */
+function provenByLock(paths: HomePaths, id: string, handshake: Handshake, tools: readonly LiveTool[]): Set<string> {
   const locks = loadLocks(paths);
   const entry = locks.tools.get(id);
   const extra = locks.warden.get(id);
-  const decisions = entry
-    ? decide(diffSurface(entry, extra ? { prints: extra.tools, conditional: extra.conditional } : undefined, handshake, tools), posture)
-    : decideUnpinned(tools.map((t) => t.name), posture, id);
-  if (decisions.serverRefusal) return new Set();
-  return new Set([...decisions.tools].filter(([, d]) => d.decision === 'allow').map(([name]) => name));
+  if (!entry) return new Set();
+  const decisions = decide(diffSurface(entry, extra ? { prints: extra.tools, conditional: extra.conditional } : undefined, handshake, tools), 'enforce');
+  return decisions.serverRefusal ? new Set() : provenTools(decisions);
 }

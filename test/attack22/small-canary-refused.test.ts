@@ -67,18 +67,23 @@ describe('a canary probe of a tool the session does not approve', () => {
   it("a session-start probe of a tool the operator's rules withhold is not called, in monitor too, while the session refuses the client's call of it", async () => {
     setPosture('monitor');
     writeRules(home, 'ct', { mode: 'strict', tools: { lookup: { kind: 'read' } } });
+    fs.rmSync(flag); // wipe as locked: only the rules stand in the way
     const s = new RawSession(home, 'ct');
-    const names = await opened(s);
-    expect(names).toEqual(['lookup']);
-    send(s, { id: 7, method: 'tools/call', params: { name: 'wipe', arguments: { dir: '/' } } });
-    const answer = await answerTo(s, 7, 'the refused call');
-    expect((answer.error as { message: string }).message).toMatch(/refused the call to tool "wipe"/);
-    s.close();
-    await s.exited;
-    expect(wipeCalls()).toBe(0);
-    expect(s.stderr).toMatch(/canary "wipe-probe" was not run: the operator's rules withhold tool "wipe" \(unclassified\); allowed \(monitor\)/);
-    expect(auditEvents(home).filter((e) => e.event === 'canary' && e.probe === 'wipe-probe').pop()).toMatchObject({ result: 'fail', notRun: 'rules_refused' });
-    expect(parsed(s).some((m) => m.id === 7 && m.result !== undefined)).toBe(false);
+    try {
+      const names = await opened(s);
+      expect(names).toEqual(['lookup']);
+      send(s, { id: 7, method: 'tools/call', params: { name: 'wipe', arguments: { dir: '/' } } });
+      const answer = await answerTo(s, 7, 'the refused call');
+      expect((answer.error as { message: string }).message).toMatch(/refused the call to tool "wipe"/);
+      s.close();
+      await s.exited;
+      expect(wipeCalls()).toBe(0);
+      expect(s.stderr).toMatch(/canary "wipe-probe" was not run: the operator's rules withhold tool "wipe" \(unclassified\); allowed \(monitor\)/);
+      expect(auditEvents(home).filter((e) => e.event === 'canary' && e.probe === 'wipe-probe').pop()).toMatchObject({ result: 'fail', notRun: 'rules_refused' });
+      expect(parsed(s).some((m) => m.id === 7 && m.result !== undefined)).toBe(false);
+    } finally {
+      fs.writeFileSync(flag, '');
+    }
   });
 
   it('in monitor, where the client may still call the drifted tool, the warden does not probe it: not run, reported, the session goes on', async () => {
