@@ -1,5 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEvents, type RawSession } from '../helpers/warden.js';
+import { NODE, RawSession, SERVERS, addServer, auditEvents, tempDir } from '../helpers/warden.js';
+import { writeRules } from '../helpers/rules.js';
 import { answerTo, opened, parsed, recorderHome, send, type Home } from '../attack6/common.js';
 
 // Issue 26, item 13: the client's notifications/cancelled for a call held for the user's answer (an `ask` tool),
@@ -61,5 +64,38 @@ describe('a cancellation that arrives with the accept of a held call', () => {
     expect(h.received()).not.toContain('cancelled-first');
     s.close();
     await s.exited;
+  });
+});
+
+describe('a cancellation that arrives once the accepted call was forwarded', () => {
+  it('reaches the server with the id the server was given for the call', async () => {
+    const dir = tempDir();
+    try {
+      const home = path.join(dir, 'home');
+      const log = path.join(dir, 'received.jsonl');
+      fs.writeFileSync(log, '');
+      const added = addServer(home, 'held', [NODE, path.join(SERVERS, 'attack22', 'small-held-call.mjs')], ['--env', `LOG_FILE=${log}`]);
+      if (added.code !== 0) throw new Error(added.stderr);
+      writeRules(home, 'held', { tools: { send: { kind: 'remote-change' } } }); // ask, by default
+      const s = new RawSession(home, 'held');
+      await opened(s);
+      const question = await held(s, 3, 'runs-long');
+      send(s, { id: question, result: { action: 'accept', content: {} } });
+      send(s, { id: 4, method: 'ping' });
+      await answerTo(s, 4, 'the ping behind the accept');
+      const received = (): Record<string, unknown>[] => fs.readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const call = received().find((m) => m.method === 'tools/call' && JSON.stringify(m.params).includes('runs-long'));
+      expect(call).toBeDefined();
+      send(s, { method: 'notifications/cancelled', params: { requestId: 3, reason: 'the user gave up' } });
+      send(s, { id: 5, method: 'ping' });
+      await answerTo(s, 5, 'the ping behind the cancellation');
+      const cancels = received().filter((m) => m.method === 'notifications/cancelled');
+      expect(cancels).toHaveLength(1);
+      expect((cancels[0]?.params as { requestId: unknown }).requestId).toEqual(call?.id);
+      s.close();
+      await s.exited;
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
