@@ -20,6 +20,7 @@ export function isAlert(e: AuditEvent): boolean {
     case 'call_refused':
     case 'read_refused':
     case 'surface_inadmissible':
+    case 'reports_capped':
     case 'server_message_refused':
     case 'catalog_drift':
     case 'binary_changed':

@@ -38,7 +38,7 @@ const MAX_WAITING_BYTES = 32 * 1024 * 1024;
 type Item = { from: 'client'; bytes: Buffer; asked?: boolean } | ServerItem;
 
 export class Session {
-  readonly stats: SessionStats = { nonJsonLines: 0, oversizeLines: 0, refusedClientLines: 0, refusedServerMessages: 0, refusedCalls: 0 };
+  readonly stats: SessionStats = { nonJsonLines: 0, oversizeLines: 0, refusedClientLines: 0, refusedServerMessages: 0, refusedCalls: 0, refusedPages: 0 };
   readonly ended: Promise<SessionEnd>;
   private resolveEnd!: (e: SessionEnd) => void;
   private readonly server: ServerChannel;
@@ -218,6 +218,7 @@ export class Session {
     const params = msg.value.get('params');
     const name = params instanceof Map ? params.get('name') : undefined;
     const toolName = typeof name === 'string' ? name : '';
+    if (asked && !this.rules?.resume(msg.id)) return undefined; // cancelled by the client since the user's yes
     if (this.released) {
       await this.surface.beforeCall();
       if (this.stopped) return undefined;
@@ -268,7 +269,7 @@ export class Session {
   private async onServerAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Line): Promise<void> {
     if (!(await this.surface.passedBeforeFirstByte())) return;
     if (request.method !== 'tools/list') this.toClient(bytes);
-    else if (this.surface.judge) this.toClient(judgeClientPage(this.surface.judge, msg.value, request, joinLine(bytes), this.cfg, this.rules));
+    else if (this.surface.judge) this.toClient(judgeClientPage(this.surface.judge, msg.value, request, joinLine(bytes), { ...this.cfg, pageRefused: (reason) => this.reports.pageRefused(reason) }, this.rules));
     else refuseUnjudgedListing(this.refuser, request.clientId);
   }
 
