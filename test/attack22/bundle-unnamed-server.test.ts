@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addServer, auditEvents, cli, refusedInitialize, tempDir } from '../helpers/warden.js';
+import { addServer, auditEvents, cli, launchAndClose, refusedInitialize, tempDir } from '../helpers/warden.js';
 import { keyPair, machine, serverCopy, snapshot, type KeyPair } from '../bundle/helpers.js';
 
 // Issue 26 item 6: a trust bundle is trusted for the servers it names, and for nothing else on the machine. A
@@ -74,7 +74,7 @@ async function ownStillRefused(home: string, script: string): Promise<void> {
   const { error, code } = await refusedInitialize(home, 'own');
   expect(error.data.code).toBe('DIGEST_MISMATCH');
   expect(code).not.toBe(0);
-  expect(readJsonFile(path.join(home, 'allowlist.json')).entries.filter((e: Json) => e.path === script).map((e: Json) => e.note)).toEqual([undefined]);
+  for (const p of [script, path.dirname(script)]) expect(readJsonFile(path.join(home, 'allowlist.json')).entries.filter((e: Json) => e.path === p).map((e: Json) => e.note)).toEqual(["added by 'mcp-warden add own'"]);
 }
 
 describe('a trust bundle re-trusts only what the servers it names run', () => {
@@ -94,7 +94,32 @@ describe('a trust bundle re-trusts only what the servers it names run', () => {
 
   it("a bundle naming a server that runs the operator's own script itself is refused: a path a server it does not name runs keeps this machine's digest", async () => {
     const bundle = signed(signer, ['runs-own']);
-    refused(operator, bundle, 'BUNDLE_ARTIFACT_SHARED', [ownScript, "'own'", 'allowlist add']);
+    refused(operator, bundle, 'BUNDLE_ARTIFACT_SHARED', [`the script ${ownScript} (run by 'own'`, `the package ${path.dirname(ownScript)} (run by 'own'`, `mcp-warden allowlist add ${ownScript}`]);
     await ownStillRefused(operator, ownScript);
+  }, 60_000);
+
+  it("a bundle naming a server that lists the operator's own script among its modules is refused: the kind it is run as does not matter", async () => {
+    const bundle = signed(signer, ['decoy'], (b) => {
+      const script = (b.wardenLock['decoy'].artifacts as Json[]).find((a) => a.kind === 'script') as Json;
+      const own = { kind: 'module', path: ownScript, sha256: script.sha256 };
+      b.servers.decoy.modules = [ownScript];
+      b.wardenLock.decoy.artifacts.push(own);
+      b.artifacts.push({ path: ownScript, kind: 'module', accept: [(readJsonFile(path.join(signer, 'allowlist.json')).entries as Json[]).find((e) => e.path === ownScript)?.sha256] });
+    });
+    refused(operator, bundle, 'BUNDLE_ARTIFACT_SHARED', [`the module ${ownScript} (run by 'own'`]);
+    await ownStillRefused(operator, ownScript);
+  }, 60_000);
+
+  it('once the operator allowlisted the changed files for its own server, a bundle naming another server that runs them applies, and both run', async () => {
+    const home = path.join(root, `operator-copy-${++n}`);
+    fs.cpSync(operator, home, { recursive: true });
+    fs.chmodSync(home, 0o700);
+    for (const p of [ownScript, path.dirname(ownScript)]) expect(cli(home, ['allowlist', 'add', p]).code).toBe(0);
+    const r = cli(home, ['bundle', 'apply', signed(signer, ['runs-own']), '--key', key.pub]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(auditEvents(home).at(-1)).toMatchObject({ event: 'bundle_applied', servers: ['runs-own'] });
+    await launchAndClose(home, 'own');
+    await launchAndClose(home, 'runs-own');
   }, 60_000);
 });
