@@ -36,8 +36,8 @@ export async function pathsRunBy(ids: readonly string[], servers: ServersFile, l
     try {
       const plan = await planLaunch({ serverId: id, command: s.command, args: s.args, cwd: s.cwd, trustedPath: servers.path, ...(s.modules ? { modules: s.modules } : {}) }, cache);
       for (const a of plan.artifacts) add(a.path, id);
-    } catch (err) {
-      if (!(err instanceof WardenError)) throw err;
+    } catch {
+      // Its launch is refused here now (or cannot be read: run fails the same way): its recorded paths stand.
     }
   }
   return out;
