@@ -4,12 +4,15 @@ import { refuseWrappers } from '../attest/wrappers.js';
 import { WardenError } from '../error.js';
 import { ENV_NAME_RE, loaderVariable } from '../store/servers.js';
 import type { ClientEntry } from './read.js';
+import { isWardenVariable } from './warden-env.js';
 
 // What to do with one entry of a client configuration. Nothing here touches the disk.
 
+/** `env`: what stays in the client's entry (the server gets it through passEnv); `wardenEnv`: the variables
+ *  the warden reads itself (warden-env.ts), which leave the entry for the server's servers.json `env`. */
 export type EntryPlan =
-  | { action: 'import'; command: string; args: string[]; cwd?: string; env: Record<string, string> }
-  | { action: 'npx'; pkg: string; args: string[]; env: Record<string, string>; cwd?: string; refusal: string }
+  | { action: 'import'; command: string; args: string[]; cwd?: string; env: Record<string, string>; wardenEnv: Record<string, string> }
+  | { action: 'npx'; pkg: string; args: string[]; env: Record<string, string>; wardenEnv: Record<string, string>; cwd?: string; refusal: string }
   | { action: 'wrapped'; id: string; home?: string }
   | { action: 'remote'; url: string }
   | { action: 'refused'; reason: string };
@@ -53,6 +56,7 @@ export function classify(entry: ClientEntry, wardenScript: string): EntryPlan {
     return { action: 'refused', reason: '"envFile": the warden passes a server only the variables it knows by name; move them into "env" (the client still supplies the values), then import again' };
   }
   const env: Record<string, string> = {};
+  const wardenEnv: Record<string, string> = {};
   if (o.env !== undefined) {
     if (!o.env || typeof o.env !== 'object' || Array.isArray(o.env)) return { action: 'refused', reason: '"env" is not an object' };
     for (const [k, val] of Object.entries(o.env)) {
@@ -60,7 +64,9 @@ export function classify(entry: ClientEntry, wardenScript: string): EntryPlan {
       const loader = loaderVariable(k);
       if (loader) return { action: 'refused', reason: `"env" sets ${k}, ${loader}; the warden refuses it. Remove it from the entry, then import again` };
       if (typeof val !== 'string') return { action: 'refused', reason: `"env" > "${k}" is not a string` };
-      env[k] = val;
+      if (!isWardenVariable(k)) env[k] = val;
+      else if (val.includes('${')) return { action: 'refused', reason: `"env" sets ${k} from a client variable (\${...}); the warden reads ${k} itself, so import moves it out of the entry and sets it for the server only, which needs its value now. Write the value, or remove ${k}, then import again` };
+      else wardenEnv[k] = val;
     }
   }
   let cwd: string | undefined;
@@ -80,8 +86,8 @@ export function classify(entry: ClientEntry, wardenScript: string): EntryPlan {
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     const npx = path.basename(command) === 'npx' ? npxPackage(args) : undefined;
-    if (npx) return { action: 'npx', pkg: npx.pkg, args: npx.rest, env, ...(cwd ? { cwd } : {}), refusal: err.message };
+    if (npx) return { action: 'npx', pkg: npx.pkg, args: npx.rest, env, wardenEnv, ...(cwd ? { cwd } : {}), refusal: err.message };
     return { action: 'refused', reason: err.message };
   }
-  return { action: 'import', command, args, env, ...(cwd ? { cwd } : {}) };
+  return { action: 'import', command, args, env, wardenEnv, ...(cwd ? { cwd } : {}) };
 }

@@ -13,7 +13,7 @@ function plan(entry: Record<string, unknown>): ReturnType<typeof classify> {
 
 describe('classifying a client entry', () => {
   it('imports a plain stdio entry with its env and an absolute cwd', () => {
-    expect(plan({ command: '/usr/bin/node', args: ['server.js'], cwd: '/srv/s', env: { A: '1' } })).toEqual({ action: 'import', command: '/usr/bin/node', args: ['server.js'], cwd: '/srv/s', env: { A: '1' } });
+    expect(plan({ command: '/usr/bin/node', args: ['server.js'], cwd: '/srv/s', env: { A: '1' } })).toEqual({ action: 'import', command: '/usr/bin/node', args: ['server.js'], cwd: '/srv/s', env: { A: '1' }, wardenEnv: {} });
   });
 
   it('refuses a relative cwd, which only the client could resolve', () => {
