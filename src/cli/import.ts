@@ -116,7 +116,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   for (const p of proposals) {
     if (p.plan.action === 'remote') outcomes.push(outcomeOf(p, 'remote', `${p.plan.url || 'a remote server'}: not a local process, left as it is`));
     else if (p.plan.action === 'wrapped') outcomes.push(wrappedOutcome(p, p.plan, paths, known));
-    else if (p.plan.action === 'refused') outcomes.push(outcomeOf(p, 'refused', p.plan.reason));
+    else if (p.plan.action === 'refused') outcomes.push(outcomeOf(p, 'refused', p.plan.code ? `${p.plan.code}: ${p.plan.reason}` : p.plan.reason));
     else if (p.plan.action === 'npx' && !opts.install) outcomes.push(outcomeOf(p, 'refused', `${p.plan.refusal} Or let the warden do it: mcp-warden import --install ${cfg.file}`));
     else todo.push(p);
   }

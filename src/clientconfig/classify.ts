@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { refuseRegistryLaunchers } from '../attest/launchers.js';
 import { refuseWrappers } from '../attest/wrappers.js';
-import { WardenError } from '../error.js';
+import { WardenError, type WardenErrorCode } from '../error.js';
 import { ENV_NAME_RE, loaderVariable } from '../store/servers.js';
 import type { ClientEntry } from './read.js';
+import { wardenEntry } from './warden-entry.js';
 import { isWardenVariable } from './warden-env.js';
 
-// What to do with one entry of a client configuration. Nothing here touches the disk.
+// What to do with one entry of a client configuration. Nothing here writes (warden-entry.ts reads real paths).
 
 /** `env`: what stays in the client's entry (the server gets it through passEnv); `wardenEnv`: the variables
  *  the warden reads itself (warden-env.ts), which leave the entry for the server's servers.json `env`. */
@@ -15,24 +16,10 @@ export type EntryPlan =
   | { action: 'npx'; pkg: string; args: string[]; env: Record<string, string>; wardenEnv: Record<string, string>; cwd?: string; refusal: string }
   | { action: 'wrapped'; id: string; home?: string }
   | { action: 'remote'; url: string }
-  | { action: 'refused'; reason: string };
+  | { action: 'refused'; reason: string; code?: WardenErrorCode };
 
 const REMOTE_TYPES = new Set(['http', 'sse', 'streamable-http', 'streamableHttp', 'ws']);
 const NPX_FLAGS = new Set(['-y', '--yes', '-q', '--quiet', '--no-install']);
-
-/** The server id (and --home) of an entry that already launches the warden (`[node] <warden> [--home H] run
- *  <id>`, where <warden> is `wardenScript`, a file named mcp-warden, or an installed mcp-warden's main.js). */
-export function wardenTarget(value: unknown, wardenScript: string): { id: string; home?: string } | undefined {
-  if (!value || typeof value !== 'object') return undefined;
-  const args = (value as { args?: unknown }).args;
-  if (!Array.isArray(args)) return undefined;
-  const words = [String((value as { command?: unknown }).command ?? ''), ...args.map(String)];
-  const run = words.indexOf('run');
-  const isWarden = (w: string): boolean => w === wardenScript || /(^|\/)mcp-warden$|\/mcp-warden\/dist\/cli\/main\.js$/.test(w);
-  if (run < 1 || !words.slice(0, run).some(isWarden)) return undefined;
-  const home = words.indexOf('--home');
-  return { id: words[run + 1] ?? '', ...(home > 0 && home < run ? { home: words[home + 1] as string } : {}) };
-}
 
 function npxPackage(args: string[]): { pkg: string; rest: string[] } | undefined {
   let i = 0;
@@ -42,13 +29,15 @@ function npxPackage(args: string[]): { pkg: string; rest: string[] } | undefined
   return { pkg, rest: args.slice(i + 1) };
 }
 
-export function classify(entry: ClientEntry, wardenScript: string): EntryPlan {
+/** `wardenScript` and `node`: the warden running import, which an entry must be to count as already wrapped. */
+export function classify(entry: ClientEntry, wardenScript: string, node: string = process.execPath): EntryPlan {
   const v = entry.value;
   if (!v || typeof v !== 'object' || Array.isArray(v)) return { action: 'refused', reason: 'the entry is not an object' };
   const o = v as Record<string, unknown>;
   if (typeof o.url === 'string' || (typeof o.type === 'string' && REMOTE_TYPES.has(o.type))) return { action: 'remote', url: typeof o.url === 'string' ? o.url : '' };
-  const target = wardenTarget(o, wardenScript);
-  if (target) return { action: 'wrapped', ...target };
+  const warden = wardenEntry(o, { script: wardenScript, node });
+  if (warden?.kind === 'launch') return { action: 'wrapped', id: warden.id, ...(warden.home !== undefined ? { home: warden.home } : {}) };
+  if (warden) return { action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS', reason: warden.reason };
   if (o.type !== undefined && o.type !== 'stdio') return { action: 'refused', reason: `unknown transport type ${JSON.stringify(o.type)}` };
   if (typeof o.command !== 'string' || o.command === '') return { action: 'refused', reason: 'no "command"' };
   if (o.args !== undefined && (!Array.isArray(o.args) || o.args.some((a) => typeof a !== 'string'))) return { action: 'refused', reason: '"args" is not a list of strings' };

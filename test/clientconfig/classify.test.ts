@@ -30,8 +30,10 @@ describe('classifying a client entry', () => {
   });
 
   it('recognizes an entry already launching this warden, and not another tool that happens to have a dist/cli/main.js', () => {
-    expect(plan({ command: '/usr/bin/node', args: [WARDEN, '--home', '/h', 'run', 'fs'] })).toEqual({ action: 'wrapped', id: 'fs', home: '/h' });
-    expect(plan({ command: '/usr/local/bin/mcp-warden', args: ['run', 'fs'] })).toEqual({ action: 'wrapped', id: 'fs' });
+    expect(plan({ command: process.execPath, args: [WARDEN, '--home', '/h', 'run', 'fs'] })).toEqual({ action: 'wrapped', id: 'fs', home: '/h' });
+    expect(plan({ command: WARDEN, args: ['run', 'fs'] })).toEqual({ action: 'wrapped', id: 'fs' });
+    // Another file named mcp-warden is not this warden: it is named, and left for the user to fix.
+    expect(plan({ command: '/usr/local/bin/mcp-warden', args: ['run', 'fs'] })).toMatchObject({ action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS' });
     expect(plan({ command: '/usr/bin/node', args: ['/opt/other/dist/cli/main.js', 'run', 'x'] })).toMatchObject({ action: 'import' });
   });
 
