@@ -19,6 +19,24 @@ export type EntryPlan =
   | { action: 'refused'; reason: string; code?: WardenErrorCode };
 
 const REMOTE_TYPES = new Set(['http', 'sse', 'streamable-http', 'streamableHttp', 'ws']);
+/** The keys by which one client or another reads an entry as a remote server (Windsurf: serverUrl, Gemini CLI:
+ *  httpUrl), whatever their value. */
+const URL_KEYS = ['url', 'serverUrl', 'httpUrl'];
+
+/** Local (a process the client starts), remote (a URL it connects to), or both at once: an entry with a command
+ *  or type "stdio" is local whatever else it carries, so a URL key or a remote type beside it is ambiguous (one
+ *  client launches it, another connects), and so is type "stdio" with a URL and no command. */
+function transportOf(o: Record<string, unknown>): { kind: 'local' | 'remote' } | { kind: 'ambiguous'; reason: string } {
+  const local = Object.hasOwn(o, 'command') || o.type === 'stdio';
+  const urlKey = URL_KEYS.find((k) => Object.hasOwn(o, k));
+  const remoteType = typeof o.type === 'string' && REMOTE_TYPES.has(o.type);
+  if (local && (urlKey || remoteType)) {
+    const localBy = Object.hasOwn(o, 'command') ? 'a "command"' : '"type": "stdio"';
+    const remoteBy = urlKey ? `a "${urlKey}"` : `"type": ${JSON.stringify(o.type)}`;
+    return { kind: 'ambiguous', reason: `it is both a local process (${localBy}) and a remote server (${remoteBy}): a client that goes by one starts it outside the warden, one that goes by the other connects. Keep only the command (a local server, which import then wraps) or only the URL (a remote one), then import again` };
+  }
+  return { kind: urlKey || remoteType ? 'remote' : 'local' };
+}
 const NPX_FLAGS = new Set(['-y', '--yes', '-q', '--quiet', '--no-install']);
 
 function npxPackage(args: string[]): { pkg: string; rest: string[] } | undefined {
@@ -34,7 +52,9 @@ export function classify(entry: ClientEntry, wardenScript: string, node: string 
   const v = entry.value;
   if (!v || typeof v !== 'object' || Array.isArray(v)) return { action: 'refused', reason: 'the entry is not an object' };
   const o = v as Record<string, unknown>;
-  if (typeof o.url === 'string' || (typeof o.type === 'string' && REMOTE_TYPES.has(o.type))) return { action: 'remote', url: typeof o.url === 'string' ? o.url : '' };
+  const transport = transportOf(o);
+  if (transport.kind === 'ambiguous') return { action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS', reason: transport.reason };
+  if (transport.kind === 'remote') return { action: 'remote', url: typeof o.url === 'string' ? o.url : '' };
   const warden = wardenEntry(o, { script: wardenScript, node });
   if (warden?.kind === 'launch') return { action: 'wrapped', id: warden.id, ...(warden.home !== undefined ? { home: warden.home } : {}) };
   if (warden) return { action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS', reason: warden.reason };
