@@ -16,6 +16,15 @@ describe('classifying a client entry', () => {
     expect(plan({ command: '/usr/bin/node', args: ['server.js'], cwd: '/srv/s', env: { A: '1' } })).toEqual({ action: 'import', command: '/usr/bin/node', args: ['server.js'], cwd: '/srv/s', env: { A: '1' }, wardenEnv: {} });
   });
 
+  it("moves the variables the warden reads itself out of the client's env, and refuses one given as a client variable", () => {
+    expect(plan({ command: '/usr/bin/node', args: ['s.js'], env: { API_TOKEN: '${input:t}', NODE_TLS_REJECT_UNAUTHORIZED: '0', HTTPS_PROXY: 'http://p:3128', XDG_CONFIG_HOME: '/x' } })).toMatchObject({
+      action: 'import',
+      env: { API_TOKEN: '${input:t}' },
+      wardenEnv: { NODE_TLS_REJECT_UNAUTHORIZED: '0', HTTPS_PROXY: 'http://p:3128', XDG_CONFIG_HOME: '/x' },
+    });
+    expect(plan({ command: '/usr/bin/node', args: ['s.js'], env: { MCP_WARDEN_HOME: '${workspaceFolder}/.warden' } })).toMatchObject({ action: 'refused', reason: expect.stringContaining('"env" sets MCP_WARDEN_HOME from a client variable') });
+  });
+
   it('refuses a relative cwd, which only the client could resolve', () => {
     expect(plan({ command: '/usr/bin/node', args: ['server.js'], cwd: 'srv' })).toMatchObject({ action: 'refused', reason: expect.stringContaining('"cwd" "srv" is relative') });
   });
