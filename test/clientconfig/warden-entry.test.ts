@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classify } from '../../src/clientconfig/classify.js';
@@ -32,6 +35,19 @@ describe("this warden's own launch, and nothing near it", () => {
   it('the honest forms are already wrapped, with their id and home', () => {
     for (const words of HONEST) expect(plan(entryOf(words)), words.join(' ')).toMatchObject({ action: 'wrapped', id: 'fs' });
     expect(plan(entryOf(HONEST[1] as string[], { env: { API_TOKEN: 'x' }, cwd: '/srv' }))).toEqual({ action: 'wrapped', id: 'fs', home: '/h' });
+  });
+
+  it("a path that reaches this node only for import's process, or through a link a project could re-point, is not this node", () => {
+    expect(plan(entryOf(['/proc/self/exe', SCRIPT, 'run', 'fs']))).toMatchObject({ action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS' });
+    expect(plan(entryOf([`/proc/${process.pid}/exe`, SCRIPT, 'run', 'fs']))).toMatchObject({ action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS' });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-entry-'));
+    try {
+      fs.symlinkSync(NODE, path.join(dir, 'node'));
+      expect(plan(entryOf([path.join(dir, 'node'), SCRIPT, 'run', 'fs']))).toMatchObject({ action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS' });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    expect(plan(entryOf([fs.realpathSync(NODE), SCRIPT, 'run', 'fs']))).toMatchObject({ action: 'wrapped', id: 'fs' });
   });
 
   it('one word more anywhere on the command line is never already wrapped', () => {
