@@ -25,14 +25,28 @@ export interface Self {
 
 export type WardenEntry = { kind: 'launch'; id: string; home?: string } | { kind: 'disguised'; reason: string };
 
-/** The same file, by real path; a relative path (resolved by the client against a PATH or cwd) never is. */
+/** Whether `p` and every directory above it are root's and written by no one else (a root-owned sticky
+ *  directory such as /tmp is no such directory: anyone may add a name to it). */
+function rootOwnedChain(p: string): boolean {
+  for (let at = p; ; at = path.dirname(at)) {
+    const st = fs.lstatSync(at);
+    if (st.uid !== 0 || st.mode & 0o022) return false;
+    if (path.dirname(at) === at) return true;
+  }
+}
+
+/** `a` names the file `b` names, for every process that starts it: `b` as written or its real path; another
+ *  path only when it resolves there and can be re-pointed by no one but root (an npm bin link in /usr/local/bin).
+ *  Never a relative path (the client resolves it against its PATH or cwd), nor one under /proc or /dev
+ *  (/proc/self/exe is the node running import here, and the client's own program when the client starts it). */
 function sameFile(a: string, b: string): boolean {
-  if (!path.isAbsolute(a)) return false;
-  if (a === b) return true;
+  if (!path.isAbsolute(a) || /^\/(proc|dev)\//.test(path.normalize(a))) return false;
   try {
-    return fs.realpathSync(a) === fs.realpathSync(b);
+    const real = fs.realpathSync(b);
+    if (a === b || a === real) return true;
+    return fs.realpathSync(a) === real && rootOwnedChain(a);
   } catch {
-    return false;
+    return a === b;
   }
 }
 
