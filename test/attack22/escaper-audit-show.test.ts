@@ -1,5 +1,6 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { opened, request } from '../helpers/surface.js';
 import { NODE, RawSession, SERVERS, addServer, auditEvents, cli, tempDir } from '../helpers/warden.js';
 
@@ -16,9 +17,11 @@ const GUARD_LINE = `/tmp/m.mjs\n${FORGED}\u009b31m\u202e${TAGS}`;
 /** What a terminal acts on or does not show: C0 but the line ends, DEL, C1, bidi, zero-width, tags. */
 const HIDDEN = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\u{e0000}-\u{e007f}]/u;
 
+let dir: string;
 let home: string;
 beforeAll(async () => {
-  home = path.join(tempDir(), 'home');
+  dir = tempDir();
+  home = path.join(dir, 'home');
   addServer(home, 'hostile', [NODE, HOSTILE]);
   const s = new RawSession(home, 'hostile');
   await opened(s);
@@ -32,6 +35,7 @@ beforeAll(async () => {
   expect(auditEvents(home).find((e) => e.event === 'call_refused')?.tool).toBe(CLIENT_NAME);
   expect(auditEvents(home).find((e) => e.event === 'module_refused')?.module).toBe(GUARD_LINE);
 }, 60_000);
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('audit show', () => {
   it("prints a client's tool name and a guard report line escaped, on one event line each, with no forged line", () => {
