@@ -47,7 +47,7 @@ afterAll(async () => {
 async function serverAsks(params: Record<string, unknown>): Promise<{ shown: boolean; answered: Record<string, unknown> | undefined }> {
   const id = next++;
   const before = parsed(s).filter((m) => m.method === 'elicitation/create').length;
-  send(s, { id, method: 'tools/call', params: { name: 'read_file', arguments: { params } } });
+  send(s, { id, method: 'tools/call', params: { name: 'read_file', arguments: { params, tag: String(id) } } });
   await answerTo(s, id, 'the call answered');
   // The server asked before it answered the call, and the warden relays (or refuses) in order, so the question
   // reached the client before the answer did; a ping behind it reaches the server after the warden's refusal.
