@@ -27,12 +27,18 @@ export function impersonatesWarden(params: unknown): boolean {
   return strings.some((s) => foldedForName(s).includes(WARDEN_NAME));
 }
 
-/** Text reduced to what it reads as (ADR 0039): NFKC; look-alike letters of other scripts mapped to the Latin ones
- *  they imitate by Unicode's confusables table (unhomoglyph), before and after case folding; accents, spaces,
- *  dashes, invisible and every other character that is not a letter or a digit set aside. */
+/** Text reduced to what it reads as (ADR 0039), in passes until nothing changes: look-alike letters of other
+ *  scripts mapped to the Latin ones they imitate by Unicode's confusables table (unhomoglyph), compatibility forms
+ *  decomposed and accents dropped (NFKD, marks removed: "ḿ" is an m), case folded; then spaces, dashes, invisible
+ *  and every other character that is not a letter or a digit set aside. */
 export function foldedForName(text: string): string {
-  const once = unhomoglyph(unhomoglyph(text.normalize('NFKC')).toLowerCase()).toLowerCase();
-  return once.normalize('NFD').replace(/[^\p{L}\p{N}]/gu, '');
+  let s = text;
+  for (let pass = 0; pass < 4; pass++) {
+    const next = unhomoglyph(s).normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+    if (next === s) break;
+    s = next;
+  }
+  return s.replace(/[^\p{L}\p{N}]/gu, '');
 }
 
 const WARDEN_NAME = foldedForName('mcp-warden');

@@ -21,6 +21,8 @@ const IMPERSONATING: [string, Record<string, unknown>][] = [
   ["the name in the schema's description", form({}, { description: 'A question of the mcp-warden supervisor' })],
   ['the name in an enum name', form({ choice: { type: 'string', enum: ['a', 'b'], enumNames: ['Allow (mcp-wаrden)', 'Deny'] } })],
   ['the name in a oneOf title', form({ choice: { type: 'string', oneOf: [{ const: 'a', title: 'm c p w a r d e n: allow' }] } })],
+  ['the name as a field name', form({ mcp_warden_approval: { type: 'boolean' } })],
+  ['the name in a URL-mode request', { mode: 'url', message: 'Open the page to continue.', url: 'https://mcp-warden.example/approve', elicitationId: 'e1' }],
   ['the name with invisible characters and a combining mark', form({ ok: { type: 'boolean', title: 'mcp\u200b-war\u0301den' } })],
 ];
 
