@@ -7,7 +7,7 @@ import { printable, type LiveTool } from '../surface/admit.js';
 import { ClientQuestions } from './ask.js';
 import { shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 import { classify, errorResponse } from '../protocol/message.js';
-import { escapeInvisible } from '../escape.js';
+import { escaped } from '../escape.js';
 import type { ClientRequestMessage } from './channel.js';
 import type { ListingSource } from './judge.js';
 
@@ -226,15 +226,15 @@ export class CallRules {
 /** A rules explanation for a message: escaped, cut at 400 characters (it may quote a pointer into the server's
  *  schema). */
 function printableDetail(detail: string): string {
-  return escapeInvisible(detail.length > 400 ? `${detail.slice(0, 400)}…` : detail);
+  return escaped(detail.length > 400 ? `${detail.slice(0, 400)}…` : detail);
 }
 
 /** The question put to the user: server, tool, kind, and every argument with its value as JSON. */
 function question(serverId: string, tool: string, kind: string, args: JsonValue | undefined): string {
-  const lines = [`mcp-warden: server '${serverId}' is asked to run tool "${escapeInvisible(shownName(tool))}" (classified ${kind} by the operator). Allow this call?`];
+  const lines = [`mcp-warden: server '${serverId}' is asked to run tool "${escaped(shownName(tool))}" (classified ${kind} by the operator). Allow this call?`];
   if (args instanceof Map && args.size > 0) {
     lines.push('Arguments:');
-    for (const [name, value] of args) lines.push(`  ${escapeInvisible(JSON.stringify(name))}: ${shownValue(value)}`);
+    for (const [name, value] of args) lines.push(`  ${escaped(JSON.stringify(name))}: ${shownValue(value)}`);
   } else if (args instanceof Map || args === undefined) lines.push('No arguments.');
   else lines.push(`Arguments (not an object): ${shownValue(args)}`);
   return lines.join('\n');
@@ -242,6 +242,6 @@ function question(serverId: string, tool: string, kind: string, args: JsonValue 
 
 /** A value as JSON for a person: escaped, and its length said when it is long (a client may cut the text). */
 function shownValue(value: JsonValue): string {
-  const text = escapeInvisible(serialize(value));
+  const text = escaped(serialize(value));
   return text.length > LONG_VALUE ? `${text} (${text.length.toLocaleString('en-US')} characters)` : text;
 }

@@ -1,3 +1,4 @@
+import { printable } from '../escape.js';
 import { JsonNumber, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
 import { serialize } from '../protocol/json/write.js';
 import { caseVariant } from '../protocol/fold.js';
@@ -21,7 +22,7 @@ export interface Refuser {
 
 /** A name from a message, escaped and cut for a report. */
 export function shownName(name: string): string {
-  return JSON.stringify(name.slice(0, 128)).slice(1, -1);
+  return printable(name, 128);
 }
 
 /** A client batch (legal in revision 2025-03-26 only) is not relayed: every request in it is answered with

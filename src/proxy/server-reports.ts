@@ -1,3 +1,4 @@
+import { printable } from '../escape.js';
 import type { RefusedReason } from './channel.js';
 import type { SessionConfig, SessionStats } from './session-config.js';
 
@@ -51,7 +52,7 @@ export class ServerReports {
   /** A line on the server's stdout that is not a JSON-RPC message (log noise). */
   noise(bytes: Buffer, reason: string): void {
     if (++this.stats.nonJsonLines > NOISE_REPORTED) return;
-    const preview = JSON.stringify(bytes.subarray(0, 80).toString('utf8')) + (bytes.length > 80 ? '…' : '');
+    const preview = `"${printable(bytes.subarray(0, 80).toString('utf8'), 80)}"${bytes.length > 80 ? '…' : ''}`;
     this.cfg.report(`the server wrote a line to stdout that is not a JSON-RPC message (${reason}); not forwarded: ${preview}`);
   }
 }

@@ -16,12 +16,13 @@ import { loadLocks, saveCanaryBaselines } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
 import { attestAndLaunch, stopLaunched } from './attested-launch.js';
+import { escaped } from '../escape.js';
 
 // Out-of-band canary runs, for `canary record`, `canary check`, enrollment and the daemon's schedule: recording
 // pins each probe's answer and latency envelope on a fresh launch; checking runs them again and compares.
 // Canary answers never reach any client.
 
-const say = (m: string): void => void process.stderr.write(`mcp-warden: ${m}\n`);
+const say = (m: string): void => void process.stderr.write(`mcp-warden: ${escaped(m)}\n`);
 export const RECORD_SAMPLES = 10;
 export const CHECK_SAMPLES = 5;
 
