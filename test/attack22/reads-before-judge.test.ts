@@ -15,23 +15,29 @@ afterAll(() => h.cleanup());
 const methods = (h: ReadsHome): unknown[] => h.received().map((m) => m.method);
 
 describe('before the handshake is released', () => {
-  it('a prompts/get pipelined behind initialize is refused and never reaches the server; after the release it is judged', async () => {
+  it('a prompts/get pipelined behind initialize is refused and never reaches the server; a pipelined listing is judged at the release', async () => {
     h.serve({ prompts: [{ name: 'greet', description: `Greets the user. ${MARKER}` }], payload: MARKER });
     const s = h.session();
-    s.send(initialize(1) + line('early', 'prompts/get', { name: 'greet' }));
+    s.send(initialize(1) + line('early', 'prompts/get', { name: 'greet' }) + line('early-list', 'prompts/list') + line('early-read', 'resources/read', { uri: 'file:///notes.txt' }));
     expect(await answerTo(s, 'early')).toEqual({
       jsonrpc: '2.0',
       id: 'early',
       error: { code: -32001, message: "mcp-warden refused prompts/get for server 'reads': the handshake is still being verified, and nothing is relayed before the initialize result; send it again after that result." },
     });
+    expect((await answerTo(s, 'early-read')).error).toMatchObject({ code: -32001, message: expect.stringContaining('the handshake is still being verified') });
     expect((await answerTo(s, 1)).result).toBeDefined();
+    expect(await answerTo(s, 'early-list')).toEqual({ jsonrpc: '2.0', id: 'early-list', result: { prompts: [] } });
     s.send(line('late', 'prompts/get', { name: 'greet' }));
     expect(await answerTo(s, 'late')).toMatchObject({ error: { code: -32001, message: expect.stringContaining('prompts/get of prompt "greet" of server \'reads\': changed or added since the lock (enforce)') } });
     s.close();
     expect((await s.exited).code).toBe(0);
     expect(s.stdoutBytes.toString()).not.toContain(MARKER);
     expect(methods(h)).not.toContain('prompts/get');
-    expect(auditEvents(h.home).filter((e) => e.event === 'client_message_refused').pop()).toMatchObject({ server: 'reads', reason: 'during_handshake', method: 'prompts/get' });
+    expect(methods(h)).not.toContain('resources/read');
+    expect(auditEvents(h.home).filter((e) => e.event === 'client_message_refused').slice(-2)).toMatchObject([
+      { server: 'reads', reason: 'during_handshake', method: 'prompts/get' },
+      { server: 'reads', reason: 'during_handshake', method: 'resources/read' },
+    ]);
   });
 
   it('a ping first leaves the session unjudged-free: the initialize after it is gated, and changed instructions refuse the server', async () => {

@@ -97,7 +97,7 @@ describe('admission of prompts/get and resources/read', () => {
       ],
     });
     const s = await opened();
-    const reads = { t: 'tickets://42', o: 'other://42', n: 'notes.txt', x: 'docs://guide?rev=3&x=1', f: 'docs://guide#top' };
+    const reads = { t: 'tickets://42', o: 'other://42', n: 'notes.txt', x: 'tickets://4/2', f: 'tickets://42?x=1' };
     s.send(Object.entries(reads).map(([id, uri]) => line(id, 'resources/read', { uri })).join('') + line('d', 'resources/read', { uri: 'docs://a/b.md' }));
     expect((await answerTo(s, 't')).error).toEqual(refusal('resources/read', 'resource', reads.t, CHANGED));
     for (const id of ['o', 'n', 'x', 'f'] as const) expect((await answerTo(s, id)).error).toEqual(refusal('resources/read', 'resource', reads[id], NOT_LISTED));
