@@ -193,11 +193,14 @@ export interface ServerMessageRefusedEvent {
 export interface ClientMessageRefusedEvent {
   event: 'client_message_refused';
   server: string;
-  /** batch: a JSON-RPC batch; ambiguous_member: a member a reader ignoring case takes for one the warden read. */
-  reason: 'batch' | 'ambiguous_member';
+  /** batch: a JSON-RPC batch; ambiguous_member: a member a reader ignoring case takes for one the warden read;
+   *  no_handshake, during_handshake, second_initialize: a request before the handshake was released or after;
+   *  unknown_method: a request the warden does not relay (proxy/client-methods.ts). */
+  reason: 'batch' | 'ambiguous_member' | 'no_handshake' | 'during_handshake' | 'second_initialize' | 'unknown_method';
   /** How many requests in it were answered with the refusal. */
   requests: number;
-  /** For ambiguous_member: the method, and the member name it stands for (never the member as sent). */
+  /** The method (at most 128 characters); for ambiguous_member, the member name it stands for (never the member
+   *  as sent). */
   method?: string;
   member?: string;
 }

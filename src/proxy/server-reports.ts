@@ -34,18 +34,19 @@ export class ServerReports {
     if (n >= REFUSALS_MAX) this.close(`server '${serverId}' sent ${n} messages that answer no waiting request (the id in another form, unknown or repeated, or batches); the session was closed`);
   }
 
-  /** A page of the client's tools/list that cannot be admitted (answered to the client with the refusal). A
-   *  server can make every page so and notify list changes to make the client list again: past the cap, one
-   *  reports_capped event, and the rest are counted (the exit event's refusedPages). */
-  pageRefused(reason: string): void {
+  /** A page of one of the client's listings (tools/list, prompts/list, resources/list, resources/templates/list)
+   *  that cannot be admitted (answered to the client with the refusal). A server can make every page so and
+   *  notify list changes to make the client list again: past the cap, one reports_capped event, and the rest are
+   *  counted (the exit event's refusedPages). */
+  pageRefused(reason: string, method = 'tools/list'): void {
     const { serverId } = this.cfg;
     const n = ++this.stats.refusedPages;
     if (n <= PAGES_RECORDED) {
       this.cfg.audit({ event: 'surface_inadmissible', server: serverId, reason });
-      this.cfg.report(`refused a tools/list page of server '${serverId}': ${reason}`);
+      this.cfg.report(`refused a ${method} page of server '${serverId}': ${reason}`);
     } else if (n === PAGES_RECORDED + 1) {
       this.cfg.audit({ event: 'reports_capped', server: serverId, report: 'surface_inadmissible', cap: PAGES_RECORDED });
-      this.cfg.report(`server '${serverId}' keeps serving tools/list pages that cannot be admitted; each is refused to the client, and past ${PAGES_RECORDED} in a session they are counted, not recorded one by one. Review with: mcp-warden diff ${serverId}`);
+      this.cfg.report(`server '${serverId}' keeps serving listing pages that cannot be admitted; each is refused to the client, and past ${PAGES_RECORDED} in a session they are counted, not recorded one by one. Review with: mcp-warden diff ${serverId}`);
     }
   }
 

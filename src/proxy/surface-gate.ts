@@ -42,8 +42,8 @@ export class SurfaceGate {
     this.server.notify('notifications/initialized');
     await this.list('handshake');
     if (stopped()) return;
-    // With a warden.lock entry, what the server advertises beyond tools is judged too (an added prompt included).
-    if (this.cfg.extra) judge.judgeCatalogs(await listCatalogs(this.server, judge.handshake, this.cfg.caps));
+    // What the server advertises beyond tools is judged too; what it does not advertise is never admitted.
+    judge.judgeCatalogs(await listCatalogs(this.server, judge.handshake, this.cfg.caps));
     await runSessionCanaries(this.server, this.cfg, judge.listed, this.proven, this.rules?.gate);
     await this.beforeRelease();
   }
