@@ -59,7 +59,7 @@ describe('reports and alerts a server drives with inadmissible listings', () => 
     expect(capped).toHaveLength(1);
     expect(capped[0]).toMatchObject({ server: 'flood', report: 'surface_inadmissible', cap: PAGES_RECORDED });
     expect(stderr.match(/refused a tools\/list page of server 'flood'/g)).toHaveLength(PAGES_RECORDED);
-    expect(stderr).toMatch(/server 'flood' keeps serving tools\/list pages that cannot be admitted/);
+    expect(stderr).toMatch(/server 'flood' keeps serving listing pages that cannot be admitted/);
     const exit = events.filter((e) => e.event === 'exit').pop();
     expect(exit).toMatchObject({ refusedPages: LISTINGS });
   });
