@@ -1,4 +1,5 @@
 import type { AuditEvent } from '../audit/events.js';
+import { escaped } from '../escape.js';
 
 // Which audit events are alerts: every refusal, drift, widening block, failed canary, rejected or applied trust bundle. An alert carries the
 // audit event itself (server id, event name, names, field names, digests): audit events never hold
@@ -20,6 +21,7 @@ export function isAlert(e: AuditEvent): boolean {
     case 'call_refused':
     case 'read_refused':
     case 'surface_inadmissible':
+    case 'reports_capped':
     case 'server_message_refused':
     case 'catalog_drift':
     case 'binary_changed':
@@ -34,16 +36,12 @@ export function isAlert(e: AuditEvent): boolean {
   }
 }
 
-/** Control characters (a newline in a name could forge a second alert line) written as \uXXXX. */
-function escaped(v: unknown): string {
-  return String(v).replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-/** One line a human reads on a terminal or in a client's MCP log. */
+/** One line a human reads on a terminal or in a client's MCP log; every value through the one escaper (a newline
+ *  in a name could forge a second alert line). */
 export function oneLine(e: AlertEvent): string {
   const facts = Object.entries(e)
     .filter(([k, v]) => !['ts', 'event', 'server', 'prev'].includes(k) && (typeof v !== 'object' || v === null))
-    .map(([k, v]) => `${k}=${escaped(v)}`)
+    .map(([k, v]) => `${k}=${escaped(String(v))}`)
     .join(' ');
-  return `mcp-warden ALERT ${e.event}${'server' in e ? ` server=${e.server}` : ''}${facts ? ` ${facts}` : ''}`;
+  return `mcp-warden ALERT ${e.event}${'server' in e ? ` server=${escaped(String(e.server))}` : ''}${facts ? ` ${facts}` : ''}`;
 }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { escaped, escapedJson } from '../escape.js';
 import { oneLine, type AlertEvent } from './event.js';
 
 // Alert sinks. Each sends one event and resolves, or rejects with a reason; the dispatcher reports failures
@@ -22,7 +23,7 @@ function webhookSink(c: { url: string; timeoutMs: number; retries: number }): Se
     for (let attempt = 0; attempt <= c.retries; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, 200 * 2 ** (attempt - 1)));
       try {
-        const res = await fetch(c.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(e), signal: AbortSignal.timeout(c.timeoutMs), redirect: 'error' });
+        const res = await fetch(c.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: escapedJson(JSON.stringify(e)), signal: AbortSignal.timeout(c.timeoutMs), redirect: 'error' });
         await res.arrayBuffer();
         if (res.ok) return;
         last = `HTTP ${res.status}`;
@@ -38,7 +39,7 @@ function execSink(c: { command: string[]; timeoutMs: number }): Send {
   return async (e) => {
     const { execa } = await import('execa');
     const [file, ...args] = c.command as [string, ...string[]];
-    const r = await execa(file, args, { input: JSON.stringify(e) + '\n', timeout: c.timeoutMs, reject: false, stdout: 'ignore', stderr: 'pipe', env: { PATH: '/usr/local/bin:/usr/bin:/bin' }, extendEnv: false });
+    const r = await execa(file, args, { input: escapedJson(JSON.stringify(e)) + '\n', timeout: c.timeoutMs, reject: false, stdout: 'ignore', stderr: 'pipe', env: { PATH: '/usr/local/bin:/usr/bin:/bin' }, extendEnv: false });
     if (r.timedOut) throw new Error(`exec ${file} did not finish within ${c.timeoutMs} ms`);
     if (r.exitCode !== 0) throw new Error(`exec ${file} exited ${r.exitCode ?? r.signal}: ${String(r.stderr).slice(0, 200)}`);
   };
@@ -57,7 +58,7 @@ function journaldSink(c: { socket?: string }, note: (m: string) => void): Send {
     const { execa } = await import('execa');
     const message = oneLine(e);
     const r = socket === undefined
-      ? await execa('/usr/bin/logger', ['--journald'], { input: `MESSAGE=${message}\nSYSLOG_IDENTIFIER=mcp-warden\nMCP_WARDEN_EVENT=${e.event}\nMCP_WARDEN_SERVER=${'server' in e ? e.server : ''}\nPRIORITY=4\n`, reject: false, timeout: 2000 })
+      ? await execa('/usr/bin/logger', ['--journald'], { input: `MESSAGE=${message}\nSYSLOG_IDENTIFIER=mcp-warden\nMCP_WARDEN_EVENT=${e.event}\nMCP_WARDEN_SERVER=${'server' in e ? escaped(String(e.server)) : ''}\nPRIORITY=4\n`, reject: false, timeout: 2000 })
       : await execa('/usr/bin/logger', ['--socket', socket, '--socket-errors=on', '--rfc5424', '--tag', 'mcp-warden', '--priority', 'user.warning', '--', message], { reject: false, timeout: 2000 });
     if (r.exitCode !== 0) throw new Error(`logger failed (${r.exitCode ?? r.signal}): ${String(r.stderr).slice(0, 200)}`);
   };

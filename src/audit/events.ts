@@ -48,6 +48,8 @@ export interface ExitEvent {
   refusedClientLines: number;
   /** Messages from the server that were not forwarded (answers to no waiting request, batches). */
   refusedServerMessages?: number;
+  /** Pages of the client's tools/list the warden refused as inadmissible (recorded one by one up to a cap). */
+  refusedPages?: number;
   durationMs: number;
 }
 
@@ -140,6 +142,8 @@ export interface CanaryEvent {
   medianMs: number;
   thresholdMs: number;
   source: 'session' | 'check' | 'schedule';
+  /** Set when the probe was not called: a failed canary whose times are 0 (docs/adr/0038). */
+  notRun?: 'tool_not_approved' | 'rules_refused' | 'name_taken';
 }
 
 export interface BinaryChangedEvent {
@@ -189,11 +193,14 @@ export interface ServerMessageRefusedEvent {
 export interface ClientMessageRefusedEvent {
   event: 'client_message_refused';
   server: string;
-  /** batch: a JSON-RPC batch; ambiguous_member: a member a reader ignoring case takes for one the warden read. */
-  reason: 'batch' | 'ambiguous_member';
+  /** batch: a JSON-RPC batch; ambiguous_member: a member a reader ignoring case takes for one the warden read;
+   *  no_handshake, during_handshake, second_initialize: a request before the handshake was released or after;
+   *  unknown_method: a request the warden does not relay (proxy/client-methods.ts). */
+  reason: 'batch' | 'ambiguous_member' | 'no_handshake' | 'during_handshake' | 'second_initialize' | 'unknown_method';
   /** How many requests in it were answered with the refusal. */
   requests: number;
-  /** For ambiguous_member: the method, and the member name it stands for (never the member as sent). */
+  /** The method (at most 128 characters); for ambiguous_member, the member name it stands for (never the member
+   *  as sent). */
   method?: string;
   member?: string;
 }
@@ -202,6 +209,15 @@ export interface InadmissibleEvent {
   event: 'surface_inadmissible';
   server: string;
   reason: string;
+}
+
+/** A server-driven report reached its per-session cap: further ones are counted (in the exit event), not
+ *  recorded or alerted one by one. */
+export interface ReportsCappedEvent {
+  event: 'reports_capped';
+  server: string;
+  report: 'surface_inadmissible';
+  cap: number;
 }
 
 /** The module guard ended a node server that tried to load code outside its attested set (a path or URL). */
@@ -236,4 +252,4 @@ export interface TrustCommitCompletedEvent {
   files: string[];
 }
 
-export type AuditEvent = TrustCommitCompletedEvent | BundleEvent | RulesEvent | TrustRootUpdatedEvent | PackageInstalledEvent | UnsignedAdmittedEvent | PackageUpgradedEvent | TrustOverrideEvent | LaunchEvent | ExitEvent | ModuleRefusedEvent | OrphanKilledEvent | RunRecordRefusedEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;
+export type AuditEvent = TrustCommitCompletedEvent | BundleEvent | RulesEvent | TrustRootUpdatedEvent | PackageInstalledEvent | UnsignedAdmittedEvent | PackageUpgradedEvent | TrustOverrideEvent | LaunchEvent | ExitEvent | ModuleRefusedEvent | OrphanKilledEvent | RunRecordRefusedEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ReportsCappedEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;

@@ -46,8 +46,8 @@ export function baselineOf(probe: string, obs: Observation[], tool?: string): Ba
 
 export interface Verdict {
   pass: boolean;
-  /** Why it failed: which of shape, text, latency. */
-  failed: ('shape' | 'text' | 'latency')[];
+  /** Why it failed: which of shape, text, latency; or not_run: the warden did not call it (docs/adr/0038). */
+  failed: ('shape' | 'text' | 'latency' | 'not_run')[];
   medianMs: number;
   thresholdMs: number;
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { checkAuditFiles } from '../audit/log.js';
 import { verifyChain } from '../audit/verify.js';
 import { resolveHome } from '../store/paths.js';
-import { line, printJson } from './output.js';
+import { escaped, line, printJson } from './output.js';
 
 export function auditVerify(homeFlag: string | undefined, json: boolean): number {
   const paths = resolveHome(homeFlag);
@@ -22,13 +22,16 @@ export function auditShow(homeFlag: string | undefined, json: boolean): number {
     printJson(events);
     return 0;
   }
+  // Every field through the one escaper: a value is the client's or a server's text (a called tool's name, a line
+  // of the module guard's report), and a newline in it must not print as a second event, nor a sequence act on
+  // the terminal.
   for (const e of events) {
     const { ts, prev: _prev, event, server, ...rest } = e;
     const facts = Object.entries(rest)
       .filter(([, v]) => typeof v !== 'object')
-      .map(([k, v]) => `${k}=${String(v)}`)
+      .map(([k, v]) => `${escaped(k)}=${escaped(String(v))}`)
       .join(' ');
-    line(`${String(ts)}  ${String(event).padEnd(18)} ${server ? String(server) + '  ' : ''}${facts}`);
+    line(`${escaped(String(ts))}  ${escaped(String(event)).padEnd(18)} ${server ? escaped(String(server)) + '  ' : ''}${facts}`);
   }
   return 0;
 }

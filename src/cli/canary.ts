@@ -4,11 +4,12 @@ import { loadServers } from '../store/servers.js';
 import { checkCanaries, recordCanaries } from '../supervise/canaries.js';
 import { recorder } from '../supervise/recorder.js';
 import { line, printJson } from './output.js';
+import { escaped } from '../escape.js';
 
 // `canary record <id>` pins each probe's answer and latency envelope on a fresh launch; `canary check <id>` runs
 // them again out of band and compares (exit 1 on a failed canary). The runs are supervise/canaries.ts.
 
-const say = (m: string): void => void process.stderr.write(`mcp-warden: ${m}\n`);
+const say = (m: string): void => void process.stderr.write(`mcp-warden: ${escaped(m)}\n`);
 
 export async function canaryRecordVerb(homeFlag: string | undefined, id: string): Promise<number> {
   const paths = resolveHome(homeFlag);

@@ -4,11 +4,12 @@ import { notifierFromEnv } from '../daemon/notify.js';
 import { WardenError } from '../error.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
+import { escaped } from '../escape.js';
 
 // `mcp-warden daemon [--listen HOST:PORT]`: checks the home and the address, then runs the daemon
 // (daemon/daemon.ts) in the foreground until SIGTERM or SIGINT.
 
-const say = (m: string): void => void process.stderr.write(`mcp-warden daemon: ${m}\n`);
+const say = (m: string): void => void process.stderr.write(`mcp-warden daemon: ${escaped(m)}\n`);
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 

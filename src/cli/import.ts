@@ -49,11 +49,22 @@ async function resolveNpx(paths: HomePaths, p: Proposal, taken: Set<string>, opt
   // Under the store lock only while the entry is made: `store gc` keeps an entry for an hour after it was
   // installed, so it survives until the import names it in servers.json.
   const store = await withStoreLock(paths, () => putInStore(paths, prepared.c, prepared.root, prepared.unsigned));
-  const plan = { action: 'import' as const, command: process.execPath, args: [path.join(store.pkgDir, prepared.script as string), ...p.plan.args], env: p.plan.env, ...(p.plan.cwd ? { cwd: p.plan.cwd } : {}) };
+  const plan = { action: 'import' as const, command: process.execPath, args: [path.join(store.pkgDir, prepared.script as string), ...p.plan.args], env: p.plan.env, wardenEnv: p.plan.wardenEnv, ...(p.plan.cwd ? { cwd: p.plan.cwd } : {}) };
   const spec = { ...specFor(plan), installed: installedRecord(prepared, store) };
   const { id, reuse } = chooseId(p.entry, spec, loadServers(paths), taken);
   taken.add(id);
   return { ...p, plan, spec, id, reuse, installed: `${prepared.c.name}@${prepared.c.version}`, npm: { prepared, store } };
+}
+
+/** The names of the entry's variables the warden reads itself, which leave the client's entry for servers.json. */
+function movedEnv(p: Proposal): string[] {
+  return p.plan.action === 'import' || p.plan.action === 'npx' ? Object.keys(p.plan.wardenEnv).sort() : [];
+}
+
+/** Says which variables moved (names only: values can be secrets). */
+function movedNote(p: Proposal): string {
+  const moved = movedEnv(p);
+  return moved.length > 0 ? `; ${moved.join(', ')} moved from the entry's env into servers.json (the warden reads ${moved.length === 1 ? 'it' : 'them'} itself; the server still gets ${moved.length === 1 ? 'it' : 'them'})` : '';
 }
 
 /** What an installed package's provenance was, for the import report. */
@@ -105,7 +116,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   for (const p of proposals) {
     if (p.plan.action === 'remote') outcomes.push(outcomeOf(p, 'remote', `${p.plan.url || 'a remote server'}: not a local process, left as it is`));
     else if (p.plan.action === 'wrapped') outcomes.push(wrappedOutcome(p, p.plan, paths, known));
-    else if (p.plan.action === 'refused') outcomes.push(outcomeOf(p, 'refused', p.plan.reason));
+    else if (p.plan.action === 'refused') outcomes.push(outcomeOf(p, 'refused', p.plan.code ? `${p.plan.code}: ${p.plan.reason}` : p.plan.reason));
     else if (p.plan.action === 'npx' && !opts.install) outcomes.push(outcomeOf(p, 'refused', `${p.plan.refusal} Or let the warden do it: mcp-warden import --install ${cfg.file}`));
     else todo.push(p);
   }
@@ -191,12 +202,12 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
       outcomes.push(outcomeOf(p, 'failed', `added to servers.json but its surface could not be locked, so the entry was left as it is: ${enrolled.lockError.message} Fix that, then import again.`));
       continue;
     }
-    const wrapped = wrapInto(text, p.entry, id, launch);
+    const wrapped = wrapInto(text, p.entry, id, launch, movedEnv(p));
     text = wrapped.text;
     const value = wrapped.value;
     records.push({ id, location: p.entry.location, original: p.entry.text, wrapped: value, importedAt: new Date().toISOString() });
     const detail = (p.installed ? `installed ${p.installed} (${p.npm ? provenanceNote(p.npm.prepared) : 'no provenance'}), ` : '') + (enrolled.lock ? `${plan.artifacts.length + (enrolled.modules?.length ?? 0)} artifact(s) allowlisted${enrolled.modules?.length ? ` (${enrolled.modules.length} module(s) it loaded from outside its package: ${enrolled.modules.map((m) => m.path).join(', ')})` : ''}, ${enrolled.lock.tools.length} tools locked, ${enrolled.baselines ?? 0} canary baseline(s)` : 'already enrolled');
-    outcomes.push(outcomeOf(p, 'imported', detail));
+    outcomes.push(outcomeOf(p, 'imported', detail + movedNote(p)));
     if (enrolled.lock) newlyLocked.push(id);
   }
   progressDone();
@@ -229,9 +240,9 @@ function dryRun(cfg: ClientConfig, todo: Proposal[], outcomes: Outcome[], launch
   let text = cfg.text;
   for (const p of todo) {
     const id = p.id ?? p.entry.name;
-    text = wrapInto(text, p.entry, id, launch).text;
+    text = wrapInto(text, p.entry, id, launch, movedEnv(p)).text;
     const npm = p.npm?.prepared;
-    outcomes.push(outcomeOf({ ...p, id }, 'imported', npm ? `would install ${npm.c.name}@${npm.c.version} (${provenanceNote(npm)}), then enroll it` : 'would be enrolled'));
+    outcomes.push(outcomeOf({ ...p, id }, 'imported', (npm ? `would install ${npm.c.name}@${npm.c.version} (${provenanceNote(npm)}), then enroll it` : 'would be enrolled') + movedNote(p)));
   }
   const diff = text !== cfg.text ? createTwoFilesPatch(cfg.file, cfg.file, cfg.text, text, 'now', 'after import') : '';
   report(cfg, outcomes, opts, undefined, diff);

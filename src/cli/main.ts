@@ -6,6 +6,7 @@ import type { InstallOptions } from './install.js';
 import type { UpgradeOptions } from './upgrade.js';
 import type { TrustRootUpdateOptions } from './trust-root.js';
 import type { RulesOptions } from './rules.js';
+import { escaped } from '../escape.js';
 
 // The command line: one verb per file; this file only wires them to commander and maps failures to exit
 // codes (2 for usage, a WardenError's own code otherwise). Expected failures print one sentence, no stack.
@@ -27,7 +28,7 @@ function settle(outcome: Promise<number>): void {
     },
     (err: unknown) => {
       if (err instanceof WardenError) {
-        process.stderr.write(`mcp-warden: ${err.code}: ${err.message}\n`);
+        process.stderr.write(`mcp-warden: ${err.code}: ${escaped(err.message)}\n`);
         process.exitCode = err.exitCode;
         return;
       }

@@ -1,13 +1,18 @@
 import { createInterface } from 'node:readline/promises';
 import type { Artifact } from '../attest/plan.js';
+import { escaped, escapedJson } from '../escape.js';
 
 // Printing for humans (aligned columns) and for scripts (--json, one document on stdout).
 
+/** One JSON document on stdout; what the one escaper's list holds is written as JSON escapes, so a script reads
+ *  the same values and a terminal shows none of them raw. */
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  process.stdout.write(escapedJson(JSON.stringify(value, null, 2)) + '\n');
 }
 
-export function printTable(rows: string[][]): void {
+/** Aligned columns; every cell through the one escaper (a cell holds paths, names and fields from files). */
+export function printTable(cells: string[][]): void {
+  const rows = cells.map((row) => row.map(escaped));
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   for (const row of rows) {

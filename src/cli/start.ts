@@ -4,6 +4,7 @@ import { CHECKOUT, SERVER_ID, ensureEnrolled } from '../enroll/embedded-default.
 import { WardenError } from '../error.js';
 import { openHome } from '../store/home.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
+import { escaped } from '../escape.js';
 
 // `npm start`: the embedded default. Supervises the reference server-everything (a dev dependency) through
 // `mcp-warden run`, with no hand edits. The checkout's allowlist.json pins the server's script and package
@@ -78,7 +79,7 @@ function runDaemon(paths: HomePaths): Promise<number> {
 main().then(
   (code) => (process.exitCode = code),
   (err: unknown) => {
-    process.stderr.write(err instanceof WardenError ? `mcp-warden: ${err.code}: ${err.message}\n` : `mcp-warden: ${String(err)}\n`);
+    process.stderr.write(err instanceof WardenError ? `mcp-warden: ${err.code}: ${escaped(err.message)}\n` : `mcp-warden: ${escaped(String(err))}\n`);
     process.exitCode = err instanceof WardenError ? err.exitCode : 70;
   },
 );

@@ -1,4 +1,4 @@
-import { line, printTable } from './output.js';
+import { escaped, line, printTable } from './output.js';
 
 // How `mcp-warden status` reads for a person: one table row per server and one per artifact for the whole
 // home, or every detail of one server (`status <id>`). Scripts use --json, which holds everything.
@@ -60,40 +60,44 @@ export function printOverview(servers: ServerView[]): void {
   if (refused.length > 0) line(`\nRefused: ${refused.map((s) => s.id).join(', ')}. Details: mcp-warden status <id>`);
 }
 
+/** One line of a server's detail: commands, paths, package fields and messages come from files and registries,
+ *  so each line goes through the one escaper. */
+const shown = (text: string): void => line(escaped(text));
+
 export function printDetail(s: ServerView): void {
-  line(`${s.id}  ${s.allowed ? 'allowed' : 'REFUSED'}  (posture ${s.posture})`);
-  line(`  command   ${[s.command, ...s.args].join(' ')}`);
-  line(`  lock      ${s.lock ? `${s.lock.tools} tools, revision ${s.lock.revision}, ${s.lock.canaryBaselines} canary baseline(s)` : `none (run: mcp-warden lock ${s.id})`}`);
-  line(`  surface   ${s.pinState ? `${String(s.pinState.state)} (${String(s.pinState.source)}, ${String(s.pinState.at)})` : 'not judged in a session yet'}`);
-  line(`  canaries  ${s.lastCanary ? `${s.lastCanary.result} (${String(s.lastCanary.at)})` : 'not run yet'}`);
+  shown(`${s.id}  ${s.allowed ? 'allowed' : 'REFUSED'}  (posture ${s.posture})`);
+  shown(`  command   ${[s.command, ...s.args].join(' ')}`);
+  shown(`  lock      ${s.lock ? `${s.lock.tools} tools, revision ${s.lock.revision}, ${s.lock.canaryBaselines} canary baseline(s)` : `none (run: mcp-warden lock ${s.id})`}`);
+  shown(`  surface   ${s.pinState ? `${String(s.pinState.state)} (${String(s.pinState.source)}, ${String(s.pinState.at)})` : 'not judged in a session yet'}`);
+  shown(`  canaries  ${s.lastCanary ? `${s.lastCanary.result} (${String(s.lastCanary.at)})` : 'not run yet'}`);
   if (s.daemon) {
     const a = s.daemon.attestation;
     const v = s.daemon.lastVerification;
-    line(`  watched   ${a ? `${a.state === 'allowed' ? 'allowed' : `REFUSED (${a.state})`} since ${a.since}` : 'not yet checked by the daemon'}`);
-    line(`  verified  ${v ? `${v.surface}${v.detail ? ` (${v.detail})` : ''} at ${v.at}` : 'no scheduled verification yet'}`);
+    shown(`  watched   ${a ? `${a.state === 'allowed' ? 'allowed' : `REFUSED (${a.state})`} since ${a.since}` : 'not yet checked by the daemon'}`);
+    shown(`  verified  ${v ? `${v.surface}${v.detail ? ` (${v.detail})` : ''} at ${v.at}` : 'no scheduled verification yet'}`);
   }
   if (s.package) printPackage(s.package);
-  if (s.error) line(`  refused   ${s.error.code}: ${s.error.message}`);
+  if (s.error) shown(`  refused   ${s.error.code}: ${s.error.message}`);
   if (s.artifacts) {
-    line(`  runs      ${s.resolvedPath}`);
+    shown(`  runs      ${s.resolvedPath}`);
     for (const a of s.artifacts) {
-      line(`  ${a.kind.padEnd(11)}${a.path}`);
-      line(`             sha256 ${a.sha256}  ${a.note}`);
-      if (a.chain.length > 1) line(`             via ${a.chain.join(' -> ')}`);
+      shown(`  ${a.kind.padEnd(11)}${a.path}`);
+      shown(`             sha256 ${a.sha256}  ${a.note}`);
+      if (a.chain.length > 1) shown(`             via ${a.chain.join(' -> ')}`);
     }
   }
 }
 
 function printPackage(p: PackageView): void {
-  line(`  package   ${p.name}@${p.version}  ${p.integrity}`);
-  line(`  store     ${p.store}`);
+  shown(`  package   ${p.name}@${p.version}  ${p.integrity}`);
+  shown(`  store     ${p.store}`);
   if (p.error) {
-    line(`  provenance UNKNOWN: ${p.error}`);
+    shown(`  provenance UNKNOWN: ${p.error}`);
     return;
   }
   const v = p.provenance;
-  if (v) line(`  provenance verified ${p.verifiedAt ?? '?'}: ${v.repository} ${v.workflow}${v.ref ? ` ${v.ref}` : ''}${v.commit ? ` @ ${v.commit.slice(0, 12)}` : ''}`);
-  else line(`  provenance none (admitted unsigned by ${p.unsignedAdmittedBy ?? '?'}, ${p.verifiedAt ?? '?'})`);
-  line(`  policy    ${p.policy}${p.pinned ? `, pinned to ${p.pinned.repository} ${p.pinned.workflow}` : ''}`);
-  if (p.dependencies) line(`  deps      ${p.dependencies.withProvenance} of ${p.dependencies.total} packages with verified provenance`);
+  if (v) shown(`  provenance verified ${p.verifiedAt ?? '?'}: ${v.repository} ${v.workflow}${v.ref ? ` ${v.ref}` : ''}${v.commit ? ` @ ${v.commit.slice(0, 12)}` : ''}`);
+  else shown(`  provenance none (admitted unsigned by ${p.unsignedAdmittedBy ?? '?'}, ${p.verifiedAt ?? '?'})`);
+  shown(`  policy    ${p.policy}${p.pinned ? `, pinned to ${p.pinned.repository} ${p.pinned.workflow}` : ''}`);
+  if (p.dependencies) shown(`  deps      ${p.dependencies.withProvenance} of ${p.dependencies.total} packages with verified provenance`);
 }

@@ -1,5 +1,6 @@
 import { createTwoFilesPatch } from 'diff';
 import { WardenError } from '../error.js';
+import { escaped } from '../escape.js';
 import type { SurfaceDiff } from '../surface/diff.js';
 import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
@@ -30,15 +31,14 @@ export function jsonOf(o: SurfaceCheck): unknown {
   };
 }
 
-/** Makes untrusted text safe for a terminal: control characters become visible escapes. */
-function visible(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/** Untrusted text for a patch: each line through the one escaper, the line ends kept (so the patch has lines). */
+function visibleLines(s: string): string {
+  return s.split('\n').map(escaped).join('\n');
 }
 
 export function describeOutcome(o: SurfaceCheck, details: boolean): void {
   if (o.error) {
-    line(`${o.id}: ${o.error.code}: ${o.error.message}`);
+    line(`${o.id}: ${o.error.code}: ${escaped(o.error.message)}`);
     return;
   }
   const d = o.diff as SurfaceDiff;
@@ -50,15 +50,15 @@ export function describeOutcome(o: SurfaceCheck, details: boolean): void {
   if (d.era) line(`  revision: locked ${d.era.locked}, served ${d.era.live}`);
   if (d.instructionsChanged) line('  instructions changed');
   for (const t of d.tools.filter((x) => x.state !== 'matched')) {
-    line(`  ${t.state.padEnd(8)} ${visible(t.name)}${t.classes.length ? `  [${t.classes.join(', ')}]` : ''}${t.fields.length ? `  fields: ${t.fields.join(', ')}` : ''}${t.widening.length ? `  (${t.widening.join(', ')})` : ''}`);
+    line(`  ${t.state.padEnd(8)} ${escaped(t.name)}${t.classes.length ? `  [${t.classes.join(', ')}]` : ''}${t.fields.length ? `  fields: ${t.fields.join(', ')}` : ''}${t.widening.length ? `  (${t.widening.join(', ')})` : ''}`);
   }
-  for (const c of o.catalogs ?? []) line(`  ${c.state.padEnd(8)} ${c.kind} ${visible(c.id)}`);
+  for (const c of o.catalogs ?? []) line(`  ${c.state.padEnd(8)} ${c.kind} ${escaped(c.id)}`);
   if (!details || !process.stdout.isTTY) return;
-  if (d.instructionsChanged) line(visible(createTwoFilesPatch('instructions (locked)', 'instructions (served)', o.entry?.instructions ?? '', o.liveInstructions ?? '')));
+  if (d.instructionsChanged) line(createTwoFilesPatch('instructions (locked)', 'instructions (served)', visibleLines(o.entry?.instructions ?? ''), visibleLines(o.liveInstructions ?? '')));
   for (const t of d.tools.filter((x) => x.classes.includes('description'))) {
     const was = o.entry?.tools.find((e) => e.name === t.name)?.tool.get('description');
     const now = o.live?.find((e) => e.name === t.name)?.value.get('description');
-    line(visible(createTwoFilesPatch(`${t.name} description (locked)`, `${t.name} description (served)`, typeof was === 'string' ? was + '\n' : '', typeof now === 'string' ? now + '\n' : '')));
+    line(createTwoFilesPatch(`${escaped(t.name)} description (locked)`, `${escaped(t.name)} description (served)`, typeof was === 'string' ? visibleLines(was) + '\n' : '', typeof now === 'string' ? visibleLines(now) + '\n' : ''));
   }
 }
 

@@ -1,35 +1,43 @@
 import path from 'node:path';
 import { refuseRegistryLaunchers } from '../attest/launchers.js';
 import { refuseWrappers } from '../attest/wrappers.js';
-import { WardenError } from '../error.js';
+import { WardenError, type WardenErrorCode } from '../error.js';
 import { ENV_NAME_RE, loaderVariable } from '../store/servers.js';
 import type { ClientEntry } from './read.js';
+import { wardenEntry } from './warden-entry.js';
+import { isWardenVariable } from './warden-env.js';
 
-// What to do with one entry of a client configuration. Nothing here touches the disk.
+// What to do with one entry of a client configuration. Nothing here writes (warden-entry.ts reads real paths).
 
+/** `env`: what stays in the client's entry (the server gets it through passEnv); `wardenEnv`: the variables
+ *  the warden reads itself (warden-env.ts), which leave the entry for the server's servers.json `env`. */
 export type EntryPlan =
-  | { action: 'import'; command: string; args: string[]; cwd?: string; env: Record<string, string> }
-  | { action: 'npx'; pkg: string; args: string[]; env: Record<string, string>; cwd?: string; refusal: string }
+  | { action: 'import'; command: string; args: string[]; cwd?: string; env: Record<string, string>; wardenEnv: Record<string, string> }
+  | { action: 'npx'; pkg: string; args: string[]; env: Record<string, string>; wardenEnv: Record<string, string>; cwd?: string; refusal: string }
   | { action: 'wrapped'; id: string; home?: string }
   | { action: 'remote'; url: string }
-  | { action: 'refused'; reason: string };
+  | { action: 'refused'; reason: string; code?: WardenErrorCode };
 
 const REMOTE_TYPES = new Set(['http', 'sse', 'streamable-http', 'streamableHttp', 'ws']);
-const NPX_FLAGS = new Set(['-y', '--yes', '-q', '--quiet', '--no-install']);
+/** The keys by which one client or another reads an entry as a remote server (Windsurf: serverUrl, Gemini CLI:
+ *  httpUrl), whatever their value. */
+const URL_KEYS = ['url', 'serverUrl', 'httpUrl'];
 
-/** The server id (and --home) of an entry that already launches the warden (`[node] <warden> [--home H] run
- *  <id>`, where <warden> is `wardenScript`, a file named mcp-warden, or an installed mcp-warden's main.js). */
-export function wardenTarget(value: unknown, wardenScript: string): { id: string; home?: string } | undefined {
-  if (!value || typeof value !== 'object') return undefined;
-  const args = (value as { args?: unknown }).args;
-  if (!Array.isArray(args)) return undefined;
-  const words = [String((value as { command?: unknown }).command ?? ''), ...args.map(String)];
-  const run = words.indexOf('run');
-  const isWarden = (w: string): boolean => w === wardenScript || /(^|\/)mcp-warden$|\/mcp-warden\/dist\/cli\/main\.js$/.test(w);
-  if (run < 1 || !words.slice(0, run).some(isWarden)) return undefined;
-  const home = words.indexOf('--home');
-  return { id: words[run + 1] ?? '', ...(home > 0 && home < run ? { home: words[home + 1] as string } : {}) };
+/** Local (a process the client starts), remote (a URL it connects to), or both at once: an entry with a command
+ *  or type "stdio" is local whatever else it carries, so a URL key or a remote type beside it is ambiguous (one
+ *  client launches it, another connects), and so is type "stdio" with a URL and no command. */
+function transportOf(o: Record<string, unknown>): { kind: 'local' | 'remote' } | { kind: 'ambiguous'; reason: string } {
+  const local = Object.hasOwn(o, 'command') || o.type === 'stdio';
+  const urlKey = URL_KEYS.find((k) => Object.hasOwn(o, k));
+  const remoteType = typeof o.type === 'string' && REMOTE_TYPES.has(o.type);
+  if (local && (urlKey || remoteType)) {
+    const localBy = Object.hasOwn(o, 'command') ? 'a "command"' : '"type": "stdio"';
+    const remoteBy = urlKey ? `a "${urlKey}"` : `"type": ${JSON.stringify(o.type)}`;
+    return { kind: 'ambiguous', reason: `it is both a local process (${localBy}) and a remote server (${remoteBy}): a client that goes by one starts it outside the warden, one that goes by the other connects. Keep only the command (a local server, which import then wraps) or only the URL (a remote one), then import again` };
+  }
+  return { kind: urlKey || remoteType ? 'remote' : 'local' };
 }
+const NPX_FLAGS = new Set(['-y', '--yes', '-q', '--quiet', '--no-install']);
 
 function npxPackage(args: string[]): { pkg: string; rest: string[] } | undefined {
   let i = 0;
@@ -39,13 +47,17 @@ function npxPackage(args: string[]): { pkg: string; rest: string[] } | undefined
   return { pkg, rest: args.slice(i + 1) };
 }
 
-export function classify(entry: ClientEntry, wardenScript: string): EntryPlan {
+/** `wardenScript` and `node`: the warden running import, which an entry must be to count as already wrapped. */
+export function classify(entry: ClientEntry, wardenScript: string, node: string = process.execPath): EntryPlan {
   const v = entry.value;
   if (!v || typeof v !== 'object' || Array.isArray(v)) return { action: 'refused', reason: 'the entry is not an object' };
   const o = v as Record<string, unknown>;
-  if (typeof o.url === 'string' || (typeof o.type === 'string' && REMOTE_TYPES.has(o.type))) return { action: 'remote', url: typeof o.url === 'string' ? o.url : '' };
-  const target = wardenTarget(o, wardenScript);
-  if (target) return { action: 'wrapped', ...target };
+  const transport = transportOf(o);
+  if (transport.kind === 'ambiguous') return { action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS', reason: transport.reason };
+  if (transport.kind === 'remote') return { action: 'remote', url: typeof o.url === 'string' ? o.url : '' };
+  const warden = wardenEntry(o, { script: wardenScript, node });
+  if (warden?.kind === 'launch') return { action: 'wrapped', id: warden.id, ...(warden.home !== undefined ? { home: warden.home } : {}) };
+  if (warden) return { action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS', reason: warden.reason };
   if (o.type !== undefined && o.type !== 'stdio') return { action: 'refused', reason: `unknown transport type ${JSON.stringify(o.type)}` };
   if (typeof o.command !== 'string' || o.command === '') return { action: 'refused', reason: 'no "command"' };
   if (o.args !== undefined && (!Array.isArray(o.args) || o.args.some((a) => typeof a !== 'string'))) return { action: 'refused', reason: '"args" is not a list of strings' };
@@ -53,6 +65,7 @@ export function classify(entry: ClientEntry, wardenScript: string): EntryPlan {
     return { action: 'refused', reason: '"envFile": the warden passes a server only the variables it knows by name; move them into "env" (the client still supplies the values), then import again' };
   }
   const env: Record<string, string> = {};
+  const wardenEnv: Record<string, string> = {};
   if (o.env !== undefined) {
     if (!o.env || typeof o.env !== 'object' || Array.isArray(o.env)) return { action: 'refused', reason: '"env" is not an object' };
     for (const [k, val] of Object.entries(o.env)) {
@@ -60,7 +73,9 @@ export function classify(entry: ClientEntry, wardenScript: string): EntryPlan {
       const loader = loaderVariable(k);
       if (loader) return { action: 'refused', reason: `"env" sets ${k}, ${loader}; the warden refuses it. Remove it from the entry, then import again` };
       if (typeof val !== 'string') return { action: 'refused', reason: `"env" > "${k}" is not a string` };
-      env[k] = val;
+      if (!isWardenVariable(k)) env[k] = val;
+      else if (val.includes('${')) return { action: 'refused', reason: `"env" sets ${k} from a client variable (\${...}); the warden reads ${k} itself, so import moves it out of the entry and sets it for the server only, which needs its value now. Write the value, or remove ${k}, then import again` };
+      else wardenEnv[k] = val;
     }
   }
   let cwd: string | undefined;
@@ -80,8 +95,8 @@ export function classify(entry: ClientEntry, wardenScript: string): EntryPlan {
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     const npx = path.basename(command) === 'npx' ? npxPackage(args) : undefined;
-    if (npx) return { action: 'npx', pkg: npx.pkg, args: npx.rest, env, ...(cwd ? { cwd } : {}), refusal: err.message };
+    if (npx) return { action: 'npx', pkg: npx.pkg, args: npx.rest, env, wardenEnv, ...(cwd ? { cwd } : {}), refusal: err.message };
     return { action: 'refused', reason: err.message };
   }
-  return { action: 'import', command, args, env, ...(cwd ? { cwd } : {}) };
+  return { action: 'import', command, args, env, wardenEnv, ...(cwd ? { cwd } : {}) };
 }

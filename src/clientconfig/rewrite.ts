@@ -35,9 +35,11 @@ function nodeAt(text: string, location: string[]): Node | undefined {
 }
 
 /** Points the entry at `location` at the warden: its `command` and `args` replaced, its `cwd` removed (the warden
- *  starts the server in the directory servers.json names), every other key and comment left where it was (env
- *  included: the client keeps supplying the values). An `args` list written on one line stays on one line. */
-export function wrapEntryText(text: string, location: string[], command: string, args: string[]): string {
+ *  starts the server in the directory servers.json names), the `env` members named in `dropEnv` removed (the
+ *  variables the warden reads itself: servers.json sets them for the server), every other key and comment left
+ *  where it was (the rest of env included: the client keeps supplying the values). An `args` list written on one
+ *  line stays on one line. */
+export function wrapEntryText(text: string, location: string[], command: string, args: string[], dropEnv: string[] = []): string {
   const options = { formattingOptions: formatting(text) };
   let out = applyEdits(text, modify(text, [...location, 'command'], command, options));
   const argsNode = nodeAt(out, [...location, 'args']);
@@ -47,6 +49,7 @@ export function wrapEntryText(text: string, location: string[], command: string,
     out = applyEdits(out, modify(out, [...location, 'args'], args, options));
   }
   if (nodeAt(out, [...location, 'cwd'])) out = applyEdits(out, modify(out, [...location, 'cwd'], undefined, options));
+  for (const name of dropEnv) out = applyEdits(out, modify(out, [...location, 'env', name], undefined, options));
   return out;
 }
 

@@ -16,6 +16,7 @@ import { recorder, type Recorder } from '../supervise/recorder.js';
 import { RulesWatch } from './rules-watch.js';
 import { settlePendingCommit } from '../store/update.js';
 import { FleetSource } from './fleet.js';
+import { escaped } from '../escape.js';
 
 // The daemon's runtime, the long-running side. It watches the trust files and every allowlisted file a server
 // runs (each symlink hop, each trusted-PATH directory that could shadow a bare command name, each directory of
@@ -36,7 +37,7 @@ export interface DaemonStatus {
   servers: Record<string, { attestation: { state: string; since: string } | null; lastVerification: VerificationResult | null }>;
 }
 
-const say = (m: string): void => void process.stderr.write(`mcp-warden daemon: ${m}\n`);
+const say = (m: string): void => void process.stderr.write(`mcp-warden daemon: ${escaped(m)}\n`);
 const MAX_RELOAD_MS = 2 * 60_000;
 const MAX_ROUND_MS = 5 * 60_000;
 

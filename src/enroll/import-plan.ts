@@ -45,18 +45,21 @@ export function wardenScript(): string {
   return path.resolve(process.argv[1] as string);
 }
 
-/** How a client launches the warden: the node running it, its script, and --home unless it is the default. */
+/** How a client launches the warden: the node running it, its script, and always --home with the home this
+ *  import used: the client's environment (the entry's env included) must not choose it. */
 export function wardenLaunch(paths: HomePaths): { command: string; prefix: string[] } {
-  const isDefault = defaultHome() === paths.home;
-  return { command: process.execPath, prefix: [wardenScript(), ...(isDefault ? [] : ['--home', paths.home])] };
+  return { command: process.execPath, prefix: [wardenScript(), '--home', paths.home] };
 }
 
+/** The servers.json entry: the values of the variables the warden reads itself (which leave the client's entry),
+ *  and the names of the others (the client keeps their values). */
 export function specFor(plan: Extract<EntryPlan, { action: 'import' }>): EnrollSpec {
-  return { command: plan.command, args: plan.args, env: {}, passEnv: Object.keys(plan.env).sort(), posture: 'enforce', ...(plan.cwd ? { cwd: plan.cwd } : {}) };
+  return { command: plan.command, args: plan.args, env: { ...plan.wardenEnv }, passEnv: Object.keys(plan.env).sort(), posture: 'enforce', ...(plan.cwd ? { cwd: plan.cwd } : {}) };
 }
 
 function sameSpec(a: ServersFile['servers'][string], b: EnrollSpec): boolean {
-  return a.command === b.command && JSON.stringify(a.args) === JSON.stringify(b.args) && a.cwd === b.cwd && JSON.stringify([...a.passEnv].sort()) === JSON.stringify(b.passEnv);
+  const sameEnv = JSON.stringify(Object.entries(a.env).sort()) === JSON.stringify(Object.entries(b.env).sort());
+  return a.command === b.command && JSON.stringify(a.args) === JSON.stringify(b.args) && a.cwd === b.cwd && sameEnv && JSON.stringify([...a.passEnv].sort()) === JSON.stringify(b.passEnv);
 }
 
 /** The server id for an entry: its name made valid, then "-2", "-3"... when another server has it. */
@@ -85,8 +88,8 @@ export function propose(cfg: ClientConfig, servers: ServersFile): Proposal[] {
 }
 
 /** The client file's text with `entry` launching the warden as server `id`, and the entry's new value. */
-export function wrapInto(text: string, entry: ClientEntry, id: string, launch: { command: string; prefix: string[] }): { text: string; value: unknown } {
-  const out = wrapEntryText(text, entry.location, launch.command, [...launch.prefix, 'run', id]);
+export function wrapInto(text: string, entry: ClientEntry, id: string, launch: { command: string; prefix: string[] }, dropEnv: string[]): { text: string; value: unknown } {
+  const out = wrapEntryText(text, entry.location, launch.command, [...launch.prefix, 'run', id], dropEnv);
   return { text: out, value: valueAt(out, entry.location) };
 }
 

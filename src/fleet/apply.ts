@@ -17,13 +17,15 @@ import { pinnedSignerOf, verifySignature, type SignerPolicy } from './signature.
 import { artifactsOf, entryDigest, fleetServers, retireWithdrawn, type Retired } from './retire.js';
 import { endSessionsOf } from '../launch/run-records.js';
 import { checkUnsignedAgreed, treeProvenance, withStorePackages } from './store-packages.js';
+import { checkShared, pathsRunBy, unnamedServers } from './unnamed-runs.js';
 
 // `bundle verify` and `bundle apply`. Apply checks, in order: the signature (before the bundle is even parsed),
 // the serial against the last one applied here, the env values this machine must supply, the packages of
 // store-installed servers (fetched, verified and installed into the store: store-packages.ts), every artifact's
-// digest on this machine, each server's command resolved as `run` will resolve it here; then writes servers.json,
-// allowlist.json, tools.lock, warden.lock and bundle-state.json as one step (store/journal.ts) under all five
-// locks. Any refusal leaves every file (and the store) as it was and is audited (bundle_rejected).
+// digest on this machine, each server's command resolved as `run` will resolve it here (it runs every artifact
+// its lock entry names), no new digest for a path a server the bundle does not name runs (unnamed-runs.ts); then
+// writes servers.json, allowlist.json, tools.lock, warden.lock and bundle-state.json as one step
+// (store/journal.ts) under all five locks. Any refusal leaves every file (and the store) as it was and is audited (bundle_rejected).
 
 export interface Verified {
   bundle: TrustBundle;
@@ -181,7 +183,11 @@ async function applyVerified(paths: HomePaths, file: string, v: Verified, opts: 
 async function replaceTrustFiles(paths: HomePaths, file: string, v: Verified, b: TrustBundle, opts: ApplyOptions, provenanceOf: ReadonlyMap<string, unknown>): Promise<Applied> {
   const cache = new DigestCache();
   const reproduced: Reproduced[] = await reproduceArtifacts(b.artifacts, loadAllowlist(paths), paths.allowlist, cache);
-  await checkLaunches(b, loadServers(paths).path, reproduced, cache);
+  const before = loadServers(paths);
+  const unnamed = unnamedServers(b, before, fleetServers(loadBundleState(paths), before));
+  const runBy = await pathsRunBy(unnamed, before, loadLocks(paths), cache);
+  await checkLaunches(b, before.path, reproduced, cache, runBy);
+  checkShared(reproduced, loadAllowlist(paths), runBy, file);
   const digestOf = new Map(reproduced.map((r) => [`${r.artifact.kind} ${r.artifact.path}`, r.sha256]));
 
   return withFileLocks([paths.servers, paths.allowlist, paths.toolsLock, paths.wardenLock, paths.bundleState], 'servers.json, allowlist.json, the locks and bundle-state.json', async (stillHeld) => {
@@ -197,6 +203,9 @@ async function replaceTrustFiles(paths: HomePaths, file: string, v: Verified, b:
       servers.servers[id] = serverConfig(id, b, current, opts.env.get(id) ?? new Map(), opts.passEnv.get(id) ?? []);
     }
     const allowlist = loadAllowlist(paths);
+    const locks = loadLocks(paths);
+    // Again under the locks, on the files as they are now: the paths the servers the bundle does not name run.
+    checkShared(reproduced, allowlist, await pathsRunBy(unnamedServers(b, servers, previous), servers, locks, cache), file);
     const added: AllowlistEntry[] = [];
     const replaced: AllowlistEntry[] = [];
     for (const { artifact: a, sha256 } of reproduced) {
@@ -211,7 +220,6 @@ async function replaceTrustFiles(paths: HomePaths, file: string, v: Verified, b:
       if (change.action === 'add') added.push(entry);
       if (change.action === 'replace') replaced.push(entry);
     }
-    const locks = loadLocks(paths);
     const usedBefore = artifactsOf(locks, [...previous, ...ids]);
     for (const id of ids) {
       locks.tools.set(id, b.tools.get(id) as NonNullable<ReturnType<typeof b.tools.get>>);

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { WardenError } from '../error.js';
-import { escapeInvisible } from '../escape.js';
+import { escaped } from '../escape.js';
 import { writableChainAt } from '../store/perms.js';
 import { FILES, fetchFailed, sourceInsecure, tooLarge, type FetchContext, type Fetched } from './fetch-common.js';
 
@@ -102,7 +102,7 @@ function runGit(git: string, where: string, run: Run, ctx: FetchContext): Promis
       killGroup(); // anything git started and left behind (a remote helper, ssh)
       if (failed) return reject(failed);
       if (code !== 0) {
-        const said = escapeInvisible(stderr.trim().split('\n').filter((l) => l.trim() !== '').slice(-2).join(' / ')).slice(0, 500);
+        const said = escaped(stderr.trim().split('\n').filter((l) => l.trim() !== '').slice(-2).join(' / ')).slice(0, 500);
         return reject(fetchFailed(where, `git ${run.verb} exited with ${code ?? signal}${said ? `: ${said}` : ''}`));
       }
       resolve(Buffer.concat(out));

@@ -6,6 +6,7 @@ import { planLaunch } from '../attest/plan.js';
 import { digestPackageTree } from '../attest/tree.js';
 import type { AllowlistFile } from '../store/allowlist.js';
 import type { BundleArtifact, TrustBundle } from '../store/bundle/format.js';
+import { quoted } from './unnamed-runs.js';
 
 // Before a bundle changes anything, every artifact it names is digested on this machine: a pinned one must hash
 // to one of the bundle's accepted digests, a machine-local one to what this machine's own allowlist holds.
@@ -47,9 +48,12 @@ export async function reproduceArtifacts(artifacts: readonly BundleArtifact[], a
 /**
  * Resolves each server's command as `run` will on this machine (its trusted PATH) and refuses when the launch
  * would run an artifact the bundle does not name, or one with another digest than the one just checked: what
- * the bundle pins must be what runs here, not only what exists at its paths.
+ * the bundle pins must be what runs here, not only what exists at its paths. And the other way: each server's
+ * warden.lock entry names exactly what its launch runs here, so every artifact of the bundle is one a server it
+ * names runs (the bundle's artifacts are those its lock entries name: format.ts), and no other file of the
+ * machine is trusted through it. `runBy`: the paths servers the bundle does not name run, for the refusal.
  */
-export async function checkLaunches(b: TrustBundle, trustedPath: string, reproduced: readonly Reproduced[], cache: DigestCache): Promise<void> {
+export async function checkLaunches(b: TrustBundle, trustedPath: string, reproduced: readonly Reproduced[], cache: DigestCache, runBy: ReadonlyMap<string, string[]> = new Map()): Promise<void> {
   const checked = new Map(reproduced.map((r) => [`${r.artifact.kind} ${r.artifact.path}`, r.sha256]));
   for (const [id, s] of Object.entries(b.servers)) {
     const plan = await planLaunch({ serverId: id, command: s.command, args: s.args, cwd: s.cwd, trustedPath, ...(s.modules ? { modules: s.modules } : {}) }, cache);
@@ -57,6 +61,12 @@ export async function checkLaunches(b: TrustBundle, trustedPath: string, reprodu
       const expected = checked.get(`${a.kind} ${a.path}`);
       if (expected === undefined) throw new WardenError('BUNDLE_DIGEST_MISMATCH', `server '${id}' of the trust bundle would run the ${a.kind} ${a.path} on this machine (its command resolved through the trusted PATH ${trustedPath}), which the bundle does not name; nothing was changed. Make the command resolve to the same files as on the machine that made the bundle, or make the bundle there.`);
       if (expected !== a.sha256) throw new WardenError('BUNDLE_DIGEST_MISMATCH', `the ${a.kind} ${a.path} of server '${id}' changed while the bundle was being checked (sha256 ${a.sha256}, checked ${expected}); nothing was changed. Run the command again.`);
+    }
+    const runs = new Set(plan.artifacts.map((a) => `${a.kind} ${a.path}`));
+    const extra = (b.warden.get(id)?.artifacts ?? []).find((a) => !runs.has(`${a.kind} ${a.path}`));
+    if (extra) {
+      const others = runBy.get(extra.path);
+      throw new WardenError('BUNDLE_ARTIFACT_NOT_RUN', `the trust bundle carries the ${extra.kind} ${extra.path} in the warden.lock entry of server '${id}', whose command does not run it on this machine (resolved through the trusted PATH ${trustedPath}, it runs ${plan.artifacts.map((a) => a.path).join(', ')})${others ? `; here, ${quoted(others)}, which the bundle does not name, run${others.length > 1 ? '' : 's'} it` : ''}. A bundle is trusted only for what the servers it names run; nothing was changed. Ask for a bundle made where '${id}' runs the same files.`);
     }
   }
 }

@@ -69,9 +69,6 @@ export interface Attested {
   /** For a script on an interpreter other than node: the command line the leader was started with. The same
    *  interpreter exec'd on another script keeps the executable's inode; its command line tells it apart. */
   leaderCmdline?: Buffer;
-  /** For a node server: the module guard's arguments. A node child started with them (`fork()` passes its
-   *  parent's execArgv) loads only attested files. */
-  guardArgs?: string[];
 }
 
 function holds(pid: number, ends: StreamEnds): boolean | undefined {
@@ -107,24 +104,20 @@ function runsDigested(pid: number, expected: StatKey): boolean {
   }
 }
 
-function carriesGuard(pid: number, guardArgs: string[]): boolean {
-  const argv = cmdlineOf(pid)?.toString('utf8').split('\0') ?? [];
-  return argv.some((_, i) => guardArgs.every((g, j) => argv[i + j] === g));
-}
-
 /**
  * True when `pid` is the digested program by descent: every process from it up to the leader (exclusive)
- * executes the digested inode and is either a fork that has not exec'd since (PF_FORKNOEXEC) or a node child
- * carrying the module guard. A process whose parent chain does not reach the leader (its parent exited, or
- * it was reparented) cannot be vouched for.
+ * executes the digested inode and is a fork that has not exec'd since (PF_FORKNOEXEC). A process whose parent
+ * chain does not reach the leader (its parent exited, or it was reparented) cannot be vouched for. Nor can a
+ * process that exec'd, whatever its command line says: a node child carrying the module guard's `--import`
+ * may carry it as its script's argument, or run the guard on an attested set its parent forged on its fd 3,
+ * and nothing the warden can read from outside tells those apart from the warden's own set (docs/adr/
+ * 0042-no-exec-child-holds-stdout.md).
  */
 function forkOfLeader(pid: number, a: Attested): boolean {
   for (let cur = pid, hops = 0; hops < 64; hops++) {
     if (cur === a.leader) return true;
     const st = readProcStat(cur);
-    if (!st || !runsDigested(cur, a.expected)) return false;
-    const forked = (st.flags & PF_FORKNOEXEC) !== 0;
-    if (!forked && !(a.guardArgs && carriesGuard(cur, a.guardArgs))) return false;
+    if (!st || !runsDigested(cur, a.expected) || (st.flags & PF_FORKNOEXEC) === 0) return false;
     cur = st.ppid;
   }
   return false;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import unhomoglyph from 'unhomoglyph';
 import type { Classified } from '../protocol/message.js';
 
 // The warden's own questions to the user, asked through the client with an MCP elicitation request (a call of
@@ -15,15 +16,43 @@ const BACKSLASH = 0x5c;
 const REMEMBERED = 256;
 
 /**
- * Whether a server's elicitation request is worded as one of the warden's questions (its message names
- * mcp-warden, however spelled: case, invisible characters, spaces and dash look-alikes aside). A user who has
- * seen the warden ask would take it for one; no honest server needs the warden's name in a question.
+ * Whether a server's elicitation request names mcp-warden, however spelled, in any string of its params a client
+ * may show: the message, requestedSchema's title and description, a field's name, title and description, enum
+ * names, a oneOf's titles, a URL. A user who has seen the warden ask would take it for one of its questions; no
+ * honest server needs the warden's name in a question.
  */
 export function impersonatesWarden(params: unknown): boolean {
-  const message = params instanceof Map ? params.get('message') : undefined;
-  if (typeof message !== 'string') return false;
-  const plain = message.normalize('NFKC').replace(/[\p{Cc}\p{Cf}\p{Z}\s_]/gu, '').replace(/\p{Pd}/gu, '-').toLowerCase();
-  return /mcp-?warden/.test(plain);
+  const strings: string[] = [];
+  collectStrings(params, strings);
+  return strings.some((s) => foldedForName(s).includes(WARDEN_NAME));
+}
+
+/** Text reduced to what it reads as (ADR 0039), in passes until nothing changes: look-alike letters of other
+ *  scripts mapped to the Latin ones they imitate by Unicode's confusables table (unhomoglyph), compatibility forms
+ *  decomposed and accents dropped (NFKD, marks removed: "ḿ" is an m), case folded; then spaces, dashes, invisible
+ *  and every other character that is not a letter or a digit set aside. */
+export function foldedForName(text: string): string {
+  let s = text;
+  for (let pass = 0; pass < 4; pass++) {
+    const next = unhomoglyph(s).normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+    if (next === s) break;
+    s = next;
+  }
+  return s.replace(/[^\p{L}\p{N}]/gu, '');
+}
+
+const WARDEN_NAME = foldedForName('mcp-warden');
+
+/** Every string of a parsed JSON value, member names included (a client may show a field's name as its label). */
+function collectStrings(v: unknown, out: string[]): void {
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) for (const x of v) collectStrings(x, out);
+  else if (v instanceof Map) {
+    for (const [k, x] of v) {
+      out.push(k as string);
+      collectStrings(x, out);
+    }
+  }
 }
 
 export class ClientQuestions {

@@ -7,7 +7,7 @@ import { printable, type LiveTool } from '../surface/admit.js';
 import { ClientQuestions } from './ask.js';
 import { shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 import { classify, errorResponse } from '../protocol/message.js';
-import { escapeInvisible } from '../escape.js';
+import { escaped } from '../escape.js';
 import type { ClientRequestMessage } from './channel.js';
 import type { ListingSource } from './judge.js';
 
@@ -34,8 +34,9 @@ export class CallRules {
   readonly questions: ClientQuestions;
   /** Set from the client's initialize: it declared form elicitation. */
   canAsk = false;
-  /** Calls waiting for the user's answer, by the client's id. */
-  private readonly held = new Map<string, { tool: string; abort: AbortController }>();
+  /** Calls waiting for the user's answer, by the client's id; an accepted one stays until it comes round the
+   *  session's queue again (`resume`), so that a cancellation arriving meanwhile still stops it. */
+  private readonly held = new Map<string, { tool: string; abort: AbortController; state: 'asking' | 'accepted' | 'cancelled' }>();
 
   constructor(
     private readonly r: Refuser,
@@ -135,31 +136,51 @@ export class CallRules {
     const args = params.get('arguments');
     const names = args instanceof Map ? [...args.keys()] : [];
     const abort = new AbortController();
-    this.held.set(id, { tool, abort });
+    const entry = { tool, abort, state: 'asking' as 'asking' | 'accepted' | 'cancelled' };
+    this.held.set(id, entry);
     const answer = await this.questions.ask(question(serverId, tool, kind, args), this.session.rules.askTimeoutSeconds * 1000, abort.signal);
-    this.held.delete(id);
     this.r.cfg.audit({ event: 'call_asked', server: serverId, tool: tool.slice(0, 128), kind, arguments: names.map((n) => n.slice(0, 128)), answer });
-    if (answer === 'accept') return true;
-    if (answer !== 'withdrawn') {
+    // The client's cancellation may have been read after the answer settled the question and before this line
+    // runs (both in one chunk): the entry says so, and the call then goes no further.
+    const cancelled = this.held.get(id) !== entry || entry.state === 'cancelled';
+    if (answer === 'accept' && !cancelled) {
+      entry.state = 'accepted';
+      return true;
+    }
+    if (this.held.get(id) === entry) this.held.delete(id);
+    if (answer !== 'withdrawn' && !cancelled) {
       const why = answer === 'timeout' ? `no answer within ${this.session.rules.askTimeoutSeconds} s` : answer === 'error' ? 'the client could not ask the user (it answered the question with an error)' : `the user answered ${answer}`;
       this.refuse(id, tool, answer === 'error' ? 'ask_unavailable' : 'ask_declined', why);
     }
     return false;
   }
 
-  /** The client cancelled a call that waits for the user: the question is withdrawn (no answer is owed). */
+  /** The client cancelled a call that waits for the user, or that the user accepted and that was not forwarded
+   *  yet: the question is withdrawn, or the call will not be forwarded (no answer is owed either way). */
   cancelled(clientId: string): boolean {
     const held = this.held.get(clientId);
-    held?.abort.abort();
-    return held !== undefined;
+    if (!held) return false;
+    held.state = 'cancelled';
+    held.abort.abort();
+    return true;
+  }
+
+  /** An accepted call back from the session's queue: true when it may go on to be judged again and forwarded;
+   *  false when the client cancelled it meanwhile (reported, not forwarded, no answer owed). */
+  resume(clientId: string): boolean {
+    const held = this.held.get(clientId);
+    this.held.delete(clientId);
+    if (held?.state === 'accepted') return true;
+    this.r.cfg.report(`the client cancelled its call to tool "${shownName(held?.tool ?? '')}" of server '${this.r.cfg.serverId}' before it was forwarded; not forwarded`);
+    return false;
   }
 
   /** The session is closing: every held call is answered with the refusal now (while the client can still be
    *  written to), and its question withdrawn. */
   close(): void {
-    for (const [id, { tool, abort }] of [...this.held]) {
+    for (const [id, { tool, abort, state }] of [...this.held]) {
       this.held.delete(id);
-      this.refuse(id, tool, 'ask_declined', 'the session was closed before the user answered');
+      if (state !== 'cancelled') this.refuse(id, tool, 'ask_declined', state === 'asking' ? 'the session was closed before the user answered' : 'the session was closed before the accepted call was forwarded');
       abort.abort();
     }
     this.questions.withdrawAll();
@@ -205,15 +226,15 @@ export class CallRules {
 /** A rules explanation for a message: escaped, cut at 400 characters (it may quote a pointer into the server's
  *  schema). */
 function printableDetail(detail: string): string {
-  return escapeInvisible(detail.length > 400 ? `${detail.slice(0, 400)}…` : detail);
+  return escaped(detail.length > 400 ? `${detail.slice(0, 400)}…` : detail);
 }
 
 /** The question put to the user: server, tool, kind, and every argument with its value as JSON. */
 function question(serverId: string, tool: string, kind: string, args: JsonValue | undefined): string {
-  const lines = [`mcp-warden: server '${serverId}' is asked to run tool "${escapeInvisible(shownName(tool))}" (classified ${kind} by the operator). Allow this call?`];
+  const lines = [`mcp-warden: server '${serverId}' is asked to run tool "${escaped(shownName(tool))}" (classified ${kind} by the operator). Allow this call?`];
   if (args instanceof Map && args.size > 0) {
     lines.push('Arguments:');
-    for (const [name, value] of args) lines.push(`  ${escapeInvisible(JSON.stringify(name))}: ${shownValue(value)}`);
+    for (const [name, value] of args) lines.push(`  ${escaped(JSON.stringify(name))}: ${shownValue(value)}`);
   } else if (args instanceof Map || args === undefined) lines.push('No arguments.');
   else lines.push(`Arguments (not an object): ${shownValue(args)}`);
   return lines.join('\n');
@@ -221,6 +242,6 @@ function question(serverId: string, tool: string, kind: string, args: JsonValue 
 
 /** A value as JSON for a person: escaped, and its length said when it is long (a client may cut the text). */
 function shownValue(value: JsonValue): string {
-  const text = escapeInvisible(serialize(value));
+  const text = escaped(serialize(value));
   return text.length > LONG_VALUE ? `${text} (${text.length.toLocaleString('en-US')} characters)` : text;
 }

@@ -3,6 +3,7 @@ import { LineFramer } from '../protocol/framing.js';
 import { writeLine, type Line } from '../protocol/line.js';
 import type { JsonObject, JsonValue, ReadLimits } from '../protocol/json/reader.js';
 import { classify, withId, type Classified } from '../protocol/message.js';
+import { printable } from '../escape.js';
 import { InadmissibleError } from '../surface/admit.js';
 import { RequestStyle } from './request-style.js';
 
@@ -157,7 +158,7 @@ export class ServerChannel {
     }
     const w = this.waiting.get(msg.id);
     if (!w) {
-      this.on.refused('unmatched_id', `an answer with id ${shown(msg.id)}, which no waiting request has`);
+      this.on.refused('unmatched_id', `an answer with id ${printable(msg.id)}, which no waiting request has`);
       return;
     }
     this.waiting.delete(msg.id);
@@ -211,7 +212,7 @@ export class ServerChannel {
     const error = response.get('error');
     if (error !== undefined) {
       const m = error instanceof Map ? error.get('message') : undefined;
-      throw new ProtocolError(`the server answered ${method} with an error: ${typeof m === 'string' ? shown(m, 200) : 'no message'}`);
+      throw new ProtocolError(`the server answered ${method} with an error: ${typeof m === 'string' ? printable(m, 200) : 'no message'}`);
     }
     return response.get('result');
   }
@@ -244,10 +245,4 @@ export class ServerChannel {
       this.waiting.delete(id);
     }
   }
-}
-
-/** Server-chosen text for a report: escaped, and cut at `max` characters. */
-function shown(text: string, max = 64): string {
-  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
-  return JSON.stringify(cut).slice(1, -1);
 }

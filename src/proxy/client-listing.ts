@@ -1,4 +1,3 @@
-import type { AuditEvent } from '../audit/events.js';
 import { readJson, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
 import { serialize } from '../protocol/json/write.js';
 import { errorResponse } from '../protocol/message.js';
@@ -20,7 +19,7 @@ export function judgeClientPage(
   value: Map<string, JsonValue>,
   request: ClientRequest,
   bytes: Buffer,
-  cfg: { serverId: string; caps: SurfaceCaps; audit: (e: AuditEvent) => void; report: (m: string) => void },
+  cfg: { serverId: string; caps: SurfaceCaps; pageRefused: (reason: string) => void },
   rules?: CallRules,
 ): Buffer {
   const result = value.get('result');
@@ -32,8 +31,7 @@ export function judgeClientPage(
     tools = admitter.tools;
   } catch (err) {
     if (!(err instanceof InadmissibleError)) throw err;
-    cfg.audit({ event: 'surface_inadmissible', server: cfg.serverId, reason: err.reason });
-    cfg.report(`refused a tools/list page of server '${cfg.serverId}': ${err.reason}`);
+    cfg.pageRefused(err.reason); // audited and reported, up to a cap per session (server-reports.ts)
     return errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused this tools/list page of server '${cfg.serverId}': ${err.reason}.`);
   }
   const decisions = judge.judge(tools, 'client_list', true);

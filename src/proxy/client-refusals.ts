@@ -1,7 +1,9 @@
+import { printable } from '../escape.js';
 import { JsonNumber, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
 import { serialize } from '../protocol/json/write.js';
 import { caseVariant } from '../protocol/fold.js';
 import { errorResponse, idText } from '../protocol/message.js';
+import type { ReadAdmission, ReadVerdict } from '../surface/read-admission.js';
 import type { SessionConfig, SessionStats } from './session-config.js';
 
 // What the session answers in the server's place when it does not forward a client message: a batch, a call
@@ -12,6 +14,7 @@ import type { SessionConfig, SessionStats } from './session-config.js';
 export const INVALID_REQUEST = -32600;
 export const PARSE_ERROR = -32700;
 export const WARDEN_REFUSED = -32001;
+export const METHOD_NOT_FOUND = -32601;
 
 export interface Refuser {
   cfg: Pick<SessionConfig, 'serverId' | 'audit' | 'report'>;
@@ -21,7 +24,7 @@ export interface Refuser {
 
 /** A name from a message, escaped and cut for a report. */
 export function shownName(name: string): string {
-  return JSON.stringify(name.slice(0, 128)).slice(1, -1);
+  return printable(name, 128);
 }
 
 /** A client batch (legal in revision 2025-03-26 only) is not relayed: every request in it is answered with
@@ -74,24 +77,66 @@ export function refuseCall(r: Refuser, id: string, toolName: string, judged: boo
   r.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused the call to tool "${tool}" of server '${serverId}': ${reason}. Run 'mcp-warden diff ${serverId}' to see why.`));
 }
 
-/** Answers a prompts/get or resources/read of an item that changed or appeared since the lock (enforce). */
-export function refuseRead(r: Refuser, id: string, method: 'prompts/get' | 'resources/read', item: string): void {
+/** Admits getting a prompt or reading a resource only when the session's judged listing admitted it; else
+ *  answers the refusal. False when refused. */
+export function admitRead(r: Refuser, reads: ReadAdmission | undefined, id: string, method: string, value: JsonObject): boolean {
+  const get = method === 'prompts/get';
+  const params = value.get('params');
+  const raw = params instanceof Map ? params.get(get ? 'name' : 'uri') : undefined;
+  const item = typeof raw === 'string' ? raw : '';
+  const verdict = reads?.read(get ? 'prompts' : 'resources', item) ?? 'no_handshake';
+  if (verdict === 'admitted') return true;
+  refuseRead(r, id, get ? 'prompts/get' : 'resources/read', item, verdict);
+  return false;
+}
+
+const READ_REASONS: Record<Exclude<ReadVerdict, 'admitted'> | 'no_handshake', string> = {
+  changed: 'changed or added since the lock (enforce)',
+  unlisted: "not shown by the warden's listing of this session",
+  no_handshake: 'no verified handshake on this session',
+};
+
+/** Answers a prompts/get or resources/read of an item the session did not admit (surface/read-admission.ts). */
+export function refuseRead(r: Refuser, id: string, method: 'prompts/get' | 'resources/read', item: string, why: keyof typeof READ_REASONS): void {
   const { serverId } = r.cfg;
   const kind = method === 'prompts/get' ? 'prompt' : 'resource';
   const shown = shownName(item);
-  const reason = 'changed or added since the lock (enforce)';
+  const reason = READ_REASONS[why];
   r.stats.refusedCalls++;
   r.cfg.audit({ event: 'read_refused', server: serverId, kind, id: item.slice(0, 128), reason });
   r.cfg.report(`refused ${method} of ${kind} "${shown}": ${reason}. Review with: mcp-warden diff ${serverId}`);
   r.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused ${method} of ${kind} "${shown}" of server '${serverId}': ${reason}. Run 'mcp-warden diff ${serverId}' to see why.`));
 }
 
-/** A tools/list answer on a session with no verified handshake (stateless, or initialize refused): there is
- *  nothing to judge it against, so it is not passed on unjudged. */
-export function refuseUnjudgedListing(r: Refuser, id: string): void {
+const REQUEST_REASONS: Record<'no_handshake' | 'during_handshake' | 'second_initialize' | 'unknown_method', string> = {
+  no_handshake: 'this session has no verified handshake (send initialize first; revision 2026-07-28 sessions, without one, are not judged yet)',
+  during_handshake: 'the handshake is still being verified, and nothing is relayed before the initialize result; send it again after that result',
+  second_initialize: "this session's handshake was already verified and released; start a new session to initialize again",
+  unknown_method: 'it is not a request of MCP revision 2025-11-25 that the warden knows how to judge, so it is not relayed',
+};
+
+/** Answers a client request the session does not relay in its state (proxy/client-methods.ts). */
+export function refuseRequest(r: Refuser, id: string, method: string, why: keyof typeof REQUEST_REASONS): void {
   const { serverId } = r.cfg;
-  r.cfg.report(`refused a tools/list answer of server '${serverId}': this session has no verified handshake to judge it against`);
-  r.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused this tools/list answer of server '${serverId}': the session has no verified handshake to judge it against (stateless sessions are not judged yet; use a client that sends initialize).`));
+  r.stats.refusedClientLines++;
+  r.cfg.audit({ event: 'client_message_refused', server: serverId, reason: why, requests: 1, method: method.slice(0, 128) });
+  r.cfg.report(`refused a ${shownName(method)} request of the client: ${REQUEST_REASONS[why]}; not forwarded`);
+  r.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused ${shownName(method)} for server '${serverId}': ${REQUEST_REASONS[why]}.`));
+}
+
+/** server/discover (revision 2026-07-28) is answered by the warden: "method not found", as a legacy server
+ *  would, so a client that negotiates falls back to initialize and gets a judged session. Never relayed. */
+export function answerDiscover(r: Refuser, id: string): void {
+  r.cfg.report(`answered the client's server/discover itself (revision 2026-07-28 sessions are not judged yet); the client may fall back to initialize`);
+  r.toClient(errorResponse(id, METHOD_NOT_FOUND, 'Method not found: mcp-warden does not judge revision 2026-07-28 sessions yet; use initialize.'));
+}
+
+/** A listing answer on a session with no verified handshake (stateless, or initialize refused): there is
+ *  nothing to judge it against, so it is not passed on unjudged. */
+export function refuseUnjudgedListing(r: Refuser, id: string, method: string): void {
+  const { serverId } = r.cfg;
+  r.cfg.report(`refused a ${method} answer of server '${serverId}': this session has no verified handshake to judge it against`);
+  r.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused this ${method} answer of server '${serverId}': the session has no verified handshake to judge it against (stateless sessions are not judged yet; use a client that sends initialize).`));
 }
 
 /** The client's cancellation with the request's id as the server knows it; none when the request is not

@@ -5,6 +5,7 @@ import { liveSurfaceHash, type LockEntry } from '../surface/lockfile.js';
 import { decide, decideUnpinned, type Decisions, type Posture } from '../surface/posture.js';
 import { diffCatalogs, type CatalogChange, type Catalogs } from '../surface/catalog.js';
 import { printable } from '../surface/admit.js';
+import { ReadAdmission } from '../surface/read-admission.js';
 
 /** Changed tools (or catalog items) reported one line each; past that, one summary line with the counts. */
 const REPORTED_LINES = 10;
@@ -36,9 +37,9 @@ export class SurfaceJudge {
   readonly approved = new Set<string>();
   /** Every tool of the last complete listing, approved or not. */
   readonly listed = new Set<string>();
-  /** Prompts and static resources the client may not get or read on this session: changed or added since the
-   *  lock, in enforce (resource templates are reported only: a template does not say which reads it serves). */
-  readonly blocked = { prompts: new Set<string>(), resources: new Set<string>() };
+  /** Which prompts/get and resources/read the client may send on this session: an allow set, filled from the
+   *  warden's own catalog listing (judgeCatalogs) and nothing else. */
+  readonly reads: ReadAdmission;
   private lastReported: string | undefined;
   private readonly wideningReported = new Set<string>();
   private wideningsCapped = false;
@@ -48,19 +49,22 @@ export class SurfaceJudge {
   constructor(
     private readonly cfg: JudgeConfig,
     readonly handshake: Handshake,
-  ) {}
+  ) {
+    this.reads = new ReadAdmission(cfg.extra?.catalogs, cfg.posture === 'enforce');
+  }
 
-  /** Compares the prompts, resources and templates served with the locked digests; in enforce, a changed or
-   *  added prompt or resource is blocked for this session. */
+  /** Compares the prompts, resources and templates the warden listed with the locked digests: what matched (in
+   *  monitor: what was listed) is admitted for gets and reads on this session, nothing else. */
   judgeCatalogs(live: Catalogs): CatalogChange[] {
+    this.reads.listed(live);
     const changes = diffCatalogs(this.cfg.extra?.catalogs, live);
     if (changes.length === 0) return changes;
     this.cfg.audit({ event: 'catalog_drift', server: this.cfg.serverId, changes });
     const enforce = this.cfg.posture === 'enforce';
-    for (const c of changes) if (enforce && c.state !== 'removed' && c.kind !== 'resourceTemplates') this.blocked[c.kind].add(c.id);
     for (const c of changes.slice(0, REPORTED_LINES)) {
-      const gated = c.state !== 'removed' && c.kind !== 'resourceTemplates';
-      const what = !gated ? 'reported' : enforce ? `${c.kind === 'prompts' ? 'getting' : 'reading'} it is refused on this session` : 'allowed (monitor)';
+      const gated = c.state !== 'removed';
+      const refused = c.kind === 'prompts' ? 'getting it' : c.kind === 'resources' ? 'reading it' : 'reading through it';
+      const what = !gated ? 'reported' : enforce ? `${refused} is refused on this session` : 'allowed (monitor)';
       this.cfg.report(`server '${this.cfg.serverId}': ${c.kind} "${printable(c.id)}" ${c.state} since the lock; ${what}. Review with: mcp-warden diff ${this.cfg.serverId}`);
     }
     if (changes.length > REPORTED_LINES) this.cfg.report(`server '${this.cfg.serverId}': … and ${count(changes.length - REPORTED_LINES)} more changed prompts, resources or templates; review with: mcp-warden diff ${this.cfg.serverId}`);
@@ -119,7 +123,7 @@ export class SurfaceJudge {
         ...(diff?.instructionsChanged ? { instructionsChanged: true } : {}),
         changed,
       });
-      for (const c of changed.slice(0, REPORTED_LINES)) this.cfg.report(`server '${serverId}': tool "${printable(c.name)}" ${c.state}${c.classes.length ? ` (${c.classes.join(', ')}${c.fields.length ? `; fields ${c.fields.join(', ')}` : ''})` : ''}: ${c.decision === 'allow' ? 'allowed (monitor)' : c.decision === 'reported' ? 'reported' : c.decision === 'hide' ? 'hidden until pinned' : 'refused'}. Review with: mcp-warden diff ${serverId}`);
+      for (const c of changed.slice(0, REPORTED_LINES)) this.cfg.report(`server '${serverId}': tool "${printable(c.name)}" ${c.state}${c.classes.length ? ` (${c.classes.join(', ')}${c.fields.length ? `; fields ${c.fields.join(', ')}` : ''})` : ''}: ${c.decision === 'allow' ? (this.cfg.posture === 'enforce' ? 'allowed (only its hints moved toward a more-gated claim)' : 'allowed (monitor)') : c.decision === 'reported' ? 'reported' : c.decision === 'hide' ? 'hidden until pinned' : 'refused'}. Review with: mcp-warden diff ${serverId}`);
       if (changed.length > REPORTED_LINES) this.cfg.report(`server '${serverId}': ${moreTools(changed.slice(REPORTED_LINES))}; review with: mcp-warden diff ${serverId}`);
       if (diff?.era) this.cfg.report(`server '${serverId}': negotiated revision ${diff.era.live}, locked under ${diff.era.locked}; tools compared by their own digests.`);
     }

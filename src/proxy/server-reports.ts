@@ -1,3 +1,4 @@
+import { printable } from '../escape.js';
 import type { RefusedReason } from './channel.js';
 import type { SessionConfig, SessionStats } from './session-config.js';
 
@@ -10,6 +11,8 @@ import type { SessionConfig, SessionStats } from './session-config.js';
 export const REFUSALS_REPORTED = 5;
 export const REFUSALS_MAX = 100;
 const NOISE_REPORTED = 5;
+/** Inadmissible pages of the client's listings audited (and so alerted) one by one in a session. */
+export const PAGES_RECORDED = 5;
 
 export class ServerReports {
   constructor(
@@ -31,10 +34,26 @@ export class ServerReports {
     if (n >= REFUSALS_MAX) this.close(`server '${serverId}' sent ${n} messages that answer no waiting request (the id in another form, unknown or repeated, or batches); the session was closed`);
   }
 
+  /** A page of one of the client's listings (tools/list, prompts/list, resources/list, resources/templates/list)
+   *  that cannot be admitted (answered to the client with the refusal). A server can make every page so and
+   *  notify list changes to make the client list again: past the cap, one reports_capped event, and the rest are
+   *  counted (the exit event's refusedPages). */
+  pageRefused(reason: string, method = 'tools/list'): void {
+    const { serverId } = this.cfg;
+    const n = ++this.stats.refusedPages;
+    if (n <= PAGES_RECORDED) {
+      this.cfg.audit({ event: 'surface_inadmissible', server: serverId, reason });
+      this.cfg.report(`refused a ${method} page of server '${serverId}': ${reason}`);
+    } else if (n === PAGES_RECORDED + 1) {
+      this.cfg.audit({ event: 'reports_capped', server: serverId, report: 'surface_inadmissible', cap: PAGES_RECORDED });
+      this.cfg.report(`server '${serverId}' keeps serving listing pages that cannot be admitted; each is refused to the client, and past ${PAGES_RECORDED} in a session they are counted, not recorded one by one. Review with: mcp-warden diff ${serverId}`);
+    }
+  }
+
   /** A line on the server's stdout that is not a JSON-RPC message (log noise). */
   noise(bytes: Buffer, reason: string): void {
     if (++this.stats.nonJsonLines > NOISE_REPORTED) return;
-    const preview = JSON.stringify(bytes.subarray(0, 80).toString('utf8')) + (bytes.length > 80 ? '…' : '');
+    const preview = `"${printable(bytes.subarray(0, 80).toString('utf8'), 80)}"${bytes.length > 80 ? '…' : ''}`;
     this.cfg.report(`the server wrote a line to stdout that is not a JSON-RPC message (${reason}); not forwarded: ${preview}`);
   }
 }

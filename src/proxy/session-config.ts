@@ -49,6 +49,7 @@ export interface SessionStats {
   refusedClientLines: number;
   refusedServerMessages: number;
   refusedCalls: number;
+  refusedPages: number;
 }
 
 /** The session is refused on its surface or its canaries (exit 3), not failed. */

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { LineFramer } from '../protocol/framing.js';
-import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
+import type { JsonValue } from '../protocol/json/reader.js';
 import { joinLine, writeLine, type Line } from '../protocol/line.js';
 import { classify, errorResponse, idText } from '../protocol/message.js';
 import { InadmissibleError } from '../surface/admit.js';
@@ -8,7 +8,10 @@ import { HeldItems, waitingItem, type ServerItem } from './waiting-message.js';
 import { ProtocolError, ServerChannel, type ClientRequest, type ClientRequestMessage, type ResponseMessage, type ServerMessage } from './channel.js';
 import { CallRules } from './call-rules.js';
 import { impersonatesWarden } from './ask.js';
-import { cancellationForServer, INVALID_REQUEST, PARSE_ERROR, refuseAmbiguousParams, refuseBatch, refuseCall, refuseRead, refuseUnjudgedListing, shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
+import { answerDiscover, cancellationForServer, INVALID_REQUEST, PARSE_ERROR, admitRead, refuseAmbiguousParams, refuseBatch, refuseCall, refuseRequest, refuseUnjudgedListing, shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
+import { methodRule, requestAction } from './client-methods.js';
+import { catalogOf, ClientCatalogPages } from './client-catalog.js';
+import type { CatalogKind } from '../surface/catalog.js';
 import { EarlyPings } from './early-pings.js';
 import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
 import { judgeClientPage } from './client-listing.js';
@@ -23,6 +26,9 @@ import { ServerReports } from './server-reports.js';
 //   whatever the server sent meanwhile, in order), or the client's initialize answered with the refusal;
 // - a client tools/list response is judged in-band and loses the tools that are not approved (the only
 //   message the warden re-serializes);
+// - a client request is decided by its method and the session's state (client-methods.ts): an enumerated table,
+//   nothing relayed before the handshake but ping and initialize; a prompts/get or resources/read only for an
+//   item the session's judged listing admitted; catalog listings judged like tools/list;
 // - tools/call for a tool not approved on this session is answered with an error and not forwarded;
 // - notifications/tools/list_changed, and every N calls or T ms, trigger a re-list before anything else moves;
 // - the server sees one id space for the client's requests and the warden's (the channel gives every request
@@ -38,7 +44,7 @@ const MAX_WAITING_BYTES = 32 * 1024 * 1024;
 type Item = { from: 'client'; bytes: Buffer; asked?: boolean } | ServerItem;
 
 export class Session {
-  readonly stats: SessionStats = { nonJsonLines: 0, oversizeLines: 0, refusedClientLines: 0, refusedServerMessages: 0, refusedCalls: 0 };
+  readonly stats: SessionStats = { nonJsonLines: 0, oversizeLines: 0, refusedClientLines: 0, refusedServerMessages: 0, refusedCalls: 0, refusedPages: 0 };
   readonly ended: Promise<SessionEnd>;
   private resolveEnd!: (e: SessionEnd) => void;
   private readonly server: ServerChannel;
@@ -48,6 +54,7 @@ export class Session {
   /** The operator's rules, when the server has any. */
   private readonly rules: CallRules | undefined;
   private readonly surface: SurfaceGate;
+  private readonly catalogPages: ClientCatalogPages;
   private state: 'new' | 'initializing' | 'open' = 'new';
   /** The client's initialize: its own id (for the refusal) and the id the server was given. */
   private initId: string | undefined;
@@ -84,6 +91,7 @@ export class Session {
     }, () => this.held.cost);
     this.refuser = { cfg, stats: this.stats, toClient: (bytes) => this.toClient(bytes) };
     this.rules = cfg.rules && new CallRules(this.refuser, cfg.rules);
+    this.catalogPages = new ClientCatalogPages(cfg, (reason, method) => this.reports.pageRefused(reason, method));
     this.reports = new ServerReports(cfg, this.stats, (message) => this.fail('protocol_error', message));
     this.server = new ServerChannel(io.serverIn, io.serverOut, cfg.channel, {
       message: (msg, bytes) => {
@@ -158,24 +166,7 @@ export class Session {
       return;
     }
     if (msg.kind === 'request') {
-      const initialize = this.state === 'new' && msg.method === 'initialize';
-      // Any other first request makes a stateless session (no handshake: its listings and calls are refused),
-      // except server/discover: a client that gets "method not found" to it from a legacy server falls back
-      // to initialize, and that handshake must still be gated and judged.
-      if (this.state === 'new' && msg.method !== 'server/discover') this.state = initialize ? 'initializing' : 'open';
-      if (refuseAmbiguousParams(this.refuser, msg.id, msg.method, msg.value.get('params'))) return;
-      let out: { msg: ClientRequestMessage; bytes: Buffer } | undefined = { msg, bytes };
-      if (msg.method === 'tools/call') out = await this.admitCall(msg, bytes, asked);
-      if ((msg.method === 'prompts/get' || msg.method === 'resources/read') && !this.admitRead(msg.id, msg.method, msg.value)) return;
-      if (!out) return;
-      if (initialize) {
-        const params = msg.value.get('params');
-        this.cfg.clientSeen?.(params instanceof Map ? params.get('clientInfo') : undefined);
-        this.rules?.clientCapabilities(params);
-        this.initId = msg.id;
-      }
-      const request = await this.forwardRequest(out.msg, out.bytes);
-      if (initialize && request) this.initServerId = request.serverId;
+      await this.onClientRequest(msg, bytes, asked);
       return;
     }
     if (msg.kind === 'notification' && msg.method === 'notifications/initialized' && this.swallowInitialized) {
@@ -199,6 +190,32 @@ export class Session {
     this.toServer(bytes); // a notification, or the client's answer to a request of the server's (its ids)
   }
 
+  /** A request of the client's, by its method and the session's state (client-methods.ts). */
+  private async onClientRequest(msg: ClientRequestMessage, bytes: Buffer, asked: boolean): Promise<void> {
+    if (refuseAmbiguousParams(this.refuser, msg.id, msg.method, msg.value.get('params'))) return;
+    const action = requestAction(msg.method, this.state);
+    if (action.do === 'answer_discover') answerDiscover(this.refuser, msg.id);
+    else if (action.do === 'refuse') refuseRequest(this.refuser, msg.id, msg.method, action.why);
+    else if (action.do === 'gate_initialize') await this.gateInitialize(msg, bytes);
+    else if (action.do === 'admit_call') {
+      const out = await this.admitCall(msg, bytes, asked);
+      if (out) await this.forwardRequest(out.msg, out.bytes);
+    } else if (action.do === 'admit_read') {
+      if (admitRead(this.refuser, this.surface.judge?.reads, msg.id, msg.method, msg.value)) await this.forwardRequest(msg, bytes);
+    } else await this.forwardRequest(msg, bytes);
+  }
+
+  /** Relays the client's initialize; its answer is held and judged (handshake()). */
+  private async gateInitialize(msg: ClientRequestMessage, bytes: Buffer): Promise<void> {
+    this.state = 'initializing';
+    const params = msg.value.get('params');
+    this.cfg.clientSeen?.(params instanceof Map ? params.get('clientInfo') : undefined);
+    this.rules?.clientCapabilities(params);
+    this.initId = msg.id;
+    const request = await this.forwardRequest(msg, bytes);
+    if (request) this.initServerId = request.serverId;
+  }
+
   /** Relays a client request to the server (once every ping passed early is answered); undefined when the
    *  session stopped meanwhile. */
   private async forwardRequest(msg: ClientRequestMessage, bytes: Buffer): Promise<ClientRequest | undefined> {
@@ -218,6 +235,7 @@ export class Session {
     const params = msg.value.get('params');
     const name = params instanceof Map ? params.get('name') : undefined;
     const toolName = typeof name === 'string' ? name : '';
+    if (asked && !this.rules?.resume(msg.id)) return undefined; // cancelled by the client since the user's yes
     if (this.released) {
       await this.surface.beforeCall();
       if (this.stopped) return undefined;
@@ -231,18 +249,6 @@ export class Session {
     return this.rules.admit(msg, bytes, () => this.queue.push({ from: 'client', bytes, asked: true }), asked);
   }
 
-  /** Refuses getting a prompt or reading a resource that changed or appeared since the lock (enforce). */
-  private admitRead(id: string, method: 'prompts/get' | 'resources/read', value: JsonObject): boolean {
-    const params = value.get('params');
-    const key = method === 'prompts/get' ? 'name' : 'uri';
-    const raw = params instanceof Map ? params.get(key) : undefined;
-    const item = typeof raw === 'string' ? raw : '';
-    const blocked = method === 'prompts/get' ? this.surface.judge?.blocked.prompts : this.surface.judge?.blocked.resources;
-    if (!blocked?.has(item)) return true;
-    refuseRead(this.refuser, id, method, item);
-    return false;
-  }
-
   // ---- server to client ----
 
   private async onServerItem(item: ServerItem): Promise<void> {
@@ -250,6 +256,11 @@ export class Session {
       // Nothing reaches the client before the surface is verified.
       if ('answers' in item && item.answers.serverId === this.initServerId) await this.handshake(item.msg.value, item.bytes);
       else this.held.hold(item);
+      return;
+    }
+    if (this.state === 'new' && !('answers' in item)) {
+      // Before any handshake only pings were relayed: their answers pass, what the server says on its own waits.
+      this.held.hold(item);
       return;
     }
     if ('answers' in item) await this.onServerAnswer(item.answers, item.msg, item.bytes);
@@ -267,9 +278,12 @@ export class Session {
   /** The answer to one waiting client request (its id already the client's own). */
   private async onServerAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Line): Promise<void> {
     if (!(await this.surface.passedBeforeFirstByte())) return;
-    if (request.method !== 'tools/list') this.toClient(bytes);
-    else if (this.surface.judge) this.toClient(judgeClientPage(this.surface.judge, msg.value, request, joinLine(bytes), this.cfg, this.rules));
-    else refuseUnjudgedListing(this.refuser, request.clientId);
+    const rule = methodRule(request.method);
+    const judge = this.surface.judge;
+    if (rule !== 'judged_page') this.toClient(bytes); // a request admitted before it was relayed
+    else if (!judge) refuseUnjudgedListing(this.refuser, request.clientId, request.method);
+    else if (request.method === 'tools/list') this.toClient(judgeClientPage(judge, msg.value, request, joinLine(bytes), { ...this.cfg, pageRefused: (reason) => this.reports.pageRefused(reason) }, this.rules));
+    else this.toClient(this.catalogPages.judge(judge, catalogOf(request.method) as CatalogKind, msg.value, request, joinLine(bytes)));
   }
 
   private async onServerMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<void> {
@@ -289,7 +303,10 @@ export class Session {
   private async handshake(result: Map<string, JsonValue>, heldBytes: Line): Promise<void> {
     this.state = 'open';
     if (!result.has('result')) {
-      // The server refused initialize itself: there is no surface; the client sees why.
+      // The server refused initialize itself: there is no surface; the client sees why, and a retry is gated
+      // and judged like the first.
+      this.state = 'new';
+      this.initId = this.initServerId = undefined;
       try {
         await this.surface.beforeRelease();
       } catch (err) {

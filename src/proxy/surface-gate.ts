@@ -4,6 +4,7 @@ import type { CallRules } from './call-rules.js';
 import type { ServerChannel } from './channel.js';
 import { SurfaceJudge, type ListingSource } from './judge.js';
 import { listAllTools, listCatalogs } from './listing.js';
+import { provenTools } from './canary-run.js';
 import { runSessionCanaries } from './session-canaries.js';
 import { SurfaceRefusal, type SessionConfig } from './session-config.js';
 
@@ -20,6 +21,8 @@ export class SurfaceGate {
   /** The check started at the server's first line (SessionConfig.atFirstLine). */
   private loadCheck: Promise<void> | undefined;
   private checked = false;
+  /** The tools of the last complete listing proven equal to the lock (the only ones a canary may call). */
+  private proven: ReadonlySet<string> = new Set();
 
   constructor(
     private readonly server: ServerChannel,
@@ -39,9 +42,9 @@ export class SurfaceGate {
     this.server.notify('notifications/initialized');
     await this.list('handshake');
     if (stopped()) return;
-    // With a warden.lock entry, what the server advertises beyond tools is judged too (an added prompt included).
-    if (this.cfg.extra) judge.judgeCatalogs(await listCatalogs(this.server, judge.handshake, this.cfg.caps));
-    await runSessionCanaries(this.server, this.cfg, judge.listed);
+    // What the server advertises beyond tools is judged too; what it does not advertise is never admitted.
+    judge.judgeCatalogs(await listCatalogs(this.server, judge.handshake, this.cfg.caps));
+    await runSessionCanaries(this.server, this.cfg, judge.listed, this.proven, this.rules?.gate);
     await this.beforeRelease();
   }
 
@@ -109,6 +112,7 @@ export class SurfaceGate {
     const tools = await listAllTools(this.server, this.cfg.caps);
     const decisions = (this.judge as SurfaceJudge).judge(tools, source, false);
     if (decisions.serverRefusal) throw new SurfaceRefusal(decisions.serverRefusal);
+    this.proven = provenTools(decisions);
     this.rules?.listed(tools, source);
   }
 }

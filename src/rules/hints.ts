@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
+import { JsonNumber, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
 import { KINDS, type Kind } from './schema.js';
 
 // A server's annotations are its claim about its own tool. They may dispute the operator's classification in
@@ -9,7 +9,10 @@ import { KINDS, type Kind } from './schema.js';
 // - `openWorldHint: true` with `readOnlyHint: false` claims at least a change elsewhere (a read of the open world,
 //   a web search, is still a read);
 // - a missing annotation claims nothing: the defaults are the permissive values, so absence contradicts nothing.
-// Only the literal JSON `true`/`false` counts; any other value claims nothing here (the lock pins it anyway).
+// A value that is not a JSON boolean is read as a lax reader reads it (pydantic coerces "true", "yes", "on",
+// "1", 1, 1.0 to true and "false", "no", "off", "0", 0, 0.0 to false, case-insensitively): a claim of danger to
+// any reader is a claim here. null, and what no reader coerces, claim nothing, as absence does. (A hint that
+// changed to such a value since the lock is widening and blocked before the rules see it: surface/hint-moves.ts.)
 
 const rank = (k: Kind): number => KINDS.indexOf(k);
 
@@ -25,7 +28,24 @@ function annotationsOf(tool: JsonObject): JsonObject | undefined {
   return a instanceof Map ? a : undefined;
 }
 
-const is = (a: JsonObject, key: string, value: boolean): boolean => (a.get(key) as JsonValue | undefined) === value;
+const LAX_TRUE = new Set(['true', 'yes', 'on', 't', 'y', '1']);
+const LAX_FALSE = new Set(['false', 'no', 'off', 'f', 'n', '0']);
+
+/** A hint's value as a lax reader (pydantic's bool) takes it, or undefined when it takes it for neither. */
+function laxBoolean(v: JsonValue | undefined): boolean | undefined {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'string') {
+    const s = v.trim().toLowerCase();
+    return LAX_TRUE.has(s) ? true : LAX_FALSE.has(s) ? false : undefined;
+  }
+  if (v instanceof JsonNumber) {
+    const n = Number(v.lexeme);
+    return n === 1 ? true : n === 0 ? false : undefined;
+  }
+  return undefined;
+}
+
+const is = (a: JsonObject, key: string, value: boolean): boolean => laxBoolean(a.get(key)) === value;
 
 /** What the tool's annotations claim about its kind. */
 export function hintClaim(tool: JsonObject): HintClaim {

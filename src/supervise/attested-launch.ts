@@ -198,7 +198,6 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
       expected: exe.key,
       leader: pid,
       ...(interpreted ? { leaderCmdline: Buffer.from([plan.argv0, ...args].map((a) => `${a}\0`).join('')) } : {}),
-      ...(guard ? { guardArgs: guard.args } : {}),
     };
     holders = new HolderCheck(id, exe.path, attested, readStreamEnds(pid, wardenEndOf(child)), new SessionScanner(target));
   } catch (err) {

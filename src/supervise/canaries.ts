@@ -1,8 +1,12 @@
 import { baselineOf, evaluate, latencyOnly, type Baseline, type Verdict } from '../canary/baseline.js';
-import { collides, collisionMessage, DEFAULT_PROBE_NAME, defaultToolOf, drawUnknownTool, probesOf } from '../canary/probe.js';
+import { DEFAULT_PROBE_NAME, defaultToolOf, drawUnknownTool, probesOf, type Observation, type ProbeSpec } from '../canary/probe.js';
 import type { Recorder } from './recorder.js';
 import { WardenError } from '../error.js';
-import { runProbe } from '../proxy/canary-run.js';
+import { probeBar, provenTools, runProbe, type ProbeBar } from '../proxy/canary-run.js';
+import { RulesGate } from '../rules/gate.js';
+import type { Handshake, LiveTool } from '../surface/admit.js';
+import { diffSurface } from '../surface/diff.js';
+import { decide } from '../surface/posture.js';
 import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
 import { DEFAULT_OFFERED, openAsClient } from '../proxy/fetch.js';
 import { listAllTools } from '../proxy/listing.js';
@@ -12,12 +16,13 @@ import { loadLocks, saveCanaryBaselines } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
 import { attestAndLaunch, stopLaunched } from './attested-launch.js';
+import { escaped } from '../escape.js';
 
 // Out-of-band canary runs, for `canary record`, `canary check`, enrollment and the daemon's schedule: recording
 // pins each probe's answer and latency envelope on a fresh launch; checking runs them again and compares.
 // Canary answers never reach any client.
 
-const say = (m: string): void => void process.stderr.write(`mcp-warden: ${m}\n`);
+const say = (m: string): void => void process.stderr.write(`mcp-warden: ${escaped(m)}\n`);
 export const RECORD_SAMPLES = 10;
 export const CHECK_SAMPLES = 5;
 
@@ -26,22 +31,31 @@ export const CHECK_SAMPLES = 5;
  * then one warm-up call of each probe and `n` samples. `defaultTool` is the default probe's tool, or 'draw' to
  * draw a new one (recording).
  */
-async function sample(paths: HomePaths, id: string, n: number, defaultTool: string | 'draw') {
+async function sample(paths: HomePaths, id: string, n: number, defaultTool: string | 'draw'): Promise<{ server: ReturnType<typeof serverById>; results: { probe: ProbeSpec; obs?: Observation[]; bar?: ProbeBar }[] }> {
   const server = serverById(loadServers(paths), id, paths);
   const offered = loadLocks(paths).tools.get(id)?.protocol.offered ?? DEFAULT_OFFERED;
   const launched = await attestAndLaunch(paths, id, say);
   launched.child.stderr.resume();
   let noise = 0;
   try {
-    const { channel } = await openAsClient({ serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered, clientInfo: loadClientSeen(paths, id) }, {}, DEFAULT_CAPS, DEFAULT_CHANNEL_LIMITS, () => noise++);
-    const listed = new Set((await listAllTools(channel, DEFAULT_CAPS)).map((t) => t.name));
+    const { channel, handshake } = await openAsClient({ serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered, clientInfo: loadClientSeen(paths, id) }, {}, DEFAULT_CAPS, DEFAULT_CHANNEL_LIMITS, () => noise++);
+    const tools = await listAllTools(channel, DEFAULT_CAPS);
+    const listed = new Set(tools.map((t) => t.name));
     const probes = probesOf(server.canaries, defaultTool === 'draw' ? drawUnknownTool(listed) : defaultTool);
-    const collision = probes.find((p) => collides(p, listed));
-    if (collision) throw new WardenError('CANARY_STALE', collisionMessage(id, collision));
-    const results = [];
-    for (const probe of probes) {
-      await runProbe(channel, probe, 1);
-      results.push({ probe, obs: await runProbe(channel, probe, n) });
+    // As at session start: a probe is called only when a session of this listing would admit its call.
+    const rules = server.rules && new RulesGate(server.rules);
+    rules?.judge(tools, true);
+    const proven = provenByLock(paths, id, handshake, tools);
+    const results: { probe: ProbeSpec; obs?: Observation[]; bar?: ProbeBar }[] = probes.map((probe) => {
+      const bar = probeBar(id, probe, listed, proven, rules);
+      return bar ? { probe, bar } : { probe };
+    });
+    const barred = results.find((r) => r.bar);
+    if (barred?.bar && defaultTool === 'draw') throw new WardenError('CANARY_STALE', `server '${id}': canary "${barred.probe.name}" was not run: ${barred.bar.why}; no baseline was recorded. ${barred.bar.next.replace(/; once the tool is pinned.*$/, '')}`);
+    for (const r of results) {
+      if (r.bar) continue;
+      await runProbe(channel, r.probe, 1);
+      r.obs = await runProbe(channel, r.probe, n);
     }
     await stopLaunched(paths, id, launched, 'client_eof', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: true, say });
     return { server, results };
@@ -59,7 +73,7 @@ export async function recordCanaries(paths: HomePaths, id: string): Promise<Reco
   const baselines: Record<string, Baseline> = {};
   for (const { probe, obs } of results) {
     try {
-      baselines[probe.name] = baselineOf(probe.name, obs, probe.name === DEFAULT_PROBE_NAME ? probe.tool : undefined);
+      baselines[probe.name] = baselineOf(probe.name, obs ?? [], probe.name === DEFAULT_PROBE_NAME ? probe.tool : undefined);
     } catch (err) {
       if (err instanceof InadmissibleError) throw new WardenError('SURFACE_INADMISSIBLE', `server '${id}': ${err.reason}.`);
       throw err;
@@ -75,7 +89,8 @@ export async function checkCanaries(paths: HomePaths, id: string, rec: Recorder,
   if (!baselines) throw new WardenError('LOCK_MISSING', `warden.lock has no canary baselines for server '${id}'. Record them with: mcp-warden canary record ${id}`);
   const { server, results } = await sample(paths, id, CHECK_SAMPLES, defaultToolOf(baselines));
   const verdicts: { name: string; verdict: Verdict | undefined }[] = [];
-  const judged = results.map(({ probe, obs }) => ({ probe, verdict: baselines[probe.name] ? evaluate(baselines[probe.name] as Baseline, obs, server.canaryLatency) : undefined }));
+  const judged = results.map(({ probe, obs, bar }) => ({ probe, bar, verdict: !baselines[probe.name] ? undefined : bar || !obs ? NOT_RUN : evaluate(baselines[probe.name] as Baseline, obs, server.canaryLatency) }));
+  for (const { probe, bar } of judged) if (bar) say(`server '${id}': canary "${probe.name}" was not run: ${bar.why}. ${bar.next}`);
   // As at session start: latency-only failures are sampled again (one fresh launch per round, two rounds).
   for (let retry = 0; retry < 2 && judged.some((j) => latencyOnly(j.verdict)); retry++) {
     const again = (await sample(paths, id, CHECK_SAMPLES, defaultToolOf(baselines))).results;
@@ -86,7 +101,22 @@ export async function checkCanaries(paths: HomePaths, id: string, rec: Recorder,
   }
   for (const { probe, verdict } of judged) {
     verdicts.push({ name: probe.name, verdict });
-    if (verdict) rec.record({ event: 'canary', server: id, probe: probe.name, result: verdict.pass ? 'pass' : 'fail', failed: verdict.failed, medianMs: verdict.medianMs, thresholdMs: verdict.thresholdMs, source });
+    const bar = judged.find((j) => j.probe === probe)?.bar;
+    if (verdict) rec.record({ event: 'canary', server: id, probe: probe.name, result: verdict.pass ? 'pass' : 'fail', failed: verdict.failed, medianMs: verdict.medianMs, thresholdMs: verdict.thresholdMs, source, ...(bar ? { notRun: bar.code } : {}) });
   }
   return verdicts;
+}
+
+/** The verdict of a probe the warden did not call (docs/adr/0038). */
+const NOT_RUN: Verdict = { pass: false, failed: ['not_run'], medianMs: 0, thresholdMs: 0 };
+
+/** The tools of this listing proven equal to the lock (none without a lock entry, or when the instructions
+ *  changed), whatever the server's posture. */
+function provenByLock(paths: HomePaths, id: string, handshake: Handshake, tools: readonly LiveTool[]): Set<string> {
+  const locks = loadLocks(paths);
+  const entry = locks.tools.get(id);
+  const extra = locks.warden.get(id);
+  if (!entry) return new Set();
+  const decisions = decide(diffSurface(entry, extra ? { prints: extra.tools, conditional: extra.conditional } : undefined, handshake, tools), 'enforce');
+  return decisions.serverRefusal ? new Set() : provenTools(decisions);
 }

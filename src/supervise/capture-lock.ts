@@ -10,12 +10,13 @@ import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById, type ServerConfig } from '../store/servers.js';
 import { artifactRecords } from './attested-launch.js';
 import { fetchSurface, type Fetched, type OnLearned } from './surface-fetch.js';
+import { escaped } from '../escape.js';
 
 // Capturing a server's surface into tools.lock and warden.lock, for `lock`, `pin`, enrollment and `npm start`:
 // fresh attested launches (surface-fetch.ts), then the entry written (read-modify-write under the locks' file
 // lock, store/locks.ts), and the act audited.
 
-const say = (m: string): void => void process.stderr.write(`mcp-warden: ${m}\n`);
+const say = (m: string): void => void process.stderr.write(`mcp-warden: ${escaped(m)}\n`);
 
 function artifactsOf(fetched: Fetched): { kind: string; path: string; sha256: string }[] {
   return artifactRecords(fetched.plan).map(({ kind, path, sha256 }) => ({ kind, path, sha256 }));

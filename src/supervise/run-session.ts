@@ -20,11 +20,12 @@ const STDERR_DRAIN_MS = 1000;
 /** Canary calls per probe at session start (their median is compared with the pinned envelope). */
 const SESSION_CANARY_SAMPLES = 3;
 import { attestAndLaunch, stopLaunched, type LaunchRefusal, type Launched } from './attested-launch.js';
+import { escaped } from '../escape.js';
 
 // The supervised session behind `mcp-warden run <id>`, in the order it happens. The client launched us in
 // place of the server; stdout belongs to the JSON-RPC stream, so every human message goes to stderr.
 
-const say = (msg: string): void => void process.stderr.write(`mcp-warden: ${msg}\n`);
+const say = (msg: string): void => void process.stderr.write(`mcp-warden: ${escaped(msg)}\n`);
 
 /** Refuses the session before launch: tell the client (its first request gets the error) and exit. */
 async function refuse(id: string, err: WardenError): Promise<number> {

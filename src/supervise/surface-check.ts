@@ -7,11 +7,12 @@ import { loadLocks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
 import { fetchSurface } from './surface-fetch.js';
+import { escaped } from '../escape.js';
 
 // Checking a server's surface out of band, for `verify`, `diff` and the daemon's scheduled verification: a fresh
 // attested launch, the served surface diffed against tools.lock and warden.lock.
 
-const say = (m: string): void => void process.stderr.write(`mcp-warden: ${m}\n`);
+const say = (m: string): void => void process.stderr.write(`mcp-warden: ${escaped(m)}\n`);
 
 /** What checking a server's served surface against its lock found (an error is a result, not a throw). */
 export interface SurfaceCheck {

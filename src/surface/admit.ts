@@ -1,3 +1,4 @@
+import { printable } from '../escape.js';
 import { CanonicalError, canonicalBytes, type Walk } from '../protocol/json/canonical.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { ABSENT, hashOf, tagged } from './hash.js';
@@ -96,15 +97,9 @@ export function refuseCaseVariants(obj: JsonObject, keys: readonly string[], whe
   }
 }
 
-/** A short, escaped rendering of untrusted text for messages (never descriptions: names and keys only). */
-export function printable(s: string): string {
-  const cut = s.length > 64 ? s.slice(0, 64) + '…' : s;
-  // JSON escapes C0 controls, quotes and lone surrogates; also escape what a terminal acts on or that reorders
-  // or hides text: DEL and C1 controls (U+009B is an 8-bit CSI), bidi controls, zero-width and line separators.
-  return JSON.stringify(cut)
-    .slice(1, -1)
-    .replace(/[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+/** A short, escaped rendering of untrusted text for messages (never descriptions: names and keys only): the one
+ *  escaper's `printable` (src/escape.ts), re-exported for the callers that take it from here. */
+export { printable };
 
 function refuseNestedDescriptionVariants(v: JsonValue, where: () => string): void {
   if (Array.isArray(v)) {

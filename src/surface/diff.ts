@@ -1,14 +1,15 @@
-import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
+import type { JsonObject } from '../protocol/json/reader.js';
 import type { Handshake, LiveTool } from './admit.js';
 import type { LockEntry } from './lockfile.js';
 import { printTool, type ToolPrint } from './print.js';
 import type { Catalogs } from './catalog.js';
+import { hintMoves, onlyNarrowed } from './hint-moves.js';
 
 // Comparing a locked surface with a live one. Classes (tools.lock SPEC §8, plus the warden's `widening`),
 // most severe first:
 //   widening      an annotation moved toward a less-gated claim (readOnlyHint gained, destructiveHint lost or
-//                 set false, idempotentHint gained, openWorldHint set false): the server choosing its own
-//                 permission tier
+//                 set false, idempotentHint gained, openWorldHint set false, a hint changed to a value that is
+//                 not a JSON boolean): the server choosing its own permission tier (hint-moves.ts)
 //   instructions  the server's instructions changed (prompt text for every tool)
 //   description   a tool's description, or any string under a "description" key inside it, changed
 //   schema        inputSchema/outputSchema changed other than in their descriptions, or annotations changed
@@ -29,7 +30,8 @@ export interface ToolDrift {
   fields: string[];
   /** Which hints widened, e.g. "readOnlyHint gained". */
   widening: string[];
-  /** True when the only change is annotations moving toward a more-gated claim. */
+  /** True when the live tool is the locked one with only hints moved from the less-gated literal to the
+   *  more-gated claim, every other byte equal (hint-moves.ts). */
   narrowingOnly: boolean;
 }
 
@@ -47,29 +49,6 @@ export interface LockedExtra {
   catalogs?: Catalogs;
 }
 
-function annotation(tool: JsonObject, hint: string): JsonValue | undefined {
-  const a = tool.get('annotations');
-  return a instanceof Map ? a.get(hint) : undefined;
-}
-
-/** Hints that moved toward a less-gated claim, and whether any moved the other way. */
-function hintMoves(locked: JsonObject, live: JsonObject): { widening: string[]; narrowed: boolean } {
-  const widening: string[] = [];
-  let narrowed = false;
-  const was = (h: string): JsonValue | undefined => annotation(locked, h);
-  const now = (h: string): JsonValue | undefined => annotation(live, h);
-  if (was('readOnlyHint') !== true && now('readOnlyHint') === true) widening.push('readOnlyHint gained');
-  else if (was('readOnlyHint') === true && now('readOnlyHint') !== true) narrowed = true;
-  if (was('destructiveHint') !== false && now('destructiveHint') === false) widening.push('destructiveHint set false');
-  else if (was('destructiveHint') === true && now('destructiveHint') === undefined) widening.push('destructiveHint lost');
-  else if (was('destructiveHint') !== now('destructiveHint')) narrowed = true;
-  if (was('idempotentHint') !== true && now('idempotentHint') === true) widening.push('idempotentHint gained');
-  else if (was('idempotentHint') === true && now('idempotentHint') !== true) narrowed = true;
-  if (was('openWorldHint') !== false && now('openWorldHint') === false) widening.push('openWorldHint set false');
-  else if (was('openWorldHint') === false && now('openWorldHint') !== false) narrowed = true;
-  return { widening, narrowed };
-}
-
 function changedFields(a: ToolPrint, b: ToolPrint): string[] {
   const keys = new Set([...Object.keys(a.fields), ...Object.keys(b.fields)]);
   const own = (o: Record<string, string>, k: string): string | undefined => (Object.hasOwn(o, k) ? o[k] : undefined);
@@ -82,13 +61,14 @@ function compareTool(name: string, lockedHTool: string, locked: JsonObject, lock
   }
   const fields = changedFields(lockedPrint(), live.print);
   const classes = new Set<DriftClass>();
-  const { widening, narrowed } = hintMoves(locked, live.value);
+  const { widening, narrowed, other } = hintMoves(locked, live.value);
   if (widening.length > 0) classes.add('widening');
   if (fields.includes('description') || lockedPrint().hNestedDescriptions !== live.print.hNestedDescriptions) classes.add('description');
   const shapeMoved = ['inputSchema', 'outputSchema'].some((f) => lockedPrint().shapes[f] !== live.print.shapes[f]);
   if (shapeMoved || fields.includes('annotations')) classes.add('schema');
   if (fields.some((f) => !['description', 'inputSchema', 'outputSchema', 'annotations'].includes(f))) classes.add('metadata');
-  const narrowingOnly = widening.length === 0 && narrowed && fields.length === 1 && fields[0] === 'annotations';
+  // The one exception for a changed tool, exact on the whole tool (hint-moves.ts, ADR 0036).
+  const narrowingOnly = widening.length === 0 && !other && fields.length === 1 && fields[0] === 'annotations' && onlyNarrowed(locked, { hTool: lockedHTool, hExact: lockedPrint().hExact }, live.value, narrowed);
   return { name, state: 'changed', classes: CLASS_ORDER.filter((c) => classes.has(c)), fields, widening, narrowingOnly };
 }
 

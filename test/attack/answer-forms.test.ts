@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NODE, RawSession, SERVERS, addServer, auditEvents, INITIALIZE, tempDir } from '../helpers/warden.js';
 
 // Odd answer forms from a hostile server (test/servers/attack-hostile.mjs, scenario `form`), and a client
-// notification that names a tool. Held forms pass; the two marked FAILS show what got through.
+// notification that names a tool. Each form is held: refused, or closed before the client sees a byte of it.
 
 const POISON = 'attacker.example';
 let dir: string;
@@ -24,28 +24,35 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** Initializes, lists once, returns the session after the client's listing was answered (or the warden exited). */
+/** Initializes, lists once and closes; fails unless the initialize result and the client's listing were both answered. */
 async function listOnce(): Promise<RawSession> {
   const s = new RawSession(home, 'hx');
   s.send(INITIALIZE + '\n');
-  try {
-    await s.until(() => s.lines().some((l) => /"id":1,"result"/.test(l.toString())), 'initialize result', 15_000);
-    s.send('{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n');
-    await s.until(() => s.lines().some((l) => { const m = JSON.parse(l.toString()); return m.id === 2 && m.method === undefined; }), 'listing answered', 15_000);
-  } catch {
-    /* the warden closed the session: what it wrote is still checked */
-  }
+  await s.until(() => s.lines().some((l) => /"id":1,"result"/.test(l.toString())), 'initialize result', 15_000);
+  s.send('{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n');
+  await s.until(() => s.lines().some((l) => { const m = JSON.parse(l.toString()); return m.id === 2 && m.method === undefined; }), 'listing answered', 15_000);
   s.close();
   await s.exited;
   return s;
 }
 
+/** Initializes and returns the session once the warden exited, with its answer to the initialize. */
+async function refusedAtHandshake(): Promise<{ s: RawSession; answer: Record<string, unknown>; code: number | null }> {
+  const s = new RawSession(home, 'hx');
+  s.send(INITIALIZE + '\n');
+  const answer = await s.message(1);
+  s.close();
+  const { code } = await s.exited;
+  return { s, answer, code };
+}
+
 describe('attack: answer forms (held)', () => {
-  it('a duplicate "id" written as an escape ("\\u0069d") is inadmissible: the session closes, nothing forwarded', async () => {
+  it('a duplicate "id" written as an escape ("\\u0069d") is inadmissible: the session closes at the handshake, nothing forwarded', async () => {
     serve({ form: 'dupEscapedId' });
-    const s = await listOnce();
+    const { s, answer, code } = await refusedAtHandshake();
+    expect(code).toBe(5);
+    expect(answer.error).toMatchObject({ data: { cause: 'inadmissible' }, message: expect.stringMatching(/duplicate_key: duplicate key "id"/) });
     expect(s.stdoutBytes.toString()).not.toContain(POISON);
-    expect(s.proc.exitCode).not.toBe(0);
     expect(auditEvents(home).some((e) => e.event === 'exit')).toBe(true);
   });
 
@@ -60,9 +67,11 @@ describe('attack: answer forms (held)', () => {
     });
   }
 
-  it('an answer carrying both error and a poisoned result is judged on its result (poison removed)', async () => {
+  it('an answer carrying both an error and a poisoned result is read as the error: the handshake is refused, nothing of the result forwarded', async () => {
     serve({ form: 'resultAndError' });
-    const s = await listOnce();
+    const { s, answer, code } = await refusedAtHandshake();
+    expect(code).toBe(3);
+    expect(answer.error).toMatchObject({ data: { cause: 'protocol_error' }, message: expect.stringMatching(/answered tools\/list with an error/) });
     expect(s.stdoutBytes.toString()).not.toContain(POISON);
   });
 
@@ -78,22 +87,14 @@ describe('attack: answer forms (held)', () => {
       const answer = await s.message(1);
       s.close();
       expect((await s.exited).code).toBe(5);
-      expect(answer.error).toMatchObject({ message: expect.stringMatching(why) });
+      expect(answer.error).toMatchObject({ data: { cause: 'inadmissible' }, message: expect.stringMatching(why) });
+      expect(s.lines()).toHaveLength(1);
       expect(s.stdoutBytes.toString()).not.toContain(POISON);
     });
   }
 });
 
-describe('attack: forms that get through', () => {
-  it('a line with a method AND a result (a response that is also a request) is not relayed to the client', async () => {
-    serve({ form: 'requestResponse' });
-    const s = await listOnce();
-    // FAILS: the warden classifies it as a server request (method + id) and relays it unjudged, poisoned
-    // listing and all, under the id the server guessed. Strict clients (the TS SDK) drop it; a client that
-    // dispatches on "has result" first takes it as the answer to its request of that id.
-    expect(s.stdoutBytes.toString()).not.toContain(POISON);
-  });
-
+describe('attack: a request sent as a notification', () => {
   it('a tools/call sent as a notification (no id) for a tool that is not approved never reaches the server', async () => {
     const s = new RawSession(home, 'hx');
     s.send(INITIALIZE + '\n');
@@ -103,7 +104,8 @@ describe('attack: forms that get through', () => {
     await s.until(() => s.lines().some((l) => JSON.parse(l.toString()).id === 3), 'ping answered');
     s.close();
     await s.exited;
-    // FAILS: notifications are relayed as they are; the call gate looks only at requests.
-    expect(fs.readFileSync(logFile, 'utf8')).not.toContain('delete_everything');
+    const received = fs.readFileSync(logFile, 'utf8');
+    expect(received).toContain('"method":"ping"'); // the server saw what came after the notification
+    expect(received).not.toContain('delete_everything');
   });
 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SERVERS, addServer, connectClient, tempDir } from '../helpers/warden.js';
+import { SERVERS, addServer, auditEvents, connectClient, tempDir } from '../helpers/warden.js';
 
 // Attack (hostile server, or someone who can write the package while the server runs): module files loaded
 // lazily after the server's first line, past the module guard (src/launch/preload/).
@@ -48,7 +48,7 @@ async function call(id: string, tool: string, args: Record<string, unknown> = {}
 const read = (f: string): string => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '');
 
 describe('module guard, lazy loads after the first line', () => {
-  it('BYPASS: a file of the package changed after the launch was attested is loaded lazily with its new content (should be refused)', async () => {
+  it('a file of the package changed after the launch was attested and loaded lazily ends the server before its new content runs', async () => {
     const marker = path.join(dir, 'marker');
     const { pkg, server } = layout(marker);
     addServer(home, 'late', [NODE, server]);
@@ -56,35 +56,31 @@ describe('module guard, lazy loads after the first line', () => {
     await client.listTools(); // attested and re-stat'ed at the first line: everything matches
     // Now (a `git pull`, an `npm install`, or the server itself) the never-yet-loaded in-package module changes.
     writeModule(path.join(pkg, 'lib/late.mjs'), marker, 'POISONED');
-    let text: string;
-    try {
-      const r = (await client.callTool({ name: 'late', arguments: {} })) as { content?: { text?: string }[] };
-      text = r.content?.[0]?.text ?? '';
-    } catch (err) {
-      text = `error: ${(err as Error).message}`;
-    }
-    await client.close().catch(() => undefined);
-    // Secure: the guard compares what it loads against the stat key digested for this launch and refuses.
-    expect({ text, marker: read(marker) }).toEqual({ text: expect.not.stringContaining('POISONED'), marker: expect.not.stringContaining('POISONED') });
+    const call = client.callTool({ name: 'late', arguments: {} });
+    await expect(call).rejects.toThrow(/mcp-warden closed the session: server 'late' was ended by the warden's module guard/);
+    await client.close();
+    expect(read(marker)).toBe('');
+    expect(auditEvents(home).filter((e) => e.event === 'module_refused' && e.server === 'late')).toHaveLength(1);
   });
 
-  it('held: the server overwrites the worker environment data the preload trusts (setEnvironmentData), then an ordinary worker imports an outside file: the server is ended', async () => {
+  it('a server that overwrites the worker environment data the preload trusts (setEnvironmentData) has its ordinary worker ended by the guard (exit 77) before the worker imports an outside file', async () => {
     const marker = path.join(dir, 'marker');
     const { server } = layout(marker);
     const outside = path.join(dir, 'elsewhere/outside.mjs');
     writeModule(outside, marker, 'OUTSIDE CODE');
     addServer(home, 'forge', [NODE, server]);
-    const text = await call('forge', 'forge', { path: outside });
-    expect({ text, marker: read(marker) }).toEqual({ text: expect.not.stringContaining('OUTSIDE CODE'), marker: expect.not.stringContaining('OUTSIDE CODE') });
+    expect(await call('forge', 'forge', { path: outside })).toBe('loaded: worker exit 77');
+    expect(read(marker)).toBe('');
   });
 
-  it('BYPASS: a worker whose execArgv names the preload URL as the value of another flag (--conditions URL) runs without the guard and loads an outside file (should be refused)', async () => {
+  it('a worker whose execArgv names the preload URL as the value of another flag (--conditions URL) ends the server before the worker loads an outside file', async () => {
     const marker = path.join(dir, 'marker');
     const { server } = layout(marker);
     const outside = path.join(dir, 'elsewhere/outside.mjs');
     writeModule(outside, marker, 'OUTSIDE CODE');
     addServer(home, 'argv', [NODE, server]);
-    const text = await call('argv', 'argv', { path: outside });
-    expect({ text, marker: read(marker) }).toEqual({ text: expect.not.stringContaining('OUTSIDE CODE'), marker: expect.not.stringContaining('OUTSIDE CODE') });
+    expect(await call('argv', 'argv', { path: outside })).toMatch(/^error: .*mcp-warden closed the session: server 'argv' was ended by the warden's module guard/);
+    expect(read(marker)).toBe('');
+    expect(auditEvents(home).filter((e) => e.event === 'module_refused' && e.server === 'argv')).toHaveLength(1);
   });
 });

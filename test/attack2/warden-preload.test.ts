@@ -19,7 +19,7 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 for (const spelling of ['"--require" FILE', '--re"quire" FILE', '"--import=file://FILE"']) {
-  it(`BYPASS: NODE_OPTIONS='${spelling}' preloads code into the warden and run still launches (should refuse: WARDEN_PRELOADED)`, async () => {
+  it(`NODE_OPTIONS='${spelling}' preloading code into the warden makes run refuse to launch anything (WARDEN_PRELOADED)`, async () => {
     const evil = path.join(dir, spelling.includes('import') ? 'evil.mjs' : 'evil.cjs');
     const marker = path.join(dir, 'marker');
     fs.writeFileSync(evil, spelling.includes('import') ? `import fs from 'node:fs';\nfs.writeFileSync(${JSON.stringify(marker)}, 'ran in the warden');\n` : `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran in the warden');\n`);
@@ -27,9 +27,10 @@ for (const spelling of ['"--require" FILE', '--re"quire" FILE', '"--import=file:
     s.send(INITIALIZE + '\n');
     const answer = await s.message(1);
     s.close();
-    await s.exited;
+    const { code } = await s.exited;
     expect(fs.existsSync(marker)).toBe(true); // the preload did run in the warden (the premise)
     // Secure: the warden refuses to launch anything.
     expect((answer.error as { data?: { code?: string } } | undefined)?.data?.code).toBe('WARDEN_PRELOADED');
+    expect(code).toBe(3);
   });
 }

@@ -56,9 +56,14 @@ describe('install refuses a bin script outside the package', () => {
     expect([r.code, r.refusal], `${r.stdout}\n${r.stderr}`).toEqual([3, 'INSTALL_FAILED']);
   }, T);
 
-  it('--dry-run says the same (it cannot be enrolled)', () => {
-    const r = cli(home, ['install', `${DEMO_SERVER}@1.0.8`, '--id', 'escape-dry', '--dry-run'], { env: reg.env });
-    expect(r.stdout).not.toContain('Runs        node ../demo-dep/index.mjs');
+  it('--dry-run says the same (it cannot be enrolled) and writes nothing', () => {
+    reg.publish(DEMO_SERVER, '1.0.11', { tarball: variant(DEMO_SERVER, '1.0.0', { version: '1.0.11', bin: { 'demo-server': '../demo-dep/index.mjs' } }) });
+    const before = treeSnapshot(home);
+    const r = cli(home, ['install', `${DEMO_SERVER}@1.0.11`, '--id', 'escape-dry', '--dry-run'], { env: reg.env });
+    expect(r.code, r.stderr).toBe(0); // a dry run that verified; it says why the package cannot be enrolled
+    expect(r.stdout).toContain(`Cannot enroll as it stands: the bin 'demo-server' of ${DEMO_SERVER}@1.0.11 names "../demo-dep/index.mjs", outside the package, which its provenance does not cover.`);
+    expect(r.stdout).not.toContain('Runs ');
+    expect(treeSnapshot(home)).toEqual(before);
   }, T);
 
   it('the registry\'s copy of the manifest naming another bin changes nothing: the tarball\'s is run (holds)', () => {

@@ -7,9 +7,10 @@ import { INITIALIZE, NODE, RawSession, SERVERS, addServer, tempDir } from '../he
 // (before, fd 3 had to be a regular file, which a child of the server does not get by default). A node child the
 // server starts with the guard's --import (fork passes it on through execArgv) and a socket of the server's own
 // on fd 3 reads whatever attested set the server writes there, and runs with it: ADR 0014 says such a child
-// "refuses to run rather than run unguarded", and the stdout holder check lets a node child carrying the guard
-// hold the server's stdout. (A plain fork, whose fd 3 is the IPC channel, now waits on it forever instead of
-// refusing: test/attest/modules.test.ts 'gives a node child the server forks no attested set' times out.)
+// "refuses to run rather than run unguarded". (The stdout holder check no longer lets such a child hold the
+// server's stdout: docs/adr/0042-no-exec-child-holds-stdout.md, test/attack22/holders-node-child.test.ts.)
+// (A plain fork, whose fd 3 is the IPC channel, now waits on it forever instead of refusing:
+// test/attest/modules.test.ts 'gives a node child the server forks no attested set' times out.)
 
 let dir: string;
 let home: string;

@@ -40,7 +40,7 @@ describe("the warden's question to the user", () => {
     expect(q.message).not.toMatch(invisibleBmp);
   });
 
-  it('shows arguments that are not an object (or refuses the call) instead of saying "No arguments."', async () => {
+  it('shows arguments that are not an object as they are, instead of saying "No arguments."', async () => {
     // Attack: arguments as a string or an array. admitArguments checks shapes only when a parameter is denied
     // or fixed; question() renders only an object, so the user is told "No arguments." while the server is
     // sent the value (a lenient server, or one that takes positional arguments, acts on it).
@@ -52,8 +52,8 @@ describe("the warden's question to the user", () => {
     const q = parsed(s).find((m) => m.method === 'elicitation/create') as { params: { message: string } } | undefined;
     s.close();
     await s.exited;
-    if (q) expect(q.params.message).toContain('mallory@evil.example');
-    else expect((parsed(s).find((m) => m.id === 3) as { error?: unknown }).error).toBeDefined();
+    expect(q?.params.message).toContain('Arguments (not an object): ["mallory@evil.example","the quarterly numbers"]');
+    expect(q?.params.message).not.toContain('No arguments.');
   });
 
   it('takes an answer whose id is written with JSON escapes, and never passes it to the server', async () => {

@@ -8,7 +8,7 @@ import { startLocalRegistry, type LocalRegistry } from '../helpers/registry.js';
 import { EVERYTHING, NODE, WARDEN, tempDir } from '../helpers/warden.js';
 
 // docs/guide.md's walkthrough, command by command, as a new user on a fresh machine: Claude Desktop with three
-// servers (two started with npx), the default home (no --home anywhere), a tampered update, its review and pin.
+// servers (two started with npx), the default home (no --home given to a command; import writes it into the entries), a tampered update, its review and pin.
 // The packages npx would fetch come from a loopback stand-in for the npm registry (test/helpers/registry.ts).
 
 let dir: string;
@@ -75,7 +75,7 @@ describe('the guide, from "I use Claude Desktop with three servers" to a reviewe
     const r = warden('import', '--dry-run', '--install', '--allow-unsigned', config);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/imported +filesystem — would install @modelcontextprotocol\/server-filesystem@2026\.8\.31 \(UNSIGNED, admitted by --allow-unsigned\)/);
-    expect(r.stdout).toContain(`+        "${WARDEN}",\n+        "run",\n+        "everything"\n`);
+    expect(r.stdout).toContain(`+        "${WARDEN}",\n+        "--home",\n+        "${wardenHome()}",\n+        "run",\n+        "everything"\n`);
     expect(fs.existsSync(wardenHome())).toBe(false);
   });
 
@@ -84,7 +84,7 @@ describe('the guide, from "I use Claude Desktop with three servers" to a reviewe
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Claude Desktop\): 3 imported/);
     expect(r.stdout).toContain(`To switch back: mcp-warden unwrap ${config}`);
-    expect(entry('memory')).toEqual({ command: process.execPath, args: [WARDEN, 'run', 'memory'] });
+    expect(entry('memory')).toEqual({ command: process.execPath, args: [WARDEN, '--home', wardenHome(), 'run', 'memory'] }); // --home even for the default home (ADR 0040)
   }, 180_000);
 
   it('3. status shows each server allowed, locked and what it runs', () => {

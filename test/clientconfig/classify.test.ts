@@ -13,7 +13,16 @@ function plan(entry: Record<string, unknown>): ReturnType<typeof classify> {
 
 describe('classifying a client entry', () => {
   it('imports a plain stdio entry with its env and an absolute cwd', () => {
-    expect(plan({ command: '/usr/bin/node', args: ['server.js'], cwd: '/srv/s', env: { A: '1' } })).toEqual({ action: 'import', command: '/usr/bin/node', args: ['server.js'], cwd: '/srv/s', env: { A: '1' } });
+    expect(plan({ command: '/usr/bin/node', args: ['server.js'], cwd: '/srv/s', env: { A: '1' } })).toEqual({ action: 'import', command: '/usr/bin/node', args: ['server.js'], cwd: '/srv/s', env: { A: '1' }, wardenEnv: {} });
+  });
+
+  it("moves the variables the warden reads itself out of the client's env, and refuses one given as a client variable", () => {
+    expect(plan({ command: '/usr/bin/node', args: ['s.js'], env: { API_TOKEN: '${input:t}', NODE_TLS_REJECT_UNAUTHORIZED: '0', HTTPS_PROXY: 'http://p:3128', XDG_CONFIG_HOME: '/x' } })).toMatchObject({
+      action: 'import',
+      env: { API_TOKEN: '${input:t}' },
+      wardenEnv: { NODE_TLS_REJECT_UNAUTHORIZED: '0', HTTPS_PROXY: 'http://p:3128', XDG_CONFIG_HOME: '/x' },
+    });
+    expect(plan({ command: '/usr/bin/node', args: ['s.js'], env: { MCP_WARDEN_HOME: '${workspaceFolder}/.warden' } })).toMatchObject({ action: 'refused', reason: expect.stringContaining('"env" sets MCP_WARDEN_HOME from a client variable') });
   });
 
   it('refuses a relative cwd, which only the client could resolve', () => {
@@ -30,8 +39,10 @@ describe('classifying a client entry', () => {
   });
 
   it('recognizes an entry already launching this warden, and not another tool that happens to have a dist/cli/main.js', () => {
-    expect(plan({ command: '/usr/bin/node', args: [WARDEN, '--home', '/h', 'run', 'fs'] })).toEqual({ action: 'wrapped', id: 'fs', home: '/h' });
-    expect(plan({ command: '/usr/local/bin/mcp-warden', args: ['run', 'fs'] })).toEqual({ action: 'wrapped', id: 'fs' });
+    expect(plan({ command: process.execPath, args: [WARDEN, '--home', '/h', 'run', 'fs'] })).toEqual({ action: 'wrapped', id: 'fs', home: '/h' });
+    expect(plan({ command: WARDEN, args: ['run', 'fs'] })).toEqual({ action: 'wrapped', id: 'fs' });
+    // Another file named mcp-warden is not this warden: it is named, and left for the user to fix.
+    expect(plan({ command: '/usr/local/bin/mcp-warden', args: ['run', 'fs'] })).toMatchObject({ action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS' });
     expect(plan({ command: '/usr/bin/node', args: ['/opt/other/dist/cli/main.js', 'run', 'x'] })).toMatchObject({ action: 'import' });
   });
 

@@ -6,8 +6,8 @@ import { auditEvents, cli } from '../helpers/warden.js';
 
 // Resources and resource templates are digested in warden.lock like prompts (docs/threat-model.md, "A surface
 // the lock never saw"): in enforce, a session refuses resources/read of a resource that changed or appeared
-// since the lock; a changed template is reported (verify, the audit log, stderr) but reads through templates
-// are not gated, since a template does not say which reads it serves.
+// since the lock; a changed template is reported (verify, the audit log, stderr) and reads through it (URIs it
+// expands to, RFC 6570) are refused.
 
 let sh: Shifter;
 afterEach(() => sh?.cleanup());
@@ -70,7 +70,7 @@ describe('resources/read on a session in enforce', () => {
 });
 
 describe('resource templates', () => {
-  it('reports a changed template in verify, the audit log and on stderr, without gating reads through it', async () => {
+  it('reports a changed template in verify, the audit log and on stderr, and refuses reads through it (enforce)', async () => {
     sh = shapeshifter({ toolsRaw: BASE_TOOLS, resourceTemplates: [TICKET] });
     expect(Object.keys(lockedCatalogs(sh.home).resourceTemplates ?? {})).toEqual([TICKET.uriTemplate]);
     expect(cli(sh.home, ['verify']).code).toBe(0);
@@ -83,11 +83,10 @@ describe('resource templates', () => {
 
     const s = sh.session();
     expect((await opened(s)).result).toBeDefined();
-    // Not gated: the threat model says so ("does not gate reads through resource templates").
-    expect(await request(s, 'resources/read', { uri: 'tickets://42' })).toMatchObject({ result: { contents: [{ uri: 'tickets://42' }] } });
+    expectReadRefused(await request(s, 'resources/read', { uri: 'tickets://42' }), 'tickets://42');
     s.close();
     expect((await s.exited).code).toBe(0);
-    expect(s.stderr).toContain(`resourceTemplates "${TICKET.uriTemplate}" changed since the lock; reported`);
+    expect(s.stderr).toContain(`resourceTemplates "${TICKET.uriTemplate}" changed since the lock; reading through it is refused on this session`);
     expect(auditEvents(sh.home).find((e) => e.event === 'catalog_drift')).toMatchObject({ server: 'shifty', changes: [{ kind: 'resourceTemplates', id: TICKET.uriTemplate, state: 'changed' }] });
     expect(fs.readFileSync(path.join(sh.home, 'audit.log'), 'utf8')).not.toContain(MARKER);
   });

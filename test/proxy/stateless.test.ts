@@ -6,8 +6,9 @@ import { RawSession, SERVERS, addServer, auditEvents, tempDir } from '../helpers
 // Revision 2026-07-28 is stateless: a client may skip initialize, ask `server/discover`, and send each request
 // with `_meta["io.modelcontextprotocol/protocolVersion"]`. The warden does not judge such sessions yet
 // (docs/threat-model.md): with no handshake there is nothing to judge a listing against, so their tools/list
-// answers and tools/calls are refused, fail closed. A legacy server's "method not found" to server/discover
-// must reach the client, which then falls back to initialize and gets an ordinary, judged session.
+// answers and tools/calls are refused, fail closed. The warden answers server/discover itself with "method not
+// found" (never relayed: its answer carries instructions), so the client falls back to initialize and gets an
+// ordinary, judged session.
 
 const META = { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } };
 let dir: string;
@@ -59,7 +60,7 @@ describe('a stateless (2026-07-28) session', () => {
     expect(s.stderr).toContain('refused a call to tool "echo": no verified tool listing on this session yet');
   });
 
-  it('passes server/discover through, and a legacy server\'s "method not found" reaches the client as sent', async () => {
+  it('answers server/discover itself with "method not found", and the server never receives it', async () => {
     reset();
     const s = new RawSession(home, 'legacy');
     const discover = JSON.stringify({ jsonrpc: '2.0', id: 'd1', method: 'server/discover', params: { ...META } });
@@ -67,13 +68,12 @@ describe('a stateless (2026-07-28) session', () => {
     const answer = await answerTo(s, 'd1');
     s.close();
     await s.exited;
-    expect(answer).toEqual({ jsonrpc: '2.0', id: 'd1', error: { code: -32601, message: 'Method not found' } });
-    // The request reached the server untouched but for the id, which the warden numbers in one id space.
-    const received = fs.readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(received.find((m) => m.method === 'server/discover')).toMatchObject({ method: 'server/discover', params: META });
+    expect(answer).toEqual({ jsonrpc: '2.0', id: 'd1', error: { code: -32601, message: 'Method not found: mcp-warden does not judge revision 2026-07-28 sessions yet; use initialize.' } });
+    const received = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
+    expect(received).not.toContain('server/discover');
   });
 
-  it('after a legacy server\'s "method not found" to server/discover, a client that falls back to initialize gets a judged session', async () => {
+  it('after the warden\'s "method not found" to server/discover, a client that falls back to initialize gets a judged session', async () => {
     reset();
     const s = new RawSession(home, 'legacy');
     s.send(JSON.stringify({ jsonrpc: '2.0', id: 'd1', method: 'server/discover', params: { ...META } }) + '\n');

@@ -80,7 +80,8 @@ export function pointer(path: readonly (string | number)[]): string {
   return path.map((p) => '/' + String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 }
 
-/** A key as a refusal shows it: cut at 64 characters, escaped. */
+/** A key as a refusal shows it: cut at 64 characters, in JSON string syntax. Whoever prints the refusal escapes
+ *  the rest with the one escaper (src/escape.ts; protocol/ imports nothing else of src/). */
 export function printable(s: string): string {
   const cut = s.length > 64 ? s.slice(0, 64) + '…' : s;
   return JSON.stringify(cut).slice(1, -1);

@@ -1,0 +1,54 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ReadAdmission } from '../../src/surface/read-admission.js';
+
+// The allow set of a session's gets and reads: an item is admitted only when the warden's own listing showed it
+// with the locked digest (enforce), or showed it at all (monitor); a client page only ever takes away.
+
+const ids = fc.uniqueArray(fc.string({ minLength: 1, maxLength: 8 }), { maxLength: 8 });
+const digest = fc.constantFrom('d1', 'd2', 'd3');
+
+describe('ReadAdmission', () => {
+  it('admits exactly the listed items equal to the lock in enforce, and exactly the listed ones in monitor', () => {
+    fc.assert(
+      fc.property(ids, fc.array(digest, { minLength: 8, maxLength: 8 }), fc.array(fc.option(digest), { minLength: 8, maxLength: 8 }), fc.string({ maxLength: 8 }), (names, lockedD, liveD, other) => {
+        const locked = Object.fromEntries(names.map((n, i) => [n, lockedD[i] as string]));
+        const live: Record<string, string> = {};
+        names.forEach((n, i) => {
+          const d = liveD[i];
+          if (d !== null && d !== undefined) live[n] = d;
+        });
+        const enforce = new ReadAdmission({ prompts: locked }, true);
+        enforce.listed({ prompts: live });
+        const monitor = new ReadAdmission({ prompts: locked }, false);
+        monitor.listed({ prompts: live });
+        for (const n of [...names, other]) {
+          const shown = Object.hasOwn(live, n);
+          const equal = shown && Object.hasOwn(locked, n) && live[n] === locked[n];
+          expect(enforce.read('prompts', n)).toBe(equal ? 'admitted' : shown ? 'changed' : 'unlisted');
+          expect(monitor.read('prompts', n)).toBe(shown ? 'admitted' : 'unlisted');
+          expect(enforce.read('resources', n)).toBe('unlisted');
+        }
+      }),
+    );
+  });
+
+  it('admits nothing when the server listed nothing, whatever the lock holds', () => {
+    const a = new ReadAdmission({ prompts: { greet: 'd1' }, resources: { 'file:///a': 'd1' }, resourceTemplates: { 'x://{id}': 'd1' } }, true);
+    a.listed({});
+    expect([a.read('prompts', 'greet'), a.read('resources', 'file:///a'), a.read('resources', 'x://1')]).toEqual(['unlisted', 'unlisted', 'unlisted']);
+  });
+
+  it('a client page showing a changed item takes it out of the allow set; a matching one adds nothing', () => {
+    const a = new ReadAdmission({ prompts: { greet: 'd1' }, resourceTemplates: { 'x://{id}': 'd1' } }, true);
+    a.listed({ prompts: { greet: 'd1' }, resourceTemplates: { 'x://{id}': 'd1' } });
+    expect(a.read('resources', 'x://1')).toBe('admitted');
+    expect(a.pageItem('prompts', 'greet', 'd1')).toBe(true);
+    expect(a.pageItem('prompts', 'other', 'd1')).toBe(false);
+    expect(a.read('prompts', 'other')).toBe('unlisted');
+    expect(a.pageItem('prompts', 'greet', 'd2')).toBe(false);
+    expect(a.read('prompts', 'greet')).toBe('changed');
+    expect(a.pageItem('resourceTemplates', 'x://{id}', 'd2')).toBe(false);
+    expect(a.read('resources', 'x://1')).toBe('changed');
+  });
+});
