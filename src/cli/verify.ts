@@ -43,7 +43,7 @@ export function describeOutcome(o: SurfaceCheck, details: boolean): void {
   }
   const d = o.diff as SurfaceDiff;
   if (o.status === 'ok') {
-    line(`${o.id}: ok (${o.entry?.tools.length ?? 0} tools match ${o.entry?.surface_hash})`);
+    line(escaped(`${o.id}: ok (${o.entry?.tools.length ?? 0} tools match ${o.entry?.surface_hash})`));
     return;
   }
   line(`${o.id}: DRIFT (most severe: ${o.worst})`);
