@@ -8,7 +8,7 @@ import { resolveHome } from '../store/paths.js';
 import { ENV_NAME_RE, SERVER_ID_RE, loadServers, loaderVariable } from '../store/servers.js';
 import type { LockEntry } from '../surface/lockfile.js';
 import { lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec } from '../enroll/enrollment.js';
-import { confirm, describeArtifact, line } from './output.js';
+import { confirm, describeArtifact, escaped, line } from './output.js';
 import { offerStrictMode } from './rules-offer.js';
 
 export interface AddOptions {
@@ -56,7 +56,7 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   const plan = await planEnrollment(paths, id, spec, cache);
   saveDigestCache(paths, id, cache);
 
-  line(`Server '${id}' runs ${plan.file} ${plan.args.join(' ')}`);
+  line(escaped(`Server '${id}' runs ${plan.file} ${plan.args.join(' ')}`));
   line('It depends on these artifacts, which will be allowlisted:');
   for (const a of plan.artifacts) line(describeArtifact(a));
   const interactive = process.stdin.isTTY === true && !opts.yes;
@@ -65,21 +65,21 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
     return 1;
   }
 
-  await trustAndAdd(paths, id, spec, plan, `add ${id}`, line);
+  await trustAndAdd(paths, id, spec, plan, `add ${id}`, (m) => line(escaped(m)));
   line(`Added server '${id}' to ${paths.servers}.`);
   line('Launching it once to lock its tool surface...');
-  const enrolled = await lockAndBaseline(paths, id, line, `add ${id}`);
+  const enrolled = await lockAndBaseline(paths, id, (m) => line(escaped(m)), `add ${id}`);
   if (enrolled.modules?.length) {
     line(`It loaded ${enrolled.modules.length} module(s) from outside its package, now allowlisted and recorded as its "modules":`);
     for (const m of enrolled.modules) line(describeArtifact(m));
   }
   if (enrolled.lockError) {
-    line(`The server was added, but its surface could not be locked: ${enrolled.lockError.message}`);
+    line(`The server was added, but its surface could not be locked: ${escaped(enrolled.lockError.message)}`);
     line(`Fix that, then run: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} lock ${id}`);
     return enrolled.lockError.exitCode;
   }
   const locked = enrolled.lock as LockEntry;
-  line(`Locked ${locked.tools.length} tools (revision ${locked.protocol.era}, surface ${locked.surface_hash}) in ${paths.toolsLock}.`);
+  line(`Locked ${locked.tools.length} tools (revision ${escaped(locked.protocol.era)}, surface ${locked.surface_hash}) in ${paths.toolsLock}.`);
   line(`Recorded ${enrolled.baselines ?? 0} canary baseline(s) in ${paths.wardenLock}.`);
   line(`Point your client at: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} run ${id}`);
   await offerStrictMode(paths, homeFlag, id, interactive);

@@ -5,7 +5,7 @@ import { WardenError } from '../error.js';
 import { loadAllowlist, updateAllowlist, upsertEntry, type AllowlistEntry } from '../store/allowlist.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
-import { line, printJson, printTable, shortSha } from './output.js';
+import { escaped, line, printJson, printTable, shortSha } from './output.js';
 
 export function allowlistList(homeFlag: string | undefined, json: boolean): number {
   const paths = resolveHome(homeFlag);
@@ -24,12 +24,12 @@ export async function allowlistAdd(homeFlag: string | undefined, target: string,
   const d = await digestForAllowlist(target);
   const change = await updateAllowlist(paths, (allowlist) => upsertEntry(allowlist, { ...d, addedAt: new Date().toISOString(), note: note ?? 'added by mcp-warden allowlist add' }));
   if (change.action === 'unchanged') {
-    line(`${d.kind} ${d.path} is already allowlisted with sha256 ${d.sha256}.`);
+    line(escaped(`${d.kind} ${d.path} is already allowlisted with sha256 ${d.sha256}.`));
     return 0;
   }
   const previousSha256 = change.action === 'replace' ? change.previous.sha256 : undefined;
   await appendAudit(paths.audit, { event: 'allowlist_changed', action: change.action, path: d.path, kind: d.kind, sha256: d.sha256, ...(previousSha256 ? { previousSha256 } : {}), by: 'allowlist add' });
-  line(`${previousSha256 ? 'Replaced' : 'Added'} ${d.kind} ${d.path} sha256 ${d.sha256}${previousSha256 ? ` (was ${previousSha256})` : ''}.`);
+  line(escaped(`${previousSha256 ? 'Replaced' : 'Added'} ${d.kind} ${d.path} sha256 ${d.sha256}${previousSha256 ? ` (was ${previousSha256})` : ''}.`));
   return 0;
 }
 
@@ -46,7 +46,7 @@ export async function allowlistRemove(homeFlag: string | undefined, target: stri
   });
   for (const e of gone) {
     await appendAudit(paths.audit, { event: 'allowlist_changed', action: 'remove', path: e.path, kind: e.kind, sha256: e.sha256, by: 'allowlist remove' });
-    line(`Removed ${e.kind} ${e.path}.`);
+    line(escaped(`Removed ${e.kind} ${e.path}.`));
   }
   return 0;
 }
@@ -71,7 +71,7 @@ export async function allowlistVerify(homeFlag: string | undefined, json: boolea
   if (json) printJson({ ok: bad.length === 0, entries: results });
   else {
     printTable([['STATE', 'KIND', 'PATH'], ...results.map((r) => [r.state, r.kind, r.path])]);
-    for (const r of bad) line(`${r.path}: ${r.state === 'changed' ? `expected sha256 ${r.sha256}, got ${r.actual}` : r.actual}`);
+    for (const r of bad) line(escaped(`${r.path}: ${r.state === 'changed' ? `expected sha256 ${r.sha256}, got ${r.actual}` : r.actual}`));
   }
   return bad.length === 0 ? 0 : 1;
 }

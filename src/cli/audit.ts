@@ -9,7 +9,7 @@ export function auditVerify(homeFlag: string | undefined, json: boolean): number
   const r = verifyChain(paths.audit);
   if (json) printJson({ file: paths.audit, ...r });
   else if (r.ok) line(`${paths.audit}: ${r.lines} lines, chain intact.`);
-  else line(`${paths.audit}: chain broken at line ${r.badLine}: ${r.reason}. Lines before it are intact; compare with a backup to see what changed.`);
+  else line(escaped(`${paths.audit}: chain broken at line ${r.badLine}: ${r.reason}. Lines before it are intact; compare with a backup to see what changed.`));
   return r.ok ? 0 : 1;
 }
 

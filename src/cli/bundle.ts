@@ -66,7 +66,7 @@ export async function bundleCreate(homeFlag: string | undefined, flags: CreateFl
   });
   if (flags.json) printJson({ file: out, serial: bundle.serial, sha256, servers: Object.keys(bundle.servers).sort(), artifacts: bundle.artifacts });
   else {
-    line(`Wrote trust bundle ${out}: serial ${bundle.serial}, ${Object.keys(bundle.servers).length} server(s) (${Object.keys(bundle.servers).sort().join(', ')}), ${bundle.artifacts.length} artifact(s); env values left out, only their names.`);
+    line(escaped(`Wrote trust bundle ${out}: serial ${bundle.serial}, ${Object.keys(bundle.servers).length} server(s) (${Object.keys(bundle.servers).sort().join(', ')}), ${bundle.artifacts.length} artifact(s); env values left out, only their names.`));
     line(`Sign it with: mcp-warden bundle sign ${out} --key PRIVATE.pem (or --keyless in CI: docs/bundles.md)`);
   }
   return 0;
@@ -137,7 +137,7 @@ export function bundleVerify(homeFlag: string | undefined, file: string, flags: 
   const paths = resolveHome(homeFlag);
   const v = verifyBundleFile(path.resolve(file), policyOf(paths, flags));
   if (flags.json) printJson({ ok: true, serial: v.bundle.serial, sha256: v.sha256, signer: v.signer, servers: Object.keys(v.bundle.servers).sort() });
-  else line(`OK: ${path.resolve(file)} (serial ${v.bundle.serial}, servers ${Object.keys(v.bundle.servers).sort().join(', ')}) is signed by ${v.signer}.`);
+  else line(escaped(`OK: ${path.resolve(file)} (serial ${v.bundle.serial}, servers ${Object.keys(v.bundle.servers).sort().join(', ')}) is signed by ${v.signer}.`));
   return 0;
 }
 
@@ -170,10 +170,10 @@ export async function bundleApply(homeFlag: string | undefined, file: string, fl
   const r = await applyBundle(paths, path.resolve(file), policy, { allowRollback: flags.allowRollback === true, env: envValues(flags.env), passEnv: passNames(flags.passEnv ?? []), adopt: new Set(flags.adopt ?? []), allowUnsigned: flags.allowUnsigned ?? [], now: new Date() });
   if (flags.json) printJson({ ok: true, ...r });
   else {
-    line(`Applied trust bundle serial ${r.serial}${r.rollback ? ` (a ROLLBACK from serial ${r.previousSerial}, admitted by --allow-rollback)` : ''}, signed by ${r.signer}.`);
-    for (const p of r.packages ?? []) line(`Installed ${p.package} into the store (${p.entry}${p.created ? '' : ', already there'}) for ${p.servers.join(', ')}: integrity, provenance and tree digest verified here.`);
-    line(`Servers: ${r.servers.join(', ')}. Allowlist: ${r.added.length} added, ${r.replaced.length} replaced${r.retired.allowlist.length > 0 ? `, ${r.retired.allowlist.length} removed` : ''}. tools.lock and warden.lock entries replaced for these servers.`);
-    if (r.retired.servers.length > 0) line(`Removed (named by the previous bundle, not by this one): ${r.retired.servers.join(', ')}, with their lock entries.${r.endedSessions.length > 0 ? ` Running sessions asked to end: ${r.endedSessions.map((s) => `${s.server} (pid ${s.pid})`).join(', ')}.` : ''}`);
+    line(escaped(`Applied trust bundle serial ${r.serial}${r.rollback ? ` (a ROLLBACK from serial ${r.previousSerial}, admitted by --allow-rollback)` : ''}, signed by ${r.signer}.`));
+    for (const p of r.packages ?? []) line(escaped(`Installed ${p.package} into the store (${p.entry}${p.created ? '' : ', already there'}) for ${p.servers.join(', ')}: integrity, provenance and tree digest verified here.`));
+    line(escaped(`Servers: ${r.servers.join(', ')}. Allowlist: ${r.added.length} added, ${r.replaced.length} replaced${r.retired.allowlist.length > 0 ? `, ${r.retired.allowlist.length} removed` : ''}. tools.lock and warden.lock entries replaced for these servers.`));
+    if (r.retired.servers.length > 0) line(escaped(`Removed (named by the previous bundle, not by this one): ${r.retired.servers.join(', ')}, with their lock entries.${r.endedSessions.length > 0 ? ` Running sessions asked to end: ${r.endedSessions.map((s) => `${s.server} (pid ${s.pid})`).join(', ')}.` : ''}`));
   }
   return 0;
 }

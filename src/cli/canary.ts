@@ -16,7 +16,7 @@ export async function canaryRecordVerb(homeFlag: string | undefined, id: string)
   openHome(paths, false);
   const baselines = await recordCanaries(paths, id);
   for (const [name, b] of Object.entries(baselines)) {
-    line(`${id}/${name}: ${b.shape.kind === 'error' ? `JSON-RPC error ${b.shape.code}` : b.shape.isError ? 'isError result' : 'result'}, text ${b.h_text.slice(0, 23)}…, latency p50 ${b.p50_ms} ms, p95 ${b.p95_ms} ms, max ${b.max_ms} ms (${b.samples} samples)`);
+    line(escaped(`${id}/${name}: ${b.shape.kind === 'error' ? `JSON-RPC error ${b.shape.code}` : b.shape.isError ? 'isError result' : 'result'}, text ${b.h_text.slice(0, 23)}…, latency p50 ${b.p50_ms} ms, p95 ${b.p95_ms} ms, max ${b.max_ms} ms (${b.samples} samples)`));
   }
   return 0;
 }
@@ -31,8 +31,8 @@ export async function canaryCheckVerb(homeFlag: string | undefined, id: string, 
   if (json) printJson({ server: id, pass: failed.length === 0, canaries: verdicts.map((v) => ({ name: v.name, ...(v.verdict ?? { pass: false, failed: ['no baseline'] }) })) });
   else {
     for (const v of verdicts) {
-      if (!v.verdict) line(`${id}/${v.name}: NO BASELINE (run: mcp-warden canary record ${id})`);
-      else line(`${id}/${v.name}: ${v.verdict.pass ? 'pass' : `FAIL (${v.verdict.failed.join(', ')})`}: median ${v.verdict.medianMs} ms, limit ${v.verdict.thresholdMs} ms`);
+      if (!v.verdict) line(escaped(`${id}/${v.name}: NO BASELINE (run: mcp-warden canary record ${id})`));
+      else line(escaped(`${id}/${v.name}: ${v.verdict.pass ? 'pass' : `FAIL (${v.verdict.failed.join(', ')})`}: median ${v.verdict.medianMs} ms, limit ${v.verdict.thresholdMs} ms`));
     }
   }
   return failed.length === 0 ? 0 : 1;

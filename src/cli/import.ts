@@ -18,7 +18,7 @@ import { chooseId, defaultHome, propose, outcomeOf, specFor, wardenLaunch, wrapI
 import { auditInstalled, installedRecord, prepareInstall, type Prepared } from '../enroll/npm/install.js';
 import { putInStore } from '../enroll/npm/store-entry.js';
 import { readInstallRecord, removeEntry, withStoreLock } from '../store/package-store.js';
-import { confirm, describeArtifact, line, printJson, progress, progressDone } from './output.js';
+import { confirm, describeArtifact, escaped, escapedLines, line, printJson, progress, progressDone } from './output.js';
 import { offerStrictMode } from './rules-offer.js';
 
 // `mcp-warden import <client-config-file>`: every stdio server of a client's configuration is enrolled (allowlist,
@@ -109,7 +109,9 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   const taken = new Set(proposals.flatMap((p) => (p.id ? [p.id] : [])));
   const known = new Set(Object.keys(servers.servers));
   const outcomes: Outcome[] = [];
-  const say = (m: string): void => void (opts.json ? process.stderr.write(m + '\n') : line(m));
+  // What a client file, a package or a server chose is in every message: each goes through the one escaper.
+  const tell = (m: string): void => void (opts.json ? process.stderr.write(m + '\n') : line(m));
+  const say = (m: string): void => tell(escaped(m));
 
   // Entries that will not be imported, said now; npx entries installed first when asked to.
   const todo: Proposal[] = [];
@@ -142,7 +144,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   const planned: { p: Proposal; plan: LaunchPlan }[] = [];
   const trees: TreeMemo = new Map(); // servers of one package tree digest it once
   for (const [i, raw] of todo.entries()) {
-    progress(`[${i + 1}/${todo.length}] resolving and digesting '${raw.entry.name}'...`);
+    progress(`[${i + 1}/${todo.length}] resolving and digesting '${escaped(raw.entry.name)}'...`);
     let p: Proposal | undefined;
     try {
       p = await resolveNpx(paths, raw, taken, opts);
@@ -161,9 +163,9 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   if (planned.length > 0 && process.stdin.isTTY && !opts.yes) {
     for (const { p, plan } of planned) {
       say(`'${p.entry.name}' -> server '${p.id}'${p.reuse ? ' (already in servers.json)' : ''}, runs ${plan.file} ${plan.args.join(' ')}`);
-      for (const a of plan.artifacts) say(describeArtifact(a));
+      for (const a of plan.artifacts) tell(describeArtifact(a));
     }
-    if (!(await confirm(`Trust these, enroll ${planned.length} server(s) and rewrite ${cfg.file}? [y/N] `))) {
+    if (!(await confirm(`Trust these, enroll ${planned.length} server(s) and rewrite ${escaped(cfg.file)}? [y/N] `))) {
       await dropCreatedEntries(paths, planned.map(({ p }) => p));
       say('Nothing was enrolled and the file was not changed.');
       return 1;
@@ -230,10 +232,10 @@ function report(cfg: ClientConfig, outcomes: Outcome[], opts: ImportOptions, bac
     printJson({ file: cfg.file, client: cfg.kind, dryRun: opts.dryRun === true, ...(backupFile ? { backup: backupFile } : {}), ...(diff !== undefined ? { diff } : {}), entries: outcomes });
     return;
   }
-  if (diff) process.stdout.write(diff);
-  line(`${cfg.file} (${CLIENT_LABELS[cfg.kind]}): ${outcomes.length === 0 ? 'no servers' : summarize(outcomes)}${opts.dryRun ? ' (dry run: nothing was written)' : ''}`);
-  for (const o of outcomes) line(`  ${o.result.padEnd(9)}${o.project ? `${o.project}: ` : ''}${o.name}${o.id && o.id !== o.name ? ` (server '${o.id}')` : ''}${o.detail ? ` — ${o.detail}` : ''}`);
-  if (backupFile) line(`Backup of the file as it was before this import: ${backupFile}. To switch back: mcp-warden unwrap ${cfg.file}`);
+  if (diff) process.stdout.write(escapedLines(diff));
+  line(escaped(`${cfg.file} (${CLIENT_LABELS[cfg.kind]}): ${outcomes.length === 0 ? 'no servers' : summarize(outcomes)}${opts.dryRun ? ' (dry run: nothing was written)' : ''}`));
+  for (const o of outcomes) line(escaped(`  ${o.result.padEnd(9)}${o.project ? `${o.project}: ` : ''}${o.name}${o.id && o.id !== o.name ? ` (server '${o.id}')` : ''}${o.detail ? ` — ${o.detail}` : ''}`));
+  if (backupFile) line(escaped(`Backup of the file as it was before this import: ${backupFile}. To switch back: mcp-warden unwrap ${cfg.file}`));
 }
 
 function dryRun(cfg: ClientConfig, todo: Proposal[], outcomes: Outcome[], launch: ReturnType<typeof wardenLaunch>, opts: ImportOptions): number {

@@ -40,15 +40,15 @@ export function dependencyLine(deps: InstallReport['dependencies']): string {
 }
 
 function printReport(r: InstallReport, dryRun: boolean): void {
-  line(`Package     ${r.name}@${r.version}`);
-  line(`Integrity   ${r.integrity}`);
+  line(escaped(`Package     ${r.name}@${r.version}`));
+  line(escaped(`Integrity   ${r.integrity}`));
   for (const l of publisherLines(r.provenance, r.signedAt)) line(l);
   if (r.attestationsFrom === 'file') line('            (attestations read from --attestations)');
   if (r.unsigned) line(`Admitted unsigned (${r.unsigned}); the server's policy will be "preferred": the first later version with provenance pins its publisher.`);
   line(dependencyLine(r.dependencies));
-  if (r.script) line(`Runs        node ${r.script}${r.id ? ` (server '${r.id}')` : ''}`);
-  if (r.notEnrollable) line(`Cannot enroll as it stands: ${r.notEnrollable}.`);
-  if (r.store) line(`Store       ${r.store.dir}${r.store.created ? '' : ' (already installed, unchanged)'}`);
+  if (r.script) line(escaped(`Runs        node ${r.script}${r.id ? ` (server '${r.id}')` : ''}`));
+  if (r.notEnrollable) line(escaped(`Cannot enroll as it stands: ${r.notEnrollable}.`));
+  if (r.store) line(escaped(`Store       ${r.store.dir}${r.store.created ? '' : ' (already installed, unchanged)'}`));
   if (r.plan) {
     line('Artifacts that will be allowlisted:');
     for (const a of r.plan.artifacts) line(describeArtifact(a));
@@ -88,7 +88,7 @@ export async function installVerb(homeFlag: string | undefined, spec: string, se
     loadLocks(paths);
   }
   const interactive = process.stdin.isTTY === true && !opts.yes && !opts.json;
-  const say = opts.json ? () => {} : line;
+  const say = opts.json ? () => {} : (m: string): void => line(escaped(m));
   const report = await install(
     paths,
     { spec, ...(opts.id ? { id: opts.id } : {}), ...(opts.attestations ? { attestationsFile: opts.attestations } : {}), ...(opts.identity !== undefined ? { identityPattern: opts.identity } : {}), allowUnsigned: opts.allowUnsigned === true, ...(opts.entry ? { entry: opts.entry } : {}), serverArgs, dryRun: opts.dryRun === true },
@@ -102,7 +102,7 @@ export async function installVerb(homeFlag: string | undefined, spec: string, se
       ...(process.stdin.isTTY === true && !opts.json
         ? {
             confirmUnsigned: (c) => {
-              line(`${c.name}@${c.version} has NO provenance: nothing says which source and build produced its tarball, and a later version cannot be checked against a publisher until one has it.`);
+              line(escaped(`${c.name}@${c.version} has NO provenance: nothing says which source and build produced its tarball, and a later version cannot be checked against a publisher until one has it.`));
               return confirm('Admit it unsigned anyway? [y/N] ');
             },
           }
@@ -119,12 +119,12 @@ export async function installVerb(homeFlag: string | undefined, spec: string, se
   } else {
     line(`Added server '${report.id}' to ${paths.servers}, pinned to ${report.provenance ? `${escaped(report.provenance.repository)} ${escaped(report.provenance.workflow)}` : 'no publisher (unsigned)'}.`);
     if (report.enrollment?.lockError) {
-      line(`Its surface could not be locked: ${report.enrollment.lockError.message}`);
+      line(escaped(`Its surface could not be locked: ${report.enrollment.lockError.message}`));
       line(`Fix that, then run: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} lock ${report.id}`);
       return report.enrollment.lockError.exitCode;
     }
     const locked = report.enrollment?.lock as LockEntry | undefined;
-    if (locked) line(`Locked ${locked.tools.length} tools (surface ${locked.surface_hash}); ${report.enrollment?.baselines ?? 0} canary baseline(s) recorded.`);
+    if (locked) line(escaped(`Locked ${locked.tools.length} tools (surface ${locked.surface_hash}); ${report.enrollment?.baselines ?? 0} canary baseline(s) recorded.`));
     line(`Point your client at: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} run ${report.id}`);
     if (locked && report.id) await offerStrictMode(paths, homeFlag, report.id, interactive);
   }

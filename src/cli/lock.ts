@@ -5,7 +5,8 @@ import { loadLocks } from '../store/locks.js';
 import { resolveHome } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
 import { captureLock, pinTool } from '../supervise/capture-lock.js';
-import { line } from './output.js';
+import { escaped, line } from './output.js';
+import { printable } from '../escape.js';
 
 // `lock` captures a surface for a server that has none; `pin` accepts the current surface (or one tool of it)
 // for a server that has one. Neither is ever automatic: accepting drift is an explicit, reviewable act, and
@@ -23,7 +24,7 @@ export async function lockVerb(homeFlag: string | undefined, id: string): Promis
     throw new WardenError('LOCK_EXISTS', `tools.lock already has an entry for server '${id}'. To accept its current surface, run: mcp-warden pin ${id}`);
   }
   const entry = await captureLock(paths, id, 'lock');
-  line(`Locked ${summary(id, entry, loadLocks(paths).warden.get(id)?.conditional.length ?? 0)}`);
+  line(escaped(`Locked ${summary(id, entry, loadLocks(paths).warden.get(id)?.conditional.length ?? 0)}`));
   line(`Review ${paths.toolsLock} and commit it if you keep the home in version control.`);
   return 0;
 }
@@ -36,10 +37,10 @@ export async function pinVerb(homeFlag: string | undefined, id: string, tool: st
   if (!locked) throw new WardenError('LOCK_MISSING', `tools.lock has no entry for server '${id}'. Capture one with: mcp-warden lock ${id}`);
   if (tool === undefined) {
     const entry = await captureLock(paths, id, 'pin');
-    line(`Pinned ${summary(id, entry, loadLocks(paths).warden.get(id)?.conditional.length ?? 0)} (was ${locked.surface_hash})`);
+    line(escaped(`Pinned ${summary(id, entry, loadLocks(paths).warden.get(id)?.conditional.length ?? 0)} (was ${locked.surface_hash})`));
     return 0;
   }
   const result = await pinTool(paths, id, tool, server, locked);
-  line(result === 'pinned' ? `Pinned tool "${tool}" of server '${id}' as it is served now.` : `Removed tool "${tool}" from the lock of server '${id}' (the server no longer lists it).`);
+  line(result === 'pinned' ? `Pinned tool "${printable(tool)}" of server '${id}' as it is served now.` : `Removed tool "${printable(tool)}" from the lock of server '${id}' (the server no longer lists it).`);
   return 0;
 }

@@ -32,7 +32,7 @@ function settle(outcome: Promise<number>): void {
         process.exitCode = err.exitCode;
         return;
       }
-      process.stderr.write(`mcp-warden: internal error (please report): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.stderr.write(`mcp-warden: internal error (please report): ${(err instanceof Error ? (err.stack ?? err.message) : String(err)).split('\n').map(escaped).join('\n')}\n`);
       process.exitCode = 70;
     },
   );

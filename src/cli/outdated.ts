@@ -1,7 +1,7 @@
 import { outdated, type OutdatedRow } from '../enroll/npm/outdated.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
-import { line, printJson, printTable } from './output.js';
+import { escaped, line, printJson, printTable } from './output.js';
 
 const SAYS: Record<OutdatedRow['state'], string> = {
   current: 'up to date',
@@ -24,8 +24,8 @@ export async function outdatedVerb(homeFlag: string | undefined, json: boolean):
     const says = (r: OutdatedRow): string => (r.state === 'same-publisher' && !r.pinned ? 'newer, with provenance (upgrade pins its publisher)' : SAYS[r.state]);
     printTable([['SERVER', 'PACKAGE', 'PINNED', 'NEWEST', 'STATE'], ...rows.map((r) => [r.id, r.package, r.version, r.newest ?? '?', says(r)])]);
     for (const r of rows) {
-      if (r.state === 'publisher-changed' && r.presented) line(`${r.id}: newest built by ${r.presented.repository} ${r.presented.workflow}; pinned ${r.pinned?.repository} ${r.pinned?.workflow}`);
-      if (r.problem) line(`${r.id}: ${r.problem.code}: ${r.problem.message}`);
+      if (r.state === 'publisher-changed' && r.presented) line(escaped(`${r.id}: newest built by ${r.presented.repository} ${r.presented.workflow}; pinned ${r.pinned?.repository} ${r.pinned?.workflow}`));
+      if (r.problem) line(escaped(`${r.id}: ${r.problem.code}: ${r.problem.message}`));
     }
   }
   return rows.some((r) => r.state === 'unreachable') ? 3 : 0;

@@ -24,6 +24,12 @@ export function line(text = ''): void {
   process.stdout.write(text + '\n');
 }
 
+/** Untrusted text of several lines (a client file's patch): each line through the one escaper, the line ends
+ *  kept, so the patch keeps its lines. */
+export function escapedLines(text: string): string {
+  return text.split('\n').map(escaped).join('\n');
+}
+
 export function shortSha(sha: string): string {
   return sha.slice(0, 16);
 }
@@ -31,8 +37,8 @@ export function shortSha(sha: string): string {
 /** An artifact about to be trusted, as `add` and `import` show it: kind, path, digest, symlink chain. */
 export function describeArtifact(a: Artifact): string {
   const extra = a.kind === 'package' ? ` (${a.packages} packages, ${a.files} files)` : '';
-  const via = a.chain.length > 1 ? `\n      via ${a.chain.join(' -> ')}` : '';
-  return `  ${a.kind.padEnd(10)} ${a.path}${extra}\n      sha256 ${a.sha256}${via}`;
+  const via = a.chain.length > 1 ? `\n      via ${a.chain.map(escaped).join(' -> ')}` : '';
+  return `  ${a.kind.padEnd(10)} ${escaped(a.path)}${extra}\n      sha256 ${a.sha256}${via}`;
 }
 
 /** Asks on the terminal (stderr, so stdout stays clean for scripts); true for y or yes. */

@@ -1,7 +1,7 @@
 import { WardenError } from '../error.js';
 import { applyProposal, proposeRules } from '../enroll/rules-propose.js';
 import type { HomePaths } from '../store/paths.js';
-import { confirm, line } from './output.js';
+import { confirm, escaped, line } from './output.js';
 import { command, printProposal } from './rules-print.js';
 
 // The offer `add`, `import` and `install` make once a server's lock is written: strict mode with a
@@ -26,6 +26,6 @@ export async function offerStrictMode(paths: HomePaths, homeFlag: string | undef
   } catch (err) {
     // The server is enrolled either way: an offer that cannot be made is said, not a failure of the verb.
     if (!(err instanceof WardenError)) throw err;
-    line(`Strict mode could not be offered for server '${id}': ${err.message}`);
+    line(escaped(`Strict mode could not be offered for server '${id}': ${err.message}`));
   }
 }

@@ -41,10 +41,10 @@ function demoSession(paths: HomePaths): Promise<number> {
     while ((nl = buf.indexOf('\n')) >= 0) {
       const msg = JSON.parse(buf.slice(0, nl)) as { id?: number; result?: Record<string, unknown>; error?: { message: string } };
       buf = buf.slice(nl + 1);
-      if (msg.error) say(`Error from the warden: ${msg.error.message}`);
-      else if (msg.id === 1) say(`Connected to ${JSON.stringify((msg.result?.serverInfo as { name?: string })?.name)} through mcp-warden.`);
-      else if (msg.id === 2) say(`Tools: ${(msg.result?.tools as { name: string }[]).map((t) => t.name).join(', ')}`);
-      else if (msg.id === 3) say(`echo answered: ${JSON.stringify(msg.result?.content)}`);
+      if (msg.error) say(`Error from the warden: ${escaped(msg.error.message)}`);
+      else if (msg.id === 1) say(`Connected to ${escaped(JSON.stringify((msg.result?.serverInfo as { name?: string })?.name) ?? '')} through mcp-warden.`);
+      else if (msg.id === 2) say(`Tools: ${(msg.result?.tools as { name: string }[]).map((t) => escaped(t.name)).join(', ')}`);
+      else if (msg.id === 3) say(`echo answered: ${escaped(JSON.stringify(msg.result?.content) ?? '')}`);
       if (msg.id !== undefined) send();
     }
   });

@@ -57,7 +57,7 @@ export function printOverview(servers: ServerView[]): void {
   line();
   printTable([['SERVER', 'KIND', 'SHA256', 'STATE', 'PATH'], ...servers.flatMap((s) => (s.artifacts ?? []).map((a) => [s.id, a.kind, a.sha256.slice(0, 16), STATE[a.state] ?? a.state, a.path]))]);
   const refused = servers.filter((s) => !s.allowed);
-  if (refused.length > 0) line(`\nRefused: ${refused.map((s) => s.id).join(', ')}. Details: mcp-warden status <id>`);
+  if (refused.length > 0) line(escaped(`\nRefused: ${refused.map((s) => s.id).join(', ')}. Details: mcp-warden status <id>`));
 }
 
 /** One line of a server's detail: commands, paths, package fields and messages come from files and registries,

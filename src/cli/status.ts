@@ -10,7 +10,7 @@ import { loadLocks } from '../store/locks.js';
 import { recentEvents } from '../audit/tail.js';
 import { fetchDaemonStatus } from '../daemon/status-client.js';
 import type { DaemonStatus } from '../daemon/daemon.js';
-import { line, printJson } from './output.js';
+import { escaped, line, printJson } from './output.js';
 import { printDetail, printOverview, type PackageView } from './status-view.js';
 import { entryDir, readInstallRecord } from '../store/package-store.js';
 import type { HomePaths } from '../store/paths.js';
@@ -112,7 +112,7 @@ export async function statusVerb(homeFlag: string | undefined, id: string | unde
     printJson({ home: paths.home, daemon, servers });
     return allOk ? 0 : 1;
   }
-  line(live ? `daemon    running (pid ${live.pid}, since ${live.startedAt}), metrics at ${live.metrics}` : `daemon    not running (this view is read from the files in ${paths.home})`);
+  line(live ? escaped(`daemon    running (pid ${live.pid}, since ${live.startedAt}), metrics at ${live.metrics}`) : `daemon    not running (this view is read from the files in ${paths.home})`);
   if (servers.length === 0) line(`No servers in ${paths.servers}. Add one with: mcp-warden add <id> -- <command> [args...], or import a client's configuration with: mcp-warden import <file>`);
   else if (id) for (const s of servers) printDetail(s);
   else printOverview(servers);

@@ -2,7 +2,7 @@ import { processesUsing } from '../launch/proc.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
 import { collectStoreGarbage } from '../store/store-gc.js';
-import { line, printTable } from './output.js';
+import { escaped, line, printTable } from './output.js';
 
 // `store gc`: removes the sealed store's entries no server names, and abandoned half-made ones
 // (store/store-gc.ts; the store's layout: docs/formats.md, "store/").
@@ -28,7 +28,7 @@ export async function storeGc(homeFlag: string | undefined, dryRun: boolean): Pr
     ...r.kept.map((e) => ['kept', e.name, '', e.why]),
   ];
   if (rows.length > 0) printTable(rows);
-  for (const p of r.problems) line(`not an entry: ${p.name}: ${p.problem}`);
+  for (const p of r.problems) line(escaped(`not an entry: ${p.name}: ${p.problem}`));
   const total = r.removed.reduce((sum, e) => sum + e.bytes, 0);
   if (r.removed.length === 0) line(`Nothing to remove in ${paths.storeDir}.`);
   else line(`${dryRun ? 'Would free' : 'Freed'} ${humanBytes(total)} in ${r.removed.length} entr${r.removed.length === 1 ? 'y' : 'ies'}${dryRun ? ' (--dry-run: nothing was removed)' : ''}.`);

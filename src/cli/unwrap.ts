@@ -7,7 +7,7 @@ import { openHome } from '../store/home.js';
 import { loadImports, locationKey, updateImports } from '../store/imports.js';
 import { resolveHome } from '../store/paths.js';
 import { backup, rewriteClientFile } from '../clientconfig/write.js';
-import { line, printJson } from './output.js';
+import { escaped, escapedLines, line, printJson } from './output.js';
 
 // `mcp-warden unwrap <client-config-file>`: puts back, byte for byte, every entry `import` replaced in that file,
 // where the entry is still what the warden wrote. An entry edited since is left alone and reported. The servers
@@ -65,11 +65,11 @@ export async function unwrapVerb(homeFlag: string | undefined, file: string, opt
   if (opts.json) {
     printJson({ file: abs, client: cfg.kind, dryRun: opts.dryRun === true, ...(backupFile ? { backup: backupFile } : {}), ...(diff !== undefined ? { diff } : {}), entries: outcomes });
   } else {
-    if (diff) process.stdout.write(diff);
+    if (diff) process.stdout.write(escapedLines(diff));
     const restored = outcomes.filter((o) => o.result === 'restored').length;
-    line(`${abs} (${CLIENT_LABELS[cfg.kind]}): ${restored} entr${restored === 1 ? 'y' : 'ies'} ${opts.dryRun ? 'would be ' : ''}restored${opts.dryRun ? ' (dry run: nothing was written)' : ''}`);
-    for (const o of outcomes) line(`  ${o.result.padEnd(9)}${o.name} (server '${o.id}')${o.detail ? ` — ${o.detail}` : ''}`);
-    if (backupFile) line(`Backup of the file as it was: ${backupFile}. The servers stay enrolled in ${paths.home}.`);
+    line(escaped(`${abs} (${CLIENT_LABELS[cfg.kind]}): ${restored} entr${restored === 1 ? 'y' : 'ies'} ${opts.dryRun ? 'would be ' : ''}restored${opts.dryRun ? ' (dry run: nothing was written)' : ''}`));
+    for (const o of outcomes) line(escaped(`  ${o.result.padEnd(9)}${o.name} (server '${o.id}')${o.detail ? ` — ${o.detail}` : ''}`));
+    if (backupFile) line(escaped(`Backup of the file as it was: ${backupFile}. The servers stay enrolled in ${paths.home}.`));
   }
   return outcomes.every((o) => o.result === 'restored') ? 0 : 1;
 }

@@ -5,7 +5,7 @@ import { describePublisher } from '../provenance/identity.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
 import { publisherLines } from './install.js';
-import { confirm, line, printJson } from './output.js';
+import { confirm, escaped, line, printJson } from './output.js';
 import { describeOutcome, jsonOf as surfaceJson } from './verify.js';
 
 export interface UpgradeOptions {
@@ -21,23 +21,23 @@ export interface UpgradeOptions {
 function printHead(r: UpgradeReport, storeDir: string): void {
   const to = r.to;
   if (!to) return;
-  line(`Server '${r.id}': ${r.name} ${r.from.version} -> ${to.version}`);
-  line(`Integrity   ${r.from.integrity}\n         -> ${to.integrity}`);
-  line(`Tree        ${r.from.tree ?? '(unknown)'}\n         -> ${to.tree}`);
+  line(escaped(`Server '${r.id}': ${r.name} ${r.from.version} -> ${to.version}`));
+  line(`Integrity   ${escaped(r.from.integrity)}\n         -> ${escaped(to.integrity)}`);
+  line(`Tree        ${escaped(r.from.tree ?? '(unknown)')}\n         -> ${escaped(to.tree)}`);
   for (const l of publisherLines(r.provenance)) line(l);
   const j = r.judgement;
-  if (j?.override === 'publisher_changed') line(`PUBLISHER CHANGED (admitted by --allow-publisher-change): pinned ${r.from.publisher ? describePublisher(r.from.publisher) : '(none)'}; the new one will be pinned.`);
+  if (j?.override === 'publisher_changed') line(escaped(`PUBLISHER CHANGED (admitted by --allow-publisher-change): pinned ${r.from.publisher ? describePublisher(r.from.publisher) : '(none)'}; the new one will be pinned.`));
   else if (j?.override === 'provenance_lost') line('PROVENANCE LOST (admitted by --allow-unsigned): the server will no longer require provenance ("preferred").');
   else if (r.from.publisher && r.provenance) line('Same publisher as pinned.');
-  else if (!r.from.publisher && j?.identity) line(`First version with provenance: ${describePublisher(j.identity)} will be pinned.`);
-  line(`Store       ${path.join(storeDir, to.store)}${to.created ? '' : ' (already installed)'}`);
+  else if (!r.from.publisher && j?.identity) line(escaped(`First version with provenance: ${describePublisher(j.identity)} will be pinned.`));
+  line(escaped(`Store       ${path.join(storeDir, to.store)}${to.created ? '' : ' (already installed)'}`));
 }
 
 /** The environment the out-of-band try gives the new version, by name. */
 function envNote(r: UpgradeReport): string {
   const e = r.stagedEnv;
   const names = [...(e?.env ?? []), ...(e?.passEnv ?? [])];
-  return names.length > 0 ? `with the server's environment (${names.join(', ')})` : 'with the server\'s environment (it sets no variables of its own)';
+  return names.length > 0 ? `with the server's environment (${names.map(escaped).join(', ')})` : 'with the server\'s environment (it sets no variables of its own)';
 }
 
 function jsonOf(r: UpgradeReport): unknown {
@@ -66,12 +66,12 @@ export async function upgradeVerb(homeFlag: string | undefined, id: string, opts
     paths,
     { id, ...(opts.to ? { to: opts.to } : {}), allowPublisherChange: opts.allowPublisherChange === true, allowUnsigned: opts.allowUnsigned === true },
     {
-      say: opts.json ? () => {} : line,
+      say: opts.json ? () => {} : (m) => line(escaped(m)),
       async confirmStage(r) {
         if (!opts.json) printHead(r, paths.storeDir);
         if (opts.yes || opts.preview) return true;
         asked = interactive;
-        return interactive && confirm(`Launch ${r.to?.version} out of band, ${envNote(r)}, to compare its surface with the lock? [y/N] `);
+        return interactive && confirm(`Launch ${escaped(r.to?.version ?? '')} out of band, ${envNote(r)}, to compare its surface with the lock? [y/N] `);
       },
       async confirm(r) {
         if (!opts.json) {
@@ -80,13 +80,13 @@ export async function upgradeVerb(homeFlag: string | undefined, id: string, opts
         }
         if (opts.preview) return false;
         if (opts.yes) return true;
-        return interactive && confirm(`Switch '${id}' to ${r.to?.version}? [y/N] `);
+        return interactive && confirm(`Switch '${id}' to ${escaped(r.to?.version ?? '')}? [y/N] `);
       },
     },
   );
   if (opts.json) printJson(jsonOf(report));
   if (report.current) {
-    if (!opts.json) line(`Server '${id}' runs ${report.name}@${report.from.version}; the registry has nothing newer${opts.to ? ` than ${opts.to}` : ''}.`);
+    if (!opts.json) line(escaped(`Server '${id}' runs ${report.name}@${report.from.version}; the registry has nothing newer${opts.to ? ` than ${opts.to}` : ''}.`));
     return 0;
   }
   if (!report.switched) {
@@ -98,11 +98,11 @@ export async function upgradeVerb(homeFlag: string | undefined, id: string, opts
       line(
         asked
           ? 'Nothing was changed.'
-          : `Nothing was changed, and ${report.to?.version ?? 'the new version'} was not run. To see its surface diff first: --preview (it runs it out of band, ${envNote(report)}); to switch: --yes; on a terminal you are asked.`,
+          : `Nothing was changed, and ${escaped(report.to?.version ?? 'the new version')} was not run. To see its surface diff first: --preview (it runs it out of band, ${envNote(report)}); to switch: --yes; on a terminal you are asked.`,
       );
     }
     return 1;
   }
-  if (!opts.json) line(`Switched '${id}' to ${report.name}@${report.to?.version}: servers.json, the allowlist and both locks were updated. The old store entry is kept until 'mcp-warden store gc'.`);
+  if (!opts.json) line(escaped(`Switched '${id}' to ${report.name}@${report.to?.version}: servers.json, the allowlist and both locks were updated. The old store entry is kept until 'mcp-warden store gc'.`));
   return 0;
 }

@@ -43,14 +43,14 @@ export function describeOutcome(o: SurfaceCheck, details: boolean): void {
   }
   const d = o.diff as SurfaceDiff;
   if (o.status === 'ok') {
-    line(`${o.id}: ok (${o.entry?.tools.length ?? 0} tools match ${o.entry?.surface_hash})`);
+    line(escaped(`${o.id}: ok (${o.entry?.tools.length ?? 0} tools match ${o.entry?.surface_hash})`));
     return;
   }
   line(`${o.id}: DRIFT (most severe: ${o.worst})`);
-  if (d.era) line(`  revision: locked ${d.era.locked}, served ${d.era.live}`);
+  if (d.era) line(`  revision: locked ${escaped(d.era.locked)}, served ${escaped(d.era.live)}`);
   if (d.instructionsChanged) line('  instructions changed');
   for (const t of d.tools.filter((x) => x.state !== 'matched')) {
-    line(`  ${t.state.padEnd(8)} ${escaped(t.name)}${t.classes.length ? `  [${t.classes.join(', ')}]` : ''}${t.fields.length ? `  fields: ${t.fields.join(', ')}` : ''}${t.widening.length ? `  (${t.widening.join(', ')})` : ''}`);
+    line(`  ${t.state.padEnd(8)} ${escaped(t.name)}${t.classes.length ? `  [${t.classes.join(', ')}]` : ''}${t.fields.length ? `  fields: ${t.fields.map(escaped).join(', ')}` : ''}${t.widening.length ? `  (${t.widening.join(', ')})` : ''}`);
   }
   for (const c of o.catalogs ?? []) line(`  ${c.state.padEnd(8)} ${c.kind} ${escaped(c.id)}`);
   if (!details || !process.stdout.isTTY) return;
