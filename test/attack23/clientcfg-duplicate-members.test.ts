@@ -58,3 +58,17 @@ describe('an env name given twice inside an entry', () => {
     }
   });
 });
+
+describe('a client file nested very deep', () => {
+  it('is refused (CLIENT_CONFIG_INVALID, exit 2) with one sentence, not a crash of the parser, and nothing is written', () => {
+    const file = path.join(tmp.dir, 'project', '.mcp.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const text = `{"mcpServers": {}, "x": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    fs.writeFileSync(file, text);
+    const r = cli(tmp.home, ['import', file, '--yes']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`CLIENT_CONFIG_INVALID: ${file} nests objects and arrays more than 256 deep (line 1, column 282)`);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(fs.readFileSync(file, 'utf8')).toBe(text);
+  });
+});
