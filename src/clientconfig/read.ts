@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { createScanner, getNodeValue, parseTree, printParseErrorCode, SyntaxKind, type Node, type ParseError } from 'jsonc-parser';
 import { WardenError } from '../error.js';
 import { escaped, printable } from '../escape.js';
 
@@ -29,6 +29,8 @@ export const CLIENT_LABELS: Record<ClientKind, string> = {
 };
 
 const MAX_FILE = 16 * 1024 * 1024;
+/** Objects and arrays nested deeper are refused before parsing (the parser recurses; a client file nests ~5 deep). */
+const MAX_DEPTH = 256;
 
 export interface ClientEntry {
   /** The entry's name in the file. */
@@ -144,8 +146,20 @@ function entriesOf(file: string, text: string, container: Node | undefined, pref
   }));
 }
 
+/** Refuses a text nested deeper than MAX_DEPTH, counted by the scanner (no recursion). */
+function refuseDeepNesting(file: string, text: string): void {
+  const scanner = createScanner(text, false);
+  let depth = 0;
+  for (let t = scanner.scan(); t !== SyntaxKind.EOF; t = scanner.scan()) {
+    if (t === SyntaxKind.OpenBraceToken || t === SyntaxKind.OpenBracketToken) depth++;
+    else if (t === SyntaxKind.CloseBraceToken || t === SyntaxKind.CloseBracketToken) depth--;
+    if (depth > MAX_DEPTH) throw new WardenError('CLIENT_CONFIG_INVALID', `${file} nests objects and arrays more than ${MAX_DEPTH} deep (${lineCol(text, scanner.getTokenOffset())}); no MCP client configuration does. Nothing was changed.`);
+  }
+}
+
 /** `named` is the path the user gave (its name says which client); `file` the real file behind it. */
 export function parseClientConfig(file: string, text: string, named = file): ClientConfig {
+  refuseDeepNesting(file, text);
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   const first = errors[0];

@@ -67,7 +67,7 @@ describe('a client file nested very deep', () => {
     fs.writeFileSync(file, text);
     const r = cli(tmp.home, ['import', file, '--yes']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`CLIENT_CONFIG_INVALID: ${file} nests objects and arrays more than 256 deep (line 1, column 282)`);
+    expect(r.stderr).toContain(`CLIENT_CONFIG_INVALID: ${file} nests objects and arrays more than 256 deep (line 1, column 280)`);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(fs.readFileSync(file, 'utf8')).toBe(text);
   });

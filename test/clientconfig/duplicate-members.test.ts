@@ -65,3 +65,11 @@ describe('a name given twice at any depth of a client file', () => {
     expect(parseClientConfig(FILE, text).entries[0]?.value).toMatchObject({ env: { Path: 'a', PATH: 'b' } });
   });
 });
+
+describe('nesting', () => {
+  it('256 levels are read; one more is refused, counted by tokens (brackets inside strings and comments do not count)', () => {
+    const nested = (n: number): string => `{"mcpServers": {}, "x": ${'['.repeat(n - 1)}${']'.repeat(n - 1)} /* [[[ */, "y": "[[[["}`;
+    expect(parseClientConfig(FILE, nested(256)).entries).toEqual([]);
+    expect(() => parseClientConfig(FILE, nested(257))).toThrow(/nests objects and arrays more than 256 deep/);
+  });
+});
