@@ -32,7 +32,7 @@ export function refuseRegistryLaunchers(serverId: string, command: string, args:
       `server '${serverId}' is launched with ${base}, which downloads and runs whatever version the registry serves at launch time, so it cannot be attested. ${pinnedAdvice(serverId, firstPackage)}`,
     );
   }
-  const subs = SUBCOMMAND_LAUNCHERS[base];
+  const subs = Object.hasOwn(SUBCOMMAND_LAUNCHERS, base) ? SUBCOMMAND_LAUNCHERS[base] : undefined;
   if (subs && firstPackage && subs.includes(firstPackage)) {
     throw new WardenError(
       'REGISTRY_LAUNCHER',

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { createScanner, getNodeValue, parseTree, printParseErrorCode, SyntaxKind, type Node, type ParseError } from 'jsonc-parser';
 import { WardenError } from '../error.js';
+import { escaped, printable } from '../escape.js';
 
 // An MCP client's configuration file, read with the exact text and offsets of every server entry, so that an
 // entry can be replaced, and later restored, without touching a byte around it. The shapes (from the clients'
@@ -12,7 +13,9 @@ import { WardenError } from '../error.js';
 //   Cursor          .cursor/mcp.json             { "mcpServers": { name: { command, args, env } | { url } } }
 //   VS Code         .vscode/mcp.json (JSONC)     { "inputs": [...], "servers": { name: { type, command, args, env, envFile } } }
 // Comments and trailing commas are accepted everywhere (VS Code's format has them; the others are plain JSON, a
-// subset). A duplicated name is refused: JSON.parse, which most clients use, keeps the last, editors the first.
+// subset). A name given twice in any object of the file, at any depth, is refused before anything else is read:
+// JSON.parse, which most clients use, keeps the last, editors (and the rewrite) the first. Names are compared
+// after their escapes are read ("\u0061rgs" is "args"), and case-sensitively, as every client and the kernel do.
 
 export type ClientKind = 'claude-desktop' | 'claude-code' | 'claude-code-user' | 'cursor' | 'vscode' | 'mcp-servers';
 
@@ -26,6 +29,8 @@ export const CLIENT_LABELS: Record<ClientKind, string> = {
 };
 
 const MAX_FILE = 16 * 1024 * 1024;
+/** Objects and arrays nested deeper are refused before parsing (the parser recurses; a client file nests ~5 deep). */
+const MAX_DEPTH = 256;
 
 export interface ClientEntry {
   /** The entry's name in the file. */
@@ -80,6 +85,52 @@ function properties(file: string, text: string, node: Node, where: string): Map<
   return out;
 }
 
+/** Where the entries of a file of this kind are: each is a prefix followed by the entry's name. */
+function entryPrefixes(kind: ClientKind): string[][] {
+  return kind === 'vscode' ? [['servers']] : kind === 'claude-code-user' ? [['mcpServers'], ['projects', '*', 'mcpServers']] : [['mcpServers']];
+}
+
+/** What a path inside the file is, for a message: the top level, an entry (and the JSON pointer inside it, RFC
+ *  6901), or the names that lead to it. */
+function placeOf(kind: ClientKind, at: (string | number)[]): string {
+  if (at.length === 0) return 'the top level';
+  for (const prefix of entryPrefixes(kind)) {
+    if (at.length <= prefix.length || !prefix.every((p, i) => p === '*' || p === at[i])) continue;
+    const pointer = at.map((s) => '/' + String(s).replaceAll('~', '~0').replaceAll('/', '~1')).join('');
+    const project = prefix.length > 1 ? ` of project "${printable(String(at[1]), 200)}"` : '';
+    return `the entry "${printable(String(at[prefix.length]))}"${project}, at JSON pointer ${escaped(JSON.stringify(pointer.slice(0, 400)).slice(1, -1))}`;
+  }
+  return at.map((s) => (typeof s === 'number' ? `[${s}]` : `"${printable(s)}"`)).join(' > ');
+}
+
+/** Refuses a name given twice in any object of the tree, at any depth (walked without recursion; each item links
+ *  to its parent, so a deep file costs no copied paths). */
+function refuseDuplicateMembers(file: string, text: string, kind: ClientKind, root: Node): void {
+  interface Item { node: Node; up?: Item; seg?: string | number }
+  const pathOf = (item: Item): (string | number)[] => {
+    const at: (string | number)[] = [];
+    for (let i: Item | undefined = item; i?.up; i = i.up) at.push(i.seg as string | number);
+    return at.reverse();
+  };
+  const stack: Item[] = [{ node: root }];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const up = item;
+    if (up.node.type === 'array') (up.node.children ?? []).forEach((node, seg) => stack.push({ node, up, seg }));
+    if (up.node.type !== 'object') continue;
+    const seen = new Set<string>();
+    for (const prop of up.node.children ?? []) {
+      const [key, value] = prop.children ?? [];
+      if (!key) continue;
+      const name = key.value as string;
+      if (seen.has(name)) {
+        throw new WardenError('CLIENT_CONFIG_INVALID', `${file}: "${printable(name)}" appears twice in ${placeOf(kind, pathOf(up))} (${lineCol(text, key.offset)}); clients disagree on which one counts. Remove one, then import again. Nothing was changed.`);
+      }
+      seen.add(name);
+      if (value) stack.push({ node: value, up, seg: name });
+    }
+  }
+}
+
 function entriesOf(file: string, text: string, container: Node | undefined, prefix: string[], project?: string): ClientEntry[] {
   if (!container) return [];
   const where = prefix.map((p) => `"${p}"`).join(' > ');
@@ -95,8 +146,20 @@ function entriesOf(file: string, text: string, container: Node | undefined, pref
   }));
 }
 
+/** Refuses a text nested deeper than MAX_DEPTH, counted by the scanner (no recursion). */
+function refuseDeepNesting(file: string, text: string): void {
+  const scanner = createScanner(text, false);
+  let depth = 0;
+  for (let t = scanner.scan(); t !== SyntaxKind.EOF; t = scanner.scan()) {
+    if (t === SyntaxKind.OpenBraceToken || t === SyntaxKind.OpenBracketToken) depth++;
+    else if (t === SyntaxKind.CloseBraceToken || t === SyntaxKind.CloseBracketToken) depth--;
+    if (depth > MAX_DEPTH) throw new WardenError('CLIENT_CONFIG_INVALID', `${file} nests objects and arrays more than ${MAX_DEPTH} deep (${lineCol(text, scanner.getTokenOffset())}); no MCP client configuration does. Nothing was changed.`);
+  }
+}
+
 /** `named` is the path the user gave (its name says which client); `file` the real file behind it. */
 export function parseClientConfig(file: string, text: string, named = file): ClientConfig {
+  refuseDeepNesting(file, text);
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   const first = errors[0];
@@ -106,6 +169,7 @@ export function parseClientConfig(file: string, text: string, named = file): Cli
   }
   if (root.type !== 'object') throw new WardenError('CLIENT_CONFIG_INVALID', `${file}: expected a JSON object at the top level. Nothing was changed.`);
   const kind = kindOf(named, root);
+  refuseDuplicateMembers(file, text, kind, root);
   const top = properties(file, text, root, 'the top level');
   const entries: ClientEntry[] = [];
   if (kind === 'vscode') entries.push(...entriesOf(file, text, top.get('servers'), ['servers']));

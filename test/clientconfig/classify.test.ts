@@ -50,4 +50,10 @@ describe('classifying a client entry', () => {
     expect(plan({ url: 'https://example.com/mcp' })).toEqual({ action: 'remote', url: 'https://example.com/mcp' });
     expect(plan({ type: 'sse', url: 'http://localhost:3000/sse' })).toMatchObject({ action: 'remote' });
   });
+
+  it('a command whose file name is a member of Object.prototype (valueOf, toString, __proto__) is planned like any other, not a crash', () => {
+    for (const name of ['valueOf', 'toString', '__proto__', 'constructor', 'hasOwnProperty']) {
+      expect(plan({ command: `/usr/local/bin/${name}`, args: ['run', 'fs'] })).toMatchObject({ action: 'import', command: `/usr/local/bin/${name}` });
+    }
+  });
 });
