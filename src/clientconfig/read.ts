@@ -98,7 +98,7 @@ function placeOf(kind: ClientKind, at: (string | number)[]): string {
     if (at.length <= prefix.length || !prefix.every((p, i) => p === '*' || p === at[i])) continue;
     const pointer = at.map((s) => '/' + String(s).replaceAll('~', '~0').replaceAll('/', '~1')).join('');
     const project = prefix.length > 1 ? ` of project "${printable(String(at[1]), 200)}"` : '';
-    return `the entry "${printable(String(at[prefix.length]))}"${project}, at JSON pointer ${escaped(JSON.stringify(pointer.slice(0, 400)).slice(1, -1))}`;
+    return `the entry "${printable(String(at[prefix.length]))}"${project}, at JSON pointer ${escaped(pointer.slice(0, 400))}`;
   }
   return at.map((s) => (typeof s === 'number' ? `[${s}]` : `"${printable(s)}"`)).join(' > ');
 }
