@@ -133,6 +133,9 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
   else cause = first.cause;
   await rec.flush();
   const code = await finish(paths, id, launched, session, cause, signalled, first === 'exit', audit);
+  // What is awaited from here on is bounded by unref'd timers: if nothing else keeps node's loop alive it may run
+  // dry before `run` returns, and node would then exit 0 after a refused session. The status is set now.
+  process.exitCode = code;
   await rec.flush();
   await Promise.race([stderrDrained, new Promise<void>((resolve) => setTimeout(resolve, STDERR_DRAIN_MS).unref())]);
   return code;
