@@ -1,0 +1,123 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { NODE, RawSession, SERVERS, WARDEN, addServer, cli, tempDir, type CliResult } from '../helpers/warden.js';
+
+// Issue 27: revision 2026-07-28 through the warden. The real SDK v2 client (@modelcontextprotocol/client 2.4.0)
+// in its three negotiation modes, and raw modern lines shaped exactly as that client sends them (captured
+// through a tee relay: docs/adr/0044-modern-era.md).
+
+export const MARKER = 'EXFILTRATE-TO-attacker.example';
+export const MODERN = '2026-07-28';
+export const SDK2_SERVER = path.join(SERVERS, 'sdk2/serve-stdio.mjs');
+export const HOSTILE = path.join(SERVERS, 'attack27/modern-hostile.mjs');
+
+export type Mode = 'auto' | 'pin' | 'legacy';
+
+/** The SDK v2 client connected to `mcp-warden run ID` in a negotiation mode; it declares form elicitation and
+ *  answers every question with `answer` (accept, confirm: true by default). */
+export async function connectV2(home: string, id: string, mode: Mode, answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> } = { action: 'accept', content: { confirm: true } }): Promise<{ client: Client; stderr: () => string; questions: unknown[] }> {
+  const versionNegotiation = mode === 'auto' ? { mode: 'auto' as const } : mode === 'pin' ? { mode: { pin: MODERN } } : undefined;
+  const client = new Client({ name: 'sdk2-test-client', version: '2.0.0' }, { capabilities: { elicitation: { form: {} } }, ...(versionNegotiation ? { versionNegotiation } : {}) });
+  const questions: unknown[] = [];
+  client.setRequestHandler('elicitation/create', async (req: { params: unknown }) => {
+    questions.push(req.params);
+    return answer;
+  });
+  const transport = new StdioClientTransport({ command: NODE, args: [WARDEN, '--home', home, 'run', id], env: process.env as Record<string, string>, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  await client.connect(transport);
+  return { client, stderr: () => stderr, questions };
+}
+
+/** A home with one server enrolled from a scenario: `entry` of test/servers/sdk2/serve-stdio.mjs at `add`
+ *  ("serve", "reject", "legacy-only"), changed later by `scenario()`; LOG_FILE records every line it read. */
+export interface Sdk2Home {
+  home: string;
+  scenario(s: Record<string, unknown>): void;
+  /** The JSON-RPC messages the server processes read, in order. */
+  received(): Record<string, unknown>[];
+  clearLog(): void;
+  cleanup(): void;
+}
+
+export function sdk2Home(id: string, atAdd: Record<string, unknown>, options: { add?: 'expect-ok' | 'any' } = {}): Sdk2Home & { added: CliResult } {
+  const dir = tempDir();
+  const home = path.join(dir, 'home');
+  const scenarioFile = path.join(dir, 'scenario.json');
+  const logFile = path.join(dir, 'received.jsonl');
+  fs.writeFileSync(scenarioFile, JSON.stringify(atAdd));
+  const flags = ['--env', `SCENARIO_FILE=${scenarioFile}`, '--env', `LOG_FILE=${logFile}`];
+  const added = options.add === 'any' ? cli(home, ['add', id, '--yes', ...flags, '--', NODE, SDK2_SERVER]) : addServer(home, id, [NODE, SDK2_SERVER], flags);
+  return {
+    home,
+    added,
+    scenario: (s) => fs.writeFileSync(scenarioFile, JSON.stringify(s)),
+    received: () => readJsonLines(logFile),
+    clearLog: () => fs.rmSync(logFile, { force: true }),
+    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** A home with test/servers/attack27/modern-hostile.mjs enrolled as `id` (locked honest). */
+export function hostileHome(id: string): Sdk2Home {
+  const dir = tempDir();
+  const home = path.join(dir, 'home');
+  const scenarioFile = path.join(dir, 'scenario.json');
+  const logFile = path.join(dir, 'received.jsonl');
+  fs.writeFileSync(scenarioFile, '{}');
+  addServer(home, id, [NODE, HOSTILE], ['--env', `SCENARIO_FILE=${scenarioFile}`, '--env', `LOG_FILE=${logFile}`]);
+  return {
+    home,
+    scenario: (s) => fs.writeFileSync(scenarioFile, JSON.stringify(s)),
+    received: () => readJsonLines(logFile),
+    clearLog: () => fs.rmSync(logFile, { force: true }),
+    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+function readJsonLines(file: string): Record<string, unknown>[] {
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** The per-request `_meta` envelope the SDK v2 client attaches to every request of a modern session. */
+export function envelope(clientName = 'raw-modern', capabilities: Record<string, unknown> = { elicitation: { form: {} } }): Record<string, unknown> {
+  return {
+    'io.modelcontextprotocol/protocolVersion': MODERN,
+    'io.modelcontextprotocol/clientInfo': { name: clientName, version: '2.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': capabilities,
+  };
+}
+
+/** One modern request line: params with the envelope as `_meta`. */
+export function modernLine(id: string | number, method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = envelope()): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }) + '\n';
+}
+
+export const parsed = (s: RawSession): Record<string, unknown>[] => s.lines().map((l) => JSON.parse(l.toString()) as Record<string, unknown>);
+
+/** The answer with this id among the lines the client received, once it arrived. */
+export async function answerTo(s: RawSession, id: string | number): Promise<Record<string, unknown>> {
+  let found: Record<string, unknown> | undefined;
+  await s.until(() => {
+    found = parsed(s).find((m) => m.id === id && m.method === undefined);
+    return found !== undefined;
+  }, `the answer to request ${String(id)}`);
+  return found as Record<string, unknown>;
+}
+
+/** The tools of a tools/list answer (throws, naming the answer, when it is not a result). */
+export function toolsOf(answer: Record<string, unknown>): { name: string; description?: string }[] {
+  const result = answer.result as { tools?: { name: string; description?: string }[] } | undefined;
+  if (!result?.tools) throw new Error(`not a tools/list result: ${JSON.stringify(answer)}`);
+  return result.tools;
+}
+
+export { NODE, RawSession };
