@@ -17,7 +17,7 @@ export type Mode = 'auto' | 'pin' | 'legacy';
 
 /** The SDK v2 client connected to `mcp-warden run ID` in a negotiation mode; it declares form elicitation and
  *  answers every question with `answer` (accept, confirm: true by default). */
-export async function connectV2(home: string, id: string, mode: Mode, answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> } = { action: 'accept', content: { confirm: true } }): Promise<{ client: Client; stderr: () => string; questions: unknown[] }> {
+export async function connectV2(home: string, id: string, mode: Mode, answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string | number | boolean | string[]> } = { action: 'accept', content: { confirm: true } }): Promise<{ client: Client; stderr: () => string; questions: unknown[] }> {
   const versionNegotiation = mode === 'auto' ? { mode: 'auto' as const } : mode === 'pin' ? { mode: { pin: MODERN } } : undefined;
   const client = new Client({ name: 'sdk2-test-client', version: '2.0.0' }, { capabilities: { elicitation: { form: {} } }, ...(versionNegotiation ? { versionNegotiation } : {}) });
   const questions: unknown[] = [];
