@@ -74,7 +74,7 @@ describe("a modern-only server (serveStdio with { legacy: 'reject' })", () => {
     expect(methods(h)).not.toContain('initialize'); // the lock's own launches: a probe that commits, no fallback
   });
 
-  it.each(['auto', 'pin'] as const)('an %s client runs through the warden on a judged modern session', async (mode) => {
+  it.each(['auto', 'pin'] as const)('a client in %s mode runs through the warden on a judged modern session', async (mode) => {
     h = sdk2Home('modern-only', { entry: 'reject' }, { add: 'any' });
     expect(await useEverything(h.home, 'modern-only', mode)).toEqual({ era: 'modern', ...EXPECTED });
   });
