@@ -12,6 +12,7 @@ beforeAll(() => {
 afterAll(() => h.cleanup());
 
 async function discover(): Promise<{ answer: Record<string, unknown>; raw: string }> {
+  h.clearLog();
   const s = new RawSession(h.home, 'disc');
   try {
     s.send(modernLine('d1', 'server/discover'));

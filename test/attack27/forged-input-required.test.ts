@@ -45,7 +45,7 @@ describe("a server's input_required", () => {
       s.close();
       await s.exited;
     }
-    const retried = h.received().filter((m) => m.method === 'tools/call').map((m) => m.params as Record<string, unknown>);
+    const retried = h.received().filter((m) => m.method === 'tools/call' && (m.params as { name?: string }).name === 'confirm').map((m) => m.params as Record<string, unknown>);
     expect(retried).toHaveLength(2);
     expect(retried[1]).toMatchObject({ requestState: 'server-opaque-1', inputResponses: { ok: { action: 'accept', content: { ok: true } } } });
   });

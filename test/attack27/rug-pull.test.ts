@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MARKER, RawSession, answerTo, hostileHome, modernLine, toolsOf, type Sdk2Home } from './helpers.js';
 
 // Issue 27, red team: a rug pull between two requests of one modern connection. There is no handshake to gate,
-// so every page is judged as it passes: the first tools/list is honest and reaches the client; the second
-// carries a drifted echo, which must not reach the client (enforce), and echo is no longer callable.
+// so every page is judged as it passes: tools/list is honest and reaches the client until echo has been called
+// once; the next one carries a drifted echo, which must not reach the client (enforce), and echo is no longer callable.
 
 let h: Sdk2Home;
 beforeAll(() => {
@@ -13,7 +13,7 @@ afterAll(() => h.cleanup());
 
 describe('a rug pull between two requests of one modern connection', () => {
   it('the honest first listing is relayed; the drifted second never reaches the client, and echo is refused after it', async () => {
-    h.scenario({ rugPullAfter: 1 });
+    h.scenario({ rugPull: true });
     const s = new RawSession(h.home, 'rug');
     try {
       s.send(modernLine(1, 'tools/list'));
@@ -30,7 +30,7 @@ describe('a rug pull between two requests of one modern connection', () => {
       await s.exited;
     }
     expect(s.stdoutBytes.toString()).not.toContain(MARKER);
-    const echoed = h.received().filter((m) => m.method === 'tools/call').map((m) => (m.params as { arguments: { text: string } }).arguments.text);
+    const echoed = h.received().filter((m) => m.method === 'tools/call' && (m.params as { name?: string }).name === 'echo').map((m) => (m.params as { arguments: { text: string } }).arguments.text);
     expect(echoed).toEqual(['before']);
   });
 });

@@ -43,18 +43,21 @@ const EXPECTED = {
 describe('a serveStdio server (both eras) through mcp-warden run', () => {
   it("an auto client connects in the modern era and lists, calls, gets the prompt and reads the resource as locked", async () => {
     h = sdk2Home('both', {});
+    h.clearLog(); // what the session sends, not what the lock's own launches did
     expect(await useEverything(h.home, 'both', 'auto')).toEqual({ era: 'modern', ...EXPECTED });
     expect(methods(h)).not.toContain('initialize'); // the warden never sends initialize into a modern connection
   });
 
   it('a client pinned to 2026-07-28 connects and uses the judged session', async () => {
     h = sdk2Home('both', {});
+    h.clearLog();
     expect(await useEverything(h.home, 'both', 'pin')).toEqual({ era: 'modern', ...EXPECTED });
     expect(methods(h)).not.toContain('initialize');
   });
 
   it('a default (legacy) client gets a 2025 session as before, and the server never receives server/discover', async () => {
     h = sdk2Home('both', {});
+    h.clearLog();
     expect(await useEverything(h.home, 'both', 'legacy')).toEqual({ era: 'legacy', ...EXPECTED });
     expect(methods(h)).not.toContain('server/discover'); // never sent into a 2025 connection the client opened
   });

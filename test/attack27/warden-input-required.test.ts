@@ -32,7 +32,7 @@ const retry = (s: RawSession, id: number, question: InputRequired, state: string
   s.send(modernLine(id, 'tools/call', { name: 'echo', arguments: args, inputResponses: { [key]: { action } }, requestState: state }));
 };
 
-const echoCalls = (): Record<string, unknown>[] => h.received().filter((m) => m.method === 'tools/call').map((m) => m.params as Record<string, unknown>);
+const echoCalls = (): Record<string, unknown>[] => h.received().filter((m) => m.method === 'tools/call' && (m.params as { name?: string }).name === 'echo').map((m) => m.params as Record<string, unknown>);
 const refusedMessage = (a: Record<string, unknown>): string => (a.error as { message: string } | undefined)?.message ?? `not refused: ${JSON.stringify(a)}`;
 
 describe("the warden's own input_required for a held call", () => {
