@@ -3,8 +3,12 @@
 //   serverInfo     members merged into serverInfo (name, title, description, websiteUrl, icons...)
 //   capabilities   members merged into capabilities (experimental, logging, completions...)
 //   extra          members added to the result itself (_meta, unknown members)
-// Its tools and instructions never change.
+//   instructions   the instructions, when the scenario sets them (null: sent as JSON null)
+// With CAPS_DEPENDENT=1 it is honest but answers a client that offers roots with one more capability, as a
+// server whose capabilities follow the client's may.
+// Its tools never change.
 import fs from 'node:fs';
+import { requests } from '../lib/rpc.mjs';
 
 const scenario = () => {
   const f = process.env.SCENARIO_FILE;
@@ -16,16 +20,18 @@ const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
 function answer(msg) {
   const s = scenario();
   switch (msg.method) {
-    case 'initialize':
+    case 'initialize': {
+      const rooted = process.env.CAPS_DEPENDENT === '1' && msg.params?.capabilities?.roots !== undefined;
       return {
         result: {
           protocolVersion: msg.params.protocolVersion,
-          capabilities: { tools: {}, ...(s.capabilities ?? {}) },
+          capabilities: { tools: {}, ...(rooted ? { experimental: { rootsAware: {} } } : {}), ...(s.capabilities ?? {}) },
           serverInfo: { name: 'handshake-drift', version: '1.0.0', ...(s.serverInfo ?? {}) },
-          instructions: 'Use echo to echo.',
+          instructions: 'instructions' in s ? s.instructions : 'Use echo to echo.',
           ...(s.extra ?? {}),
         },
       };
+    }
     case 'ping':
       return { result: {} };
     case 'tools/list':
@@ -37,17 +43,4 @@ function answer(msg) {
   }
 }
 
-let buf = '';
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk) => {
-  buf += chunk;
-  let nl;
-  while ((nl = buf.indexOf('\n')) >= 0) {
-    const line = buf.slice(0, nl);
-    buf = buf.slice(nl + 1);
-    const msg = JSON.parse(line);
-    if (msg.id === undefined || msg.method === undefined) continue;
-    out({ jsonrpc: '2.0', id: msg.id, ...answer(msg) });
-  }
-});
-process.stdin.on('end', () => process.exit(0));
+requests((msg) => out({ jsonrpc: '2.0', id: msg.id, ...answer(msg) }));
