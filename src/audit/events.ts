@@ -102,6 +102,9 @@ export interface SurfaceEvent {
   revision: string;
   lockedRevision?: string;
   instructionsChanged?: boolean;
+  /** The rest of the initialize result, when not proven equal to the lock: 'unlocked', or the names of the
+   *  members that changed (never their values). */
+  handshake?: { state: 'changed' | 'unlocked'; fields: string[] };
   changed: ToolChangeRecord[];
 }
 

@@ -26,7 +26,7 @@ export function jsonOf(o: SurfaceCheck): unknown {
     id: o.id,
     status: o.status,
     ...(o.worst ? { worst: o.worst } : {}),
-    ...(o.diff ? { era: o.diff.era ?? null, instructionsChanged: o.diff.instructionsChanged, tools: o.diff.tools.filter((t) => t.state !== 'matched').map(({ name, state, classes, fields, widening }) => ({ name, state, classes, fields, widening })), catalogs: o.catalogs ?? [] } : {}),
+    ...(o.diff ? { era: o.diff.era ?? null, instructionsChanged: o.diff.instructionsChanged, handshake: o.diff.handshake, tools: o.diff.tools.filter((t) => t.state !== 'matched').map(({ name, state, classes, fields, widening }) => ({ name, state, classes, fields, widening })), catalogs: o.catalogs ?? [] } : {}),
     ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
   };
 }
@@ -49,6 +49,8 @@ export function describeOutcome(o: SurfaceCheck, details: boolean): void {
   line(`${o.id}: DRIFT (most severe: ${o.worst})`);
   if (d.era) line(`  revision: locked ${escaped(d.era.locked)}, served ${escaped(d.era.live)}`);
   if (d.instructionsChanged) line('  instructions changed');
+  if (d.handshake.state === 'changed') line(`  initialize result changed  members: ${d.handshake.fields.map(escaped).join(', ')}`);
+  if (d.handshake.state === 'unlocked') line(`  initialize result not locked (an entry taken before mcp-warden locked serverInfo and capabilities): review, then mcp-warden pin ${o.id}`);
   for (const t of d.tools.filter((x) => x.state !== 'matched')) {
     line(`  ${t.state.padEnd(8)} ${escaped(t.name)}${t.classes.length ? `  [${t.classes.join(', ')}]` : ''}${t.fields.length ? `  fields: ${t.fields.map(escaped).join(', ')}` : ''}${t.widening.length ? `  (${t.widening.join(', ')})` : ''}`);
   }

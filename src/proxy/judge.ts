@@ -1,6 +1,7 @@
 import type { AuditEvent, ToolChangeRecord } from '../audit/events.js';
 import type { Handshake, LiveTool } from '../surface/admit.js';
-import { diffSurface, type LockedExtra, type SurfaceDiff } from '../surface/diff.js';
+import { diffSurface, type SurfaceDiff } from '../surface/diff.js';
+import { lockedExtra, type WardenLockEntry } from '../surface/warden-lock.js';
 import { liveSurfaceHash, type LockEntry } from '../surface/lockfile.js';
 import { decide, decideUnpinned, type Decisions, type Posture } from '../surface/posture.js';
 import { diffCatalogs, type CatalogChange, type Catalogs } from '../surface/catalog.js';
@@ -25,7 +26,7 @@ export interface JudgeConfig {
   serverId: string;
   posture: Posture;
   entry: LockEntry | undefined;
-  extra: (LockedExtra & { tools?: LockedExtra['prints'] }) | undefined;
+  extra: WardenLockEntry | undefined;
   audit: (e: AuditEvent) => void;
   report: (message: string) => void;
 }
@@ -78,7 +79,7 @@ export class SurfaceJudge {
     let diff: SurfaceDiff | undefined;
     if (!entry) decisions = decideUnpinned(tools.map((t) => t.name), posture, serverId);
     else {
-      diff = diffSurface(entry, extra && { prints: extra.tools, conditional: extra.conditional }, this.handshake, tools);
+      diff = diffSurface(entry, lockedExtra(extra), this.handshake, tools);
       if (partial) diff = { ...diff, tools: diff.tools.filter((t) => t.state !== 'removed') };
       decisions = decide(diff, posture);
     }
@@ -121,8 +122,10 @@ export class SurfaceJudge {
         ...(entry ? { lockedSurfaceHash: entry.surface_hash, lockedRevision: entry.protocol.era } : {}),
         revision: hs.era,
         ...(diff?.instructionsChanged ? { instructionsChanged: true } : {}),
+        ...(diff && diff.handshake.state !== 'matched' ? { handshake: { state: diff.handshake.state, fields: diff.handshake.fields } } : {}),
         changed,
       });
+      if (diff && diff.handshake.state !== 'matched' && this.cfg.posture === 'monitor') this.cfg.report(`server '${serverId}': ${diff.handshake.state === 'changed' ? `its initialize result changed since the lock (${diff.handshake.fields.map((f) => printable(f)).join(', ')})` : 'warden.lock holds no print of its initialize result'}: allowed (monitor). Review with: mcp-warden diff ${serverId}`);
       for (const c of changed.slice(0, REPORTED_LINES)) this.cfg.report(`server '${serverId}': tool "${printable(c.name)}" ${c.state}${c.classes.length ? ` (${c.classes.join(', ')}${c.fields.length ? `; fields ${c.fields.join(', ')}` : ''})` : ''}: ${c.decision === 'allow' ? (this.cfg.posture === 'enforce' ? 'allowed (only its hints moved toward a more-gated claim)' : 'allowed (monitor)') : c.decision === 'reported' ? 'reported' : c.decision === 'hide' ? 'hidden until pinned' : 'refused'}. Review with: mcp-warden diff ${serverId}`);
       if (changed.length > REPORTED_LINES) this.cfg.report(`server '${serverId}': ${moreTools(changed.slice(REPORTED_LINES))}; review with: mcp-warden diff ${serverId}`);
       if (diff?.era) this.cfg.report(`server '${serverId}': negotiated revision ${diff.era.live}, locked under ${diff.era.locked}; tools compared by their own digests.`);

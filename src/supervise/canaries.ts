@@ -6,6 +6,7 @@ import { probeBar, provenTools, runProbe, type ProbeBar } from '../proxy/canary-
 import { RulesGate } from '../rules/gate.js';
 import type { Handshake, LiveTool } from '../surface/admit.js';
 import { diffSurface } from '../surface/diff.js';
+import { lockedExtra } from '../surface/warden-lock.js';
 import { decide } from '../surface/posture.js';
 import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
 import { DEFAULT_OFFERED, openAsClient } from '../proxy/fetch.js';
@@ -117,6 +118,6 @@ function provenByLock(paths: HomePaths, id: string, handshake: Handshake, tools:
   const entry = locks.tools.get(id);
   const extra = locks.warden.get(id);
   if (!entry) return new Set();
-  const decisions = decide(diffSurface(entry, extra ? { prints: extra.tools, conditional: extra.conditional } : undefined, handshake, tools), 'enforce');
+  const decisions = decide(diffSurface(entry, lockedExtra(extra), handshake, tools), 'enforce');
   return decisions.serverRefusal ? new Set() : provenTools(decisions);
 }

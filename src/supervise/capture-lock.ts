@@ -23,7 +23,7 @@ function artifactsOf(fetched: Fetched): { kind: string; path: string; sha256: st
 }
 
 function write(paths: HomePaths, id: string, entry: LockEntry, fetched: Fetched, prints: { name: string; print: ToolPrint }[]): Promise<void> {
-  return saveLockEntry(paths, id, () => ({ entry, extra: wardenEntryFor(artifactsOf(fetched), prints, fetched.conditional, fetched.catalogs) }));
+  return saveLockEntry(paths, id, () => ({ entry, extra: wardenEntryFor(artifactsOf(fetched), prints, fetched.conditional, fetched.catalogs, fetched.handshakes) }));
 }
 
 /** Captures and writes the lock entry of a server (used by `lock` and by `add`). */
@@ -56,7 +56,8 @@ export async function pinTool(paths: HomePaths, id: string, tool: string, server
     const previous = locks.warden.get(id);
     const prints = Object.entries(previous?.tools ?? {}).filter(([n]) => n !== tool).map(([name, print]) => ({ name, print }));
     if (live) prints.push({ name: live.name, print: live.print });
-    return { entry, extra: wardenEntryFor(artifactsOf(fetched), prints, fetched.conditional, previous?.catalogs ?? {}) };
+    // Pinning a tool accepts that tool only: the catalogs and the initialize result stay as locked.
+    return { entry, extra: wardenEntryFor(artifactsOf(fetched), prints, fetched.conditional, previous?.catalogs ?? {}, previous?.handshake) };
   });
   await appendAudit(paths.audit, { event: 'surface', server: id, source: 'pin', pinState: 'changed', surfaceHash: entry.surface_hash, lockedSurfaceHash: locked.surface_hash, revision: entry.protocol.era, changed: [{ name: tool, state: live ? 'changed' : 'removed', classes: [], fields: [] }] });
   return live ? 'pinned' : 'removed';

@@ -1,6 +1,7 @@
 import { WardenError } from '../error.js';
 import type { LiveTool } from '../surface/admit.js';
 import { diffSurface, worstClass, type SurfaceDiff } from '../surface/diff.js';
+import { lockedExtra } from '../surface/warden-lock.js';
 import { liveSurfaceHash, type LockEntry } from '../surface/lockfile.js';
 import { diffCatalogs, type CatalogChange } from '../surface/catalog.js';
 import { loadLocks } from '../store/locks.js';
@@ -37,7 +38,7 @@ export async function checkSurface(paths: HomePaths, id: string): Promise<Surfac
     if (!entry) throw new WardenError('LOCK_MISSING', `tools.lock has no entry for server '${id}'. Capture one with: mcp-warden lock ${id}`);
     const extra = locks.warden.get(id);
     const fetched = await fetchSurface(paths, id, entry.protocol.offered, say);
-    const diff = diffSurface(entry, extra ? { prints: extra.tools, conditional: extra.conditional } : undefined, fetched.handshake, fetched.tools);
+    const diff = diffSurface(entry, lockedExtra(extra), fetched.handshake, fetched.tools);
     const catalogs = extra ? diffCatalogs(extra.catalogs, fetched.catalogs) : [];
     const worst = worstClass(diff) ?? (diff.era ? 'era' : catalogs.length > 0 ? 'catalog' : undefined);
     const hs = fetched.handshake;

@@ -10,6 +10,7 @@ import { attestAndLaunch } from './attested-launch.js';
 import { stopLaunched } from './attested-launch.js';
 import type { LaunchPlan } from '../attest/plan.js';
 import type { Catalogs } from '../surface/catalog.js';
+import { distinctPrints, type HandshakePrint } from '../surface/handshake-print.js';
 
 // Fetching a server's surface out of band for lock, pin, verify and diff: the same attested launch as `run`,
 // a fresh process for each fetch, once as a client offering roots, sampling and elicitation and once as a
@@ -20,6 +21,9 @@ export interface Fetched {
   tools: LiveTool[];
   catalogs: Catalogs;
   conditional: string[];
+  /** The prints of the initialize results of both launches, when they differ (the server's answer depends on
+   *  the client's capabilities), else one. */
+  handshakes: HandshakePrint[];
   plan: LaunchPlan;
 }
 
@@ -53,5 +57,5 @@ export async function fetchSurface(paths: HomePaths, id: string, offered: string
   if (onLearned) await onLearned(full.learned);
   const bare = await fetchWith(paths, id, offered, {}, say);
   const bareNames = new Set(bare.tools.map((t) => t.name));
-  return { ...full, conditional: full.tools.map((t) => t.name).filter((n) => !bareNames.has(n)) };
+  return { ...full, conditional: full.tools.map((t) => t.name).filter((n) => !bareNames.has(n)), handshakes: distinctPrints([full.handshake.print, bare.handshake.print]) };
 }

@@ -3,6 +3,7 @@ import { CanonicalError, canonicalBytes, type Walk } from '../protocol/json/cano
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { ABSENT, hashOf, tagged } from './hash.js';
 import { canonicalTool, canonicalToolBytes, printTool, type ToolPrint } from './print.js';
+import { printHandshake, type HandshakePrint } from './handshake-print.js';
 
 // Admissibility of a served tool surface (tools.lock SPEC §6): everything a server sends is hostile input,
 // and a surface that cannot be admitted never produces a lock or a drift verdict. Also computes each
@@ -237,6 +238,8 @@ export interface Handshake {
   serverInfo: { name?: string; version?: string };
   /** The capabilities the server advertised that the warden reads (prompts, resources). */
   serves?: { prompts: boolean; resources: boolean };
+  /** Everything else the result carries, as digests (handshake-print.ts). */
+  print: HandshakePrint;
 }
 
 /** Reads what the surface needs from an initialize result, with exact-key discipline (SPEC §3.4). */
@@ -260,5 +263,12 @@ export function admitHandshake(result: JsonValue | undefined, caps: SurfaceCaps 
   }
   const caps2 = result.get('capabilities');
   const serves = { prompts: caps2 instanceof Map && caps2.get('prompts') instanceof Map, resources: caps2 instanceof Map && caps2.get('resources') instanceof Map };
-  return { era, instructions: typeof instr === 'string' ? instr : undefined, serverInfo, serves };
+  let print: HandshakePrint;
+  try {
+    print = printHandshake(result);
+  } catch (err) {
+    if (err instanceof CanonicalError) throw new InadmissibleError(`the initialize result cannot be canonicalized: ${err.message}`);
+    throw err;
+  }
+  return { era, instructions: typeof instr === 'string' ? instr : undefined, serverInfo, serves, print };
 }

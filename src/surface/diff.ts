@@ -4,6 +4,7 @@ import type { LockEntry } from './lockfile.js';
 import { printTool, type ToolPrint } from './print.js';
 import type { Catalogs } from './catalog.js';
 import { hintMoves, onlyNarrowed } from './hint-moves.js';
+import { handshakeDrift, type HandshakeDrift, type HandshakePrint } from './handshake-print.js';
 
 // Comparing a locked surface with a live one. Classes (tools.lock SPEC §8, plus the warden's `widening`),
 // most severe first:
@@ -11,6 +12,8 @@ import { hintMoves, onlyNarrowed } from './hint-moves.js';
 //                 set false, idempotentHint gained, openWorldHint set false, a hint changed to a value that is
 //                 not a JSON boolean): the server choosing its own permission tier (hint-moves.ts)
 //   instructions  the server's instructions changed (prompt text for every tool)
+//   handshake     anything else of the initialize result changed, or no print of it was locked: serverInfo
+//                 (name, title, description...), capabilities, _meta, unknown members (handshake-print.ts)
 //   description   a tool's description, or any string under a "description" key inside it, changed
 //   schema        inputSchema/outputSchema changed other than in their descriptions, or annotations changed
 //   metadata      any other field (title, icons, _meta, fields unknown to the spec)
@@ -18,8 +21,8 @@ import { hintMoves, onlyNarrowed } from './hint-moves.js';
 //   removed       a locked tool is gone
 // plus `era` when the negotiated revision differs (reported; tools are still compared by their own digests).
 
-export type DriftClass = 'widening' | 'instructions' | 'description' | 'schema' | 'metadata' | 'added' | 'removed';
-export const CLASS_ORDER: DriftClass[] = ['widening', 'instructions', 'description', 'schema', 'metadata', 'added', 'removed'];
+export type DriftClass = 'widening' | 'instructions' | 'handshake' | 'description' | 'schema' | 'metadata' | 'added' | 'removed';
+export const CLASS_ORDER: DriftClass[] = ['widening', 'instructions', 'handshake', 'description', 'schema', 'metadata', 'added', 'removed'];
 
 export interface ToolDrift {
   name: string;
@@ -38,6 +41,8 @@ export interface ToolDrift {
 export interface SurfaceDiff {
   era: { locked: string; live: string } | undefined;
   instructionsChanged: boolean;
+  /** The rest of the initialize result against its locked prints. */
+  handshake: HandshakeDrift;
   tools: ToolDrift[];
 }
 
@@ -47,6 +52,7 @@ export interface LockedExtra {
   prints?: Record<string, ToolPrint>;
   conditional?: readonly string[];
   catalogs?: Catalogs;
+  handshake?: readonly HandshakePrint[];
 }
 
 function changedFields(a: ToolPrint, b: ToolPrint): string[] {
@@ -93,6 +99,7 @@ export function diffSurface(entry: LockEntry, extra: LockedExtra | undefined, hs
   return {
     era: entry.protocol.era === hs.era ? undefined : { locked: entry.protocol.era, live: hs.era },
     instructionsChanged: (entry.instructions ?? null) !== (hs.instructions ?? null),
+    handshake: handshakeDrift(extra?.handshake, hs.print),
     tools,
   };
 }
@@ -101,5 +108,6 @@ export function diffSurface(entry: LockEntry, extra: LockedExtra | undefined, hs
 export function worstClass(d: SurfaceDiff): DriftClass | undefined {
   const all = new Set(d.tools.flatMap((t) => t.classes));
   if (d.instructionsChanged) all.add('instructions');
+  if (d.handshake.state !== 'matched') all.add('handshake');
   return CLASS_ORDER.find((c) => all.has(c));
 }

@@ -1,9 +1,11 @@
 import type { SurfaceDiff, ToolDrift } from './diff.js';
+import { printable } from '../escape.js';
 
 // What a session does with a diff (docs/adr/0007-drift-posture.md):
 // - widening is blocked in every posture;
 // - enforce (the default) refuses drifted tools, hides added ones until pinned, and refuses the whole
-//   server when its instructions changed;
+//   server when its instructions changed, or the rest of its initialize result is not proven equal to the lock
+//   (changed, or no print of it locked: docs/adr/0045-handshake-surface.md);
 // - monitor reports and allows everything but widening;
 // - annotations that only moved toward a more-gated claim are reported and allowed in both.
 
@@ -30,12 +32,27 @@ function decideTool(d: ToolDrift, posture: Posture): ToolDecision {
 export function decide(diff: SurfaceDiff, posture: Posture): Decisions {
   const tools = new Map<string, { decision: ToolDecision; drift: ToolDrift }>();
   for (const d of diff.tools) if (d.state !== 'removed') tools.set(d.name, { decision: decideTool(d, posture), drift: d });
-  const drifted = diff.instructionsChanged || diff.tools.some((t) => t.state !== 'matched');
+  const drifted = diff.instructionsChanged || diff.handshake.state !== 'matched' || diff.tools.some((t) => t.state !== 'matched');
   return {
-    serverRefusal: diff.instructionsChanged && posture === 'enforce' ? 'its instructions changed since they were locked' : undefined,
+    serverRefusal: posture === 'enforce' ? serverRefusal(diff) : undefined,
     tools,
     pinState: drifted ? 'changed' : 'matched',
   };
+}
+
+/** Members named in a refusal; past it, a count. */
+const NAMED_MEMBERS = 8;
+
+function serverRefusal(diff: SurfaceDiff): string | undefined {
+  if (diff.instructionsChanged) return 'its instructions changed since they were locked';
+  const { state, fields } = diff.handshake;
+  if (state === 'unlocked') return "warden.lock holds no print of its initialize result (its serverInfo, capabilities and other members: an entry taken before mcp-warden locked them), so nothing proves what the client would be shown; review what it serves, then accept it with 'mcp-warden pin'";
+  if (state === 'changed') {
+    const named = fields.slice(0, NAMED_MEMBERS).map((f) => printable(f)).join(', ');
+    const more = fields.length > NAMED_MEMBERS ? ` and ${fields.length - NAMED_MEMBERS} more` : '';
+    return `its initialize result changed since it was locked (member${fields.length === 1 ? '' : 's'} ${named}${more})`;
+  }
+  return undefined;
 }
 
 /** Decisions for a server that has no lock entry: refused in enforce, everything allowed in monitor. */

@@ -5,6 +5,8 @@ import { indentCanonical } from './indent.js';
 import { LockfileError } from './lockfile.js';
 import type { ToolPrint } from './print.js';
 import type { Catalogs } from './catalog.js';
+import type { HandshakePrint } from './handshake-print.js';
+import type { LockedExtra } from './diff.js';
 import type { Baseline } from '../canary/baseline.js';
 import { tagged } from './hash.js';
 import { explainIssues } from '../schema/issues.js';
@@ -26,6 +28,8 @@ const printSchema = v.strictObject({
 
 const digests = ownRecord(v.string(), sha);
 
+const handshakeSchema = v.strictObject({ h_exact: sha, fields: ownRecord(v.string(), sha) });
+
 const baselineSchema = v.strictObject({
   tool: v.optional(v.string()),
   shape: v.union([v.strictObject({ kind: v.literal('error'), code: v.nullable(v.number()) }), v.strictObject({ kind: v.literal('result'), isError: v.boolean() })]),
@@ -41,6 +45,9 @@ const serverSchema = v.strictObject({
   catalogs: v.strictObject({ prompts: v.optional(digests), resources: v.optional(digests), resourceTemplates: v.optional(digests) }),
   h_catalogs: sha,
   conditional: v.array(v.string()),
+  /** The initialize result beside protocolVersion and instructions, as served with and without client
+   *  capabilities when they differ (handshake-print.ts). Absent in entries taken before 2026-12. */
+  handshake: v.optional(v.pipe(v.array(handshakeSchema), v.minLength(1), v.maxLength(2))),
   artifacts: v.array(v.strictObject({ kind: v.string(), path: v.string(), sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)) })),
   tools: ownRecord(v.string(), printSchema),
   /** The hash of the server's operator rules as last pinned (`rules --pin`, or a change through `rules`). */
@@ -59,6 +66,9 @@ export interface WardenLockEntry {
   catalogs: Catalogs;
   /** Tools listed only when the client offers capabilities (roots, sampling, elicitation). */
   conditional: string[];
+  /** Prints of the initialize result served at lock time (one, or two when it differed with the client's
+   *  capabilities); absent in an entry taken by an earlier mcp-warden. */
+  handshake?: HandshakePrint[];
   artifacts: { kind: string; path: string; sha256: string }[];
   tools: Record<string, ToolPrint>;
   /** rulesHash() of the server's rules when they were pinned. */
@@ -67,8 +77,13 @@ export interface WardenLockEntry {
 
 export type WardenLock = Map<string, WardenLockEntry>;
 
-export function wardenEntryFor(artifacts: WardenLockEntry['artifacts'], tools: { name: string; print: ToolPrint }[], conditional: string[], catalogs: Catalogs): WardenLockEntry {
-  return { catalogs, conditional: [...conditional].sort(), artifacts, tools: Object.fromEntries(tools.map((t) => [t.name, t.print])) };
+export function wardenEntryFor(artifacts: WardenLockEntry['artifacts'], tools: { name: string; print: ToolPrint }[], conditional: string[], catalogs: Catalogs, handshake: HandshakePrint[] | undefined): WardenLockEntry {
+  return { catalogs, conditional: [...conditional].sort(), ...(handshake && handshake.length > 0 ? { handshake } : {}), artifacts, tools: Object.fromEntries(tools.map((t) => [t.name, t.print])) };
+}
+
+/** What a diff needs of a server's warden.lock entry. */
+export function lockedExtra(e: WardenLockEntry | undefined): LockedExtra | undefined {
+  return e && { prints: e.tools, conditional: e.conditional, ...(e.handshake ? { handshake: e.handshake } : {}) };
 }
 
 /** The rollup over prompts, resources and resource templates. */
@@ -82,7 +97,7 @@ function plainPrint(p: ToolPrint): Record<string, unknown> {
 
 export function renderWardenLock(lock: WardenLock): string {
   const servers = Object.fromEntries(
-    [...lock].map(([name, e]) => [name, { ...(e.canaries ? { canaries: e.canaries } : {}), catalogs: e.catalogs, h_catalogs: catalogsHash(e.catalogs), conditional: e.conditional, artifacts: e.artifacts, tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, plainPrint(p)])), ...(e.rules ? { h_rules: e.rules } : {}) }]),
+    [...lock].map(([name, e]) => [name, { ...(e.canaries ? { canaries: e.canaries } : {}), catalogs: e.catalogs, h_catalogs: catalogsHash(e.catalogs), conditional: e.conditional, ...(e.handshake ? { handshake: e.handshake.map((h) => ({ h_exact: h.hExact, fields: h.fields })) } : {}), artifacts: e.artifacts, tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, plainPrint(p)])), ...(e.rules ? { h_rules: e.rules } : {}) }]),
   );
   return indentCanonical(canonicalize(fromPlain({ warden_lock_version: 1, servers }))) + '\n';
 }
@@ -114,6 +129,7 @@ export function parseWardenLock(bytes: Uint8Array): WardenLock {
         ...(e.canaries ? { canaries: e.canaries } : {}),
         catalogs: checkedCatalogs(name, e.catalogs, e.h_catalogs),
         conditional: e.conditional,
+        ...(e.handshake ? { handshake: e.handshake.map((h) => ({ hExact: h.h_exact, fields: h.fields })) } : {}),
         artifacts: e.artifacts,
         tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, { hExact: p.h_exact, fields: p.fields, hNestedDescriptions: p.h_nested_descriptions, shapes: p.shapes }])),
         ...(e.h_rules ? { rules: e.h_rules } : {}),

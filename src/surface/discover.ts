@@ -1,0 +1,61 @@
+import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
+import { DEFAULT_CAPS, InadmissibleError, admitHandshake, refuseCaseVariants, type Handshake, type SurfaceCaps } from './admit.js';
+import { printable } from '../escape.js';
+
+// A server/discover result (revision 2026-07-28) read as the surface an initialize result carries, so one lock
+// entry judges both eras (docs/adr/0044-modern-era.md, recommendation 5). The mapping is enumerated and exact:
+//   capabilities, instructions             the same members
+//   _meta["io.modelcontextprotocol/serverInfo"]   serverInfo (the rest of _meta stays _meta)
+//   supportedVersions, resultType, ttlMs, cacheScope   negotiation and caching, not surface
+//   any other member                       itself, judged in the print like an unknown initialize member
+// A discover result that carries an initialize result's own `protocolVersion` or `serverInfo` is refused: it would
+// be read one way by the warden and another by a client.
+
+export const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo';
+const NEGOTIATION = ['supportedVersions', 'resultType', 'ttlMs', 'cacheScope'];
+const INITIALIZE_ONLY = ['protocolVersion', 'serverInfo'];
+const DISCOVER_KEYS = [...NEGOTIATION, 'capabilities', 'instructions', '_meta', ...INITIALIZE_ONLY];
+/** Revisions a discover may list, and bytes of one. */
+const MAX_VERSIONS = 64;
+const MAX_VERSION_BYTES = 64;
+
+export interface Discovered {
+  /** The surface, as an initialize result under `era` would carry it. */
+  handshake: Handshake;
+  /** The revisions the server says it supports. */
+  supportedVersions: string[];
+}
+
+/** Reads a server/discover result for a session (or a lock) of revision `era`. Throws InadmissibleError. */
+export function admitDiscover(result: JsonValue | undefined, era: string, caps: SurfaceCaps = DEFAULT_CAPS): Discovered {
+  if (!(result instanceof Map)) throw new InadmissibleError('the server/discover result is not a JSON object');
+  refuseCaseVariants(result, DISCOVER_KEYS, 'the server/discover result');
+  for (const k of INITIALIZE_ONLY) {
+    if (result.has(k)) throw new InadmissibleError(`the server/discover result carries "${k}", a member of a 2025 initialize result`);
+  }
+  const versions = result.get('supportedVersions');
+  if (!Array.isArray(versions) || versions.length === 0 || versions.length > MAX_VERSIONS || !versions.every((v) => typeof v === 'string' && Buffer.byteLength(v) <= MAX_VERSION_BYTES)) {
+    throw new InadmissibleError(`"supportedVersions" of the server/discover result is not a list of 1 to ${MAX_VERSIONS} revisions`);
+  }
+  const shaped: JsonObject = new Map([['protocolVersion', era]]);
+  for (const [k, v] of result) {
+    if (NEGOTIATION.includes(k)) continue;
+    if (k !== '_meta') {
+      shaped.set(k, v);
+      continue;
+    }
+    if (!(v instanceof Map)) throw new InadmissibleError('"_meta" of the server/discover result is not an object');
+    refuseCaseVariants(v, [SERVER_INFO_META], 'the _meta of the server/discover result');
+    const info = v.get(SERVER_INFO_META);
+    if (info !== undefined) shaped.set('serverInfo', info);
+    const rest: JsonObject = new Map([...v].filter(([m]) => m !== SERVER_INFO_META));
+    if (rest.size > 0) shaped.set('_meta', rest);
+  }
+  return { handshake: admitHandshake(shaped, caps), supportedVersions: versions as string[] };
+}
+
+/** Why a discover result does not confirm `era`, or undefined when it does. */
+export function unconfirmed(d: Discovered, era: string): string | undefined {
+  if (d.supportedVersions.includes(era)) return undefined;
+  return `server/discover lists ${d.supportedVersions.map((v) => `"${printable(v)}"`).join(', ')}, not ${era}`;
+}
