@@ -42,7 +42,7 @@ export interface ClientRequest {
 }
 
 /** Why a message from the server was not forwarded. */
-export type RefusedReason = 'unmatched_id' | 'late_answer' | 'batch' | 'impersonation';
+export type RefusedReason = 'unmatched_id' | 'late_answer' | 'batch' | 'impersonation' | 'unsubscribed';
 
 export interface ChannelEvents {
   /** A request or notification from the server, with its original bytes. */
@@ -177,6 +177,18 @@ export class ServerChannel {
     this.waiting.set(serverId, { owner: 'client', request, clientIdBytes });
     this.style.learn(msg.method, msg.value);
     return { request, bytes: withId(bytes, msg.idSpan, Buffer.from(serverId, 'latin1')) };
+  }
+
+  /**
+   * Relays a client request under its own id: a string in the form the server writes it back (one the counter never
+   * makes), not waiting. For subscriptions/listen, whose id the server stamps on the subscription's notifications
+   * (docs/adr/0044). Undefined when the id cannot be kept (the caller renumbers it).
+   */
+  forwardOwnId(msg: ClientRequestMessage, bytes: Buffer): { request: ClientRequest; bytes: Buffer } | undefined {
+    if (!msg.id.startsWith('"') || JSON.stringify(JSON.parse(msg.id)) !== msg.id || this.waiting.has(msg.id)) return undefined;
+    const request: ClientRequest = { method: msg.method, clientId: msg.id, serverId: msg.id };
+    this.waiting.set(msg.id, { owner: 'client', request, clientIdBytes: Buffer.from(bytes.subarray(msg.idSpan[0], msg.idSpan[1])) });
+    return { request, bytes };
   }
 
   /** The server id of a client request still waiting, by the client's id (for a client's cancellation). */

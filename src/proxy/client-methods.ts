@@ -1,9 +1,11 @@
 // The requests a client may send through the warden, and what becomes of each one's answer: an enumerated
 // table, so that a method nobody thought about is refused rather than relayed unjudged (DESIGN.md, "Admission
-// by proof"). The list is revision 2025-11-25's client-to-server requests. Before the handshake is released
-// only `ping` is relayed and `initialize` gated; server/discover (revision 2026-07-28) is answered by the warden
-// itself with "method not found", so that a client that negotiates falls back to initialize (issue 27 will
-// judge stateless sessions).
+// by proof"). The classic column is revision 2025-11-25's client-to-server requests: before the handshake is
+// released only `ping` is relayed and `initialize` gated; server/discover, a request of the other era, is
+// answered by the warden itself with "method not found" and never relayed into a 2025 connection. The modern
+// column is revision 2026-07-28's (the SDK v2 registry): no handshake, no ping, no logging/setLevel, no
+// resources/subscribe nor tasks; server/discover judged like an initialize result, subscriptions/listen relayed
+// (proxy/modern-session.ts).
 
 export type MethodRule =
   /** The handshake: gated, its result judged before it is released. */
@@ -39,6 +41,26 @@ const TABLE: ReadonlyMap<string, MethodRule> = new Map<string, MethodRule>([
   ['tasks/cancel', 'pass'],
   ['server/discover', 'warden_answers'],
 ]);
+
+/** Revision 2026-07-28's client requests. Any other is answered "method not found" by the warden, as the
+ *  revision's servers answer it, and never relayed. */
+const MODERN: ReadonlyMap<string, MethodRule | 'discover' | 'listen'> = new Map<string, MethodRule | 'discover' | 'listen'>([
+  ['server/discover', 'discover'],
+  ['subscriptions/listen', 'listen'],
+  ['tools/list', 'judged_page'],
+  ['prompts/list', 'judged_page'],
+  ['resources/list', 'judged_page'],
+  ['resources/templates/list', 'judged_page'],
+  ['tools/call', 'gated_call'],
+  ['prompts/get', 'admitted_read'],
+  ['resources/read', 'admitted_read'],
+  ['completion/complete', 'pass'],
+]);
+
+/** The rule for a client request's method on a modern connection; undefined: answered "method not found". */
+export function modernRule(method: string): MethodRule | 'discover' | 'listen' | undefined {
+  return MODERN.get(method);
+}
 
 /** The rule for a client request's method; undefined: not relayed. */
 export function methodRule(method: string): MethodRule | undefined {

@@ -109,7 +109,7 @@ export function refuseRead(r: Refuser, id: string, method: 'prompts/get' | 'reso
 }
 
 const REQUEST_REASONS: Record<'no_handshake' | 'during_handshake' | 'second_initialize' | 'unknown_method', string> = {
-  no_handshake: 'this session has no verified handshake (send initialize first; revision 2026-07-28 sessions, without one, are not judged yet)',
+  no_handshake: 'this session has no verified handshake (send initialize first, or send every request with the _meta envelope of revision 2026-07-28)',
   during_handshake: 'the handshake is still being verified, and nothing is relayed before the initialize result; send it again after that result',
   second_initialize: "this session's handshake was already verified and released; start a new session to initialize again",
   unknown_method: 'it is not a request of MCP revision 2025-11-25 that the warden knows how to judge, so it is not relayed',
@@ -124,19 +124,20 @@ export function refuseRequest(r: Refuser, id: string, method: string, why: keyof
   r.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused ${shownName(method)} for server '${serverId}': ${REQUEST_REASONS[why]}.`));
 }
 
-/** server/discover (revision 2026-07-28) is answered by the warden: "method not found", as a legacy server
- *  would, so a client that negotiates falls back to initialize and gets a judged session. Never relayed. */
+/** server/discover on a 2025 connection, or without a valid 2026-07-28 envelope, is answered by the warden:
+ *  "method not found", as a legacy server would, so a client that negotiates falls back to initialize and gets a
+ *  judged session. Never relayed (a modern connection's is: proxy/modern-session.ts). */
 export function answerDiscover(r: Refuser, id: string): void {
-  r.cfg.report(`answered the client's server/discover itself (revision 2026-07-28 sessions are not judged yet); the client may fall back to initialize`);
-  r.toClient(errorResponse(id, METHOD_NOT_FOUND, 'Method not found: mcp-warden does not judge revision 2026-07-28 sessions yet; use initialize.'));
+  r.cfg.report(`answered the client's server/discover itself (it carries no valid revision 2026-07-28 envelope, or this connection is of revision 2025); the client may fall back to initialize`);
+  r.toClient(errorResponse(id, METHOD_NOT_FOUND, 'Method not found: server/discover is relayed only with a valid revision 2026-07-28 _meta envelope, on a connection that did not begin in revision 2025; use initialize.'));
 }
 
-/** A listing answer on a session with no verified handshake (stateless, or initialize refused): there is
+/** A listing answer on a 2025 session with no verified handshake (initialize refused): there is
  *  nothing to judge it against, so it is not passed on unjudged. */
 export function refuseUnjudgedListing(r: Refuser, id: string, method: string): void {
   const { serverId } = r.cfg;
   r.cfg.report(`refused a ${method} answer of server '${serverId}': this session has no verified handshake to judge it against`);
-  r.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused this ${method} answer of server '${serverId}': the session has no verified handshake to judge it against (stateless sessions are not judged yet; use a client that sends initialize).`));
+  r.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused this ${method} answer of server '${serverId}': the session has no verified handshake to judge it against (send initialize first, or every request with the _meta envelope of revision 2026-07-28).`));
 }
 
 /** The client's cancellation with the request's id as the server knows it; none when the request is not

@@ -1,5 +1,5 @@
 import { serialize } from '../protocol/json/write.js';
-import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
+import type { JsonObject } from '../protocol/json/reader.js';
 
 // The warden's own requests must not be told apart from the client's by anything the warden controls. Ids are
 // handled by the channel (one counter for both); this is the rest of a request's form: the order of its
@@ -20,6 +20,9 @@ interface Form {
 const SDK_FORM: Form = { order: [...MEMBERS], emptyParams: 'omit', meta: undefined };
 
 export class RequestStyle {
+  /** On a modern connection (revision 2026-07-28): the `_meta` envelope of the client request the warden acts for,
+   *  as JSON text, carried by the warden's own requests instead of a learned one (docs/adr/0044). */
+  envelope: string | undefined;
   private latest: Form = SDK_FORM;
   private readonly byMethod = new Map<string, Form>();
 
@@ -56,7 +59,7 @@ export class RequestStyle {
       else if (k === 'jsonrpc') members.push('"jsonrpc":"2.0"');
       else if (k === 'id') members.push(`"id":${id}`);
       else {
-        const p = paramsText(params, form.meta);
+        const p = paramsText(params, this.envelope ?? (form.meta && serialize(form.meta)));
         if (p !== undefined || form.emptyParams === 'object') members.push(`"params":${p ?? '{}'}`);
       }
     }
@@ -70,8 +73,8 @@ export class RequestStyle {
   }
 }
 
-function paramsText(params: Record<string, unknown> | undefined, meta: JsonValue | undefined): string | undefined {
+function paramsText(params: Record<string, unknown> | undefined, meta: string | undefined): string | undefined {
   const parts = Object.entries(params ?? {}).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
-  if (meta !== undefined) parts.push(`"_meta":${serialize(meta)}`);
+  if (meta !== undefined) parts.push(`"_meta":${meta}`);
   return parts.length > 0 ? `{${parts.join(',')}}` : undefined;
 }

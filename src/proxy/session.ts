@@ -2,13 +2,13 @@ import type { Readable, Writable } from 'node:stream';
 import { LineFramer } from '../protocol/framing.js';
 import type { JsonValue } from '../protocol/json/reader.js';
 import { joinLine, writeLine, type Line } from '../protocol/line.js';
-import { classify, errorResponse, idText } from '../protocol/message.js';
+import { classify, errorResponse } from '../protocol/message.js';
 import { InadmissibleError } from '../surface/admit.js';
 import { HeldItems, waitingItem, type ServerItem } from './waiting-message.js';
 import { ProtocolError, ServerChannel, type ClientRequest, type ClientRequestMessage, type ResponseMessage, type ServerMessage } from './channel.js';
 import { CallRules } from './call-rules.js';
 import { impersonatesWarden } from './ask.js';
-import { answerDiscover, cancellationForServer, INVALID_REQUEST, PARSE_ERROR, admitRead, refuseAmbiguousParams, refuseBatch, refuseCall, refuseRequest, refuseUnjudgedListing, shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
+import { answerDiscover, INVALID_REQUEST, PARSE_ERROR, admitRead, refuseAmbiguousParams, refuseBatch, refuseCall, refuseRequest, refuseUnjudgedListing, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 import { methodRule, requestAction } from './client-methods.js';
 import { catalogOf, ClientCatalogPages } from './client-catalog.js';
 import type { CatalogKind } from '../surface/catalog.js';
@@ -18,6 +18,8 @@ import { judgeClientPage } from './client-listing.js';
 import { SurfaceGate } from './surface-gate.js';
 import { OrderedQueue } from './ordered-queue.js';
 import { ServerReports } from './server-reports.js';
+import { ModernSession } from './modern-session.js';
+import { relayClientNotification, type NotificationContext } from './client-notifications.js';
 
 // The in-band session. The bytes the client and the server exchange are relayed as they are, except where
 // the warden must act on this very session:
@@ -33,7 +35,9 @@ import { ServerReports } from './server-reports.js';
 // - notifications/tools/list_changed, and every N calls or T ms, trigger a re-list before anything else moves;
 // - the server sees one id space for the client's requests and the warden's (the channel gives every request
 //   the next number); an answer reaches the client only as the answer to one waiting request of its own;
-// - batches are not relayed in either direction (a client's is answered with an error per request in it).
+// - batches are not relayed in either direction (a client's is answered with an error per request in it);
+// - a connection of revision 2026-07-28 (no handshake; its era decided by its first message) is judged request
+//   by request through the same gates (modern-session.ts).
 // What is not forwarded is answered or reported, never dropped silently (docs/adr/0006, 0012).
 
 export { SESSION_DEFAULTS, type SessionConfig, type SessionEnd } from './session-config.js';
@@ -55,6 +59,9 @@ export class Session {
   private readonly rules: CallRules | undefined;
   private readonly surface: SurfaceGate;
   private readonly catalogPages: ClientCatalogPages;
+  /** Revision 2026-07-28: the era of the connection, and what a session without a handshake judges. */
+  private readonly modern: ModernSession;
+  private readonly notifications: NotificationContext;
   private state: 'new' | 'initializing' | 'open' = 'new';
   /** The client's initialize: its own id (for the refusal) and the id the server was given. */
   private initId: string | undefined;
@@ -116,6 +123,11 @@ export class Session {
       end: () => this.queue.end('server'),
     }, { verifyWriter: cfg.verifyWriter, beforeOwnRequest: () => this.pings.answered(), firstLine: () => void this.surface.startLoadCheck() });
     this.surface = new SurfaceGate(this.server, cfg, this.rules, (err) => this.failFrom(err), () => this.seq);
+    this.modern = new ModernSession({
+      ...{ cfg, refuser: this.refuser, server: this.server, surface: this.surface, reports: this.reports, stopped: () => this.stopped, failFrom: (err) => this.failFrom(err) },
+      ...{ toClient: (bytes) => this.toClient(bytes), forward: (msg, bytes, ownId) => this.forwardRequest(msg, bytes, ownId), admitCall: (msg, bytes, asked) => this.admitCall(msg, bytes, asked), judged: () => (this.released = true) },
+    });
+    this.notifications = { refuser: this.refuser, rules: this.rules, modern: this.modern, server: this.server, toServer: (b) => this.toServer(b), swallowInitialized: () => this.swallowInitialized && !(this.swallowInitialized = false) };
   }
 
   start(): void {
@@ -165,34 +177,19 @@ export class Session {
       refuseBatch(this.refuser, msg.value);
       return;
     }
+    if (msg.kind !== 'response' && !this.modern.admit(msg)) return; // the era of the connection (proxy/era.ts)
     if (msg.kind === 'request') {
       await this.onClientRequest(msg, bytes, asked);
       return;
     }
-    if (msg.kind === 'notification' && msg.method === 'notifications/initialized' && this.swallowInitialized) {
-      this.swallowInitialized = false; // the warden already sent the server its own
-      return;
-    }
-    if (msg.kind === 'notification' && !msg.method.startsWith('notifications/')) {
-      // A request method sent without an id (a tools/call as a notification) would reach the server ungated.
-      this.stats.refusedClientLines++;
-      this.cfg.report(`refused a client notification named "${shownName(msg.method)}": only notifications/* are relayed without an id; not forwarded`);
-      return;
-    }
-    if (msg.kind === 'notification' && msg.method === 'notifications/cancelled') {
-      const params = msg.value.get('params');
-      const cancelled = params instanceof Map ? idText(params.get('requestId')) : undefined;
-      if (cancelled !== undefined && this.rules?.cancelled(cancelled)) return; // a call that waits for the user
-      const out = cancellationForServer(msg.value, (clientId) => this.server.serverIdOf(clientId));
-      if (out) this.toServer(out);
-      return;
-    }
-    this.toServer(bytes); // a notification, or the client's answer to a request of the server's (its ids)
+    if (msg.kind === 'notification') relayClientNotification(this.notifications, msg.method, msg.value, bytes);
+    else this.toServer(bytes); // the client's answer to a request of the server's (its ids)
   }
 
   /** A request of the client's, by its method and the session's state (client-methods.ts). */
   private async onClientRequest(msg: ClientRequestMessage, bytes: Buffer, asked: boolean): Promise<void> {
     if (refuseAmbiguousParams(this.refuser, msg.id, msg.method, msg.value.get('params'))) return;
+    if (this.modern.active) return this.modern.onRequest(msg, bytes, asked);
     const action = requestAction(msg.method, this.state);
     if (action.do === 'answer_discover') answerDiscover(this.refuser, msg.id);
     else if (action.do === 'refuse') refuseRequest(this.refuser, msg.id, msg.method, action.why);
@@ -218,10 +215,10 @@ export class Session {
 
   /** Relays a client request to the server (once every ping passed early is answered); undefined when the
    *  session stopped meanwhile. */
-  private async forwardRequest(msg: ClientRequestMessage, bytes: Buffer): Promise<ClientRequest | undefined> {
+  private async forwardRequest(msg: ClientRequestMessage, bytes: Buffer, ownId = false): Promise<ClientRequest | undefined> {
     await this.pings.answered();
     if (this.stopped) return undefined;
-    const forwarded = this.server.forward(msg, bytes);
+    const forwarded = (ownId && this.server.forwardOwnId(msg, bytes)) || this.server.forward(msg, bytes);
     this.toServer(forwarded.bytes);
     return forwarded.request;
   }
@@ -258,7 +255,7 @@ export class Session {
       else this.held.hold(item);
       return;
     }
-    if (this.state === 'new' && !('answers' in item)) {
+    if (this.state === 'new' && !this.modern.active && !('answers' in item)) {
       // Before any handshake only pings were relayed: their answers pass, what the server says on its own waits.
       this.held.hold(item);
       return;
@@ -278,6 +275,7 @@ export class Session {
   /** The answer to one waiting client request (its id already the client's own). */
   private async onServerAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Line): Promise<void> {
     if (!(await this.surface.passedBeforeFirstByte())) return;
+    if (this.modern.active && (await this.modern.onAnswer(request, msg, bytes))) return;
     const rule = methodRule(request.method);
     const judge = this.surface.judge;
     if (rule !== 'judged_page') this.toClient(bytes); // a request admitted before it was relayed
@@ -288,6 +286,7 @@ export class Session {
 
   private async onServerMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<void> {
     if (!(await this.surface.passedBeforeFirstByte())) return;
+    if (this.modern.active && (await this.modern.onMessage(msg, bytes, seq))) return;
     if (msg.kind === 'request' && msg.method === 'elicitation/create' && impersonatesWarden(msg.value.get('params'))) {
       this.reports.refused('impersonation', 'an elicitation request worded as a question of mcp-warden');
       this.toServer(errorResponse(msg.id, WARDEN_REFUSED, 'mcp-warden refused this elicitation request: its message is worded as a question of mcp-warden'));

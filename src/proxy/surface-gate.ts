@@ -1,5 +1,5 @@
 import type { JsonValue } from '../protocol/json/reader.js';
-import { admitHandshake } from '../surface/admit.js';
+import { admitHandshake, type Handshake } from '../surface/admit.js';
 import type { CallRules } from './call-rules.js';
 import type { ServerChannel } from './channel.js';
 import { SurfaceJudge, type ListingSource } from './judge.js';
@@ -37,9 +37,17 @@ export class SurfaceGate {
   /** Judges the surface of an initialize result: sends the server `initialized`, lists every page, judges the
    *  catalogs and runs the session canaries, then awaits the load check. Throws a refusal. */
   async verifyHandshake(result: JsonValue | undefined, stopped: () => boolean): Promise<void> {
-    const judge = new SurfaceJudge(this.cfg, admitHandshake(result, this.cfg.caps));
-    this.judge = judge;
+    const handshake = admitHandshake(result, this.cfg.caps);
     this.server.notify('notifications/initialized');
+    await this.verify(handshake, stopped);
+  }
+
+  /** Builds the judge of a session without a handshake (revision 2026-07-28) from `handshake` (its judged
+   *  server/discover, or the lock's): lists every page, judges the catalogs, runs the session canaries and awaits
+   *  the load check, as verifyHandshake does. Throws a refusal. */
+  async verify(handshake: Handshake, stopped: () => boolean): Promise<void> {
+    const judge = new SurfaceJudge(this.cfg, handshake);
+    this.judge = judge;
     await this.list('handshake');
     if (stopped()) return;
     // What the server advertises beyond tools is judged too; what it does not advertise is never admitted.
@@ -64,6 +72,18 @@ export class SurfaceGate {
   async relist(source: ListingSource): Promise<void> {
     try {
       await this.list(source);
+    } catch (err) {
+      this.failFrom(err);
+    }
+  }
+
+  /** Lists and judges the catalogs again (a modern prompts or resources list change); a failure closes the
+   *  session. */
+  async relistCatalogs(): Promise<void> {
+    const judge = this.judge;
+    if (!judge) return;
+    try {
+      judge.judgeCatalogs(await listCatalogs(this.server, judge.handshake, this.cfg.caps));
     } catch (err) {
       this.failFrom(err);
     }

@@ -31,12 +31,20 @@ export class ReadAdmission {
     return locked !== undefined && Object.hasOwn(locked, id) && locked[id] === digest;
   }
 
-  /** The warden's own listing: the only source of admitted items. */
+  /** The warden's own listing: the only source of admitted items. A later one (a re-listing) only takes away:
+   *  what it no longer shows leaves the allow set, and what was once refused stays refused. */
   listed(live: Catalogs): void {
     for (const kind of KINDS) {
-      for (const [id, digest] of Object.entries(live[kind] ?? {})) {
-        const into = this.matchesLock(kind, id, digest) || !this.enforce ? this.admitted : this.changed;
-        into.get(kind)?.add(id);
+      const now = live[kind] ?? {};
+      const admitted = this.admitted.get(kind) as Set<string>;
+      const changed = this.changed.get(kind) as Set<string>;
+      for (const id of [...admitted]) if (!Object.hasOwn(now, id)) admitted.delete(id);
+      for (const [id, digest] of Object.entries(now)) {
+        if ((this.matchesLock(kind, id, digest) || !this.enforce) && !changed.has(id)) admitted.add(id);
+        else {
+          admitted.delete(id);
+          changed.add(id);
+        }
         if (kind === 'resourceTemplates') this.matchers.set(id, uriTemplateMatcher(id));
       }
     }

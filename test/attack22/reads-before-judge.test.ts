@@ -117,7 +117,7 @@ describe('a session with no initialize', () => {
       expect(await answerTo(s, `u${i}`)).toEqual({
         jsonrpc: '2.0',
         id: `u${i}`,
-        error: { code: -32001, message: `mcp-warden refused ${m} for server 'reads': this session has no verified handshake (send initialize first; revision 2026-07-28 sessions, without one, are not judged yet).` },
+        error: { code: -32001, message: `mcp-warden refused ${m} for server 'reads': this session has no verified handshake (send initialize first, or send every request with the _meta envelope of revision 2026-07-28).` },
       });
     }
     s.send(line('g', 'prompts/get', { name: 'greet' }) + line('r', 'resources/read', { uri: 'file:///notes.txt' }));
@@ -136,7 +136,7 @@ describe('a session with no initialize', () => {
     expect(await answerTo(s, 'd1')).toEqual({
       jsonrpc: '2.0',
       id: 'd1',
-      error: { code: -32601, message: 'Method not found: mcp-warden does not judge revision 2026-07-28 sessions yet; use initialize.' },
+      error: { code: -32601, message: 'Method not found: server/discover is relayed only with a valid revision 2026-07-28 _meta envelope, on a connection that did not begin in revision 2025; use initialize.' },
     });
     s.send(initialize(1));
     expect(await answerTo(s, 1)).toMatchObject({ result: { instructions: 'Use greet to say hello.' } });

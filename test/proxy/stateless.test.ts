@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RawSession, SERVERS, addServer, auditEvents, tempDir } from '../helpers/warden.js';
 
 // Revision 2026-07-28 is stateless: a client may skip initialize, ask `server/discover`, and send each request
-// with `_meta["io.modelcontextprotocol/protocolVersion"]`. The warden does not judge such sessions yet
-// (docs/threat-model.md): with no handshake there is nothing to judge a listing against, so their tools/list
-// answers and tools/calls are refused, fail closed. The warden answers server/discover itself with "method not
+// with `_meta["io.modelcontextprotocol/protocolVersion"]`. Such a connection is judged request by request only
+// when its envelope is valid (test/attack27; docs/adr/0044-modern-era.md). The requests here claim the revision
+// without the envelope's required client capabilities: they open no modern connection, are read as 2025 traffic
+// before a handshake, and are refused, fail closed; the warden answers server/discover itself with "method not
 // found" (never relayed: its answer carries instructions), so the client falls back to initialize and gets an
 // ordinary, judged session.
 
@@ -68,7 +69,7 @@ describe('a stateless (2026-07-28) session', () => {
     const answer = await answerTo(s, 'd1');
     s.close();
     await s.exited;
-    expect(answer).toEqual({ jsonrpc: '2.0', id: 'd1', error: { code: -32601, message: 'Method not found: mcp-warden does not judge revision 2026-07-28 sessions yet; use initialize.' } });
+    expect(answer).toEqual({ jsonrpc: '2.0', id: 'd1', error: { code: -32601, message: 'Method not found: server/discover is relayed only with a valid revision 2026-07-28 _meta envelope, on a connection that did not begin in revision 2025; use initialize.' } });
     const received = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
     expect(received).not.toContain('server/discover');
   });

@@ -1,0 +1,43 @@
+import { printable } from '../escape.js';
+import type { Handshake } from '../surface/admit.js';
+import type { HandshakePrint } from '../surface/handshake-print.js';
+import { diffSurface } from '../surface/diff.js';
+import { decide, decideUnpinned } from '../surface/posture.js';
+import { lockedExtra } from '../surface/warden-lock.js';
+import type { SessionConfig } from './session-config.js';
+
+// What a session of revision 2026-07-28 judges in place of a handshake (docs/adr/0044-modern-era.md):
+// - a client's server/discover result, read as an initialize result (surface/discover.ts), against the entry's
+//   instructions and handshake prints, under the session's posture;
+// - a connection that never asked server/discover is shown no instructions and no capabilities: its judge takes
+//   that half of the surface from the lock (which catalogs the warden lists), and judges every listing.
+
+/** No print: what the judge holds when the lock holds none (it is then 'unlocked' whatever it is). */
+const NO_PRINT: HandshakePrint = { hExact: '', fields: {} };
+
+/** The handshake half of the surface as the lock holds it, for a session that received none. */
+export function lockedHandshake(cfg: Pick<SessionConfig, 'entry' | 'extra'>, era: string): Handshake {
+  const catalogs = cfg.extra?.catalogs;
+  return {
+    era,
+    instructions: cfg.entry?.instructions,
+    serverInfo: cfg.entry?.server_info ?? {},
+    serves: { prompts: catalogs?.prompts !== undefined, resources: catalogs?.resources !== undefined || catalogs?.resourceTemplates !== undefined },
+    // Equal to a locked print by construction; with none locked the judge finds the handshake unlocked, as a
+    // 2025 session's would be.
+    print: cfg.extra?.handshake?.[0] ?? NO_PRINT,
+  };
+}
+
+/** Why a server/discover result is refused (enforce), or undefined; a drift allowed in monitor is reported. */
+export function discoverRefusal(cfg: Pick<SessionConfig, 'entry' | 'extra' | 'posture' | 'serverId' | 'report'>, hs: Handshake): string | undefined {
+  if (!cfg.entry) return decideUnpinned([], cfg.posture, cfg.serverId).serverRefusal;
+  const diff = diffSurface(cfg.entry, lockedExtra(cfg.extra), hs, []);
+  const refusal = decide(diff, cfg.posture).serverRefusal;
+  if (refusal) return refusal.replace('its initialize result', 'its server/discover result (read as an initialize result)');
+  if (diff.instructionsChanged || diff.handshake.state !== 'matched') {
+    const what = diff.instructionsChanged ? 'its instructions changed' : diff.handshake.state === 'changed' ? `its capabilities or server info changed (${diff.handshake.fields.map((f) => printable(f)).join(', ')})` : 'warden.lock holds no print of its handshake';
+    cfg.report(`server '${cfg.serverId}': server/discover: ${what} since the lock: allowed (monitor). Review with: mcp-warden diff ${cfg.serverId}`);
+  }
+  return undefined;
+}

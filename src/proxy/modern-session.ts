@@ -1,0 +1,257 @@
+import { printable } from '../escape.js';
+import { readJson, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
+import { serialize } from '../protocol/json/write.js';
+import type { Line } from '../protocol/line.js';
+import { errorResponse, idText } from '../protocol/message.js';
+import type { Handshake } from '../surface/admit.js';
+import { admitDiscover, unconfirmed } from '../surface/discover.js';
+import { impersonatesWarden } from './ask.js';
+import type { ClientRequest, ClientRequestMessage, ResponseMessage, ServerChannel, ServerMessage } from './channel.js';
+import { admitRead, METHOD_NOT_FOUND, WARDEN_REFUSED, shownName, type Refuser } from './client-refusals.js';
+import { modernRule } from './client-methods.js';
+import { CLIENT_INFO_KEY, INVALID_PARAMS, MODERN_REVISION, SUBSCRIPTION_KEY, UNSUPPORTED_PROTOCOL_VERSION, envelopeClaim, nextEra, type Era } from './era.js';
+import { discoverRefusal, lockedHandshake } from './modern-judge.js';
+import type { ServerReports } from './server-reports.js';
+import { SurfaceRefusal, type SessionConfig } from './session-config.js';
+import type { SurfaceGate } from './surface-gate.js';
+
+// A session of revision 2026-07-28 (docs/adr/0044-modern-era.md): no handshake, every request with the client's
+// `_meta` envelope, judged request by request against the server's lock entry:
+// - the era is decided from the client's first message (era.ts) and kept; a message of the other era, or a
+//   modern one without a valid envelope, is answered by the warden with the revision's error, never relayed;
+// - a client's server/discover is relayed and its result judged like an initialize result (instructions, the
+//   handshake print) before it is released; an error answer (a 2025 server's "method not found") passes, so the
+//   client falls back to initialize;
+// - before the first request that needs a judge (a listing page, a call, a get, a read) the warden lists
+//   everything itself under that request's envelope and judges it; then the 2025 gates apply as they are;
+// - the warden's own requests carry the envelope of the client request they act for (RequestStyle.envelope);
+// - subscriptions/listen is relayed under the client's own id (the server stamps it on the subscription's
+//   notifications); an acknowledgement or a list change reaches the client only for a subscription it opened,
+//   a list change only after the acknowledgement and for a list it asked for, and after the warden re-listed;
+// - a result that asks for input (`input_required`) worded as a question of mcp-warden is refused.
+
+/** Subscriptions a client may hold open at once. */
+const MAX_SUBSCRIPTIONS = 64;
+
+const LIST_CHANGES: ReadonlyMap<string, 'tools' | 'prompts' | 'resources'> = new Map([
+  ['notifications/tools/list_changed', 'tools'],
+  ['notifications/prompts/list_changed', 'prompts'],
+  ['notifications/resources/list_changed', 'resources'],
+] as const);
+const ASKED: ReadonlyMap<string, 'tools' | 'prompts' | 'resources'> = new Map([
+  ['toolsListChanged', 'tools'],
+  ['promptsListChanged', 'prompts'],
+  ['resourcesListChanged', 'resources'],
+] as const);
+
+interface Subscription {
+  /** The client's id of its listen request (JSON text). */
+  clientId: string;
+  lists: Set<string>;
+  acked: boolean;
+  envelope: string | undefined;
+}
+
+/** What the modern session needs of the session it is part of. */
+export interface ModernHost {
+  cfg: SessionConfig;
+  refuser: Refuser;
+  server: ServerChannel;
+  surface: SurfaceGate;
+  reports: ServerReports;
+  toClient(bytes: Line): void;
+  /** Relays a client request (`ownId`: under its own id when it can be kept). */
+  forward(msg: ClientRequestMessage, bytes: Buffer, ownId?: boolean): Promise<ClientRequest | undefined>;
+  admitCall(msg: ClientRequestMessage, bytes: Buffer, asked: boolean): Promise<{ msg: ClientRequestMessage; bytes: Buffer } | undefined>;
+  /** The surface is judged: re-lists fall due by calls and time from now on. */
+  judged(): void;
+  failFrom(err: unknown): void;
+  stopped(): boolean;
+}
+
+type ClientMessage = { kind: 'request' | 'notification'; method: string; id?: string; value: JsonObject };
+
+export class ModernSession {
+  era: Era = 'undecided';
+  /** The judged server/discover result of this connection, when it came before the judge. */
+  private discovered: Handshake | undefined;
+  /** Open subscriptions by the id the server stamps on their notifications (JSON text). */
+  private readonly subscriptions = new Map<string, Subscription>();
+
+  constructor(private readonly host: ModernHost) {}
+
+  /** True once the connection is of revision 2026-07-28 (or probing it with server/discover). */
+  get active(): boolean {
+    return this.era === 'probe' || this.era === 'modern';
+  }
+
+  /** Decides the era on a client request or notification, and checks a modern one's envelope. False when the
+   *  warden refused it (a request is answered with the revision's error). */
+  admit(msg: ClientMessage): boolean {
+    const claim = envelopeClaim(msg.value.get('params'));
+    this.era = nextEra(this.era, claim, msg.method);
+    if (!this.active || claim.kind === 'modern') return true;
+    const supported = [MODERN_REVISION];
+    const [code, message, data] =
+      claim.kind === 'invalid'
+        ? [INVALID_PARAMS, `Invalid _meta envelope for protocol revision ${MODERN_REVISION}: ${claim.key}: ${claim.problem}`, { envelope: { key: claim.key, problem: claim.problem } }]
+        : claim.kind === 'unsupported'
+          ? [UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${printable(claim.requested, 64)}`, { supported, requested: claim.requested.slice(0, 64) }]
+          : [UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: the request did not name a protocol version`, { supported }];
+    const { cfg, stats } = this.host.refuser;
+    stats.refusedClientLines++;
+    cfg.audit({ event: 'client_message_refused', server: cfg.serverId, reason: 'other_era', requests: msg.kind === 'request' ? 1 : 0, method: msg.method.slice(0, 128) });
+    cfg.report(`refused a ${shownName(msg.method)} ${msg.kind} of the client: ${message} (this connection speaks revision ${MODERN_REVISION}, decided by its first message); not forwarded`);
+    if (msg.id !== undefined) this.host.toClient(errorResponse(msg.id, code, `mcp-warden: not forwarded: ${message} (this connection speaks revision ${MODERN_REVISION}; send every request with its _meta envelope, or start a new connection with initialize)`, data));
+    return false;
+  }
+
+  /** A request of the client's on a modern connection, by the revision's method table. */
+  async onRequest(msg: ClientRequestMessage, bytes: Buffer, asked: boolean): Promise<void> {
+    const h = this.host;
+    const rule = modernRule(msg.method);
+    h.server.style.envelope = envelopeText(msg.value); // the warden's own requests now act for this one
+    if (rule === undefined) {
+      const { cfg, stats } = h.refuser;
+      stats.refusedClientLines++;
+      cfg.audit({ event: 'client_message_refused', server: cfg.serverId, reason: 'unknown_method', requests: 1, method: msg.method.slice(0, 128) });
+      cfg.report(`answered a ${shownName(msg.method)} request of the client with "method not found": it is not a request of revision ${MODERN_REVISION}; not forwarded`);
+      h.toClient(errorResponse(msg.id, METHOD_NOT_FOUND, 'Method not found'));
+    } else if (rule === 'listen') await this.listen(msg, bytes);
+    else if (rule === 'discover' || rule === 'pass') await h.forward(msg, bytes);
+    else if (await this.ensureJudge(msg)) {
+      if (rule === 'gated_call') {
+        const out = await h.admitCall(msg, bytes, asked);
+        if (out) await h.forward(out.msg, out.bytes);
+      } else if (rule !== 'admitted_read' || admitRead(h.refuser, h.surface.judge?.reads, msg.id, msg.method, msg.value)) await h.forward(msg, bytes);
+    }
+  }
+
+  /** The judge of this connection, built before the first request that needs one: the warden lists everything
+   *  itself under that request's envelope. False when the session closed. */
+  private async ensureJudge(msg: ClientRequestMessage): Promise<boolean> {
+    const h = this.host;
+    if (h.surface.judge) return true;
+    h.server.style.learn(msg.method, msg.value);
+    const meta = (msg.value.get('params') as JsonObject).get('_meta') as JsonObject;
+    h.cfg.clientSeen?.(meta.get(CLIENT_INFO_KEY));
+    try {
+      await h.surface.verify(this.discovered ?? lockedHandshake(h.cfg, MODERN_REVISION), h.stopped);
+    } catch (err) {
+      h.failFrom(err);
+      return false;
+    }
+    if (h.stopped()) return false;
+    h.judged();
+    return true;
+  }
+
+  /** subscriptions/listen: relayed under the client's id, and remembered until it ends. */
+  private async listen(msg: ClientRequestMessage, bytes: Buffer): Promise<void> {
+    const h = this.host;
+    if (this.subscriptions.size >= MAX_SUBSCRIPTIONS) {
+      h.refuser.cfg.report(`refused a subscriptions/listen of the client: ${MAX_SUBSCRIPTIONS} subscriptions are open already; not forwarded`);
+      h.toClient(errorResponse(msg.id, WARDEN_REFUSED, `mcp-warden refused subscriptions/listen: ${MAX_SUBSCRIPTIONS} subscriptions are open on this connection already; end one with notifications/cancelled first.`));
+      return;
+    }
+    const params = msg.value.get('params') as JsonObject;
+    const asked = params.get('notifications');
+    const lists = new Set<string>();
+    if (asked instanceof Map) for (const [k, v] of asked) if (v === true && ASKED.has(k)) lists.add(ASKED.get(k) as string);
+    const request = await h.forward(msg, bytes, true);
+    if (request) this.subscriptions.set(request.serverId, { clientId: msg.id, lists, acked: false, envelope: envelopeText(msg.value) });
+  }
+
+  /** The client cancelled one of its requests (a subscription ends with it). */
+  cancelled(clientId: string): void {
+    for (const [stamp, sub] of this.subscriptions) if (sub.clientId === clientId) this.subscriptions.delete(stamp);
+  }
+
+  /** The answer to a client request on a modern connection; false when the session's common path relays it. */
+  async onAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Line): Promise<boolean> {
+    const h = this.host;
+    if (request.method === 'subscriptions/listen') this.subscriptions.delete(request.serverId);
+    const result = msg.value.get('result');
+    if (request.method === 'server/discover' && result !== undefined) {
+      if (await h.surface.passedBeforeFirstByte()) this.judgeDiscover(request, result, bytes);
+      return true;
+    }
+    if (!(result instanceof Map) || result.get('resultType') !== 'input_required') return false;
+    if (!impersonatesWarden(result.get('inputRequests')) && !impersonatesWarden(result.get('requestState'))) return false;
+    const { serverId } = h.cfg;
+    h.reports.refused('impersonation', `an input_required result to ${request.method} worded as a question of mcp-warden`);
+    h.toClient(errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused the answer of server '${serverId}' to ${request.method}: it asks for input worded as a question of mcp-warden, which only the warden may ask. Run 'mcp-warden audit' for details.`));
+    return true;
+  }
+
+  /** A server/discover result: released only when its surface (read as an initialize result) is the lock's. */
+  private judgeDiscover(request: ClientRequest, result: JsonValue, bytes: Line): void {
+    const h = this.host;
+    const { cfg } = h;
+    try {
+      const d = admitDiscover(result, MODERN_REVISION, cfg.caps);
+      const refusal = discoverRefusal(cfg, d.handshake);
+      if (refusal) throw new SurfaceRefusal(refusal);
+      const notConfirmed = unconfirmed(d, MODERN_REVISION);
+      if (notConfirmed) cfg.report(`server '${cfg.serverId}': ${notConfirmed}; relayed (its surface matched the lock)`);
+      if (!h.surface.judge) this.discovered = d.handshake;
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      h.toClient(errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused the server/discover answer of server '${cfg.serverId}': ${why}. Run 'mcp-warden status ${cfg.serverId}' or 'mcp-warden diff ${cfg.serverId}' for details.`, { cause: err instanceof SurfaceRefusal ? 'surface_refused' : 'inadmissible', server: cfg.serverId }));
+      h.failFrom(err);
+      return;
+    }
+    h.toClient(bytes);
+  }
+
+  /** A notification of the server's on a modern connection: subscription acknowledgements and list changes are
+   *  decided here (true), the rest by the session's common path (false). */
+  async onMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<boolean> {
+    if (msg.kind !== 'notification') return false;
+    const ack = msg.method === 'notifications/subscriptions/acknowledged';
+    const list = LIST_CHANGES.get(msg.method);
+    if (!ack && !list) return false;
+    const h = this.host;
+    const stamp = subscriptionStamp(msg.value);
+    const sub = stamp === undefined ? undefined : this.subscriptions.get(stamp);
+    if (!sub || (ack ? sub.acked : !sub.acked || !sub.lists.has(list as string))) {
+      const which = stamp === undefined ? 'without a subscription id' : `for subscription ${printable(stamp, 80)}, ${sub ? (ack ? 'acknowledged already' : sub.acked ? 'which did not ask for that list' : 'before its acknowledgement') : 'which the client did not open'}`;
+      h.reports.refused('unsubscribed', `a ${msg.method} ${which}`);
+      return true;
+    }
+    if (ack) sub.acked = true;
+    else if (h.surface.judge) {
+      h.server.style.envelope = sub.envelope;
+      if (list !== 'tools') await h.surface.relistCatalogs();
+      else if (h.surface.listChangedNeedsListing(seq)) await h.surface.relist('relist');
+      if (h.stopped()) return true;
+    }
+    h.toClient(stamp === sub.clientId ? bytes : stampedFor(msg.value, sub.clientId));
+    return true;
+  }
+}
+
+/** A notification stamped with the client's id of a subscription the warden relayed under another id. */
+function stampedFor(value: JsonObject, clientId: string): Buffer {
+  const params = new Map(value.get('params') as JsonObject);
+  const meta = new Map(params.get('_meta') as JsonObject);
+  meta.set(SUBSCRIPTION_KEY, readJson(clientId));
+  params.set('_meta', meta);
+  return Buffer.from(serialize(new Map([...value].map(([k, v]) => [k, k === 'params' ? params : v]))) + '\n');
+}
+
+/** The `_meta` of a request's params as JSON text, without the progress token (it names one request of the
+ *  client's); undefined when there is none. */
+function envelopeText(value: JsonObject): string | undefined {
+  const params = value.get('params');
+  const meta = params instanceof Map ? params.get('_meta') : undefined;
+  if (!(meta instanceof Map)) return undefined;
+  return serialize(new Map([...meta].filter(([k]) => k !== 'progressToken')));
+}
+
+/** The subscription id a notification is stamped with, as JSON text. */
+function subscriptionStamp(value: JsonObject): string | undefined {
+  const params = value.get('params');
+  const meta = params instanceof Map ? params.get('_meta') : undefined;
+  return meta instanceof Map ? idText(meta.get(SUBSCRIPTION_KEY)) : undefined;
+}
