@@ -90,10 +90,12 @@ export class ModernSession {
   admit(msg: ClientMessage): boolean {
     const claim = envelopeClaim(msg.value.get('params'));
     this.era = nextEra(this.era, claim, msg.method);
-    if (!this.active || claim.kind === 'modern') return true;
+    if (this.era === 'classic' ? claim.kind === 'none' : !this.active || claim.kind === 'modern') return true;
     const supported = [MODERN_REVISION];
     const [code, message, data] =
-      claim.kind === 'invalid'
+      this.era === 'classic'
+        ? [WARDEN_REFUSED, `this connection is of revision 2025 (it began with initialize, or with a message without the ${MODERN_REVISION} envelope), and a message of revision ${MODERN_REVISION} is not relayed on it`, undefined]
+        : claim.kind === 'invalid'
         ? [INVALID_PARAMS, `Invalid _meta envelope for protocol revision ${MODERN_REVISION}: ${claim.key}: ${claim.problem}`, { envelope: { key: claim.key, problem: claim.problem } }]
         : claim.kind === 'unsupported'
           ? [UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${printable(claim.requested, 64)}`, { supported, requested: claim.requested.slice(0, 64) }]
@@ -101,8 +103,9 @@ export class ModernSession {
     const { cfg, stats } = this.host.refuser;
     stats.refusedClientLines++;
     cfg.audit({ event: 'client_message_refused', server: cfg.serverId, reason: 'other_era', requests: msg.kind === 'request' ? 1 : 0, method: msg.method.slice(0, 128) });
-    cfg.report(`refused a ${shownName(msg.method)} ${msg.kind} of the client: ${message} (this connection speaks revision ${MODERN_REVISION}, decided by its first message); not forwarded`);
-    if (msg.id !== undefined) this.host.toClient(errorResponse(msg.id, code, `mcp-warden: not forwarded: ${message} (this connection speaks revision ${MODERN_REVISION}; send every request with its _meta envelope, or start a new connection with initialize)`, data));
+    const era = this.era === 'classic' ? 'start a new connection without initialize to use revision 2026-07-28' : `this connection speaks revision ${MODERN_REVISION}; send every request with its _meta envelope, or start a new connection with initialize`;
+    cfg.report(`refused a ${shownName(msg.method)} ${msg.kind} of the client: ${message}; not forwarded`);
+    if (msg.id !== undefined) this.host.toClient(errorResponse(msg.id, code, `mcp-warden: not forwarded: ${message} (${era}).`, data));
     return false;
   }
 
