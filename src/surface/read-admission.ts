@@ -31,8 +31,9 @@ export class ReadAdmission {
     return locked !== undefined && Object.hasOwn(locked, id) && locked[id] === digest;
   }
 
-  /** The warden's own listing: the only source of admitted items. A later one (a re-listing) only takes away:
-   *  what it no longer shows leaves the allow set, and what was once refused stays refused. */
+  /** The warden's own listing: the only source of admitted items. A later one (a re-listing) decides the set
+   *  again: what it no longer shows or shows changed leaves the allow set, and what was once refused stays
+   *  refused for the session. */
   listed(live: Catalogs): void {
     for (const kind of KINDS) {
       const now = live[kind] ?? {};

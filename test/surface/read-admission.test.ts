@@ -33,6 +33,16 @@ describe('ReadAdmission', () => {
     );
   });
 
+  it("a later listing of the warden's (a re-listing on a list change) decides the set again: what it no longer shows or shows changed leaves it, and what was once refused stays refused when it changes back", () => {
+    const a = new ReadAdmission({ prompts: { greet: 'd1', bye: 'd1' } }, true);
+    a.listed({ prompts: { greet: 'd1', bye: 'd1' } });
+    expect([a.read('prompts', 'greet'), a.read('prompts', 'bye')]).toEqual(['admitted', 'admitted']);
+    a.listed({ prompts: { greet: 'd2' } });
+    expect([a.read('prompts', 'greet'), a.read('prompts', 'bye')]).toEqual(['changed', 'unlisted']);
+    a.listed({ prompts: { greet: 'd1', bye: 'd1' } });
+    expect([a.read('prompts', 'greet'), a.read('prompts', 'bye')]).toEqual(['changed', 'admitted']);
+  });
+
   it('admits nothing when the server listed nothing, whatever the lock holds', () => {
     const a = new ReadAdmission({ prompts: { greet: 'd1' }, resources: { 'file:///a': 'd1' }, resourceTemplates: { 'x://{id}': 'd1' } }, true);
     a.listed({});
