@@ -89,7 +89,9 @@ export class ModernSession {
    *  warden refused it (a request is answered with the revision's error). */
   admit(msg: ClientMessage): boolean {
     const claim = envelopeClaim(msg.value.get('params'));
+    const before = this.era;
     this.era = nextEra(this.era, claim, msg.method);
+    if (before === 'probe' && this.era === 'classic') this.host.server.style.reset(); // the discover's form is not the 2025 one
     if (this.era === 'classic' ? claim.kind === 'none' : !this.active || claim.kind === 'modern') return true;
     const supported = [MODERN_REVISION];
     const [code, message, data] =

@@ -26,6 +26,14 @@ export class RequestStyle {
   private latest: Form = SDK_FORM;
   private readonly byMethod = new Map<string, Form>();
 
+  /** Forgets what was learned (a connection that probed revision 2026-07-28 and fell back to 2025: the probe's
+   *  envelope is not the form of its 2025 requests). */
+  reset(): void {
+    this.latest = SDK_FORM;
+    this.byMethod.clear();
+    this.envelope = undefined;
+  }
+
   /** Takes the form of one of the client's requests. */
   learn(method: string, request: JsonObject): void {
     const prior = this.byMethod.get(method) ?? this.latest;
