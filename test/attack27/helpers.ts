@@ -57,7 +57,9 @@ export function sdk2Home(id: string, atAdd: Record<string, unknown>, options: { 
     scenario: (s) => fs.writeFileSync(scenarioFile, JSON.stringify(s)),
     received: () => readJsonLines(logFile),
     clearLog: () => fs.rmSync(logFile, { force: true }),
-    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+    // An auto client's probe launch (a sibling `mcp-warden run` the SDK ends with SIGTERM without waiting) may
+    // still be writing its audit into the home when the test ends: retry a removal that raced it.
+    cleanup: () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10 }),
   };
 }
 
@@ -74,7 +76,9 @@ export function hostileHome(id: string): Sdk2Home {
     scenario: (s) => fs.writeFileSync(scenarioFile, JSON.stringify(s)),
     received: () => readJsonLines(logFile),
     clearLog: () => fs.rmSync(logFile, { force: true }),
-    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+    // An auto client's probe launch (a sibling `mcp-warden run` the SDK ends with SIGTERM without waiting) may
+    // still be writing its audit into the home when the test ends: retry a removal that raced it.
+    cleanup: () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10 }),
   };
 }
 
