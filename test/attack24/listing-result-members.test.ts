@@ -85,4 +85,10 @@ describe('what a listing result carries beside its items reaches the client only
     expect(r.byId.get(1)).toBeDefined();
     expect(r.raw).not.toContain(MARKER);
   });
+
+  it('the result of a pass method (ping) carries only what its method defines: members the server adds are not relayed', async () => {
+    const r = await session({ pingExtra: { note: MARKER } }, [{ id: 4, method: 'ping' }]);
+    expect(r.byId.get(4)).toBeDefined();
+    expect(r.raw).not.toContain(MARKER);
+  });
 });
