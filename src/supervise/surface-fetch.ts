@@ -24,13 +24,15 @@ export interface Fetched {
   /** The prints of the initialize results of both launches, when they differ (the server's answer depends on
    *  the client's capabilities), else one. */
   handshakes: HandshakePrint[];
+  /** "METHOD member" for each member of a listing result beside its items and cursor (response-shape.ts). */
+  pageMembers: string[];
   plan: LaunchPlan;
 }
 
 /** At enrollment: receives what the server loaded from outside its attested set during the first fetch. */
 export type OnLearned = (seen: LearnedModule[]) => Promise<void>;
 
-async function fetchWith(paths: HomePaths, id: string, offered: string, capabilities: Record<string, unknown>, say: (m: string) => void, learn = false): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; plan: LaunchPlan; learned: LearnedModule[] }> {
+async function fetchWith(paths: HomePaths, id: string, offered: string, capabilities: Record<string, unknown>, say: (m: string) => void, learn = false): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; pageMembers: string[]; plan: LaunchPlan; learned: LearnedModule[] }> {
   const launched = await attestAndLaunch(paths, id, say, undefined, { learnModules: learn });
   let stderr = '';
   launched.child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));

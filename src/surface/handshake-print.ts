@@ -19,9 +19,14 @@ export interface HandshakePrint {
 /** The members of an initialize result judged apart from its print. */
 const JUDGED_APART = new Set(['protocolVersion', 'instructions']);
 
+/** The members of an initialize result the print covers. */
+export function printedMembers(result: JsonObject): JsonObject {
+  return new Map([...result].filter(([k]) => !JUDGED_APART.has(k)));
+}
+
 /** The print of an initialize result (already admitted: an object with exact-key discipline). */
 export function printHandshake(result: JsonObject): HandshakePrint {
-  const rest: JsonObject = new Map([...result].filter(([k]) => !JUDGED_APART.has(k)));
+  const rest = printedMembers(result);
   const fields = Object.create(null) as Record<string, string>;
   for (const [k, v] of rest) fields[k] = hashOf(v, 'exact');
   return { hExact: tagged(canonicalBytes(rest, { mode: 'exact', inexact: false })), fields };
