@@ -1,4 +1,5 @@
 import { WardenError } from '../error.js';
+import { printable } from '../escape.js';
 import { InadmissibleError, DEFAULT_CAPS, type Handshake, type LiveTool } from '../surface/admit.js';
 import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
 import { FULL_CAPABILITIES, fetchOnce } from '../proxy/fetch.js';
@@ -35,7 +36,7 @@ export type OnLearned = (seen: LearnedModule[]) => Promise<void>;
 async function fetchWith(paths: HomePaths, id: string, offered: string, capabilities: Record<string, unknown>, say: (m: string) => void, learn = false): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; pageMembers: string[]; plan: LaunchPlan; learned: LearnedModule[] }> {
   const launched = await attestAndLaunch(paths, id, say, undefined, { learnModules: learn });
   let stderr = '';
-  launched.child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
+  launched.child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2000)));
   let noise = 0;
   try {
     const got = await fetchOnce({ serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered, clientInfo: loadClientSeen(paths, id) }, capabilities, DEFAULT_CAPS, { ...DEFAULT_CHANNEL_LIMITS, requestTimeoutMs: 20_000 }, () => noise++);
@@ -45,7 +46,8 @@ async function fetchWith(paths: HomePaths, id: string, offered: string, capabili
     const cause = err instanceof InadmissibleError ? 'inadmissible' : 'protocol_error';
     const stopped = await stopLaunched(paths, id, launched, cause, { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: false, say });
     for (const module of stopped.refusedModules) await appendAudit(paths.audit, { event: 'module_refused', server: id, pid: launched.pid, module });
-    const tail = stderr.trim() ? ` Its stderr ended with: ${JSON.stringify(stderr.trim().slice(-300))}` : '';
+    // The server's text, through the one escaper (ADR 0039), quoted: its newlines show as \n, its quotes as \".
+    const tail = stderr.trim() ? ` Its stderr ended with: "${printable(stderr.trim().slice(-300), 300)}"` : '';
     if (err instanceof InadmissibleError) throw new WardenError('SURFACE_INADMISSIBLE', `server '${id}' served a tool surface that cannot be admitted: ${err.reason}.`);
     if (err instanceof ProtocolError) throw new WardenError('PROTOCOL_FAILURE', `could not fetch the surface of server '${id}': ${err.message}.${tail}`);
     throw err;

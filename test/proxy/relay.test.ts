@@ -93,12 +93,12 @@ describe('the relay', () => {
     expect(fs.readFileSync(record, 'utf8')).toBe('{"jsonrpc":"2.0","id":0,"method":"ping"}\n'); // the first request it was given
   });
 
-  it('passes the server stderr through', async () => {
+  it("passes the server stderr through, each line behind the server's name", async () => {
     const s = new RawSession(home, 'basic');
     s.send(INITIALIZE + '\n');
     await s.message(1);
     s.close();
     expect((await s.exited).code).toBe(0);
-    expect(s.stderr).toContain('basic: ready\n');
+    expect(s.stderr).toMatch(/^\[server basic\] basic: ready$/m); // escaped, behind the server's name (ADR 0039)
   });
 });
