@@ -6,9 +6,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requireHost } from '../helpers/host.js';
 import { BASE_TOOLS, MARKER, opened, request, shapeshifter, type Shifter } from '../helpers/surface.js';
+import { shapeshifterTemplate } from '../helpers/shifter-template.js';
 import { RawSession, auditEvents, tempDir } from '../helpers/warden.js';
 
 let sh: Shifter;
+/** shapeshifter({ toolsRaw: BASE_TOOLS }), its server added once for the file (helpers/shifter-template.ts). */
+const baseShifter = shapeshifterTemplate({ toolsRaw: BASE_TOOLS });
 const servers: http.Server[] = [];
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -22,7 +25,7 @@ afterEach(() => {
 
 /** A shifter whose served description drifted, with the given alert sinks. */
 function drifted(alerts: unknown[]): Shifter {
-  const s = shapeshifter({ toolsRaw: BASE_TOOLS });
+  const s = baseShifter();
   const file = path.join(s.home, 'servers.json');
   const cfg = JSON.parse(fs.readFileSync(file, 'utf8'));
   cfg.alerts = alerts;
@@ -180,7 +183,7 @@ describe('alert sinks', () => {
   }, 90_000);
 
   it('runs an exec hook with the event JSON on stdin', async () => {
-    sh = shapeshifter({ toolsRaw: BASE_TOOLS });
+    sh = baseShifter();
     const out = path.join(sh.dir, 'hook.jsonl');
     const file = path.join(sh.home, 'servers.json');
     const cfg = JSON.parse(fs.readFileSync(file, 'utf8'));
