@@ -1,3 +1,4 @@
+import { refuseSecretArguments } from './secret-arguments.js';
 import type { DigestCache } from '../attest/cache.js';
 import { planLaunch, type Artifact, type LaunchPlan, type TreeMemo } from '../attest/plan.js';
 import { WardenError } from '../error.js';
@@ -37,6 +38,7 @@ export interface Enrollment {
 /** Resolves and digests what `spec` runs. The digest cache (and, for several servers, the tree memo) is the
  *  caller's: loaded once and saved once however many servers it plans. */
 export function planEnrollment(paths: HomePaths, id: string, spec: EnrollSpec, cache: DigestCache, memo?: TreeMemo): Promise<LaunchPlan> {
+  refuseSecretArguments(id, spec.args);
   return planLaunch({ serverId: id, command: spec.command, args: spec.args, cwd: spec.cwd, trustedPath: loadServers(paths).path }, cache, memo);
 }
 
