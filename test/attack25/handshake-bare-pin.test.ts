@@ -21,6 +21,7 @@ beforeAll(() => {
   scenario = path.join(dir, 'scenario.json');
   fs.writeFileSync(scenario, '{}');
   addServer(home, 'tp', [NODE, path.join(SERVERS, 'attack25/two-prints.mjs')], ['--env', `SCENARIO_FILE=${scenario}`]);
+  addServer(home, 'tp2', [NODE, path.join(SERVERS, 'attack25/two-prints.mjs')], ['--env', `SCENARIO_FILE=${path.join(dir, 'scenario2.json')}`]);
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -48,5 +49,21 @@ describe('a pin accepts only an initialize result the operator was shown', () =>
       s.close();
       await s.exited;
     }
+  });
+
+  it('a session refused because only the capability-less answer changed is explained by verify and diff (they said ok, and pin then accepted it unseen)', async () => {
+    fs.writeFileSync(path.join(dir, 'scenario2.json'), JSON.stringify({ bareInfo: { title: MARKER } }));
+    const s = new RawSession(home, 'tp2');
+    try {
+      s.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) + '\n');
+      const first = await s.message(1);
+      expect(first.error).toMatchObject({ code: -32001, data: { cause: 'surface_refused' } });
+    } finally {
+      s.close();
+      await s.exited;
+    }
+    const v = cli(home, ['verify', 'tp2']);
+    expect(v.stdout).toContain('tp2: DRIFT');
+    expect(v.code).toBe(1);
   });
 });
