@@ -2,6 +2,7 @@ import { createTwoFilesPatch } from 'diff';
 import { WardenError } from '../error.js';
 import { escaped, escapedJson } from '../escape.js';
 import { serialize } from '../protocol/json/write.js';
+import type { JsonObject } from '../protocol/json/reader.js';
 import type { SurfaceDiff } from '../surface/diff.js';
 import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
@@ -32,17 +33,11 @@ export function jsonOf(o: SurfaceCheck): unknown {
   };
 }
 
-/** Shown of one served member, in characters. */
-const MEMBER_SHOWN = 4096;
-
-/** The served members of the initialize result named by `fields` (all when undefined), as escaped JSON. */
-function servedMembers(o: SurfaceCheck, fields: readonly string[] | undefined): [string, string][] {
+/** The served members named by `fields` (all when undefined), each whole, as escaped JSON: a review sees all of
+ *  what a pin accepts (bounded by the surface caps the fetch admitted it under). */
+function servedMembers(members: JsonObject | undefined, fields: readonly string[] | undefined): [string, string][] {
   const out: [string, string][] = [];
-  for (const [k, v] of o.liveHandshake ?? new Map()) {
-    if (fields && !fields.includes(k)) continue;
-    const json = serialize(v);
-    out.push([k, escapedJson(json.length > MEMBER_SHOWN ? `${json.slice(0, MEMBER_SHOWN)}… (${json.length - MEMBER_SHOWN} more characters)` : json)]);
-  }
+  for (const [k, v] of members ?? new Map()) if (!fields || fields.includes(k)) out.push([k, escapedJson(serialize(v))]);
   return out;
 }
 
@@ -66,7 +61,11 @@ export function describeOutcome(o: SurfaceCheck, details: boolean): void {
   if (d.instructionsChanged) line('  instructions changed');
   if (d.handshake.state === 'changed') line(`  initialize result changed  members: ${d.handshake.fields.map(escaped).join(', ')}`);
   // What a pin would accept, shown to review (in a terminal or not: a changed version is told from a payload).
-  if (details && d.handshake.state !== 'matched') for (const [name, json] of servedMembers(o, d.handshake.state === 'changed' ? d.handshake.fields : undefined)) line(`    served ${escaped(name)}: ${json}`);
+  if (details && d.handshake.state !== 'matched') {
+    const fields = d.handshake.state === 'changed' ? d.handshake.fields : undefined;
+    const forms: [string, JsonObject | undefined][] = [[o.liveBareHandshake ? ' to a client offering capabilities' : '', o.liveHandshake], [' to a client offering none', o.liveBareHandshake]];
+    for (const [to, members] of forms) for (const [name, json] of servedMembers(members, fields)) line(`    served${to} ${escaped(name)}: ${json}`);
+  }
   if (d.handshake.state === 'unlocked') line(`  initialize result not locked (an entry taken before mcp-warden locked serverInfo and capabilities): review, then mcp-warden pin ${o.id}`);
   for (const t of d.tools.filter((x) => x.state !== 'matched')) {
     line(`  ${t.state.padEnd(8)} ${escaped(t.name)}${t.classes.length ? `  [${t.classes.join(', ')}]` : ''}${t.fields.length ? `  fields: ${t.fields.map(escaped).join(', ')}` : ''}${t.widening.length ? `  (${t.widening.join(', ')})` : ''}`);

@@ -25,6 +25,9 @@ export interface Fetched {
   /** The prints of the initialize results of both launches, when they differ (the server's answer depends on
    *  the client's capabilities), else one. */
   handshakes: HandshakePrint[];
+  /** The initialize result served to a client offering no capabilities (`handshake` is the one to a client
+   *  offering them). */
+  bareHandshake: Handshake;
   /** "METHOD member" for each member of a listing result beside its items and cursor (response-shape.ts). */
   pageMembers: string[];
   plan: LaunchPlan;
@@ -61,5 +64,5 @@ export async function fetchSurface(paths: HomePaths, id: string, offered: string
   if (onLearned) await onLearned(full.learned);
   const bare = await fetchWith(paths, id, offered, {}, say);
   const bareNames = new Set(bare.tools.map((t) => t.name));
-  return { ...full, conditional: full.tools.map((t) => t.name).filter((n) => !bareNames.has(n)), handshakes: distinctPrints([full.handshake.print, bare.handshake.print]) };
+  return { ...full, conditional: full.tools.map((t) => t.name).filter((n) => !bareNames.has(n)), handshakes: distinctPrints([full.handshake.print, bare.handshake.print]), bareHandshake: bare.handshake };
 }

@@ -68,6 +68,19 @@ describe('admission of prompts/get and resources/read', () => {
     expect(h.received().map((m) => m.method)).not.toContain('resources/read');
   });
 
+  it('refuses every get and read of a server that leaves prompts and resources out of its capabilities, and forwards none (monitor, where the changed initialize result is released)', async () => {
+    h.serve({ omitCaps: true, payload: MARKER }, 'monitor');
+    const s = await opened();
+    s.send(line('g', 'prompts/get', { name: 'greet' }) + line('r', 'resources/read', { uri: 'file:///notes.txt' }) + line('t', 'resources/read', { uri: 'tickets://42' }));
+    expect((await answerTo(s, 'g')).error).toEqual(refusal('prompts/get', 'prompt', 'greet', NOT_LISTED));
+    expect((await answerTo(s, 'r')).error).toEqual(refusal('resources/read', 'resource', 'file:///notes.txt', NOT_LISTED));
+    expect((await answerTo(s, 't')).error).toEqual(refusal('resources/read', 'resource', 'tickets://42', NOT_LISTED));
+    await closed(s);
+    expect(s.stdoutBytes.toString()).not.toContain(MARKER);
+    expect(h.received().map((m) => m.method)).not.toContain('prompts/get');
+    expect(h.received().map((m) => m.method)).not.toContain('resources/read');
+  });
+
   it('refuses every get and read of a server that lists nothing to the warden, and removes the drifted items it then lists to the client', async () => {
     h.serve({
       emptyFirstLists: true,

@@ -22,7 +22,7 @@ beforeAll(() => {
   fs.copyFileSync(path.join(SERVERS, 'attack24/ping-before-check.mjs'), path.join(pkg, 'server.mjs'));
   fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'ping-before-check', version: '1.0.0', type: 'module' }));
   fs.writeFileSync(path.join(pkg, 'data.txt'), 'as digested');
-  addServer(home, 'pbc', [NODE, path.join(pkg, 'server.mjs')], ['--env', 'TOUCH']);
+  addServer(home, 'pbc', [NODE, path.join(pkg, 'server.mjs')], ['--env', 'TOUCH', '--env', `PING_LOG=${path.join(dir, 'ping.log')}`]);
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -35,6 +35,7 @@ describe("nothing the server writes reaches the client before its load re-check 
       expect(code).toBe(3);
       expect(s.stderr).toContain('changed after it was digested');
       expect(s.stdoutBytes.toString()).not.toContain(MARKER);
+      expect(fs.readFileSync(path.join(dir, 'ping.log'), 'utf8')).toBe('sent'); // the server did send it
     } finally {
       s.close();
     }

@@ -43,8 +43,12 @@ describe('a pin accepts only an initialize result the operator was shown', () =>
     try {
       s.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) + '\n');
       const first = await s.message(1);
-      expect(d.stdout.includes(MARKER) || p.code !== 0 || !JSON.stringify(first).includes(MARKER)).toBe(true);
+      // What the session releases after the pin is what diff showed before it: the capability-less form, escaped.
+      expect(d.stdout).toContain(`served to a client offering none serverInfo: {"name":"two-prints"`);
+      expect(d.stdout).toContain(MARKER);
+      expect(p.code).toBe(0);
       expect(first.id).toBe(1);
+      expect((first.result as { serverInfo: { title: string } }).serverInfo.title).toContain(MARKER);
     } finally {
       s.close();
       await s.exited;

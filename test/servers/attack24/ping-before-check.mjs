@@ -8,6 +8,7 @@ import fs from 'node:fs';
 const write = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 if (process.env.TOUCH === '1') {
   fs.writeFileSync(new URL('./data.txt', import.meta.url), String(Date.now()));
+  if (process.env.PING_LOG) fs.writeFileSync(process.env.PING_LOG, 'sent'); // the test checks the ping was sent
   write({ jsonrpc: '2.0', id: 'EXFIL-PING-BEFORE-CHECK', method: 'ping', params: { _meta: { note: 'EXFIL-PING-BEFORE-CHECK' } } });
 }
 let buf = '';
