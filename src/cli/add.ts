@@ -5,7 +5,8 @@ import { openHome } from '../store/home.js';
 import { loadAllowlist } from '../store/allowlist.js';
 import { loadLocks } from '../store/locks.js';
 import { resolveHome } from '../store/paths.js';
-import { ENV_NAME_RE, SERVER_ID_RE, loadServers, loaderVariable } from '../store/servers.js';
+import { SERVER_ID_RE, loadServers } from '../store/servers.js';
+import { envOptions } from './env-options.js';
 import type { LockEntry } from '../surface/lockfile.js';
 import { lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec } from '../enroll/enrollment.js';
 import { confirm, describeArtifact, escaped, line } from './output.js';
@@ -13,25 +14,10 @@ import { offerStrictMode } from './rules-offer.js';
 
 export interface AddOptions {
   env: string[];
+  passEnv?: string[];
   cwd?: string;
   posture?: 'enforce' | 'monitor';
   yes?: boolean;
-}
-
-/** Splits --env NAME=VALUE (a value set for the server) from --env NAME (passed through from the warden). */
-function envOptions(specs: string[]): { env: Record<string, string>; passEnv: string[] } {
-  const env: Record<string, string> = {};
-  const passEnv: string[] = [];
-  for (const spec of specs) {
-    const eq = spec.indexOf('=');
-    const name = eq < 0 ? spec : spec.slice(0, eq);
-    if (!ENV_NAME_RE.test(name)) throw new WardenError('USAGE', `--env ${spec}: '${name}' is not an environment variable name.`);
-    const loader = loaderVariable(name);
-    if (loader) throw new WardenError('LOADER_VARIABLE', `--env ${name}: ${name} is ${loader}; the warden refuses it (docs/formats.md lists them). Nothing was added; run the command again without it.`);
-    if (eq < 0) passEnv.push(name);
-    else env[name] = spec.slice(eq + 1);
-  }
-  return { env, passEnv };
 }
 
 /** `mcp-warden add`: resolve and digest the command, allowlist what it runs, write the server entry. */
@@ -40,7 +26,7 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   const [command, ...args] = commandLine;
   if (!command) throw new WardenError('USAGE', `no command given for server '${id}'. Usage: mcp-warden add ${id} -- <command> [args...]`);
   refuseIfPreloaded(); // before anything is written: add launches the server to lock it
-  const { env, passEnv } = envOptions(opts.env);
+  const { env, passEnv } = envOptions(opts.env, opts.passEnv);
   const paths = resolveHome(homeFlag);
   openHome(paths, true);
   const config = loadServers(paths);

@@ -8,6 +8,8 @@ import { resolveHome } from '../store/paths.js';
 import type { LockEntry } from '../surface/lockfile.js';
 import { confirm, describeArtifact, escaped, line, printJson } from './output.js';
 import { offerStrictMode } from './rules-offer.js';
+import { envOptions } from './env-options.js';
+import { refuseSecretArguments } from '../enroll/secret-arguments.js';
 
 export interface InstallOptions {
   id?: string;
@@ -15,6 +17,8 @@ export interface InstallOptions {
   identity?: string;
   allowUnsigned?: boolean;
   entry?: string;
+  env?: string[];
+  passEnv?: string[];
   dryRun?: boolean;
   yes?: boolean;
   json?: boolean;
@@ -80,6 +84,9 @@ function jsonOf(r: InstallReport): unknown {
 /** `mcp-warden install <spec>`: verify, install into the sealed store, enroll. */
 export async function installVerb(homeFlag: string | undefined, spec: string, serverArgs: string[], opts: InstallOptions): Promise<number> {
   if (!opts.dryRun) refuseIfPreloaded();
+  // Before anything is fetched: the arguments would be recorded in tools.lock, the environment is not.
+  refuseSecretArguments(opts.id ?? spec, serverArgs);
+  const { env, passEnv } = envOptions(opts.env ?? [], opts.passEnv ?? []);
   const paths = resolveHome(homeFlag);
   // Checked, not created: a refusal leaves the home as it was. install creates it once verification passed.
   openHome(paths, false);
@@ -91,7 +98,7 @@ export async function installVerb(homeFlag: string | undefined, spec: string, se
   const say = opts.json ? () => {} : (m: string): void => line(escaped(m));
   const report = await install(
     paths,
-    { spec, ...(opts.id ? { id: opts.id } : {}), ...(opts.attestations ? { attestationsFile: opts.attestations } : {}), ...(opts.identity !== undefined ? { identityPattern: opts.identity } : {}), allowUnsigned: opts.allowUnsigned === true, ...(opts.entry ? { entry: opts.entry } : {}), serverArgs, dryRun: opts.dryRun === true },
+    { spec, ...(opts.id ? { id: opts.id } : {}), ...(opts.attestations ? { attestationsFile: opts.attestations } : {}), ...(opts.identity !== undefined ? { identityPattern: opts.identity } : {}), allowUnsigned: opts.allowUnsigned === true, ...(opts.entry ? { entry: opts.entry } : {}), serverArgs, env, passEnv, dryRun: opts.dryRun === true },
     {
       say,
       async confirmTrust(r) {

@@ -109,11 +109,12 @@ async function main(argv: string[]): Promise<void> {
     .description('resolve, digest and allowlist a server command, and add it to servers.json')
     .argument('<id>', 'server id')
     .argument('<command...>', 'the command line, after --')
-    .option('--env <NAME[=VALUE]>', 'set NAME=VALUE for the server, or pass NAME through (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--env <NAME[=VALUE]>', 'set NAME=VALUE for the server (kept in servers.json), or pass NAME through (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--pass-env <NAME>', "pass NAME through from the client's environment (repeatable; nothing stored)", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--cwd <dir>', 'working directory of the server (absolute)')
     .addOption(new Option('--posture <posture>', 'what to do on drift').choices(['enforce', 'monitor']))
     .option('--yes', 'do not ask for confirmation')
-    .action(act(async (id: string, commandLine: string[], opts: { env: string[]; cwd?: string; posture?: 'enforce' | 'monitor'; yes?: boolean }) => (await import('./add.js')).addVerb(home(), id, commandLine, opts)));
+    .action(act(async (id: string, commandLine: string[], opts: { env: string[]; passEnv: string[]; cwd?: string; posture?: 'enforce' | 'monitor'; yes?: boolean }) => (await import('./add.js')).addVerb(home(), id, commandLine, opts)));
 
   const allowlist = program.command('allowlist').description('manage trusted artifacts');
   allowlist
@@ -263,6 +264,8 @@ async function main(argv: string[]): Promise<void> {
     .option('--identity <pattern>', 'require the signer identity (SAN) to match; * matches anything')
     .option('--allow-unsigned', 'admit a package without provenance (recorded in the audit log)')
     .option('--entry <file>', 'the file of the package to run with node, when it has no bin script or several')
+    .option('--env <NAME[=VALUE]>', 'set NAME=VALUE for the server (kept in servers.json), or pass NAME through (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--pass-env <NAME>', "pass NAME through from the client's environment (repeatable; nothing stored)", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--dry-run', 'verify and show everything; write nothing')
     .option('--yes', 'do not ask before trusting (never implies --allow-unsigned)')
     .option('--json', 'machine-readable output')

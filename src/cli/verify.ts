@@ -1,6 +1,8 @@
 import { createTwoFilesPatch } from 'diff';
 import { WardenError } from '../error.js';
-import { escaped } from '../escape.js';
+import { escaped, escapedJson } from '../escape.js';
+import { serialize } from '../protocol/json/write.js';
+import type { JsonObject } from '../protocol/json/reader.js';
 import type { SurfaceDiff } from '../surface/diff.js';
 import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
@@ -26,9 +28,17 @@ export function jsonOf(o: SurfaceCheck): unknown {
     id: o.id,
     status: o.status,
     ...(o.worst ? { worst: o.worst } : {}),
-    ...(o.diff ? { era: o.diff.era ?? null, instructionsChanged: o.diff.instructionsChanged, handshake: o.diff.handshake, tools: o.diff.tools.filter((t) => t.state !== 'matched').map(({ name, state, classes, fields, widening }) => ({ name, state, classes, fields, widening })), catalogs: o.catalogs ?? [] } : {}),
+    ...(o.diff ? { era: o.diff.era ?? null, instructionsChanged: o.diff.instructionsChanged, handshake: o.diff.handshake, tools: o.diff.tools.filter((t) => t.state !== 'matched').map(({ name, state, classes, fields, widening }) => ({ name, state, classes, fields, widening })), catalogs: o.catalogs ?? [], pageMembers: o.pageMembers ?? [] } : {}),
     ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
   };
+}
+
+/** The served members named by `fields` (all when undefined), each whole, as escaped JSON: a review sees all of
+ *  what a pin accepts (bounded by the surface caps the fetch admitted it under). */
+function servedMembers(members: JsonObject | undefined, fields: readonly string[] | undefined): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [k, v] of members ?? new Map()) if (!fields || fields.includes(k)) out.push([k, escapedJson(serialize(v))]);
+  return out;
 }
 
 /** Untrusted text for a patch: each line through the one escaper, the line ends kept (so the patch has lines). */
@@ -50,11 +60,18 @@ export function describeOutcome(o: SurfaceCheck, details: boolean): void {
   if (d.era) line(`  revision: locked ${escaped(d.era.locked)}, served ${escaped(d.era.live)}`);
   if (d.instructionsChanged) line('  instructions changed');
   if (d.handshake.state === 'changed') line(`  initialize result changed  members: ${d.handshake.fields.map(escaped).join(', ')}`);
+  // What a pin would accept, shown to review (in a terminal or not: a changed version is told from a payload).
+  if (details && d.handshake.state !== 'matched') {
+    const fields = d.handshake.state === 'changed' ? d.handshake.fields : undefined;
+    const forms: [string, JsonObject | undefined][] = [[o.liveBareHandshake ? ' to a client offering capabilities' : '', o.liveHandshake], [' to a client offering none', o.liveBareHandshake]];
+    for (const [to, members] of forms) for (const [name, json] of servedMembers(members, fields)) line(`    served${to} ${escaped(name)}: ${json}`);
+  }
   if (d.handshake.state === 'unlocked') line(`  initialize result not locked (an entry taken before mcp-warden locked serverInfo and capabilities): review, then mcp-warden pin ${o.id}`);
   for (const t of d.tools.filter((x) => x.state !== 'matched')) {
     line(`  ${t.state.padEnd(8)} ${escaped(t.name)}${t.classes.length ? `  [${t.classes.join(', ')}]` : ''}${t.fields.length ? `  fields: ${t.fields.map(escaped).join(', ')}` : ''}${t.widening.length ? `  (${t.widening.join(', ')})` : ''}`);
   }
   for (const c of o.catalogs ?? []) line(`  ${c.state.padEnd(8)} ${c.kind} ${escaped(c.id)}`);
+  if (o.pageMembers?.length) line(`  listing results carry members the lock does not judge (never relayed in a session): ${o.pageMembers.map(escaped).join(', ')}`);
   if (!details || !process.stdout.isTTY) return;
   if (d.instructionsChanged) line(createTwoFilesPatch('instructions (locked)', 'instructions (served)', visibleLines(o.entry?.instructions ?? ''), visibleLines(o.liveInstructions ?? '')));
   for (const t of d.tools.filter((x) => x.classes.includes('description'))) {

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { refuseSecretArguments } from './secret-arguments.js';
 import type { DigestCache } from '../attest/cache.js';
 import { planLaunch, type Artifact, type LaunchPlan, type TreeMemo } from '../attest/plan.js';
 import { WardenError } from '../error.js';
@@ -36,8 +39,29 @@ export interface Enrollment {
 
 /** Resolves and digests what `spec` runs. The digest cache (and, for several servers, the tree memo) is the
  *  caller's: loaded once and saved once however many servers it plans. */
-export function planEnrollment(paths: HomePaths, id: string, spec: EnrollSpec, cache: DigestCache, memo?: TreeMemo): Promise<LaunchPlan> {
-  return planLaunch({ serverId: id, command: spec.command, args: spec.args, cwd: spec.cwd, trustedPath: loadServers(paths).path }, cache, memo);
+export async function planEnrollment(paths: HomePaths, id: string, spec: EnrollSpec, cache: DigestCache, memo?: TreeMemo): Promise<LaunchPlan> {
+  refuseSecretArguments(id, spec.args);
+  const plan = await planLaunch({ serverId: id, command: spec.command, args: spec.args, cwd: spec.cwd, trustedPath: loadServers(paths).path }, cache, memo);
+  refuseHomeInTree(paths, id, plan);
+  return plan;
+}
+
+/** A warden home inside a package tree it digests would change that tree with its own writes (audit log, locks),
+ *  and every launch would then be refused as changed. */
+function refuseHomeInTree(paths: HomePaths, id: string, plan: LaunchPlan): void {
+  let home: string;
+  try {
+    home = fs.realpathSync(paths.home);
+  } catch {
+    home = path.resolve(paths.home); // not made yet: its would-be path
+  }
+  for (const a of plan.artifacts) {
+    if (a.kind !== 'package') continue;
+    const rel = path.relative(a.path, home);
+    if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) {
+      throw new WardenError('HOME_IN_PACKAGE', `server '${id}': the warden home ${paths.home} is inside the package tree ${a.path} it would digest, so the warden's own writes would change that tree and every launch would be refused. Nothing was added. Use a home outside it (--home or MCP_WARDEN_HOME).`);
+    }
+  }
 }
 
 /** Allowlists the plan's artifacts and writes the server entry (`by` says who, in the audit log). */

@@ -69,10 +69,11 @@ export async function openAsClient(io: ServerStreams, client: OutOfBandClient, c
 }
 
 /** Fetches the surface once over an open server. */
-export async function fetchOnce(io: ServerStreams, client: OutOfBandClient, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs }> {
+export async function fetchOnce(io: ServerStreams, client: OutOfBandClient, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; pageMembers: string[] }> {
   const { channel, handshake } = await openAsClient(io, client, capabilities, caps, limits, onNoise);
-  const tools = await listAllTools(channel, caps);
-  const catalogs = await listCatalogs(channel, handshake, caps);
+  const pageMembers: string[] = [];
+  const tools = await listAllTools(channel, caps, pageMembers);
+  const catalogs = await listCatalogs(channel, handshake, caps, pageMembers);
   channel.end();
-  return { handshake, tools, catalogs };
+  return { handshake, tools, catalogs, pageMembers };
 }

@@ -1,6 +1,7 @@
 import { printable } from '../escape.js';
 import type { RefusedReason } from './channel.js';
 import type { SessionConfig, SessionStats } from './session-config.js';
+import type { Dropped } from './response-shape.js';
 
 // What the server sent that is not forwarded, reported without letting the server flood the reports: the
 // first few are reported (and, for refused answers, audited and so alerted) one by one, the rest counted (the
@@ -48,6 +49,17 @@ export class ServerReports {
       this.cfg.audit({ event: 'reports_capped', server: serverId, report: 'surface_inadmissible', cap: PAGES_RECORDED });
       this.cfg.report(`server '${serverId}' keeps serving listing pages that cannot be admitted; each is refused to the client, and past ${PAGES_RECORDED} in a session they are counted, not recorded one by one. Review with: mcp-warden diff ${serverId}`);
     }
+  }
+
+  private readonly droppedReported = new Set<string>();
+
+  /** Members of an answer nothing judged, dropped from it (response-shape.ts): reported once per method. */
+  membersDropped(method: string, dropped: Dropped): void {
+    if (this.droppedReported.has(method) || this.droppedReported.size >= 16) return;
+    this.droppedReported.add(method);
+    const names = (list: string[]): string => list.slice(0, 8).map((k) => printable(k, 32)).join(', ') + (list.length > 8 ? ` and ${list.length - 8} more` : '');
+    const parts = [...(dropped.envelope.length ? [`beside its result: ${names(dropped.envelope)}`] : []), ...(dropped.result.length ? [`in its result: ${names(dropped.result)}`] : [])];
+    this.cfg.report(`server '${this.cfg.serverId}': its ${printable(method, 64)} answer carried members the lock does not judge (${parts.join('; ')}); not relayed`);
   }
 
   /** A line on the server's stdout that is not a JSON-RPC message (log noise). */

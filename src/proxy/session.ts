@@ -11,7 +11,7 @@ import { impersonatesWarden } from './ask.js';
 import { answerDiscover, INVALID_REQUEST, PARSE_ERROR, admitRead, refuseAmbiguousParams, refuseBatch, refuseCall, refuseRequest, refuseUnjudgedListing, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 import { methodRule, requestAction } from './client-methods.js';
 import { catalogOf, ClientCatalogPages } from './client-catalog.js';
-import type { CatalogKind } from '../surface/catalog.js';
+import { shapedBytes, shapedResponse } from './response-shape.js';
 import { EarlyPings } from './early-pings.js';
 import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
 import { judgeClientPage } from './client-listing.js';
@@ -105,8 +105,10 @@ export class Session {
         // A server's ping carries nothing and is answered by any client at any time: it passes at once, and no
         // request, the client's or the warden's, is relayed until its pong has (early-pings.ts).
         if (msg.kind === 'request' && msg.method === 'ping') {
+          // Only once the load check passed (nothing reaches the client before it), and as a bare ping: its
+          // params carry nothing the client needs and nothing judged.
           this.pings.passed(msg.id);
-          this.toClient(bytes);
+          void this.surface.passedBeforeFirstByte().then((ok) => ok && this.toClient(Buffer.from(`{"jsonrpc":"2.0","id":${msg.id},"method":"ping"}\n`)));
         } else this.queue.push({ from: 'server', msg, bytes, seq: this.seq++ });
       },
       answer: (answers, msg, bytes) => this.queue.push({ from: 'server', answers, msg, bytes, seq: this.seq++ }),
@@ -278,10 +280,15 @@ export class Session {
     if (this.modern.active && (await this.modern.onAnswer(request, msg, bytes))) return;
     const rule = methodRule(request.method);
     const judge = this.surface.judge;
-    if (rule !== 'judged_page') this.toClient(bytes); // a request admitted before it was relayed
+    const catalog = catalogOf(request.method);
+    const pageKeys = rule !== 'judged_page' ? undefined : catalog ? [catalog.key, 'nextCursor'] : ['tools', 'nextCursor'];
+    const shaped = shapedResponse(msg.value, request.method, pageKeys);
+    if (shaped.dropped.envelope.length + shaped.dropped.result.length > 0) this.reports.membersDropped(request.method, shaped.dropped);
+    const out = shapedBytes(shaped, request.clientId, bytes);
+    if (rule !== 'judged_page') this.toClient(out); // a request admitted before it was relayed
     else if (!judge) refuseUnjudgedListing(this.refuser, request.clientId, request.method);
-    else if (request.method === 'tools/list') this.toClient(judgeClientPage(judge, msg.value, request, joinLine(bytes), { ...this.cfg, pageRefused: (reason) => this.reports.pageRefused(reason) }, this.rules));
-    else this.toClient(this.catalogPages.judge(judge, catalogOf(request.method) as CatalogKind, msg.value, request, joinLine(bytes)));
+    else if (!catalog) this.toClient(judgeClientPage(judge, shaped.value, request, joinLine(out), { ...this.cfg, pageRefused: (reason) => this.reports.pageRefused(reason) }, this.rules));
+    else this.toClient(this.catalogPages.judge(judge, catalog, shaped.value, request, joinLine(out)));
   }
 
   private async onServerMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<void> {
@@ -301,6 +308,7 @@ export class Session {
 
   private async handshake(result: Map<string, JsonValue>, heldBytes: Line): Promise<void> {
     this.state = 'open';
+    const answer = this.initializeAnswer(result, heldBytes, this.initId as string);
     if (!result.has('result')) {
       // The server refused initialize itself: there is no surface; the client sees why, and a retry is gated
       // and judged like the first.
@@ -312,7 +320,7 @@ export class Session {
         this.failFrom(err);
         return;
       }
-      this.toClient(heldBytes);
+      this.toClient(answer);
       await this.releaseHeld();
       return;
     }
@@ -325,8 +333,16 @@ export class Session {
       return;
     }
     this.released = true;
-    this.toClient(heldBytes);
+    this.toClient(answer);
     await this.releaseHeld();
+  }
+
+  /** The held initialize answer as relayed: its envelope only (response-shape.ts). */
+  private initializeAnswer(value: Map<string, JsonValue>, held: Line, clientId: string): Line {
+    const shaped = shapedResponse(value, 'initialize', undefined);
+    if (shaped.dropped.envelope.length === 0) return held;
+    this.reports.membersDropped('initialize', shaped.dropped);
+    return shapedBytes(shaped, clientId, held);
   }
 
   // ---- writing and closing ----

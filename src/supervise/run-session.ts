@@ -21,6 +21,7 @@ const STDERR_DRAIN_MS = 1000;
 const SESSION_CANARY_SAMPLES = 3;
 import { attestAndLaunch, stopLaunched, type LaunchRefusal, type Launched } from './attested-launch.js';
 import { escaped } from '../escape.js';
+import { serverStderrRelay } from './server-stderr.js';
 
 // The supervised session behind `mcp-warden run <id>`, in the order it happens. The client launched us in
 // place of the server; stdout belongs to the JSON-RPC stream, so every human message goes to stderr.
@@ -85,13 +86,17 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
   // The relay is imported only now, while the server loads its code: it is not on the path to the launch.
   const { SESSION_DEFAULTS, Session } = await import('../proxy/session.js');
 
-  child.stderr.pipe(process.stderr, { end: false });
+  // The server's stderr reaches the client's log line by line, escaped and named (ADR 0039), never raw.
+  const relay = child.stderr.pipe(serverStderrRelay(id));
+  relay.pipe(process.stderr, { end: false });
+  child.stderr.once('error', () => relay.end());
   // What the server (or the module guard in it) wrote last to stderr must reach the client's log before `run`
-  // exits: the end of the pipe is awaited, within a bound (a descendant that kept it open is not waited for).
+  // exits: the end of the relay (its last line flushed) is awaited, within a bound (a descendant that kept the
+  // pipe open is not waited for).
   const stderrDrained = new Promise<void>((resolve) => {
-    child.stderr.once('end', resolve);
-    child.stderr.once('close', resolve);
-    child.stderr.once('error', () => resolve());
+    relay.once('end', resolve);
+    relay.once('close', resolve);
+    relay.once('error', () => resolve());
   });
   const session = new Session(
     { clientIn: process.stdin, clientOut: process.stdout, serverIn: child.stdin, serverOut: child.stdout },

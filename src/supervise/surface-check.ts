@@ -1,7 +1,9 @@
 import { WardenError } from '../error.js';
+import type { JsonObject } from '../protocol/json/reader.js';
 import type { LiveTool } from '../surface/admit.js';
 import { diffSurface, worstClass, type SurfaceDiff } from '../surface/diff.js';
 import { lockedExtra } from '../surface/warden-lock.js';
+import { handshakeDriftByForm } from '../surface/handshake-print.js';
 import { liveSurfaceHash, type LockEntry } from '../surface/lockfile.js';
 import { diffCatalogs, type CatalogChange } from '../surface/catalog.js';
 import { loadLocks } from '../store/locks.js';
@@ -26,7 +28,14 @@ export interface SurfaceCheck {
   live?: LiveTool[];
   entry?: LockEntry;
   liveInstructions?: string | undefined;
+  /** The served members of the initialize result the handshake print covers (shown by `diff` when changed). */
+  liveHandshake?: JsonObject;
+  /** The same, as served to a client offering no capabilities, when it differs. */
+  liveBareHandshake?: JsonObject;
   liveSurfaceHash?: string;
+  /** "METHOD member" for each member of a listing result beside its items and cursor: nothing locks them, and a
+   *  session does not relay them. */
+  pageMembers?: string[];
 }
 
 /** Launches server `id` (twice: with and without client capabilities) and compares what it serves with its lock. */
@@ -38,11 +47,13 @@ export async function checkSurface(paths: HomePaths, id: string): Promise<Surfac
     if (!entry) throw new WardenError('LOCK_MISSING', `tools.lock has no entry for server '${id}'. Capture one with: mcp-warden lock ${id}`);
     const extra = locks.warden.get(id);
     const fetched = await fetchSurface(paths, id, entry.protocol.offered, say);
-    const diff = diffSurface(entry, lockedExtra(extra), fetched.handshake, fetched.tools);
+    // Out of band both forms of the initialize result are judged, each against its own locked print.
+    const diff = { ...diffSurface(entry, lockedExtra(extra), fetched.handshake, fetched.tools), handshake: handshakeDriftByForm(extra?.handshake, fetched.handshake.print, fetched.bareHandshake.print) };
     const catalogs = extra ? diffCatalogs(extra.catalogs, fetched.catalogs) : [];
-    const worst = worstClass(diff) ?? (diff.era ? 'era' : catalogs.length > 0 ? 'catalog' : undefined);
+    const pageMembers = fetched.pageMembers;
+    const worst = worstClass(diff) ?? (diff.era ? 'era' : catalogs.length > 0 ? 'catalog' : pageMembers.length > 0 ? 'listing' : undefined);
     const hs = fetched.handshake;
-    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, live: fetched.tools, entry, liveInstructions: hs.instructions, liveSurfaceHash: liveSurfaceHash(hs, fetched.tools) };
+    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, pageMembers, live: fetched.tools, entry, liveInstructions: hs.instructions, liveHandshake: hs.members, ...(fetched.bareHandshake.print.hExact !== hs.print.hExact ? { liveBareHandshake: fetched.bareHandshake.members } : {}), liveSurfaceHash: liveSurfaceHash(hs, fetched.tools) };
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     return { id, status: 'error', error: { code: err.code, message: err.message, exitCode: err.exitCode } };

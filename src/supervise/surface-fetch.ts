@@ -1,4 +1,5 @@
 import { WardenError } from '../error.js';
+import { printable } from '../escape.js';
 import { InadmissibleError, DEFAULT_CAPS, type Handshake, type LiveTool } from '../surface/admit.js';
 import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
 import { FULL_CAPABILITIES, fetchOnce } from '../proxy/fetch.js';
@@ -24,16 +25,21 @@ export interface Fetched {
   /** The prints of the initialize results of both launches, when they differ (the server's answer depends on
    *  the client's capabilities), else one. */
   handshakes: HandshakePrint[];
+  /** The initialize result served to a client offering no capabilities (`handshake` is the one to a client
+   *  offering them). */
+  bareHandshake: Handshake;
+  /** "METHOD member" for each member of a listing result beside its items and cursor (response-shape.ts). */
+  pageMembers: string[];
   plan: LaunchPlan;
 }
 
 /** At enrollment: receives what the server loaded from outside its attested set during the first fetch. */
 export type OnLearned = (seen: LearnedModule[]) => Promise<void>;
 
-async function fetchWith(paths: HomePaths, id: string, offered: string, capabilities: Record<string, unknown>, say: (m: string) => void, learn = false): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; plan: LaunchPlan; learned: LearnedModule[] }> {
+async function fetchWith(paths: HomePaths, id: string, offered: string, capabilities: Record<string, unknown>, say: (m: string) => void, learn = false): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; pageMembers: string[]; plan: LaunchPlan; learned: LearnedModule[] }> {
   const launched = await attestAndLaunch(paths, id, say, undefined, { learnModules: learn });
   let stderr = '';
-  launched.child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
+  launched.child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2000)));
   let noise = 0;
   try {
     const got = await fetchOnce({ serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered, clientInfo: loadClientSeen(paths, id) }, capabilities, DEFAULT_CAPS, { ...DEFAULT_CHANNEL_LIMITS, requestTimeoutMs: 20_000 }, () => noise++);
@@ -43,7 +49,8 @@ async function fetchWith(paths: HomePaths, id: string, offered: string, capabili
     const cause = err instanceof InadmissibleError ? 'inadmissible' : 'protocol_error';
     const stopped = await stopLaunched(paths, id, launched, cause, { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: false, say });
     for (const module of stopped.refusedModules) await appendAudit(paths.audit, { event: 'module_refused', server: id, pid: launched.pid, module });
-    const tail = stderr.trim() ? ` Its stderr ended with: ${JSON.stringify(stderr.trim().slice(-300))}` : '';
+    // The server's text, through the one escaper (ADR 0039), quoted: its newlines show as \n, its quotes as \".
+    const tail = stderr.trim() ? ` Its stderr ended with: "${printable(stderr.trim().slice(-300), 300)}"` : '';
     if (err instanceof InadmissibleError) throw new WardenError('SURFACE_INADMISSIBLE', `server '${id}' served a tool surface that cannot be admitted: ${err.reason}.`);
     if (err instanceof ProtocolError) throw new WardenError('PROTOCOL_FAILURE', `could not fetch the surface of server '${id}': ${err.message}.${tail}`);
     throw err;
@@ -57,5 +64,5 @@ export async function fetchSurface(paths: HomePaths, id: string, offered: string
   if (onLearned) await onLearned(full.learned);
   const bare = await fetchWith(paths, id, offered, {}, say);
   const bareNames = new Set(bare.tools.map((t) => t.name));
-  return { ...full, conditional: full.tools.map((t) => t.name).filter((n) => !bareNames.has(n)), handshakes: distinctPrints([full.handshake.print, bare.handshake.print]) };
+  return { ...full, conditional: full.tools.map((t) => t.name).filter((n) => !bareNames.has(n)), handshakes: distinctPrints([full.handshake.print, bare.handshake.print]), bareHandshake: bare.handshake };
 }

@@ -3,7 +3,7 @@ import { CanonicalError, canonicalBytes, type Walk } from '../protocol/json/cano
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { ABSENT, hashOf, tagged } from './hash.js';
 import { canonicalTool, canonicalToolBytes, printTool, type ToolPrint } from './print.js';
-import { printHandshake, type HandshakePrint } from './handshake-print.js';
+import { printHandshake, printedMembers, type HandshakePrint } from './handshake-print.js';
 
 // Admissibility of a served tool surface (tools.lock SPEC §6): everything a server sends is hostile input,
 // and a surface that cannot be admitted never produces a lock or a drift verdict. Also computes each
@@ -199,6 +199,8 @@ class AdmittedTool implements LiveTool {
 /** Accumulates the pages of one listing, enforcing the per-listing rules. */
 export class ListingAdmitter {
   readonly tools: LiveTool[] = [];
+  /** Members of the pages' results beside "tools" and "nextCursor" (names, up to 16): nothing locks them. */
+  readonly otherMembers = new Set<string>();
   private readonly names = new Set<string>();
   private readonly cursors = new Set<string>();
   private pages = 0;
@@ -211,6 +213,7 @@ export class ListingAdmitter {
     if (++this.pages > this.caps.maxPages) throw new InadmissibleError(`the listing has more than ${this.caps.maxPages} pages`);
     if (!(result instanceof Map)) throw new InadmissibleError('a tools/list result is not a JSON object');
     refuseCaseVariants(result, LISTING_KEYS, 'a tools/list result');
+    for (const k of result.keys()) if (!LISTING_KEYS.includes(k) && this.otherMembers.size < 16) this.otherMembers.add(k);
     const tools = result.get('tools');
     if (!Array.isArray(tools)) throw new InadmissibleError('a tools/list result has no "tools" array');
     for (const t of tools) {
@@ -238,8 +241,9 @@ export interface Handshake {
   serverInfo: { name?: string; version?: string };
   /** The capabilities the server advertised that the warden reads (prompts, resources). */
   serves?: { prompts: boolean; resources: boolean };
-  /** Everything else the result carries, as digests (handshake-print.ts). */
+  /** Everything else the result carries, as digests (handshake-print.ts), and as served (for `diff`). */
   print: HandshakePrint;
+  members: JsonObject;
 }
 
 /** Reads what the surface needs from an initialize result, with exact-key discipline (SPEC §3.4). */
@@ -270,5 +274,5 @@ export function admitHandshake(result: JsonValue | undefined, caps: SurfaceCaps 
     if (err instanceof CanonicalError) throw new InadmissibleError(`the initialize result cannot be canonicalized: ${err.message}`);
     throw err;
   }
-  return { era, instructions: typeof instr === 'string' ? instr : undefined, serverInfo, serves, print };
+  return { era, instructions: typeof instr === 'string' ? instr : undefined, serverInfo, serves, print, members: printedMembers(result) };
 }

@@ -29,6 +29,8 @@ export type CatalogDigests = Record<string, string>;
 export class CatalogAdmitter {
   // No prototype: an item may be named "__proto__" or "constructor" (a hostile server names its prompts).
   readonly items: CatalogDigests = Object.create(null) as CatalogDigests;
+  /** Members of the pages' results beside the items and "nextCursor" (names, up to 16): nothing locks them. */
+  readonly otherMembers = new Set<string>();
   private readonly cursors = new Set<string>();
   private pages = 0;
   private count = 0;
@@ -44,6 +46,7 @@ export class CatalogAdmitter {
     if (++this.pages > this.caps.maxPages) throw new InadmissibleError(`${this.k.method} has more than ${this.caps.maxPages} pages`);
     if (!(result instanceof Map)) throw new InadmissibleError(`${what} is not a JSON object`);
     refuseCaseVariants(result, [this.k.key, 'nextCursor'], what);
+    for (const m of result.keys()) if (m !== this.k.key && m !== 'nextCursor' && this.otherMembers.size < 16) this.otherMembers.add(m);
     const items = result.get(this.k.key);
     if (!Array.isArray(items)) throw new InadmissibleError(`${what} has no "${this.k.key}" array`);
     for (const item of items) {

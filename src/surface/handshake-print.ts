@@ -19,9 +19,14 @@ export interface HandshakePrint {
 /** The members of an initialize result judged apart from its print. */
 const JUDGED_APART = new Set(['protocolVersion', 'instructions']);
 
+/** The members of an initialize result the print covers. */
+export function printedMembers(result: JsonObject): JsonObject {
+  return new Map([...result].filter(([k]) => !JUDGED_APART.has(k)));
+}
+
 /** The print of an initialize result (already admitted: an object with exact-key discipline). */
 export function printHandshake(result: JsonObject): HandshakePrint {
-  const rest: JsonObject = new Map([...result].filter(([k]) => !JUDGED_APART.has(k)));
+  const rest = printedMembers(result);
   const fields = Object.create(null) as Record<string, string>;
   for (const [k, v] of rest) fields[k] = hashOf(v, 'exact');
   return { hExact: tagged(canonicalBytes(rest, { mode: 'exact', inexact: false })), fields };
@@ -37,13 +42,31 @@ export interface HandshakeDrift {
   fields: string[];
 }
 
+function changedMembers(a: HandshakePrint, b: HandshakePrint): string[] {
+  const own = (o: Record<string, string>, k: string): string | undefined => (Object.hasOwn(o, k) ? o[k] : undefined);
+  const names = new Set([...Object.keys(a.fields), ...Object.keys(b.fields)]);
+  return [...names].filter((k) => own(a.fields, k) !== own(b.fields, k));
+}
+
+/** A session's result (one client, one answer) against the locked prints: proven when equal to either form. */
 export function handshakeDrift(locked: readonly HandshakePrint[] | undefined, live: HandshakePrint): HandshakeDrift {
   if (locked === undefined || locked.length === 0) return { state: 'unlocked', fields: [] };
   if (locked.some((p) => p.hExact === live.hExact)) return { state: 'matched', fields: [] };
-  const first = locked[0] as HandshakePrint;
-  const own = (o: Record<string, string>, k: string): string | undefined => (Object.hasOwn(o, k) ? o[k] : undefined);
-  const names = new Set([...Object.keys(first.fields), ...Object.keys(live.fields)]);
-  return { state: 'changed', fields: [...names].filter((k) => own(first.fields, k) !== own(live.fields, k)).sort() };
+  return { state: 'changed', fields: changedMembers(locked[0] as HandshakePrint, live).sort() };
+}
+
+/** Both forms served out of band (verify, diff, the daemon) against the locked prints, form by form: the print of
+ *  the answer to a client offering capabilities is the first; the second, present when the answers differed, is
+ *  the answer to a client offering none. Every form a session may be released on is one a review was shown. */
+export function handshakeDriftByForm(locked: readonly HandshakePrint[] | undefined, full: HandshakePrint, bare: HandshakePrint): HandshakeDrift {
+  if (locked === undefined || locked.length === 0) return { state: 'unlocked', fields: [] };
+  const lockedFull = locked[0] as HandshakePrint;
+  const lockedBare = locked[1] ?? lockedFull;
+  if (lockedFull.hExact === full.hExact && lockedBare.hExact === bare.hExact) return { state: 'matched', fields: [] };
+  const fields = new Set([...changedMembers(lockedFull, full), ...changedMembers(lockedBare, bare)]);
+  // Equal members, but the forms moved between the two answers (e.g. the answers no longer differ): name them all.
+  if (fields.size === 0) for (const k of Object.keys(bare.fields)) fields.add(k);
+  return { state: 'changed', fields: [...fields].sort() };
 }
 
 /** The distinct prints among those served at lock time, in the order served. */

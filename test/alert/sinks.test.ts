@@ -6,9 +6,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requireHost } from '../helpers/host.js';
 import { BASE_TOOLS, MARKER, opened, request, shapeshifter, type Shifter } from '../helpers/surface.js';
+import { shapeshifterTemplate } from '../helpers/shifter-template.js';
 import { RawSession, auditEvents, tempDir } from '../helpers/warden.js';
 
 let sh: Shifter;
+/** shapeshifter({ toolsRaw: BASE_TOOLS }), its server added once for the file (helpers/shifter-template.ts). */
+const baseShifter = shapeshifterTemplate({ toolsRaw: BASE_TOOLS });
 const servers: http.Server[] = [];
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -22,7 +25,7 @@ afterEach(() => {
 
 /** A shifter whose served description drifted, with the given alert sinks. */
 function drifted(alerts: unknown[]): Shifter {
-  const s = shapeshifter({ toolsRaw: BASE_TOOLS });
+  const s = baseShifter();
   const file = path.join(s.home, 'servers.json');
   const cfg = JSON.parse(fs.readFileSync(file, 'utf8'));
   cfg.alerts = alerts;
@@ -163,23 +166,24 @@ describe('alert sinks', () => {
       req.resume();
       req.on('end', () => res.end('ok'));
     });
-    sh = drifted([{ type: 'webhook', url: quick, retries: 0, timeoutMs: 5000 }]);
+    sh = drifted([{ type: 'webhook', url: quick, retries: 0, timeoutMs: 2000 }]);
     const calibration = await timedRoundTrips(sh, N);
     sh.cleanup();
-    // Now a receiver that takes every alert and never answers: each stays in flight for its 5 s.
+    // Now a receiver that takes every alert and never answers: each stays in flight for its 2 s (the sink runs
+    // SENDS_AT_ONCE of them at a time, the rest wait their turn: the last is taken after two rounds).
     let held = 0;
     const silent = await listen(() => void held++);
-    sh = drifted([{ type: 'webhook', url: silent, retries: 0, timeoutMs: 5000 }]);
+    sh = drifted([{ type: 'webhook', url: silent, retries: 0, timeoutMs: 2000 }]);
     // The surface alert and one per refused call were all in flight at the receiver while the calls went on.
     const silently = await timedRoundTrips(sh, N, (session) => session.until(() => held >= 1 + N, 'every alert held by the silent receiver'));
     expect([calibration.code, silently.code]).toEqual([0, 0]);
-    // A relay that waited for an alert would take the webhook's 5 s per pair; noise is a few milliseconds.
+    // A relay that waited for an alert would take the webhook's 2 s per pair; noise is a few milliseconds.
     const shown = `with the silent receiver ${silently.ms.map(Math.round).join(', ')} ms; calibration ${calibration.ms.map(Math.round).join(', ')} ms`;
     expect(median(silently.ms), shown).toBeLessThan(10 * median(calibration.ms));
   }, 90_000);
 
   it('runs an exec hook with the event JSON on stdin', async () => {
-    sh = shapeshifter({ toolsRaw: BASE_TOOLS });
+    sh = baseShifter();
     const out = path.join(sh.dir, 'hook.jsonl');
     const file = path.join(sh.home, 'servers.json');
     const cfg = JSON.parse(fs.readFileSync(file, 'utf8'));

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { homeTemplate } from '../helpers/template-home.js';
 import { NODE, RawSession, SERVERS, addServer, auditEvents, INITIALIZE, tempDir } from '../helpers/warden.js';
 
 // Odd answer forms from a hostile server (test/servers/attack-hostile.mjs, scenario `form`), and a client
@@ -13,14 +14,18 @@ let scenarioFile: string;
 let logFile: string;
 const serve = (s: Record<string, unknown>): void => fs.writeFileSync(scenarioFile, JSON.stringify(s));
 
+// attack-hostile.mjs added with its scenario and log in the test's dir, once; each test gets a copy (helpers/template-home.ts).
+const template = homeTemplate((d, h) => {
+  fs.writeFileSync(path.join(d, 'scenario.json'), JSON.stringify({}));
+  addServer(h, 'hx', [NODE, path.join(SERVERS, 'attack-hostile.mjs')], ['--env', `SCENARIO_FILE=${path.join(d, 'scenario.json')}`, '--env', `LOG_FILE=${path.join(d, 'received.log')}`]);
+});
+
 beforeEach(() => {
   dir = tempDir();
-  home = path.join(dir, 'home');
   scenarioFile = path.join(dir, 'scenario.json');
   logFile = path.join(dir, 'received.log');
   serve({});
-  addServer(home, 'hx', [NODE, path.join(SERVERS, 'attack-hostile.mjs')], ['--env', `SCENARIO_FILE=${scenarioFile}`, '--env', `LOG_FILE=${logFile}`]);
-  fs.rmSync(logFile, { force: true });
+  home = template.copyTo(dir);
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { homeTemplate } from '../helpers/template-home.js';
 import { INITIALIZE, NODE, RawSession, SERVERS, addServer, cli, tempDir } from '../helpers/warden.js';
 
 // ATTACK: a server tells the warden's sessions from a real client's by sending the client a `ping` request
@@ -17,20 +18,26 @@ let scenarioFile: string;
 let pongLog: string;
 const serve = (s: Record<string, unknown>): void => fs.writeFileSync(scenarioFile, JSON.stringify(s));
 
-beforeEach(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-  scenarioFile = path.join(dir, 'scenario.json');
-  pongLog = path.join(dir, 'pong.log');
-  serve({});
-  addServer(home, 'hx', [NODE, path.join(SERVERS, 'attack-hostile.mjs')], ['--env', `SCENARIO_FILE=${scenarioFile}`, '--env', `PONG_LOG=${pongLog}`]);
+// attack-hostile.mjs added with its scenario and pong log in the test's dir and its canary recorded, once; each
+// test gets a copy (helpers/template-home.ts).
+const template = homeTemplate((d, h) => {
+  fs.writeFileSync(path.join(d, 'scenario.json'), JSON.stringify({}));
+  addServer(h, 'hx', [NODE, path.join(SERVERS, 'attack-hostile.mjs')], ['--env', `SCENARIO_FILE=${path.join(d, 'scenario.json')}`, '--env', `PONG_LOG=${path.join(d, 'pong.log')}`]);
   // An operator's probe that looks like an ordinary call (docs/canaries.md's advice to close the content gap).
-  const file = path.join(home, 'servers.json');
+  const file = path.join(h, 'servers.json');
   const cfg = JSON.parse(fs.readFileSync(file, 'utf8'));
   cfg.servers.hx.canaries = [{ name: 'echo-probe', tool: 'echo', arguments: { text: 'ping' }, normalize: [] }];
   fs.writeFileSync(file, JSON.stringify(cfg));
-  expect(cli(home, ['canary', 'record', 'hx']).code).toBe(0);
-  fs.rmSync(pongLog, { force: true });
+  const r = cli(h, ['canary', 'record', 'hx']);
+  if (r.code !== 0) throw new Error(`canary record failed (${r.code}): ${r.stderr}`);
+});
+
+beforeEach(() => {
+  dir = tempDir();
+  scenarioFile = path.join(dir, 'scenario.json');
+  pongLog = path.join(dir, 'pong.log');
+  serve({});
+  home = template.copyTo(dir);
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { homeTemplate } from '../helpers/template-home.js';
 import { NODE, RawSession, SERVERS, addServer, auditEvents, INITIALIZE, tempDir } from '../helpers/warden.js';
 
 // ATTACK: every refused server message is one audit line and one alert to every sink, unbounded and
@@ -15,12 +16,17 @@ let home: string;
 let scenarioFile: string;
 const serve = (s: Record<string, unknown>): void => fs.writeFileSync(scenarioFile, JSON.stringify(s));
 
+// attack-hostile.mjs added with its scenario in the test's dir, once; each test gets a copy (helpers/template-home.ts).
+const template = homeTemplate((d, h) => {
+  fs.writeFileSync(path.join(d, 'scenario.json'), JSON.stringify({}));
+  addServer(h, 'hx', [NODE, path.join(SERVERS, 'attack-hostile.mjs')], ['--env', `SCENARIO_FILE=${path.join(d, 'scenario.json')}`]);
+});
+
 beforeEach(() => {
   dir = tempDir();
-  home = path.join(dir, 'home');
   scenarioFile = path.join(dir, 'scenario.json');
   serve({});
-  addServer(home, 'hx', [NODE, path.join(SERVERS, 'attack-hostile.mjs')], ['--env', `SCENARIO_FILE=${scenarioFile}`]);
+  home = template.copyTo(dir);
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handshakePeak } from '../helpers/memory.js';
+import { homeTemplate } from '../helpers/template-home.js';
 import { NODE, SERVERS, addServer, tempDir } from '../helpers/warden.js';
 
 // ATTACK (memory bound): what waits for the warden's verification is bounded at 32 MiB (docs/adr/0012), counted
@@ -17,11 +18,15 @@ import { NODE, SERVERS, addServer, tempDir } from '../helpers/warden.js';
 let dir: string;
 let home: string;
 let denseFile: string;
+// The server added, naming a file of the test's dir (absent: it reads it only), once; each test gets a copy
+// (helpers/template-home.ts).
+const template = homeTemplate((d, h) => {
+  addServer(h, 'dense', [NODE, path.join(SERVERS, 'attack10', 'dense-before-init.mjs')], ['--env', `DENSE_FILE=${path.join(d, 'dense-lines')}`]);
+});
 beforeEach(() => {
   dir = tempDir();
-  home = path.join(dir, 'home');
   denseFile = path.join(dir, 'dense-lines');
-  addServer(home, 'dense', [NODE, path.join(SERVERS, 'attack10', 'dense-before-init.mjs')], ['--env', `DENSE_FILE=${denseFile}`]);
+  home = template.copyTo(dir);
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handshakePeak } from '../helpers/memory.js';
+import { homeTemplate } from '../helpers/template-home.js';
 import { NODE, SERVERS, addServer, tempDir } from '../helpers/warden.js';
 
 // ATTACK (memory bound, 743a79e): what waits for the warden's verification is bounded at 32 MiB counted in the
@@ -17,11 +18,15 @@ import { NODE, SERVERS, addServer, tempDir } from '../helpers/warden.js';
 let dir: string;
 let home: string;
 let blocksFile: string;
+// The server added, naming a file of the test's dir (absent: it reads it only), once; each test gets a copy
+// (helpers/template-home.ts).
+const template = homeTemplate((d, h) => {
+  addServer(h, 'pinned', [NODE, path.join(SERVERS, 'attack11', 'pinned-chunks.mjs')], ['--env', `BLOCKS_FILE=${path.join(d, 'blocks')}`]);
+});
 beforeEach(() => {
   dir = tempDir();
-  home = path.join(dir, 'home');
   blocksFile = path.join(dir, 'blocks');
-  addServer(home, 'pinned', [NODE, path.join(SERVERS, 'attack11', 'pinned-chunks.mjs')], ['--env', `BLOCKS_FILE=${blocksFile}`]);
+  home = template.copyTo(dir);
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

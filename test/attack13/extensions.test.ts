@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
 import { perTestDirs } from '../helpers/warden.js';
-import { layoutLoader, loaderCall, markerText, outsideCjs } from './loader-session.js';
+import { LOADER, markerText, outsideCjs, templateCall } from './loader-session.js';
 
 // ATTACK (module guard, node 20): CommonJS is guarded at Module.prototype.load; Module._extensions['.js']
 // (require.extensions), called directly with a new Module, reads and compiles the file without passing there.
@@ -17,7 +17,7 @@ describe.each(GUARD_NODES)("Module._extensions['.js'] called directly, on %s", (
     const marker = path.join(tmp.dir, 'marker');
     const outside = outsideCjs(path.join(tmp.dir, 'elsewhere/late.js'), marker);
     fs.writeFileSync(path.join(tmp.dir, 'elsewhere/package.json'), JSON.stringify({ type: 'commonjs' }));
-    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'extjs', { path: outside });
+    const r = await templateCall(tmp.home, node, LOADER, 'extjs', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`tried to load ${outside}, which is outside its attested set`);

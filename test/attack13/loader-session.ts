@@ -1,6 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { checkTemplate, copyTemplateHome, type TemplateSpec } from '../helpers/enrolled-template.js';
+import { markerLibrary } from '../helpers/marker-library.js';
 import { addServer, auditEvents, INITIALIZE, RawSession, SERVERS } from '../helpers/warden.js';
 
 // Shared by the module guard's red-team tests (attack13 and after): a hostile server laid out as a package (the
@@ -40,6 +41,9 @@ export function layoutLoader(dir: string): string {
   return layoutServerPackage(dir, { name: 'attack13-loader', server: 'attack13/loader.mjs', copies: { 'lib/hooks-thread.mjs': 'attack13/hooks-thread.mjs', 'lib/idle-worker.mjs': 'attack13/idle-worker.mjs' } });
 }
 
+/** layoutLoader's package, enrolled once per run and node (templateCall). */
+export const LOADER = loaderTemplate('attack13-loader', layoutLoader);
+
 /** An ES module outside the package that appends `ran` to `marker` when it runs. */
 export function outsideEsm(file: string, marker: string): string {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -54,12 +58,10 @@ export function outsideCjs(file: string, marker: string): string {
   return file;
 }
 
-/** A shared library outside the package (test/servers/attack13/marker-ext.c) whose constructor appends `native ran` to `marker`. */
+/** A shared library outside the package (test/servers/attack13/marker-ext.c) whose constructor appends `native ran` to
+ *  `marker` (compiled once per run: test/helpers/marker-library.ts). */
 export function outsideSharedLibrary(file: string, marker: string): string {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const cc = spawnSync('cc', ['-shared', '-fPIC', `-DMARKER=${JSON.stringify(marker)}`, '-o', file, path.join(SERVERS, 'attack13/marker-ext.c')], { encoding: 'utf8' });
-  if (cc.status !== 0) throw new Error(`cc failed: ${cc.stderr}`);
-  return file;
+  return markerLibrary(file, marker);
 }
 
 export function markerText(marker: string): string {
@@ -78,10 +80,29 @@ export interface CallOutcome {
   serverExit: unknown;
 }
 
-/** Enrolls the server as `loader` with `node`, initializes, calls `tool` with `args`; waits for the end of the
- *  server or its answer (then closes the session). */
+/** Enrolls the server as `loader` with `node`, then calls it (loaderSession). */
 export async function loaderCall(home: string, node: string, server: string, tool: string, args: Record<string, unknown>): Promise<CallOutcome> {
   addServer(home, 'loader', [node, server]);
+  return loaderSession(home, tool, args);
+}
+
+/** A package layout enrolled as `loader` once per run and node (test/helpers/enrolled-template.ts). */
+export function loaderTemplate(name: string, layout: (dir: string) => string): TemplateSpec {
+  return { name, layout, id: 'loader' };
+}
+
+/** loaderCall of `template`'s package, enrolled with `node` in a copy of its template home at `home`: the same
+ *  home loaderCall makes, without enrolling it again. Fails if the session changed the package. */
+export async function templateCall(home: string, node: string, template: TemplateSpec, tool: string, args: Record<string, unknown>): Promise<CallOutcome> {
+  const enrolled = copyTemplateHome(template, node, home);
+  const outcome = await loaderSession(home, tool, args);
+  checkTemplate(enrolled);
+  return outcome;
+}
+
+/** The server enrolled in `home` as `loader`: initializes, calls `tool` with `args`; waits for the end of the
+ *  server or its answer (then closes the session). */
+export async function loaderSession(home: string, tool: string, args: Record<string, unknown>): Promise<CallOutcome> {
   const s = new RawSession(home, 'loader');
   try {
     s.send(INITIALIZE + '\n');

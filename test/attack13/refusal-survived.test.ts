@@ -2,7 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUARD_NODES, IN_THREAD_NODES } from '../helpers/nodes.js';
 import { perTestDirs } from '../helpers/warden.js';
-import { layoutLoader, loaderCall, markerText, outsideCjs, outsideEsm } from './loader-session.js';
+import { LOADER, markerText, outsideCjs, outsideEsm, templateCall } from './loader-session.js';
 
 // ATTACK (module guard): a refusal ends the server with process.exit(77), called where the load was asked
 // for. process.exit emits 'exit' before it ends the process, and a listener that throws makes process.exit
@@ -18,7 +18,7 @@ describe.each(IN_THREAD_NODES)('a refused import() with a throwing exit listener
   it('ends a server that catches the refusal of an import outside its set, instead of letting it answer', async () => {
     const marker = path.join(tmp.dir, 'marker');
     const outside = outsideEsm(path.join(tmp.dir, 'elsewhere/late.mjs'), marker);
-    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'survive', { path: outside });
+    const r = await templateCall(tmp.home, node, LOADER, 'survive', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.refused).toEqual([expect.objectContaining({ module: outside })]);
     expect(r.answer).not.toContain('survived the refusal');
@@ -31,7 +31,7 @@ describe.each(GUARD_NODES)('a refused require() with a throwing exit listener, o
   it('ends a server that catches the refusal of a require outside its set, instead of letting it answer', async () => {
     const marker = path.join(tmp.dir, 'marker');
     const outside = outsideCjs(path.join(tmp.dir, 'elsewhere/late.cjs'), marker);
-    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'survivereq', { path: outside });
+    const r = await templateCall(tmp.home, node, LOADER, 'survivereq', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('survived the refusal');
     expect(r.code).toBe(3);

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IN_THREAD_NODES } from '../helpers/nodes.js';
 import { perTestDirs } from '../helpers/warden.js';
-import { layoutLoader, loaderCall, markerText, outsideSharedLibrary } from './loader-session.js';
+import { LOADER, markerText, outsideSharedLibrary, templateCall } from './loader-session.js';
 
 // ATTACK (module guard, node 22.13+): node:sqlite is built in and unflagged, and a DatabaseSync opened with
 // { allowExtension: true } loads a SQLite extension by path with loadExtension(): a shared library from
@@ -16,7 +16,7 @@ describe.each(IN_THREAD_NODES)('node:sqlite extensions, on %s', (_label, node) =
   it('ends a server that loads a shared library outside its attested set as a SQLite extension, before its code runs', async () => {
     const marker = path.join(tmp.dir, 'marker');
     const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/ext.so'), marker);
-    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'sqlite', { path: lib });
+    const r = await templateCall(tmp.home, node, LOADER, 'sqlite', { path: lib });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('extension loaded');
     expect(r.code).toBe(3);

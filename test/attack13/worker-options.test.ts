@@ -2,7 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
 import { perTestDirs } from '../helpers/warden.js';
-import { layoutLoader, loaderCall, markerText, outsideCjs, outsideEsm } from './loader-session.js';
+import { LOADER, markerText, outsideCjs, outsideEsm, templateCall } from './loader-session.js';
 
 // ATTACK (module guard, worker threads): the guard wraps worker_threads.Worker (GuardedWorker) to refuse a
 // worker from code to eval (it runs without the guard's --import) and an execArgv beyond the process's own.
@@ -22,7 +22,7 @@ describe.each(GUARD_NODES)('worker options past the guard\'s Worker wrapper, on 
   it('ends a server that starts an eval worker through an eval option read as false by the guard, before the worker imports an outside file', async () => {
     const marker = path.join(tmp.dir, 'marker');
     const outside = outsideEsm(path.join(tmp.dir, 'elsewhere/late.mjs'), marker);
-    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'evalgetter', { path: outside });
+    const r = await templateCall(tmp.home, node, LOADER, 'evalgetter', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('worker loaded it');
     expect(r.code).toBe(3);
@@ -31,7 +31,7 @@ describe.each(GUARD_NODES)('worker options past the guard\'s Worker wrapper, on 
   it("ends a server that starts an eval worker with node's own Worker class (the wrapper's prototype), before the worker imports an outside file", async () => {
     const marker = path.join(tmp.dir, 'marker');
     const outside = outsideEsm(path.join(tmp.dir, 'elsewhere/late.mjs'), marker);
-    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'baseworker', { path: outside });
+    const r = await templateCall(tmp.home, node, LOADER, 'baseworker', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('worker loaded it');
     expect(r.code).toBe(3);
@@ -40,14 +40,14 @@ describe.each(GUARD_NODES)('worker options past the guard\'s Worker wrapper, on 
   it('ends a server whose worker execArgv hides --require of an outside file from the check, before the file runs', async () => {
     const marker = path.join(tmp.dir, 'marker');
     const outside = outsideCjs(path.join(tmp.dir, 'elsewhere/pre.cjs'), marker);
-    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'execargv', { path: outside });
+    const r = await templateCall(tmp.home, node, LOADER, 'execargv', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('worker started');
     expect(r.code).toBe(3);
   });
 
   it('ends a server that gives a worker a NODE_COMPILE_CACHE of its own in its env option', async () => {
-    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'workercache', { path: path.join(tmp.dir, 'elsewhere/cache') });
+    const r = await templateCall(tmp.home, node, LOADER, 'workercache', { path: path.join(tmp.dir, 'elsewhere/cache') });
     expect(r.answer).not.toContain('worker started');
     expect(r.code).toBe(3);
     expect(r.stderr).toContain("tried to load a worker thread with NODE_COMPILE_CACHE=");
@@ -56,7 +56,7 @@ describe.each(GUARD_NODES)('worker options past the guard\'s Worker wrapper, on 
   it('ends a server that gives a worker NODE_OPTIONS with --require of an outside file in its env option, before the file runs', async () => {
     const marker = path.join(tmp.dir, 'marker');
     const outside = outsideCjs(path.join(tmp.dir, 'elsewhere/pre.cjs'), marker);
-    const r = await loaderCall(tmp.home, node, layoutLoader(tmp.dir), 'workerenv', { path: outside });
+    const r = await templateCall(tmp.home, node, LOADER, 'workerenv', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('worker started');
     expect(r.code).toBe(3);

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
 import { perTestDirs } from '../helpers/warden.js';
-import { loaderCall, markerText, outsideSharedLibrary } from '../attack13/loader-session.js';
-import { layoutHostile } from './session.js';
+import { markerText, outsideSharedLibrary, templateCall } from '../attack13/loader-session.js';
+import { HOSTILE } from './session.js';
 
 // ATTACK (module guard, native addons): the process.dlopen wrapper checks String(filename), then hands node's
 // dlopen the filename as given. node converts it to a string again itself, so an object whose toString() names a
@@ -18,7 +18,7 @@ describe.each(GUARD_NODES)('process.dlopen given a file name object, on %s', (_l
   it('hands node the name it checked when a server dlopens through a name whose toString() first answers an attested file, so the outside library never loads', async () => {
     const marker = path.join(tmp.dir, 'marker');
     const outside = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/ext.so'), marker);
-    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'dlopenname', { path: outside });
+    const r = await templateCall(tmp.home, node, HOSTILE, 'dlopenname', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).toContain('dlopen returned (');
     expect(r.answer).toContain('package.json');

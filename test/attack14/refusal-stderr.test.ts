@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
 import { perTestDirs } from '../helpers/warden.js';
-import { loaderCall, markerText, outsideEsm } from '../attack13/loader-session.js';
-import { layoutHostile } from './session.js';
+import { markerText, outsideEsm, templateCall } from '../attack13/loader-session.js';
+import { HOSTILE } from './session.js';
 
 // ATTACK (module guard, a refusal survived): the guard's refuse() writes its report to the server's stderr
 // (fs.writeSync(2, …)) before it ends the process, and nothing catches that write. A server that closed its fd 2
@@ -19,7 +19,7 @@ describe.each(GUARD_NODES)('a refusal with the server\'s stderr closed, on %s', 
   it('ends a server that closed its stderr and catches the refusal of an outside import', async () => {
     const marker = path.join(tmp.dir, 'marker');
     const outside = outsideEsm(path.join(tmp.dir, 'elsewhere/late.mjs'), marker);
-    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'closedstderr', { path: outside });
+    const r = await templateCall(tmp.home, node, HOSTILE, 'closedstderr', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('survived the refusal');
     expect(r.serverExit).toBe(77);

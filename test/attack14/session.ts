@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { layoutServerPackage } from '../attack13/loader-session.js';
+import { layoutServerPackage, loaderTemplate } from '../attack13/loader-session.js';
 import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 
@@ -50,3 +50,6 @@ export function poisonCompileCache(node: string, target: string, marker: string,
   }
   return patched;
 }
+
+/** layoutHostile's package (nothing added), enrolled once per run and node (templateCall of ../attack13/loader-session.ts). */
+export const HOSTILE = loaderTemplate('attack14-hostile', layoutHostile);

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
 import { perTestDirs } from '../helpers/warden.js';
-import { loaderCall } from '../attack13/loader-session.js';
-import { layoutHostile } from './session.js';
+import { templateCall } from '../attack13/loader-session.js';
+import { HOSTILE } from './session.js';
 
 // ATTACK (module guard, native addons): process.dlopen of a bare library name (no '/'). The guard realpaths it
 // against the working directory, finds no such file and lets the call go on ("the loader reports that itself"),
@@ -22,7 +22,7 @@ describe.each(GUARD_NODES)('process.dlopen of a bare library name, on %s', (_lab
   it.skipIf(!['/lib', '/usr/lib', '/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu', '/lib64', '/usr/lib64'].some((d) => fs.existsSync(path.join(d, LIBRARY))))(
     'ends a server that process.dlopens a library by bare name, which dlopen finds on the library path outside the attested set',
     async () => {
-      const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'barename', { name: LIBRARY });
+      const r = await templateCall(tmp.home, node, HOSTILE, 'barename', { name: LIBRARY });
       expect(r.answer).not.toContain('mapped /');
       expect(r.code).toBe(3);
       expect(r.refused).toHaveLength(1);

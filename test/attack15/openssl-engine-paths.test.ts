@@ -3,15 +3,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUARD_NODES, IN_THREAD_NODES } from '../helpers/nodes.js';
 import { SERVERS, perTestDirs } from '../helpers/warden.js';
-import { loaderCall, markerText, outsideSharedLibrary } from '../attack13/loader-session.js';
+import { loaderTemplate, markerText, outsideSharedLibrary, templateCall } from '../attack13/loader-session.js';
 
 // OpenSSL engines reached without node:crypto or node:tls imported at start-up, each way to the built-in (the
 // guard's engine checks were once put in place only at the first load of one: test/attack18 shows why not).
 
 const tmp = perTestDirs();
 
-function layout(): string {
-  const pkg = path.join(tmp.dir, 'work/pkg');
+function layout(dir: string): string {
+  const pkg = path.join(dir, 'work/pkg');
   fs.mkdirSync(path.join(pkg, 'src'), { recursive: true });
   fs.mkdirSync(path.join(pkg, 'lib'));
   fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'engine-paths', version: '1.0.0', type: 'module' }));
@@ -21,6 +21,9 @@ function layout(): string {
   return server;
 }
 
+/** layout()'s package, enrolled once per run and node. */
+const ENGINE_PATHS = loaderTemplate('attack15-engine-paths', layout);
+
 const nodes = (tool: string): Array<[string, string]> =>
   tool === 'binding' ? GUARD_NODES.filter(([label]) => !label.includes('24')) : tool === 'builtin' ? IN_THREAD_NODES : GUARD_NODES;
 
@@ -28,7 +31,7 @@ describe.each(['named', 'require', 'builtin', 'https', 'binding'])('an OpenSSL e
   it.each(nodes(tool))('ends the server before the outside engine runs, on %s', async (_label, node) => {
     const marker = path.join(tmp.dir, 'marker');
     const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/engine.so'), marker);
-    const r = await loaderCall(tmp.home, node, layout(), tool, { path: lib });
+    const r = await templateCall(tmp.home, node, ENGINE_PATHS, tool, { path: lib });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('loaded: returned');
     expect(r.code).toBe(3);

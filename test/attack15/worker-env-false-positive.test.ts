@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
 import { perTestDirs } from '../helpers/warden.js';
-import { loaderCall } from '../attack13/loader-session.js';
-import { layoutHostile } from './session.js';
+import { templateCall } from '../attack13/loader-session.js';
+import { HOSTILE } from './session.js';
 
 // FALSE POSITIVE (module guard, worker threads): a server that sets process.env.NODE_OPTIONS for the node child
 // processes it spawns (here a bigger heap), then starts a worker thread of its own package with no options, is
@@ -15,7 +15,7 @@ const tmp = perTestDirs();
 
 describe.each(GUARD_NODES)('a worker thread without options after the server set NODE_OPTIONS for its children, on %s', (_label, node) => {
   it('lets a server start a worker thread with no options after it set process.env.NODE_OPTIONS, which node does not read for that worker', async () => {
-    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'worker', {});
+    const r = await templateCall(tmp.home, node, HOSTILE, 'worker', {});
     expect(r.refused).toEqual([]);
     expect(r.answer).toContain('worker said hello');
   });

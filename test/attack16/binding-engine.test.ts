@@ -2,8 +2,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
 import { perTestDirs } from '../helpers/warden.js';
-import { loaderCall, markerText, outsideSharedLibrary } from '../attack13/loader-session.js';
-import { layoutHostile } from './session.js';
+import { markerText, outsideSharedLibrary, templateCall } from '../attack13/loader-session.js';
+import { HOSTILE } from './session.js';
 
 // ATTACK (module guard, native code): the guard wraps crypto.setEngine, the JavaScript function, but node 20 and
 // 22 still serve the native binding behind it to anyone, unflagged: process.binding('crypto') (deprecated,
@@ -20,7 +20,7 @@ describe.each(BINDING_NODES)("process.binding('crypto'), on %s", (_label, node) 
   it("ends a server that loads an outside shared library as an OpenSSL engine through process.binding('crypto').setEngine, before its code runs", async () => {
     const marker = path.join(tmp.dir, 'marker');
     const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/engine.so'), marker);
-    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'bindingengine', { path: lib });
+    const r = await templateCall(tmp.home, node, HOSTILE, 'bindingengine', { path: lib });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('binding setEngine returned');
     expect(r.code).toBe(3);

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUARD_NODES, IN_THREAD_NODES } from '../helpers/nodes.js';
 import { perTestDirs } from '../helpers/warden.js';
-import { loaderCall, markerText, outsideCjs, outsideSharedLibrary } from '../attack13/loader-session.js';
-import { layoutHostile } from './session.js';
+import { markerText, outsideCjs, outsideSharedLibrary, templateCall } from '../attack13/loader-session.js';
+import { HOSTILE } from './session.js';
 
 // ATTACK (module guard, every way it checks a name): the guard resolves a name with fs.realpathSync, which (like
 // path.resolve, which the SQLite and OpenSSL checks also use) first drops "dir/.." as text, and only then
@@ -20,7 +20,7 @@ describe.each(GUARD_NODES)('names with "symlink/.." in them, on %s', (_label, no
   it('ends a server that loads an outside CommonJS file as A/link/../x.cjs, where A/x.cjs links to an attested file', async () => {
     const marker = path.join(tmp.dir, 'marker');
     const outside = outsideCjs(path.join(tmp.dir, 'elsewhere/x.cjs'), marker);
-    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'dotdotcjs', { work: path.join(tmp.dir, 'scratch'), path: outside });
+    const r = await templateCall(tmp.home, node, HOSTILE, 'dotdotcjs', { work: path.join(tmp.dir, 'scratch'), path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('module outside');
     expect(r.code).toBe(3);
@@ -30,7 +30,7 @@ describe.each(GUARD_NODES)('names with "symlink/.." in them, on %s', (_label, no
   it('ends a server that process.dlopen()s an outside shared library as A/link/../lib.so, where A/lib.so links to an attested file', async () => {
     const marker = path.join(tmp.dir, 'marker');
     const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/lib.so'), marker);
-    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'dotdotdlopen', { work: path.join(tmp.dir, 'scratch'), path: lib });
+    const r = await templateCall(tmp.home, node, HOSTILE, 'dotdotdlopen', { work: path.join(tmp.dir, 'scratch'), path: lib });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('dlopen returned');
     expect(r.code).toBe(3);
@@ -40,7 +40,7 @@ describe.each(GUARD_NODES)('names with "symlink/.." in them, on %s', (_label, no
   it('ends a server that loads an outside shared library as an OpenSSL engine named A/link/../engine.so (crypto.setEngine)', async () => {
     const marker = path.join(tmp.dir, 'marker');
     const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/engine.so'), marker);
-    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'dotdotengine', { work: path.join(tmp.dir, 'scratch'), path: lib });
+    const r = await templateCall(tmp.home, node, HOSTILE, 'dotdotengine', { work: path.join(tmp.dir, 'scratch'), path: lib });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('setEngine returned');
     expect(r.code).toBe(3);
@@ -52,7 +52,7 @@ describe.each(IN_THREAD_NODES)('names with "symlink/.." in them, node:sqlite, on
   it('ends a server that loads an outside shared library as a SQLite extension named A/link/../ext.so', async () => {
     const marker = path.join(tmp.dir, 'marker');
     const lib = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/ext.so'), marker);
-    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'dotdotsqlite', { work: path.join(tmp.dir, 'scratch'), path: lib });
+    const r = await templateCall(tmp.home, node, HOSTILE, 'dotdotsqlite', { work: path.join(tmp.dir, 'scratch'), path: lib });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('loadExtension returned');
     expect(r.code).toBe(3);

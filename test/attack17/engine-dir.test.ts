@@ -2,8 +2,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
 import { perTestDirs } from '../helpers/warden.js';
-import { loaderCall, markerText, outsideSharedLibrary } from '../attack13/loader-session.js';
-import { layoutHostile } from './session.js';
+import { markerText, outsideSharedLibrary, templateCall } from '../attack13/loader-session.js';
+import { HOSTILE } from './session.js';
 
 // ATTACK (module guard, OpenSSL engines): node looks an engine up with OpenSSL's ENGINE_by_id(name) before it
 // tries the name as a path, and ENGINE_by_id loads an unknown id from the directory in OPENSSL_ENGINES (or
@@ -23,7 +23,7 @@ describe.each(GUARD_NODES)('OpenSSL engines from the OPENSSL_ENGINES directory, 
   ])('ends a server that loads an outside engine by a relative name found in the OPENSSL_ENGINES directory it set (%s)', async (_how, tool, answered) => {
     const marker = path.join(tmp.dir, 'marker');
     outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/attack17-nowhere/engine.so'), marker);
-    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), tool, { dir: path.join(tmp.dir, 'elsewhere'), name: 'attack17-nowhere/engine.so' });
+    const r = await templateCall(tmp.home, node, HOSTILE, tool, { dir: path.join(tmp.dir, 'elsewhere'), name: 'attack17-nowhere/engine.so' });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain(answered);
     expect(r.code).toBe(3);

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IN_THREAD_NODES } from '../helpers/nodes.js';
 import { perTestDirs } from '../helpers/warden.js';
-import { loaderCall, markerText, outsideSharedLibrary } from '../attack13/loader-session.js';
-import { layoutHostile } from './session.js';
+import { markerText, outsideSharedLibrary, templateCall } from '../attack13/loader-session.js';
+import { HOSTILE } from './session.js';
 
 // ATTACK (module guard, OpenSSL engines, node 22.15+ and 24): the engine checks are installed lazily, on the
 // first load of crypto/tls/https/http2 the guard sees (its in-thread load hook, process.getBuiltinModule,
@@ -22,7 +22,7 @@ describe.each(IN_THREAD_NODES)('OpenSSL engines past the lazy checks, on %s', (_
   it("ends a server that loads an outside engine as the privateKeyEngine of fetch()'s undici connector, with no built-in loaded that reaches engines", async () => {
     const marker = path.join(tmp.dir, 'marker');
     const engine = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/engine.so'), marker);
-    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'fetchengine', { path: engine, port: 9 + 44434 });
+    const r = await templateCall(tmp.home, node, HOSTILE, 'fetchengine', { path: engine, port: 9 + 44434 });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('fetch returned');
     expect(r.code).toBe(3);
@@ -32,7 +32,7 @@ describe.each(IN_THREAD_NODES)('OpenSSL engines past the lazy checks, on %s', (_
   it('ends a server that loads an outside engine with crypto.setEngine after its own load hook short-circuited node:crypto past the guard', async () => {
     const marker = path.join(tmp.dir, 'marker');
     const engine = outsideSharedLibrary(path.join(tmp.dir, 'elsewhere/engine.so'), marker);
-    const r = await loaderCall(tmp.home, node, layoutHostile(tmp.dir), 'hookskip', { path: engine });
+    const r = await templateCall(tmp.home, node, HOSTILE, 'hookskip', { path: engine });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('setEngine returned');
     expect(r.code).toBe(3);

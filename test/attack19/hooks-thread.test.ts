@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
 import { perTestDirs } from '../helpers/warden.js';
-import { loaderCall, markerText, outsideCjs, outsideEsm } from '../attack13/loader-session.js';
-import { layoutHostile19 } from './session.js';
+import { loaderCall, markerText, outsideCjs, outsideEsm, templateCall } from '../attack13/loader-session.js';
+import { HOSTILE, layoutHostile19 } from './session.js';
 
 // The loader-hooks thread on node 22.15+/24, which the guard puts its hooks on when a server calls
 // module.register (preload.ts guardedRegister; hooks.ts runs guardLoaders there, with extensions: false).
@@ -33,7 +33,7 @@ describe.each(GUARD_NODES)('the loader-hooks thread, on %s', (_label, node) => {
   it("ends a server whose own hooks call Module._extensions['.js'] on an outside file on the loader thread", async () => {
     const marker = path.join(tmp.dir, 'marker');
     const file = outsideCjs(path.join(tmp.dir, 'elsewhere/evil.js'), marker);
-    const r = await loaderCall(tmp.home, node, layoutHostile19(tmp.dir), 'hooksext', { file });
+    const r = await templateCall(tmp.home, node, HOSTILE, 'hooksext', { file });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('registered');
     expect(r.code).toBe(3);
@@ -42,7 +42,7 @@ describe.each(GUARD_NODES)('the loader-hooks thread, on %s', (_label, node) => {
   it('ends a server whose own hooks start a worker from code to eval on the loader thread', async () => {
     const marker = path.join(tmp.dir, 'marker');
     const file = outsideCjs(path.join(tmp.dir, 'elsewhere/evil.js'), marker);
-    const r = await loaderCall(tmp.home, node, layoutHostile19(tmp.dir), 'hookseval', { file });
+    const r = await templateCall(tmp.home, node, HOSTILE, 'hookseval', { file });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('registered');
     expect(r.code).toBe(3);
@@ -61,7 +61,7 @@ describe.each(GUARD_NODES)('the loader-hooks thread, on %s', (_label, node) => {
   });
 
   it('serves a server that registers a pass-through hooks file of its own package', async () => {
-    const r = await loaderCall(tmp.home, node, layoutHostile19(tmp.dir), 'hooksplain', {});
+    const r = await templateCall(tmp.home, node, HOSTILE, 'hooksplain', {});
     expect(r.stderr).not.toContain('tried to load');
     expect(r.answer).toContain('own module own');
   });

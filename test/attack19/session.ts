@@ -1,4 +1,4 @@
-import { layoutServerPackage } from '../attack13/loader-session.js';
+import { layoutServerPackage, loaderTemplate } from '../attack13/loader-session.js';
 
 /** test/servers/attack19/hostile.mjs with its hooks files and one module of its own. */
 export function layoutHostile19(dir: string): string {
@@ -9,3 +9,6 @@ export function layoutHostile19(dir: string): string {
     writes: { 'lib/own.mjs': "export const description = 'own';\n" },
   });
 }
+
+/** layoutHostile19's package (nothing added), enrolled once per run and node (templateCall of ../attack13/loader-session.ts). */
+export const HOSTILE = loaderTemplate('attack19-hostile', layoutHostile19);

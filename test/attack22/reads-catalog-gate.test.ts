@@ -52,8 +52,24 @@ describe('admission of prompts/get and resources/read', () => {
     await closed(s);
   });
 
-  it('refuses every get and read of a server that leaves prompts and resources out of its capabilities, and forwards none', async () => {
+  it('refuses a server that leaves prompts and resources out of its capabilities since the lock at the handshake, and forwards no get or read', async () => {
+    // Since ADR 0045 the capabilities are part of the locked initialize result: leaving them out is a changed
+    // initialize result, and the whole session is refused before any get or read is judged.
     h.serve({ omitCaps: true, payload: MARKER });
+    const s = h.session();
+    s.send(initialize(1) + line('g', 'prompts/get', { name: 'greet' }) + line('r', 'resources/read', { uri: 'file:///notes.txt' }));
+    const answer = await answerTo(s, 1);
+    expect(answer.error).toMatchObject({ code: -32001, data: { cause: 'surface_refused', server: 'reads' } });
+    expect((answer.error as { message: string }).message).toContain('its initialize result changed since it was locked (member capabilities)');
+    s.close();
+    expect((await s.exited).code).toBe(3);
+    expect(s.stdoutBytes.toString()).not.toContain(MARKER);
+    expect(h.received().map((m) => m.method)).not.toContain('prompts/get');
+    expect(h.received().map((m) => m.method)).not.toContain('resources/read');
+  });
+
+  it('refuses every get and read of a server that leaves prompts and resources out of its capabilities, and forwards none (monitor, where the changed initialize result is released)', async () => {
+    h.serve({ omitCaps: true, payload: MARKER }, 'monitor');
     const s = await opened();
     s.send(line('g', 'prompts/get', { name: 'greet' }) + line('r', 'resources/read', { uri: 'file:///notes.txt' }) + line('t', 'resources/read', { uri: 'tickets://42' }));
     expect((await answerTo(s, 'g')).error).toEqual(refusal('prompts/get', 'prompt', 'greet', NOT_LISTED));
@@ -63,7 +79,6 @@ describe('admission of prompts/get and resources/read', () => {
     expect(s.stdoutBytes.toString()).not.toContain(MARKER);
     expect(h.received().map((m) => m.method)).not.toContain('prompts/get');
     expect(h.received().map((m) => m.method)).not.toContain('resources/read');
-    expect(auditEvents(h.home).filter((e) => e.event === 'read_refused').slice(-3)).toMatchObject([{ kind: 'prompt', id: 'greet', reason: NOT_LISTED }, { kind: 'resource' }, { kind: 'resource' }]);
   });
 
   it('refuses every get and read of a server that lists nothing to the warden, and removes the drifted items it then lists to the client', async () => {

@@ -29,12 +29,18 @@ export interface Outcome {
   launchCodes: unknown[];
 }
 
-/** Runs the server through `mcp-warden run`, sends initialize and waits for the first answer. */
+/**
+ * Runs the server through `mcp-warden run`, sends initialize and waits for the first answer, then for the warden
+ * to end the session itself (a refusal does); a session still open after `lingerMs` is ended by the client
+ * closing its side, as before.
+ */
 export async function initializeThroughWarden(home: string, id: string, lingerMs = 1500): Promise<Outcome> {
   const s = new RawSession(home, id);
   s.send(INITIALIZE + '\n');
   const first = await s.message(1);
-  await new Promise((r) => setTimeout(r, lingerMs));
+  let linger: NodeJS.Timeout | undefined;
+  await Promise.race([s.exited, new Promise((r) => (linger = setTimeout(r, lingerMs)))]);
+  clearTimeout(linger);
   s.close();
   const { code } = await s.exited;
   const launchCodes = auditEvents(home).filter((e) => e.event === 'launch').map((e) => e.code ?? e.decision);

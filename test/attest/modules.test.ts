@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkTemplate, copyTemplateHome, type TemplateSpec } from '../helpers/enrolled-template.js';
 import { GUARD_NODES, IN_THREAD_NODES, threadNames } from '../helpers/nodes.js';
 import { addServer, auditEvents, cli, connectClient, INITIALIZE, RawSession, refusedInitialize, ROOT, SERVERS, tempDir } from '../helpers/warden.js';
 
@@ -19,9 +20,9 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** Lays out dir/work/pkg (package.json, src/server.mjs from test/servers/outside/NAME, lib/rpc.mjs). */
-function layoutPackage(fixture: string): { pkg: string; server: string } {
-  const pkg = path.join(dir, 'work/pkg');
+/** Lays out BASE/work/pkg (package.json, src/server.mjs from test/servers/outside/NAME, lib/rpc.mjs). */
+function layoutPackage(fixture: string, base = dir): { pkg: string; server: string } {
+  const pkg = path.join(base, 'work/pkg');
   fs.mkdirSync(path.join(pkg, 'src'), { recursive: true });
   fs.mkdirSync(path.join(pkg, 'lib'));
   fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'outside-fixture', version: '1.0.0', type: 'module' }));
@@ -36,6 +37,9 @@ function writeModule(file: string, marker: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `import fs from 'node:fs';\nfs.appendFileSync(${JSON.stringify(marker)}, ${JSON.stringify(text)} + '\\n');\nexport const description = ${JSON.stringify(text)};\n`);
 }
+
+/** layoutPackage('lazy.mjs'), enrolled as 'lazy' once per run and node (test/helpers/enrolled-template.ts). */
+const LAZY: TemplateSpec = { name: 'attest-modules-lazy', layout: (base) => layoutPackage('lazy.mjs', base).server, id: 'lazy' };
 
 function markerText(marker: string): string {
   return fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : '';
@@ -105,9 +109,10 @@ describe.each(GUARD_NODES)('modules a server loads at start-up from outside its 
 // On each node release the guard is tested on: node 20 checks ES modules on its loader thread, node 22.15+ in
 // the loading thread (docs/adr/0032-in-thread-module-hooks.md).
 describe.each(GUARD_NODES)('modules loaded after start-up from outside the attested set, on %s', (_label, node) => {
+  /** `laidOut`: a package of the test's own, enrolled here; without it, a copy of LAZY's template home. */
   async function lazyCall(tool: string, args: Record<string, unknown>, laidOut?: string): Promise<{ code: number | null; stderr: string; lines: string[] }> {
-    const server = laidOut ? path.join(laidOut, 'src/server.mjs') : layoutPackage('lazy.mjs').server;
-    addServer(home, 'lazy', [node, server]);
+    const template = laidOut ? undefined : copyTemplateHome(LAZY, node, home);
+    if (laidOut) addServer(home, 'lazy', [node, path.join(laidOut, 'src/server.mjs')]);
     expect(serverEntry('lazy').modules ?? []).toEqual([]);
     const s = new RawSession(home, 'lazy');
     try {
@@ -122,6 +127,7 @@ describe.each(GUARD_NODES)('modules loaded after start-up from outside the attes
       return { code, stderr: s.stderr, lines: s.lines().map((l) => l.toString()) };
     } finally {
       s.proc.kill('SIGKILL');
+      if (template) checkTemplate(template);
     }
   }
 
@@ -232,8 +238,7 @@ describe('the module guard on node 24 (module.registerHooks)', () => {
   // node 22 names them all "node", so the thread itself is looked for on 24 only.
   const node = (IN_THREAD_NODES.find(([label]) => label === 'node 24') as [string, string])[1];
   it('checks loads in the server\'s own thread: node starts no loader-hooks thread for it', async () => {
-    const { server } = layoutPackage('lazy.mjs');
-    addServer(home, 'lazy', [node, server]);
+    copyTemplateHome(LAZY, node, home);
     const s = new RawSession(home, 'lazy');
     try {
       s.send(INITIALIZE + '\n');

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { INITIALIZE, NODE, SERVERS, WARDEN, addServer, auditEvents, cli, connectClient, tempDir } from '../helpers/warden.js';
 
 // Issue 10 §3: variables that make an interpreter or the dynamic loader load code nobody digested are refused
@@ -103,8 +103,15 @@ describe('loader variables in a server environment', () => {
 });
 
 describe("the warden's own environment", () => {
+  // One home with basic.mjs added (it names nothing inside itself), copied for each test and never changed.
+  let template: string;
+  beforeAll(() => {
+    template = path.join(tempDir(), 'home');
+    addServer(template, 'b', BASIC);
+  });
+  afterAll(() => fs.rmSync(path.dirname(template), { recursive: true, force: true }));
   beforeEach(() => {
-    addServer(home, 'b', BASIC);
+    fs.cpSync(template, home, { recursive: true });
   });
 
   const launches = (): number => auditEvents(home).filter((e) => e.event === 'launch' && e.decision === 'allow').length;

@@ -2,14 +2,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BASE_TOOLS, MARKER, configure, opened, request, shapeshifter, type Shifter } from '../helpers/surface.js';
+import { shapeshifterTemplate } from '../helpers/shifter-template.js';
 import { auditEvents, cli } from '../helpers/warden.js';
 
 let sh: Shifter;
+/** shapeshifter({ toolsRaw: BASE_TOOLS }), its server added once for the file (helpers/shifter-template.ts). */
+const baseShifter = shapeshifterTemplate({ toolsRaw: BASE_TOOLS });
 afterEach(() => sh?.cleanup());
 
 describe('lock, verify, diff and pin', () => {
   it('add locks the surface; verify exits 0 while it matches and 1 once it drifts', () => {
-    sh = shapeshifter({ toolsRaw: BASE_TOOLS });
+    sh = baseShifter();
     const lock = fs.readFileSync(path.join(sh.home, 'tools.lock'), 'utf8');
     expect(lock).toContain('"lockfile_version": 1');
     expect(lock).toContain('"name": "search"');
@@ -21,7 +24,7 @@ describe('lock, verify, diff and pin', () => {
   });
 
   it('diff names tools, classes and fields; pin accepts the served surface', () => {
-    sh = shapeshifter({ toolsRaw: BASE_TOOLS });
+    sh = baseShifter();
     sh.serve({ toolsRaw: BASE_TOOLS.replace('"readOnlyHint":false', '"readOnlyHint":true').replace('Writes a file.', `Writes. ${MARKER}`) });
     const d = cli(sh.home, ['diff', 'shifty']);
     expect(d.code).toBe(1);
@@ -77,7 +80,7 @@ describe('lock, verify, diff and pin', () => {
   });
 
   it('lock refuses to overwrite an entry, and pin refuses a missing one', () => {
-    sh = shapeshifter({ toolsRaw: BASE_TOOLS });
+    sh = baseShifter();
     const again = cli(sh.home, ['lock', 'shifty']);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('To accept its current surface, run: mcp-warden pin shifty');
@@ -89,7 +92,7 @@ describe('lock, verify, diff and pin', () => {
   });
 
   it('verify exits 4 on a tools.lock edited by hand, and 5 on an inadmissible surface', () => {
-    sh = shapeshifter({ toolsRaw: BASE_TOOLS });
+    sh = baseShifter();
     const file = path.join(sh.home, 'tools.lock');
     const text = fs.readFileSync(file, 'utf8');
     fs.writeFileSync(file, text.replace('Searches the web.', 'Searches the web!'));

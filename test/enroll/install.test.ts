@@ -150,6 +150,32 @@ describe('install: a package published with provenance', () => {
   });
 });
 
+describe('install: a server that needs a key', () => {
+  let home: string;
+  beforeAll(() => {
+    home = path.join(dir, 'home-key');
+    reg.trustHome(home);
+  });
+
+  it('--env NAME=VALUE and --pass-env NAME give the server its environment in servers.json, never in tools.lock', () => {
+    const r = cli(home, ['install', `${DEMO_SERVER}@1.0.0`, '--id', 'demo-key', '--env', 'DEMO_API_KEY=k3y-in-servers-json', '--pass-env', 'DEMO_PASSED', '--yes'], { env: reg.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(serverEntry(home, 'demo-key')).toMatchObject({ env: { DEMO_API_KEY: 'k3y-in-servers-json' }, passEnv: ['DEMO_PASSED'] });
+    expect(fs.readFileSync(path.join(home, 'tools.lock'), 'utf8')).not.toContain('k3y-in-servers-json');
+    expect(fs.readFileSync(path.join(home, 'audit.log'), 'utf8')).not.toContain('k3y-in-servers-json');
+  });
+
+  it('an argument that looks like a credential is refused before anything is fetched, and never printed', () => {
+    const before = fs.readFileSync(path.join(home, 'servers.json'), 'utf8');
+    const r = cli(home, ['install', `${DEMO_SERVER}@1.0.0`, '--id', 'demo-arg', '--yes', '--', '--api-key=k3y-as-argument'], { env: reg.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^mcp-warden: SECRET_IN_ARGUMENTS: server 'demo-arg': argument 1 \(--api-key=…\) looks like a credential/m);
+    expect(r.stderr).toContain('--env NAME');
+    expect(r.stdout + r.stderr).not.toContain('k3y-as-argument');
+    expect(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')).toBe(before);
+  });
+});
+
 describe('install: a package the registry serves without attestations', () => {
   it('--attestations FILE verifies it against the attestations given and installs it, provenance required', () => {
     const genuine = reg.publish(DEMO_SERVER, '1.1.0'); // its release's attestations, kept aside

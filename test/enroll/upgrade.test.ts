@@ -233,12 +233,14 @@ describe('demo-server 1.0.0 installed, its 1.1.0 published in one form after ano
       expect(out).toContain(`Switched '${ID}' to ${DEMO_SERVER}@1.1.0`);
     });
 
-    it('shows the surface diff against the lock: the added reverse tool, and nothing else', () => {
+    it('shows the surface diff against the lock: the added reverse tool and the new serverInfo (its version, shown), nothing else', () => {
       const diff = r.stdout.slice(r.stdout.indexOf('Surface against the lock:\n'));
       expect(diff).toMatch(new RegExp(`^${ID}: DRIFT \\(most severe: \\w+\\)$`, 'm'));
       const changed = diff.split('\n').filter((l) => /^ {2}\w/.test(l));
-      expect(changed).toHaveLength(1);
-      expect(changed[0]).toMatch(/^ {2}added +reverse\b/);
+      expect(changed).toHaveLength(2);
+      expect(changed[0]).toBe('  initialize result changed  members: serverInfo');
+      expect(changed[1]).toMatch(/^ {2}added +reverse\b/);
+      expect(diff).toContain('    served serverInfo: {"name":"demo-server","version":"1.1.0"}\n');
     });
 
     it('points servers.json at the new store entry, keeping the pinned publisher and "required"', () => {

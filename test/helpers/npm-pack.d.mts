@@ -14,5 +14,5 @@ export interface TarEntry {
 export function packageFiles(dir: string): PackageFile[];
 export function tarball(files: { rel: string; data: Buffer | string; mode?: number }[]): Buffer;
 export function pack(dir: string, options?: { replace?: Record<string, Buffer | string> }): Buffer;
-export function entries(tgz: Buffer): TarEntry[];
+export function entries(tgz: Buffer, maxUnpacked?: number): TarEntry[];
 export function packageJsonOf(tgz: Buffer): Record<string, unknown>;

@@ -104,10 +104,12 @@ function field(h, at, len) {
 
 /**
  * The entries of a gzipped ustar archive: [{name, type, data}] (pax `path` records and GNU long names applied).
+ * Throws a RangeError, having inflated no more, when the archive unpacks to more than `maxUnpacked` bytes.
  * @param {Buffer} tgz
+ * @param {number} [maxUnpacked]
  */
-export function entries(tgz) {
-  const tar = zlib.gunzipSync(tgz);
+export function entries(tgz, maxUnpacked) {
+  const tar = zlib.gunzipSync(tgz, maxUnpacked === undefined ? {} : { maxOutputLength: maxUnpacked });
   const out = [];
   let longName;
   for (let at = 0; at + 512 <= tar.length; ) {
@@ -136,12 +138,14 @@ export function entries(tgz) {
 }
 
 /**
- * The package.json of a package tarball (the one at the top, under whatever first path component it uses).
+ * The package.json of a package tarball (the one at the top, under whatever first path component it uses). A
+ * tarball that unpacks to more than 64 MiB (the fixtures unpack to kilobytes; a test's decompression bomb to
+ * gigabytes) throws after inflating that much, as a registry bounds what it reads of a publish.
  * @param {Buffer} tgz
  * @returns {Record<string, unknown>}
  */
 export function packageJsonOf(tgz) {
-  const found = entries(tgz).find((e) => e.type === '0' && /^[^/]+\/package\.json$/.test(e.name));
+  const found = entries(tgz, 64 * 1024 * 1024).find((e) => e.type === '0' && /^[^/]+\/package\.json$/.test(e.name));
   if (!found) throw new Error('the tarball holds no package.json at its top');
   return JSON.parse(found.data.toString('utf8'));
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { homeTemplate } from '../helpers/template-home.js';
 import { NODE, RawSession, SERVERS, addServer, auditEvents, cli, connectClient, tempDir, INITIALIZE } from '../helpers/warden.js';
 
 // A server that answers the warden's own requests honestly and the client's with something else
@@ -16,16 +17,19 @@ let callLog: string;
 
 const serve = (s: Record<string, unknown>): void => fs.writeFileSync(scenarioFile, JSON.stringify(s));
 
+// two-faced.mjs added with its scenario and logs in the test's dir, once; each test gets a copy (helpers/template-home.ts).
+const template = homeTemplate((d, h) => {
+  fs.writeFileSync(path.join(d, 'scenario.json'), JSON.stringify({}));
+  addServer(h, 'tf', [NODE, path.join(SERVERS, 'two-faced.mjs')], ['--env', `SCENARIO_FILE=${path.join(d, 'scenario.json')}`, '--env', `LOG_FILE=${path.join(d, 'received.log')}`, '--env', `CALL_LOG=${path.join(d, 'calls.log')}`]);
+});
+
 beforeEach(() => {
   dir = tempDir();
-  home = path.join(dir, 'home');
   scenarioFile = path.join(dir, 'scenario.json');
   logFile = path.join(dir, 'received.log');
   callLog = path.join(dir, 'calls.log');
   serve({});
-  addServer(home, 'tf', [NODE, path.join(SERVERS, 'two-faced.mjs')], ['--env', `SCENARIO_FILE=${scenarioFile}`, '--env', `LOG_FILE=${logFile}`, '--env', `CALL_LOG=${callLog}`]);
-  fs.rmSync(logFile, { force: true });
-  fs.rmSync(callLog, { force: true });
+  home = template.copyTo(dir);
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -25,7 +25,9 @@ process.stdin.on('data', (chunk) => {
     if (method === 'notifications/initialized') continue;
     fs.appendFileSync(record, line);
     if (!id || !method) continue;
-    process.stdout.write(`{"result":{"zeta":1,"alpha":[9007199254740993,1.0e2,-0.0],"\\u00e9":"\\ud83d\\ude00"},"id":${id[1]},"jsonrpc":"2.0"}\r\n`);
+    // A ping's result is empty by the protocol (the warden relays no member in it): unusual order and line end only.
+    if (method === 'ping') process.stdout.write(`{"result":{},"id":${id[1]},"jsonrpc":"2.0"}\r\n`);
+    else process.stdout.write(`{"result":{"zeta":1,"alpha":[9007199254740993,1.0e2,-0.0],"\\u00e9":"\\ud83d\\ude00"},"id":${id[1]},"jsonrpc":"2.0"}\r\n`);
   }
 });
 process.stdin.on('end', () => process.exit(0));

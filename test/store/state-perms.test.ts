@@ -1,18 +1,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NODE, SERVERS, addServer, cli, tempDir } from '../helpers/warden.js';
 
 // State the warden acts on besides the trust files (the digest cache, the audit log and its lock, backups/,
 // packages/) is refused, like the trust files, when another user owns it or could write it: the message names
 // the file and the chmod or chown that fixes it. (Run as root here: uid 65534 plays the other user.)
 
+let template: string;
 let dir: string;
 let home: string;
+// One home with basic.mjs added (it names nothing inside itself), copied for each test and never changed.
+beforeAll(() => {
+  template = path.join(tempDir(), 'home');
+  addServer(template, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')]);
+});
+afterAll(() => fs.rmSync(path.dirname(template), { recursive: true, force: true }));
 beforeEach(() => {
   dir = tempDir();
   home = path.join(dir, 'home');
-  addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')]);
+  fs.cpSync(template, home, { recursive: true });
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

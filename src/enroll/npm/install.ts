@@ -36,6 +36,9 @@ export interface InstallRequest {
   /** A file of the package to run with node when it has no bin script, or several. */
   entry?: string;
   serverArgs: string[];
+  /** The server's environment: values kept in servers.json, names passed through (as `add --env`). */
+  env?: Record<string, string>;
+  passEnv?: string[];
   dryRun: boolean;
 }
 
@@ -221,7 +224,7 @@ export async function install(paths: HomePaths, req: InstallRequest, hooks: Inst
       if (store.created) removeEntry(store.dir);
       throw new WardenError('INSTALL_FAILED', `${c.name}@${c.version} has no file ${script} inside the package (its ${req.entry ? '--entry' : 'bin'} names it); nothing was installed.`);
     }
-    const spec: EnrollSpec = { command: process.execPath, args: [file, ...req.serverArgs], env: {}, passEnv: [], posture: 'enforce', installed: installedRecord(prepared, store) };
+    const spec: EnrollSpec = { command: process.execPath, args: [file, ...req.serverArgs], env: req.env ?? {}, passEnv: req.passEnv ?? [], posture: 'enforce', installed: installedRecord(prepared, store) };
     const cache = loadDigestCache(paths, id);
     report.plan = await planEnrollment(paths, id, spec, cache);
     saveDigestCache(paths, id, cache);

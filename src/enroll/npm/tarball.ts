@@ -70,7 +70,11 @@ function firstPackageJson(tgz: Buffer, label: string): Promise<Buffer> {
     gunzip.on('error', unreadable);
     void (async () => {
       for (let at = 0; at < tgz.length && !settled; at += SLICE) {
-        if (!gunzip.write(tgz.subarray(at, at + SLICE))) await Promise.race([once(gunzip, 'drain'), once(gunzip, 'close')]).catch(() => undefined);
+        if (gunzip.write(tgz.subarray(at, at + SLICE))) continue;
+        // Whichever comes first; the other wait is cancelled, so no listener is left behind per wait.
+        const waits = new AbortController();
+        await Promise.race([once(gunzip, 'drain', { signal: waits.signal }), once(gunzip, 'close', { signal: waits.signal })]).catch(() => undefined);
+        waits.abort();
       }
       if (!settled) gunzip.end();
     })();
