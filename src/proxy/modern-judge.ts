@@ -26,6 +26,7 @@ export function lockedHandshake(cfg: Pick<SessionConfig, 'entry' | 'extra'>, era
     // Equal to a locked print by construction; with none locked the judge finds the handshake unlocked, as a
     // 2025 session's would be.
     print: cfg.extra?.handshake?.[0] ?? NO_PRINT,
+    members: new Map(), // nothing served: nothing to show
   };
 }
 

@@ -27,6 +27,24 @@ export interface Dropped {
 }
 
 /** The response without the members nothing judged; `value` itself when nothing is dropped. */
+/** What a 2026-07-28 result carries beside its own members: negotiation and caching, not surface (formats.md). */
+const MODERN_RESULT = ['resultType', 'ttlMs', 'cacheScope', '_meta'];
+/** Of a 2026-07-28 result's `_meta`, what is relayed: the server's name, which every result carries. */
+const MODERN_META = 'io.modelcontextprotocol/serverInfo';
+
+/** In a 2026-07-28 session a page keeps the revision's own result members too, its `_meta` only the server's
+ *  name (responses to `modern` requests). */
+export function modernPageKeys(keys: readonly string[]): string[] {
+  return [...keys, ...MODERN_RESULT];
+}
+
+function modernMeta(result: JsonObject, dropped: Dropped): JsonObject {
+  const meta = result.get('_meta');
+  if (!(meta instanceof Map) || [...meta.keys()].every((k) => k === MODERN_META)) return result;
+  for (const k of meta.keys()) if (k !== MODERN_META) dropped.result.push(`_meta.${k}`);
+  return new Map([...result].map(([k, v]) => [k, k === '_meta' ? new Map([...meta].filter(([m]) => m === MODERN_META)) : v]));
+}
+
 export function shapedResponse(value: JsonObject, method: string, pageKeys: readonly string[] | undefined): { value: JsonObject; dropped: Dropped } {
   const dropped: Dropped = { envelope: [...value.keys()].filter((k) => !ENVELOPE.has(k)), result: [] };
   // A response is a result or an error: beside an error, a result is not relayed (the error is the answer).
@@ -40,6 +58,7 @@ export function shapedResponse(value: JsonObject, method: string, pageKeys: read
   } else if (kept && result instanceof Map) {
     dropped.result = [...result.keys()].filter((k) => !kept.includes(k));
     if (dropped.result.length > 0) shapedResult = new Map([...result].filter(([k]) => kept.includes(k)));
+    if (kept.includes('_meta')) shapedResult = modernMeta(shapedResult as JsonObject, dropped);
   }
   if (dropped.envelope.length === 0 && dropped.result.length === 0) return { value, dropped };
   const out: JsonObject = new Map([...value].filter(([k]) => ENVELOPE.has(k) && !dropped.envelope.includes(k)));

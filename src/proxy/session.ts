@@ -11,7 +11,7 @@ import { impersonatesWarden } from './ask.js';
 import { answerDiscover, INVALID_REQUEST, PARSE_ERROR, admitRead, refuseAmbiguousParams, refuseBatch, refuseCall, refuseRequest, refuseUnjudgedListing, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 import { methodRule, requestAction } from './client-methods.js';
 import { catalogOf, ClientCatalogPages } from './client-catalog.js';
-import { shapedBytes, shapedResponse } from './response-shape.js';
+import { modernPageKeys, shapedBytes, shapedResponse } from './response-shape.js';
 import { EarlyPings } from './early-pings.js';
 import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
 import { judgeClientPage } from './client-listing.js';
@@ -281,7 +281,8 @@ export class Session {
     const rule = methodRule(request.method);
     const judge = this.surface.judge;
     const catalog = catalogOf(request.method);
-    const pageKeys = rule !== 'judged_page' ? undefined : catalog ? [catalog.key, 'nextCursor'] : ['tools', 'nextCursor'];
+    const own = rule !== 'judged_page' ? undefined : catalog ? [catalog.key, 'nextCursor'] : ['tools', 'nextCursor'];
+    const pageKeys = own && this.modern.active ? modernPageKeys(own) : own;
     const shaped = shapedResponse(msg.value, request.method, pageKeys);
     if (shaped.dropped.envelope.length + shaped.dropped.result.length > 0) this.reports.membersDropped(request.method, shaped.dropped);
     const out = shapedBytes(shaped, request.clientId, bytes);

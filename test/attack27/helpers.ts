@@ -40,7 +40,7 @@ export interface Sdk2Home {
   /** The JSON-RPC messages the server processes read, in order. */
   received(): Record<string, unknown>[];
   clearLog(): void;
-  cleanup(): void;
+  cleanup(): Promise<void>;
 }
 
 export function sdk2Home(id: string, atAdd: Record<string, unknown>, options: { add?: 'expect-ok' | 'any' } = {}): Sdk2Home & { added: CliResult } {
@@ -57,9 +57,7 @@ export function sdk2Home(id: string, atAdd: Record<string, unknown>, options: { 
     scenario: (s) => fs.writeFileSync(scenarioFile, JSON.stringify(s)),
     received: () => readJsonLines(logFile),
     clearLog: () => fs.rmSync(logFile, { force: true }),
-    // An auto client's probe launch (a sibling `mcp-warden run` the SDK ends with SIGTERM without waiting) may
-    // still be writing its audit into the home when the test ends: retry a removal that raced it.
-    cleanup: () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10 }),
+    cleanup: () => removeWhenIdle(dir, home),
   };
 }
 
@@ -76,10 +74,33 @@ export function hostileHome(id: string): Sdk2Home {
     scenario: (s) => fs.writeFileSync(scenarioFile, JSON.stringify(s)),
     received: () => readJsonLines(logFile),
     clearLog: () => fs.rmSync(logFile, { force: true }),
-    // An auto client's probe launch (a sibling `mcp-warden run` the SDK ends with SIGTERM without waiting) may
-    // still be writing its audit into the home when the test ends: retry a removal that raced it.
-    cleanup: () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10 }),
+    cleanup: () => removeWhenIdle(dir, home),
   };
+}
+
+/** The pids of processes whose command line names `home` (a `mcp-warden --home HOME run …`). */
+function processesOf(home: string): number[] {
+  const pids: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(home)) pids.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+/** An auto client's probe launch is a sibling `mcp-warden run` the SDK ends with SIGTERM without waiting for it:
+ *  it may still be writing its audit into the home when the test ends. Waits until no process of the home is
+ *  left (polled every 25 ms, up to 20 s), then removes the directory. */
+async function removeWhenIdle(dir: string, home: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (let left = processesOf(home); left.length > 0 && Date.now() < deadline; left = processesOf(home)) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
 }
 
 function readJsonLines(file: string): Record<string, unknown>[] {
