@@ -3,6 +3,7 @@ import { WardenError } from '../error.js';
 import { escaped, escapedJson } from '../escape.js';
 import { serialize } from '../protocol/json/write.js';
 import type { SurfaceDiff } from '../surface/diff.js';
+import type { CatalogChange } from '../surface/catalog.js';
 import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
@@ -27,7 +28,7 @@ export function jsonOf(o: SurfaceCheck): unknown {
     id: o.id,
     status: o.status,
     ...(o.worst ? { worst: o.worst } : {}),
-    ...(o.diff ? { era: o.diff.era ?? null, instructionsChanged: o.diff.instructionsChanged, handshake: o.diff.handshake, tools: o.diff.tools.filter((t) => t.state !== 'matched').map(({ name, state, classes, fields, widening }) => ({ name, state, classes, fields, widening })), catalogs: o.catalogs ?? [], pageMembers: o.pageMembers ?? [] } : {}),
+    ...(o.diff ? { era: o.diff.era ?? null, instructionsChanged: o.diff.instructionsChanged, handshake: o.diff.handshake, tools: o.diff.tools.filter((t) => t.state !== 'matched').map(({ name, state, classes, fields, widening }) => ({ name, state, classes, fields, widening })), catalogs: (o.catalogs ?? []).map((c) => ({ ...c, ...servedItem(o, c) })), pageMembers: o.pageMembers ?? [] } : {}),
     ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
   };
 }
@@ -44,6 +45,13 @@ function servedMembers(o: SurfaceCheck, fields: readonly string[] | undefined): 
     out.push([k, escapedJson(json.length > MEMBER_SHOWN ? `${json.slice(0, MEMBER_SHOWN)}… (${json.length - MEMBER_SHOWN} more characters)` : json)]);
   }
   return out;
+}
+
+/** A changed or added prompt, resource or template as served: its whole JSON text, never cut (a pin accepts
+ *  all of it). */
+function servedItem(o: SurfaceCheck, c: CatalogChange): { served?: string } {
+  const json = o.liveCatalogItems?.[c.kind]?.[c.id];
+  return json === undefined ? {} : { served: json };
 }
 
 /** Untrusted text for a patch: each line through the one escaper, the line ends kept (so the patch has lines). */
@@ -71,7 +79,12 @@ export function describeOutcome(o: SurfaceCheck, details: boolean): void {
   for (const t of d.tools.filter((x) => x.state !== 'matched')) {
     line(`  ${t.state.padEnd(8)} ${escaped(t.name)}${t.classes.length ? `  [${t.classes.join(', ')}]` : ''}${t.fields.length ? `  fields: ${t.fields.map(escaped).join(', ')}` : ''}${t.widening.length ? `  (${t.widening.join(', ')})` : ''}`);
   }
-  for (const c of o.catalogs ?? []) line(`  ${c.state.padEnd(8)} ${c.kind} ${escaped(c.id)}`);
+  for (const c of o.catalogs ?? []) {
+    line(`  ${c.state.padEnd(8)} ${c.kind} ${escaped(c.id)}`);
+    // What a pin would accept, shown whole to review (in a terminal or not), like the initialize result's members.
+    const { served } = servedItem(o, c);
+    if (details && served !== undefined) line(`    served: ${escapedJson(served)}`);
+  }
   if (o.pageMembers?.length) line(`  listing results carry members the lock does not judge (never relayed in a session): ${o.pageMembers.map(escaped).join(', ')}`);
   if (!details || !process.stdout.isTTY) return;
   if (d.instructionsChanged) line(createTwoFilesPatch('instructions (locked)', 'instructions (served)', visibleLines(o.entry?.instructions ?? ''), visibleLines(o.liveInstructions ?? '')));

@@ -4,7 +4,7 @@ import type { LiveTool } from '../surface/admit.js';
 import { diffSurface, worstClass, type SurfaceDiff } from '../surface/diff.js';
 import { lockedExtra } from '../surface/warden-lock.js';
 import { liveSurfaceHash, type LockEntry } from '../surface/lockfile.js';
-import { diffCatalogs, type CatalogChange } from '../surface/catalog.js';
+import { diffCatalogs, type CatalogChange, type ServedCatalogs } from '../surface/catalog.js';
 import { loadLocks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
@@ -29,6 +29,8 @@ export interface SurfaceCheck {
   liveInstructions?: string | undefined;
   /** The served members of the initialize result the handshake print covers (shown by `diff` when changed). */
   liveHandshake?: JsonObject;
+  /** The changed and added prompts, resources and templates as served, their JSON text (shown by `diff`). */
+  liveCatalogItems?: ServedCatalogs;
   liveSurfaceHash?: string;
   /** "METHOD member" for each member of a listing result beside its items and cursor: nothing locks them, and a
    *  session does not relay them. */
@@ -46,10 +48,15 @@ export async function checkSurface(paths: HomePaths, id: string): Promise<Surfac
     const fetched = await fetchSurface(paths, id, entry.protocol.offered, say);
     const diff = diffSurface(entry, lockedExtra(extra), fetched.handshake, fetched.tools);
     const catalogs = extra ? diffCatalogs(extra.catalogs, fetched.catalogs) : [];
+    const liveCatalogItems: ServedCatalogs = {};
+    for (const c of catalogs) {
+      const json = fetched.servedCatalogs[c.kind]?.[c.id];
+      if (c.state !== 'removed' && json !== undefined) (liveCatalogItems[c.kind] ??= Object.create(null) as Record<string, string>)[c.id] = json;
+    }
     const pageMembers = fetched.pageMembers;
     const worst = worstClass(diff) ?? (diff.era ? 'era' : catalogs.length > 0 ? 'catalog' : pageMembers.length > 0 ? 'listing' : undefined);
     const hs = fetched.handshake;
-    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, pageMembers, live: fetched.tools, entry, liveInstructions: hs.instructions, liveHandshake: hs.members, liveSurfaceHash: liveSurfaceHash(hs, fetched.tools) };
+    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, pageMembers, live: fetched.tools, entry, liveInstructions: hs.instructions, liveHandshake: hs.members, liveCatalogItems, liveSurfaceHash: liveSurfaceHash(hs, fetched.tools) };
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     return { id, status: 'error', error: { code: err.code, message: err.message, exitCode: err.exitCode } };
