@@ -23,12 +23,13 @@ function exitCodeOf(outcomes: SurfaceCheck[]): number {
   return outcomes.some((o) => o.status === 'drift') ? 1 : 0;
 }
 
-export function jsonOf(o: SurfaceCheck): unknown {
+/** With `details` (`diff`, `upgrade`: a review), each changed or added catalog item carries its served text. */
+export function jsonOf(o: SurfaceCheck, details = false): unknown {
   return {
     id: o.id,
     status: o.status,
     ...(o.worst ? { worst: o.worst } : {}),
-    ...(o.diff ? { era: o.diff.era ?? null, instructionsChanged: o.diff.instructionsChanged, handshake: o.diff.handshake, tools: o.diff.tools.filter((t) => t.state !== 'matched').map(({ name, state, classes, fields, widening }) => ({ name, state, classes, fields, widening })), catalogs: (o.catalogs ?? []).map((c) => ({ ...c, ...servedItem(o, c) })), pageMembers: o.pageMembers ?? [] } : {}),
+    ...(o.diff ? { era: o.diff.era ?? null, instructionsChanged: o.diff.instructionsChanged, handshake: o.diff.handshake, tools: o.diff.tools.filter((t) => t.state !== 'matched').map(({ name, state, classes, fields, widening }) => ({ name, state, classes, fields, widening })), catalogs: (o.catalogs ?? []).map((c) => (details ? { ...c, ...servedItem(o, c) } : c)), pageMembers: o.pageMembers ?? [] } : {}),
     ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
   };
 }
@@ -142,7 +143,7 @@ export async function diffVerb(homeFlag: string | undefined, id: string, json: b
   openHome(paths, false);
   const o = await checkSurface(paths, id);
   const rules = o.error ? undefined : rulesOf(paths, id);
-  if (json) printJson({ ...(jsonOf(o) as object), ...rulesJson(rules) });
+  if (json) printJson({ ...(jsonOf(o, true) as object), ...rulesJson(rules) });
   else {
     describeOutcome(o, true);
     if (o.status === 'ok' && rules && rulesDrifted(rules)) line(`${id}: the operator's rules changed since they were pinned`);
