@@ -49,7 +49,7 @@ function jsonOf(r: UpgradeReport): unknown {
     to: r.to ?? null,
     provenance: r.provenance ?? null,
     policy: r.judgement ? { policy: r.judgement.policy, identity: r.judgement.identity ?? null, override: r.judgement.override ?? null } : null,
-    surface: r.diff ? surfaceJson(r.diff) : null,
+    surface: r.diff ? surfaceJson(r.diff, true) : null,
     staged: r.staged === true,
     switched: r.switched,
   };

@@ -4,6 +4,7 @@ import { escaped, escapedJson } from '../escape.js';
 import { serialize } from '../protocol/json/write.js';
 import type { JsonObject } from '../protocol/json/reader.js';
 import type { SurfaceDiff } from '../surface/diff.js';
+import type { CatalogChange } from '../surface/catalog.js';
 import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
@@ -23,12 +24,13 @@ function exitCodeOf(outcomes: SurfaceCheck[]): number {
   return outcomes.some((o) => o.status === 'drift') ? 1 : 0;
 }
 
-export function jsonOf(o: SurfaceCheck): unknown {
+/** With `details` (`diff`, `upgrade`: a review), each changed or added catalog item carries its served text. */
+export function jsonOf(o: SurfaceCheck, details = false): unknown {
   return {
     id: o.id,
     status: o.status,
     ...(o.worst ? { worst: o.worst } : {}),
-    ...(o.diff ? { era: o.diff.era ?? null, instructionsChanged: o.diff.instructionsChanged, handshake: o.diff.handshake, tools: o.diff.tools.filter((t) => t.state !== 'matched').map(({ name, state, classes, fields, widening }) => ({ name, state, classes, fields, widening })), catalogs: o.catalogs ?? [], pageMembers: o.pageMembers ?? [] } : {}),
+    ...(o.diff ? { era: o.diff.era ?? null, instructionsChanged: o.diff.instructionsChanged, handshake: o.diff.handshake, tools: o.diff.tools.filter((t) => t.state !== 'matched').map(({ name, state, classes, fields, widening }) => ({ name, state, classes, fields, widening })), catalogs: (o.catalogs ?? []).map((c) => (details ? { ...c, ...servedItem(o, c) } : c)), pageMembers: o.pageMembers ?? [] } : {}),
     ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
   };
 }
@@ -39,6 +41,13 @@ function servedMembers(members: JsonObject | undefined, fields: readonly string[
   const out: [string, string][] = [];
   for (const [k, v] of members ?? new Map()) if (!fields || fields.includes(k)) out.push([k, escapedJson(serialize(v))]);
   return out;
+}
+
+/** A changed or added prompt, resource or template as served: its whole JSON text, never cut (a pin accepts
+ *  all of it). */
+function servedItem(o: SurfaceCheck, c: CatalogChange): { served?: string } {
+  const json = o.liveCatalogItems?.[c.kind]?.[c.id];
+  return json === undefined ? {} : { served: json };
 }
 
 /** Untrusted text for a patch: each line through the one escaper, the line ends kept (so the patch has lines). */
@@ -70,7 +79,12 @@ export function describeOutcome(o: SurfaceCheck, details: boolean): void {
   for (const t of d.tools.filter((x) => x.state !== 'matched')) {
     line(`  ${t.state.padEnd(8)} ${escaped(t.name)}${t.classes.length ? `  [${t.classes.join(', ')}]` : ''}${t.fields.length ? `  fields: ${t.fields.map(escaped).join(', ')}` : ''}${t.widening.length ? `  (${t.widening.join(', ')})` : ''}`);
   }
-  for (const c of o.catalogs ?? []) line(`  ${c.state.padEnd(8)} ${c.kind} ${escaped(c.id)}`);
+  for (const c of o.catalogs ?? []) {
+    line(`  ${c.state.padEnd(8)} ${c.kind} ${escaped(c.id)}`);
+    // What a pin would accept, shown whole to review (in a terminal or not), like the initialize result's members.
+    const { served } = servedItem(o, c);
+    if (details && served !== undefined) line(`    served: ${escapedJson(served)}`);
+  }
   if (o.pageMembers?.length) line(`  listing results carry members the lock does not judge (never relayed in a session): ${o.pageMembers.map(escaped).join(', ')}`);
   if (!details || !process.stdout.isTTY) return;
   if (d.instructionsChanged) line(createTwoFilesPatch('instructions (locked)', 'instructions (served)', visibleLines(o.entry?.instructions ?? ''), visibleLines(o.liveInstructions ?? '')));
@@ -128,7 +142,7 @@ export async function diffVerb(homeFlag: string | undefined, id: string, json: b
   openHome(paths, false);
   const o = await checkSurface(paths, id);
   const rules = o.error ? undefined : rulesOf(paths, id);
-  if (json) printJson({ ...(jsonOf(o) as object), ...rulesJson(rules) });
+  if (json) printJson({ ...(jsonOf(o, true) as object), ...rulesJson(rules) });
   else {
     describeOutcome(o, true);
     if (o.status === 'ok' && rules && rulesDrifted(rules)) line(`${id}: the operator's rules changed since they were pinned`);

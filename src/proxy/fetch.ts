@@ -1,7 +1,7 @@
 import { admitHandshake, type Handshake, type LiveTool, type SurfaceCaps } from '../surface/admit.js';
 import { ServerChannel, type ChannelLimits } from './channel.js';
 import { listAllTools, listCatalogs } from './listing.js';
-import type { Catalogs } from '../surface/catalog.js';
+import type { Catalogs, ServedCatalogs } from '../surface/catalog.js';
 import type { Readable, Writable } from 'node:stream';
 
 // An out-of-band fetch of a server's surface (lock, verify, diff, pin): the classic flow, initialize offering
@@ -69,11 +69,12 @@ export async function openAsClient(io: ServerStreams, client: OutOfBandClient, c
 }
 
 /** Fetches the surface once over an open server. */
-export async function fetchOnce(io: ServerStreams, client: OutOfBandClient, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; pageMembers: string[] }> {
+export async function fetchOnce(io: ServerStreams, client: OutOfBandClient, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; servedCatalogs: ServedCatalogs; pageMembers: string[] }> {
   const { channel, handshake } = await openAsClient(io, client, capabilities, caps, limits, onNoise);
   const pageMembers: string[] = [];
   const tools = await listAllTools(channel, caps, pageMembers);
-  const catalogs = await listCatalogs(channel, handshake, caps, pageMembers);
+  const servedCatalogs: ServedCatalogs = {};
+  const catalogs = await listCatalogs(channel, handshake, caps, pageMembers, servedCatalogs);
   channel.end();
-  return { handshake, tools, catalogs, pageMembers };
+  return { handshake, tools, catalogs, servedCatalogs, pageMembers };
 }

@@ -5,7 +5,7 @@ import { diffSurface, worstClass, type SurfaceDiff } from '../surface/diff.js';
 import { lockedExtra } from '../surface/warden-lock.js';
 import { handshakeDriftByForm } from '../surface/handshake-print.js';
 import { liveSurfaceHash, type LockEntry } from '../surface/lockfile.js';
-import { diffCatalogs, type CatalogChange } from '../surface/catalog.js';
+import { diffCatalogs, type CatalogChange, type ServedCatalogs } from '../surface/catalog.js';
 import { loadLocks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
@@ -32,6 +32,8 @@ export interface SurfaceCheck {
   liveHandshake?: JsonObject;
   /** The same, as served to a client offering no capabilities, when it differs. */
   liveBareHandshake?: JsonObject;
+  /** The changed and added prompts, resources and templates as served, their JSON text (shown by `diff`). */
+  liveCatalogItems?: ServedCatalogs;
   liveSurfaceHash?: string;
   /** "METHOD member" for each member of a listing result beside its items and cursor: nothing locks them, and a
    *  session does not relay them. */
@@ -50,10 +52,15 @@ export async function checkSurface(paths: HomePaths, id: string): Promise<Surfac
     // Out of band both forms of the initialize result are judged, each against its own locked print.
     const diff = { ...diffSurface(entry, lockedExtra(extra), fetched.handshake, fetched.tools), handshake: handshakeDriftByForm(extra?.handshake, fetched.handshake.print, fetched.bareHandshake.print) };
     const catalogs = extra ? diffCatalogs(extra.catalogs, fetched.catalogs) : [];
+    const liveCatalogItems: ServedCatalogs = {};
+    for (const c of catalogs) {
+      const json = fetched.servedCatalogs[c.kind]?.[c.id];
+      if (c.state !== 'removed' && json !== undefined) (liveCatalogItems[c.kind] ??= Object.create(null) as Record<string, string>)[c.id] = json;
+    }
     const pageMembers = fetched.pageMembers;
     const worst = worstClass(diff) ?? (diff.era ? 'era' : catalogs.length > 0 ? 'catalog' : pageMembers.length > 0 ? 'listing' : undefined);
     const hs = fetched.handshake;
-    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, pageMembers, live: fetched.tools, entry, liveInstructions: hs.instructions, liveHandshake: hs.members, ...(fetched.bareHandshake.print.hExact !== hs.print.hExact ? { liveBareHandshake: fetched.bareHandshake.members } : {}), liveSurfaceHash: liveSurfaceHash(hs, fetched.tools) };
+    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, pageMembers, live: fetched.tools, entry, liveInstructions: hs.instructions, liveHandshake: hs.members, ...(fetched.bareHandshake.print.hExact !== hs.print.hExact ? { liveBareHandshake: fetched.bareHandshake.members } : {}), liveCatalogItems, liveSurfaceHash: liveSurfaceHash(hs, fetched.tools) };
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     return { id, status: 'error', error: { code: err.code, message: err.message, exitCode: err.exitCode } };

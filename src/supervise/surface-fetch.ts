@@ -10,7 +10,7 @@ import type { LearnedModule } from '../launch/module-guard.js';
 import { attestAndLaunch } from './attested-launch.js';
 import { stopLaunched } from './attested-launch.js';
 import type { LaunchPlan } from '../attest/plan.js';
-import type { Catalogs } from '../surface/catalog.js';
+import type { Catalogs, ServedCatalogs } from '../surface/catalog.js';
 import { distinctPrints, type HandshakePrint } from '../surface/handshake-print.js';
 
 // Fetching a server's surface out of band for lock, pin, verify and diff: the same attested launch as `run`,
@@ -21,6 +21,8 @@ export interface Fetched {
   handshake: Handshake;
   tools: LiveTool[];
   catalogs: Catalogs;
+  /** The catalogs' items as served (their JSON text), for `diff` to show what a pin would accept. */
+  servedCatalogs: ServedCatalogs;
   conditional: string[];
   /** The prints of the initialize results of both launches, when they differ (the server's answer depends on
    *  the client's capabilities), else one. */
@@ -36,7 +38,7 @@ export interface Fetched {
 /** At enrollment: receives what the server loaded from outside its attested set during the first fetch. */
 export type OnLearned = (seen: LearnedModule[]) => Promise<void>;
 
-async function fetchWith(paths: HomePaths, id: string, offered: string, capabilities: Record<string, unknown>, say: (m: string) => void, learn = false): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; pageMembers: string[]; plan: LaunchPlan; learned: LearnedModule[] }> {
+async function fetchWith(paths: HomePaths, id: string, offered: string, capabilities: Record<string, unknown>, say: (m: string) => void, learn = false): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; servedCatalogs: ServedCatalogs; pageMembers: string[]; plan: LaunchPlan; learned: LearnedModule[] }> {
   const launched = await attestAndLaunch(paths, id, say, undefined, { learnModules: learn });
   let stderr = '';
   launched.child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2000)));

@@ -1,5 +1,6 @@
 import { CanonicalError } from '../protocol/json/canonical.js';
 import type { JsonValue } from '../protocol/json/reader.js';
+import { serialize } from '../protocol/json/write.js';
 import { toolDigests } from './print.js';
 import { InadmissibleError, printable, refuseCaseVariants, type SurfaceCaps } from './admit.js';
 
@@ -26,11 +27,19 @@ export const CATALOGS: CatalogKind[] = [
 /** Item id -> exact digest. */
 export type CatalogDigests = Record<string, string>;
 
+/** Item id -> the item as served, its JSON text (serialize: member order and number lexemes as they arrived).
+ *  Kept by the out-of-band fetch only, for `diff` to show what a pin would accept. */
+export type ServedItems = Record<string, string>;
+export type ServedCatalogs = Partial<Record<CatalogKind['kind'], ServedItems>>;
+
 export class CatalogAdmitter {
   // No prototype: an item may be named "__proto__" or "constructor" (a hostile server names its prompts).
   readonly items: CatalogDigests = Object.create(null) as CatalogDigests;
   /** Members of the pages' results beside the items and "nextCursor" (names, up to 16): nothing locks them. */
   readonly otherMembers = new Set<string>();
+  /** The items as served, when asked to keep them (out of band); a session keeps digests only. */
+  readonly served: ServedItems | undefined;
+  private servedBytes = 0;
   private readonly cursors = new Set<string>();
   private pages = 0;
   private count = 0;
@@ -38,7 +47,10 @@ export class CatalogAdmitter {
   constructor(
     private readonly k: CatalogKind,
     private readonly caps: SurfaceCaps,
-  ) {}
+    keepServed = false,
+  ) {
+    if (keepServed) this.served = Object.create(null) as ServedItems;
+  }
 
   /** Admits one page; returns the next cursor, or undefined when complete. */
   page(result: JsonValue | undefined): string | undefined {
@@ -61,6 +73,7 @@ export class CatalogAdmitter {
         if (err instanceof CanonicalError) throw new InadmissibleError(`"${printable(id)}" in ${this.k.method} cannot be canonicalized: ${err.message}`);
         throw err;
       }
+      if (this.served) this.keep(id, item);
     }
     const next = result.get('nextCursor');
     if (next === undefined || next === null) return undefined;
@@ -68,6 +81,14 @@ export class CatalogAdmitter {
     if (this.cursors.has(next)) throw new InadmissibleError(`${this.k.method} repeated a cursor (a pagination loop)`);
     this.cursors.add(next);
     return next;
+  }
+
+  /** Keeps an item's text whole (a review is never cut), the whole listing bounded like a tool surface. */
+  private keep(id: string, item: JsonValue): void {
+    const json = serialize(item);
+    this.servedBytes += Buffer.byteLength(json);
+    if (this.servedBytes > this.caps.maxSurfaceBytes) throw new InadmissibleError(`${this.k.method} lists more than ${this.caps.maxSurfaceBytes} bytes of items, more than can be kept for review`);
+    (this.served as ServedItems)[id] = json;
   }
 }
 

@@ -2,6 +2,7 @@
 // one resource, as listed (the items a lock digests):
 //   promptDesc    the description of prompt "greet"
 //   resourceDesc  the description of resource "file:///notes.txt"
+//   template      when set, the description of an added resource template "file:///{name}"
 import fs from 'node:fs';
 import { requests } from '../lib/rpc.mjs';
 
@@ -24,7 +25,7 @@ requests((msg) => {
     case 'resources/list':
       return out(msg.id, { resources: [{ uri: 'file:///notes.txt', name: 'notes', description: s.resourceDesc ?? 'Notes.' }] });
     case 'resources/templates/list':
-      return out(msg.id, { resourceTemplates: [] });
+      return out(msg.id, { resourceTemplates: s.template === undefined ? [] : [{ uriTemplate: 'file:///{name}', name: 'files', description: s.template }] });
     case 'prompts/get':
       return out(msg.id, { messages: [{ role: 'user', content: { type: 'text', text: 'Hello.' } }] });
     default:
