@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createScanner, getNodeValue, parseTree, printParseErrorCode, SyntaxKind, type Node, type ParseError } from 'jsonc-parser';
+import { createScanner, findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, SyntaxKind, type Node, type ParseError } from 'jsonc-parser';
 import { WardenError } from '../error.js';
 import { escaped, printable } from '../escape.js';
+import { caseVariant, foldName } from '../protocol/fold.js';
 
 // An MCP client's configuration file, read with the exact text and offsets of every server entry, so that an
 // entry can be replaced, and later restored, without touching a byte around it. The shapes (from the clients'
@@ -16,6 +17,10 @@ import { escaped, printable } from '../escape.js';
 // subset). A name given twice in any object of the file, at any depth, is refused before anything else is read:
 // JSON.parse, which most clients use, keeps the last, editors (and the rewrite) the first. Names are compared
 // after their escapes are read ("\u0061rgs" is "args"), and case-sensitively, as every client and the kernel do.
+// But some clients match member names ignoring case and keep the last (Go's encoding/json, .NET's
+// PropertyNameCaseInsensitive, viper): so a member the warden reads or rewrites, at the top level, in a project
+// of ~/.claude.json, or in an entry, refuses the file when another spelling of it is there too, or instead of it
+// (protocol/fold.ts: "Command", "argſ", "command\0x").
 
 export type ClientKind = 'claude-desktop' | 'claude-code' | 'claude-code-user' | 'cursor' | 'vscode' | 'mcp-servers';
 
@@ -27,6 +32,12 @@ export const CLIENT_LABELS: Record<ClientKind, string> = {
   vscode: 'VS Code',
   'mcp-servers': 'an "mcpServers" configuration',
 };
+
+/** The members that name a server map, in every format above (top level; "mcpServers" in a project too). */
+const MAP_MEMBERS = ['mcpServers', 'servers', 'projects'];
+/** The members of an entry the warden reads (classify.ts, warden-entry.ts) or rewrites (rewrite.ts), and
+ *  "transport", which some clients read for "type" (test/clientconfig/case-variants.test.ts keeps the list). */
+export const ENTRY_MEMBERS = ['command', 'args', 'env', 'cwd', 'type', 'url', 'serverUrl', 'httpUrl', 'envFile', 'transport'];
 
 const MAX_FILE = 16 * 1024 * 1024;
 /** Objects and arrays nested deeper are refused before parsing (the parser recurses; a client file nests ~5 deep). */
@@ -131,11 +142,45 @@ function refuseDuplicateMembers(file: string, text: string, kind: ClientKind, ro
   }
 }
 
-function entriesOf(file: string, text: string, container: Node | undefined, prefix: string[], project?: string): ClientEntry[] {
+/** Names as caseVariant takes them: folded, with each one's exact spelling. */
+interface Folded { exact: Map<string, string>; folds: ReadonlySet<string>; exacts: ReadonlySet<string> }
+const folded = (names: string[]): Folded => ({ exact: new Map(names.map((n) => [foldName(n), n])), folds: new Set(names.map(foldName)), exacts: new Set(names) });
+const MAP_FOLDED = folded(MAP_MEMBERS);
+const PROJECT_FOLDED = folded(['mcpServers']);
+const ENTRY_FOLDED = folded(ENTRY_MEMBERS);
+
+/** Refuses an object of the file that carries another spelling of one of `names` (beside it or instead of it),
+ *  with `code`: CLIENT_ENTRY_AMBIGUOUS in an entry, CLIENT_CONFIG_INVALID above. `where` names the object (only
+ *  on a refusal: naming an entry costs its JSON pointer). */
+function refuseCaseVariants(file: string, text: string, node: Node, names: Folded, where: () => string, code: 'CLIENT_CONFIG_INVALID' | 'CLIENT_ENTRY_AMBIGUOUS'): void {
+  const keys = (node.children ?? []).flatMap((p) => (p.children?.[0] ? [p.children[0]] : []));
+  const hit = caseVariant(keys.map((k) => k.value as string).filter((k) => !names.exacts.has(k)), names.folds);
+  if (!hit) return;
+  const at = keys.find((k) => k.value === hit.key) as Node;
+  const exact = names.exact.get(hit.name) as string;
+  throw new WardenError(code, `${file}: ${where()} carries "${printable(hit.key)}" (${lineCol(text, at.offset)}), a case-variant of "${exact}": a client that matches member names ignoring case may take it for "${exact}", and what it runs would not be what the warden read or wrote. Remove it (or give it its exact name, once), then try again. Nothing was changed.`);
+}
+
+/** Refuses another spelling of a server map's name at the top level and in a project of ~/.claude.json (an
+ *  entry's members: entriesOf). */
+function refuseCaseVariantMaps(file: string, text: string, kind: ClientKind, root: Node): void {
+  refuseCaseVariants(file, text, root, MAP_FOLDED, () => 'the top level', 'CLIENT_CONFIG_INVALID');
+  const projects = findNodeAtLocation(root, ['projects']);
+  if (kind === 'claude-code-user' && projects?.type === 'object') {
+    for (const prop of projects.children ?? []) {
+      const [key, value] = prop.children ?? [];
+      if (key && value?.type === 'object') refuseCaseVariants(file, text, value, PROJECT_FOLDED, () => `"projects" > "${printable(key.value as string, 200)}"`, 'CLIENT_CONFIG_INVALID');
+    }
+  }
+}
+
+function entriesOf(file: string, text: string, kind: ClientKind, container: Node | undefined, prefix: string[], project?: string): ClientEntry[] {
   if (!container) return [];
   const where = prefix.map((p) => `"${p}"`).join(' > ');
   if (container.type !== 'object') throw new WardenError('CLIENT_CONFIG_INVALID', `${file}: ${where} is not an object (${lineCol(text, container.offset)}).`);
-  return [...properties(file, text, container, where)].map(([name, node]) => ({
+  const members = properties(file, text, container, where);
+  for (const [name, node] of members) if (node.type === 'object') refuseCaseVariants(file, text, node, ENTRY_FOLDED, () => placeOf(kind, [...prefix, name]), 'CLIENT_ENTRY_AMBIGUOUS');
+  return [...members].map(([name, node]) => ({
     name,
     location: [...prefix, name],
     ...(project !== undefined ? { project } : {}),
@@ -171,14 +216,15 @@ export function parseClientConfig(file: string, text: string, named = file): Cli
   const kind = kindOf(named, root);
   refuseDuplicateMembers(file, text, kind, root);
   const top = properties(file, text, root, 'the top level');
+  refuseCaseVariantMaps(file, text, kind, root);
   const entries: ClientEntry[] = [];
-  if (kind === 'vscode') entries.push(...entriesOf(file, text, top.get('servers'), ['servers']));
-  else entries.push(...entriesOf(file, text, top.get('mcpServers'), ['mcpServers']));
+  if (kind === 'vscode') entries.push(...entriesOf(file, text, kind, top.get('servers'), ['servers']));
+  else entries.push(...entriesOf(file, text, kind, top.get('mcpServers'), ['mcpServers']));
   const projects = kind === 'claude-code-user' ? top.get('projects') : undefined;
   if (projects?.type === 'object') {
     for (const [dir, node] of properties(file, text, projects, '"projects"')) {
       if (node.type !== 'object') continue;
-      entries.push(...entriesOf(file, text, properties(file, text, node, `"projects" > "${dir}"`).get('mcpServers'), ['projects', dir, 'mcpServers'], dir));
+      entries.push(...entriesOf(file, text, kind, properties(file, text, node, `"projects" > "${dir}"`).get('mcpServers'), ['projects', dir, 'mcpServers'], dir));
     }
   }
   if (!top.has(kind === 'vscode' ? 'servers' : 'mcpServers') && !projects) {
