@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkTemplate, copyTemplateHome, type TemplateSpec } from '../helpers/enrolled-template.js';
 import { GUARD_NODES, IN_THREAD_NODES, threadNames } from '../helpers/nodes.js';
 import { addServer, auditEvents, cli, connectClient, INITIALIZE, RawSession, refusedInitialize, ROOT, SERVERS, tempDir } from '../helpers/warden.js';
+import { wardenCopy } from '../helpers/warden-copy.js';
 
 // Modules from outside the attested set (issue 10 §3): a node server may load only its script, its package
 // tree and the modules recorded for it at enrollment. What it loaded at enrollment from outside its package is
@@ -259,15 +260,9 @@ describe('the module guard itself', () => {
   const guardFiles = fs.readdirSync(path.join(ROOT, 'dist/launch/preload')).filter((f) => f.endsWith('.js'));
   it.each(guardFiles)('is refused, naming the file, when %s of the guard no longer matches the digest recorded at build', async (file) => {
     // A private copy of the warden (dist, with the repository's node_modules), so its guard can be altered.
-    const warden = path.join(dir, 'warden');
-    fs.mkdirSync(warden);
-    fs.cpSync(path.join(ROOT, 'dist'), path.join(warden, 'dist'), { recursive: true });
-    fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(warden, 'package.json'));
-    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(warden, 'node_modules'));
-    const hooks = path.join(warden, 'dist/launch/preload', file);
+    const { main, alterable: hooks } = wardenCopy(path.join(dir, 'warden'), `launch/preload/${file}`);
     fs.appendFileSync(hooks, '\n// altered\n');
     const { server } = layoutPackage('lazy.mjs');
-    const main = path.join(warden, 'dist/cli/main.js');
     const added = spawnSync(NODE, [main, '--home', home, 'add', 'g', '--yes', '--', NODE, server], { encoding: 'utf8', input: '' });
     expect(added.status).toBe(3);
     expect(added.stdout).toContain(`${hooks}, part of the warden's module guard that is loaded into every node server, has sha256`);

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishDigestCache, seedDigestCache } from '../helpers/digest-cache-seed.js';
 import { IN_THREAD_NODES } from '../helpers/nodes.js';
 import { EVERYTHING, FILESYSTEM, MEMORY, addServer, auditEvents, connectClient, tempDir } from '../helpers/warden.js';
 
@@ -22,16 +21,9 @@ describe.each(IN_THREAD_NODES)('reference servers through the warden, on %s', (_
     fs.mkdirSync(files);
     fs.writeFileSync(path.join(files, 'hello.txt'), 'hello from the warden test\n');
     fs.mkdirSync(path.join(files, 'sub'));
-    // The trees are mostly the same files on every node: later adds reuse the digest caches of earlier ones.
-    const add = (id: string, commandLine: string[], flags: string[] = []): string => {
-      seedDigestCache(home, id);
-      const out = addServer(home, id, commandLine, flags).stdout;
-      publishDigestCache(home, id);
-      return out;
-    };
-    added.everything = add('everything', [node, EVERYTHING, 'stdio']);
-    added.filesystem = add('filesystem', [node, FILESYSTEM, files]);
-    added.memory = add('memory', [node, MEMORY], ['--env', `MEMORY_FILE_PATH=${path.join(dir, 'memory.jsonl')}`]);
+    added.everything = addServer(home, 'everything', [node, EVERYTHING, 'stdio']).stdout;
+    added.filesystem = addServer(home, 'filesystem', [node, FILESYSTEM, files]).stdout;
+    added.memory = addServer(home, 'memory', [node, MEMORY], ['--env', `MEMORY_FILE_PATH=${path.join(dir, 'memory.jsonl')}`]).stdout;
   }, 120_000);
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { treeSnapshot } from './tree-snapshot.js';
 import { addServer } from './warden.js';
-import { nameOf, publish, published, unpublished } from './run-scratch.js';
+import { makingDir, nameOf, publish, published } from './run-scratch.js';
 
 // A server package enrolled once per test run and node release, for tests that each need that same package
 // enrolled in a home of their own and then only run it: `add` digests the node binary (100+ MB) and launches the
@@ -49,7 +49,7 @@ export function enrolledTemplate(spec: TemplateSpec, node: string): EnrolledTemp
   if (known) return known;
   let dir = published(key);
   if (!dir) {
-    const fresh = unpublished(spec.name);
+    const fresh = makingDir(spec.name);
     const tree = path.join(fresh, 'tree');
     const server = spec.layout(tree);
     fs.writeFileSync(path.join(fresh, 'laid-out.json'), JSON.stringify({ server, snapshot: treeSnapshot(tree) }));

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SERVERS } from './warden.js';
-import { publish, published, unpublished } from './run-scratch.js';
+import { makingDir, publish, published } from './run-scratch.js';
 
 // A shared library whose constructor appends "native ran\n" to a marker file (test/servers/attack13/marker-ext.c,
 // also a valid SQLite extension), compiled once per test run instead of once per test: compiled with a long
@@ -18,7 +18,7 @@ function compiledOnce(): { library: Buffer; at: number } {
   if (compiled) return compiled;
   let file = published('marker-ext.so');
   if (!file) {
-    const out = path.join(unpublished('marker-ext'), 'marker-ext.so');
+    const out = path.join(makingDir('marker-ext'), 'marker-ext.so');
     const cc = spawnSync('cc', ['-shared', '-fPIC', `-DMARKER=${JSON.stringify(PLACEHOLDER.toString())}`, '-o', out, SOURCE], { encoding: 'utf8' });
     if (cc.status !== 0) throw new Error(`cc failed: ${cc.stderr}`);
     proveCopies(out);

@@ -16,12 +16,12 @@ export function runScratch(sub = ''): string {
   return out;
 }
 
-/** A fresh directory in the run's scratch directory to make something in before publishing it. */
-export function unpublished(prefix: string): string {
-  return fs.mkdtempSync(path.join(runScratch('unpublished'), `${prefix}-`));
+/** A fresh directory in the run's scratch directory to make something in, then publish it. */
+export function makingDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(runScratch('made'), `${prefix}-`));
 }
 
-/** Publishes `made` (a file or directory of unpublished()) as `name` in the run's scratch directory, unless
+/** Publishes `made` (a file or directory of makingDir()) as `name` in the run's scratch directory, unless
  *  something was published there first; returns what is published there. */
 export function publish(made: string, name: string): string {
   const at = path.join(runScratch('published'), name);
