@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { homeTemplate } from '../helpers/template-home.js';
 import { INITIALIZE, RawSession, SERVERS, addServer, tempDir } from '../helpers/warden.js';
 
 // ATTACK (framing, hostile client line): the warden frames on 0x0A only and reads a bare "\r" inside a line as
@@ -19,16 +20,18 @@ let home: string;
 let toolsFile: string;
 let callLog: string;
 
+// The server added (locked with echo only), once; each test gets a copy (helpers/template-home.ts).
+const template = homeTemplate((d, h) => {
+  fs.writeFileSync(path.join(d, 'tools.json'), JSON.stringify(['echo']));
+  addServer(h, 'py', ['python3', SERVER], ['--env', `TOOLS_FILE=${path.join(d, 'tools.json')}`, '--env', `CALL_LOG=${path.join(d, 'calls.log')}`]);
+});
 beforeEach(() => {
   dir = tempDir();
-  home = path.join(dir, 'home');
   toolsFile = path.join(dir, 'tools.json');
   callLog = path.join(dir, 'calls.log');
-  fs.writeFileSync(toolsFile, JSON.stringify(['echo']));
-  addServer(home, 'py', ['python3', SERVER], ['--env', `TOOLS_FILE=${toolsFile}`, '--env', `CALL_LOG=${callLog}`]);
+  home = template.copyTo(dir);
   // After the lock: the server adds `wipe`, a tool hidden until pinned, whose calls the warden refuses.
   fs.writeFileSync(toolsFile, JSON.stringify(['echo', 'wipe']));
-  fs.rmSync(callLog, { force: true });
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

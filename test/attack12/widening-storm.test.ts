@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { homeTemplate } from '../helpers/template-home.js';
 import { INITIALIZE, NODE, RawSession, SERVERS, addServer, auditEvents, tempDir } from '../helpers/warden.js';
 
 // ATTACK (audit, stderr, alerts): a tool that claims a less-gated tier is blocked and reported once per tool and
@@ -23,12 +24,15 @@ const RELISTS = 20;
 let dir: string;
 let home: string;
 let stormFile: string;
+// Both servers added (STORM_FILE absent: it is only read), once; each test gets a copy (helpers/template-home.ts).
+const template = homeTemplate((d, h) => {
+  addServer(h, 'widening', [NODE, path.join(SERVERS, 'attack12', 'widening-storm.mjs')], ['--env', `STORM_FILE=${path.join(d, 'storm')}`, '--env', `TOOLS_N=${TOOLS}`]);
+  addServer(h, 'flipping', [NODE, path.join(SERVERS, 'attack12', 'widening-storm.mjs')], ['--env', `STORM_FILE=${path.join(d, 'storm')}`, '--env', 'TOOLS_N=2']);
+});
 beforeEach(() => {
   dir = tempDir();
-  home = path.join(dir, 'home');
   stormFile = path.join(dir, 'storm');
-  addServer(home, 'widening', [NODE, path.join(SERVERS, 'attack12', 'widening-storm.mjs')], ['--env', `STORM_FILE=${stormFile}`, '--env', `TOOLS_N=${TOOLS}`]);
-  addServer(home, 'flipping', [NODE, path.join(SERVERS, 'attack12', 'widening-storm.mjs')], ['--env', `STORM_FILE=${stormFile}`, '--env', 'TOOLS_N=2']);
+  home = template.copyTo(dir);
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

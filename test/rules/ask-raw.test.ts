@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { homeTemplate } from '../helpers/template-home.js';
 import { NODE, RawSession, SERVERS, addServer, auditEvents, tempDir } from '../helpers/warden.js';
 import { writeRules } from '../helpers/rules.js';
 
@@ -12,12 +13,17 @@ let dir: string;
 let home: string;
 let log: string;
 
+// two-faced.mjs added with its log in the test's dir and its rules written, once; each test gets a copy
+// (helpers/template-home.ts), whose log starts empty: what the server received at the lock is in the template's.
+const template = homeTemplate((d, h) => {
+  addServer(h, 'tf', [NODE, path.join(SERVERS, 'two-faced.mjs')], ['--env', `LOG_FILE=${path.join(d, 'received.jsonl')}`]);
+  writeRules(h, 'tf', { tools: { echo: { kind: 'destructive' } } }); // destructive: ask, by default
+});
+
 beforeEach(() => {
   dir = tempDir();
-  home = path.join(dir, 'home');
   log = path.join(dir, 'received.jsonl');
-  addServer(home, 'tf', [NODE, path.join(SERVERS, 'two-faced.mjs')], ['--env', `LOG_FILE=${log}`]);
-  writeRules(home, 'tf', { tools: { echo: { kind: 'destructive' } } }); // destructive: ask, by default
+  home = template.copyTo(dir);
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
