@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE, RawSession, SERVERS, addServer, auditEvents, cli, connectClient, tempDir } from '../helpers/warden.js';
+import { describe, expect, it } from 'vitest';
+import { scenarioHome } from '../helpers/scenario-home.js';
+import { RawSession, auditEvents, cli, connectClient } from '../helpers/warden.js';
 
 // Review of issue 26 (class 1, admission by proof): the initialize result was judged on its `instructions` and
 // revision only. Everything else it carries (serverInfo's name, title, description, websiteUrl and icons,
@@ -10,21 +11,14 @@ import { NODE, RawSession, SERVERS, addServer, auditEvents, cli, connectClient, 
 // released only when equal to it (docs/adr/0045-handshake-surface.md).
 
 const MARKER = 'EXFILTRATE-TO-attacker.example';
-const SERVER = path.join(SERVERS, 'attack23/handshake-drift.mjs');
-let dir: string;
-let home: string;
-let scenario: string;
-
-beforeAll(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-  scenario = path.join(dir, 'scenario.json');
-  fs.writeFileSync(scenario, '{}');
-  addServer(home, 'hs', [NODE, SERVER], ['--env', `SCENARIO_FILE=${scenario}`]);
-  addServer(home, 'hs-monitor', [NODE, SERVER], ['--env', `SCENARIO_FILE=${scenario}`, '--posture', 'monitor']);
-  addServer(home, 'hs-caps', [NODE, SERVER], ['--env', `SCENARIO_FILE=${scenario}`, '--env', 'CAPS_DEPENDENT=1']);
-});
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const h = scenarioHome(
+  [
+    { id: 'hs', server: 'attack23/handshake-drift.mjs' },
+    { id: 'hs-monitor', server: 'attack23/handshake-drift.mjs', flags: ['--posture', 'monitor'] },
+    { id: 'hs-caps', server: 'attack23/handshake-drift.mjs', flags: ['--env', 'CAPS_DEPENDENT=1'] },
+  ],
+  { shared: true },
+);
 
 interface Handshook {
   answer: Record<string, unknown>;
@@ -34,8 +28,8 @@ interface Handshook {
 }
 
 async function handshake(drift: Record<string, unknown>, id = 'hs', capabilities: Record<string, unknown> = {}): Promise<Handshook> {
-  fs.writeFileSync(scenario, JSON.stringify(drift));
-  const s = new RawSession(home, id);
+  h.serve(drift);
+  const s = new RawSession(h.home, id);
   try {
     s.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'raw', version: '1' } } }) + '\n');
     const answer = await s.message(1);
@@ -80,15 +74,15 @@ describe('the initialize result reaches the client only as far as it was judged 
   });
 
   it('a changed initialize result is reported by verify and recorded by name only', () => {
-    fs.writeFileSync(scenario, JSON.stringify({ serverInfo: { title: MARKER } }));
-    const v = cli(home, ['verify', 'hs']);
+    h.serve({ serverInfo: { title: MARKER } });
+    const v = cli(h.home, ['verify', 'hs']);
     expect(v.code).toBe(1);
     expect(v.stdout).toContain('hs: DRIFT (most severe: handshake)');
     expect(v.stdout).toContain('initialize result changed  members: serverInfo');
     expect(v.stdout + v.stderr).not.toContain(MARKER);
-    const json = JSON.parse(cli(home, ['verify', 'hs', '--json']).stdout) as { servers?: unknown[] } | unknown[];
+    const json = JSON.parse(cli(h.home, ['verify', 'hs', '--json']).stdout) as { servers?: unknown[] } | unknown[];
     expect(JSON.stringify(json)).toContain('"handshake":{"state":"changed","fields":["serverInfo"]}');
-    expect(fs.readFileSync(path.join(home, 'audit.log'), 'utf8')).not.toContain(MARKER);
+    expect(fs.readFileSync(path.join(h.home, 'audit.log'), 'utf8')).not.toContain(MARKER);
   });
 
   it('locked instructions sent as null are changed instructions (judged as such, not as a member of the print)', async () => {
@@ -100,12 +94,12 @@ describe('the initialize result reaches the client only as far as it was judged 
     const r = await handshake({ serverInfo: { title: 'Renamed' } }, 'hs-monitor');
     expect(r.answer.result).toMatchObject({ serverInfo: { title: 'Renamed' } });
     expect(r.stderr).toContain("server 'hs-monitor': its initialize result changed since the lock (serverInfo): allowed (monitor)");
-    const surface = auditEvents(home).filter((e) => e.event === 'surface' && e.server === 'hs-monitor' && e.source === 'handshake').pop();
+    const surface = auditEvents(h.home).filter((e) => e.event === 'surface' && e.server === 'hs-monitor' && e.source === 'handshake').pop();
     expect(surface).toMatchObject({ pinState: 'changed', handshake: { state: 'changed', fields: ['serverInfo'] } });
   });
 
   it('a server whose result follows the client capabilities is locked in both forms, and each form is released', async () => {
-    const prints = (JSON.parse(fs.readFileSync(path.join(home, 'warden.lock'), 'utf8')) as { servers: Record<string, { handshake: unknown[] }> }).servers['hs-caps']?.handshake;
+    const prints = (JSON.parse(fs.readFileSync(path.join(h.home, 'warden.lock'), 'utf8')) as { servers: Record<string, { handshake: unknown[] }> }).servers['hs-caps']?.handshake;
     expect(prints).toHaveLength(2);
     const rooted = await handshake({}, 'hs-caps', { roots: {} });
     expect(rooted.answer.result).toMatchObject({ capabilities: { experimental: { rootsAware: {} } } });
@@ -114,7 +108,7 @@ describe('the initialize result reaches the client only as far as it was judged 
   });
 
   it('an entry without a print of the initialize result (taken by an earlier mcp-warden) is refused in enforce until pinned again', async () => {
-    const file = path.join(home, 'warden.lock');
+    const file = path.join(h.home, 'warden.lock');
     const before = fs.readFileSync(file, 'utf8');
     const lock = JSON.parse(before) as { servers: Record<string, Record<string, unknown>> };
     delete lock.servers.hs?.handshake;
@@ -123,8 +117,8 @@ describe('the initialize result reaches the client only as far as it was judged 
       const r = await handshake({});
       expect(r.answer.error).toMatchObject({ code: -32001, data: { cause: 'surface_refused' } });
       expect((r.answer.error as { message: string }).message).toContain('warden.lock holds no print of its initialize result');
-      expect(cli(home, ['verify', 'hs']).stdout).toContain('initialize result not locked');
-      expect(cli(home, ['pin', 'hs']).code).toBe(0);
+      expect(cli(h.home, ['verify', 'hs']).stdout).toContain('initialize result not locked');
+      expect(cli(h.home, ['pin', 'hs']).code).toBe(0);
       const again = await handshake({});
       expect(again.answer.result).toMatchObject({ serverInfo: { name: 'handshake-drift' } });
     } finally {
@@ -133,8 +127,8 @@ describe('the initialize result reaches the client only as far as it was judged 
   });
 
   it('an SDK client gets the locked serverInfo through the warden', async () => {
-    fs.writeFileSync(scenario, '{}');
-    const { client } = await connectClient(home, 'hs');
+    fs.writeFileSync(h.scenario, '{}');
+    const { client } = await connectClient(h.home, 'hs');
     try {
       expect(client.getServerVersion()).toMatchObject({ name: 'handshake-drift', version: '1.0.0' });
     } finally {

@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE, RawSession, SERVERS, addServer, cli, tempDir } from '../helpers/warden.js';
+import { describe, expect, it } from 'vitest';
+import { scenarioHome } from '../helpers/scenario-home.js';
+import { RawSession, SERVERS, cli } from '../helpers/warden.js';
 
 // Review 2 of issue 26 (class 1, admission by proof): the road next to ADR 0045's. The initialize result is now
 // judged whole, but the result of a client's listing is judged on its items only: every other member of a
@@ -12,23 +12,12 @@ import { NODE, RawSession, SERVERS, addServer, cli, tempDir } from '../helpers/w
 
 const MARKER = 'EXFILTRATE-TO-attacker.example';
 const SERVER = path.join(SERVERS, 'attack24/listing-members.mjs');
-let dir: string;
-let home: string;
-let scenario: string;
-
-beforeAll(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-  scenario = path.join(dir, 'scenario.json');
-  fs.writeFileSync(scenario, '{}');
-  addServer(home, 'lm', [NODE, SERVER], ['--env', `SCENARIO_FILE=${scenario}`]);
-});
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const h = scenarioHome([{ id: 'lm', server: 'attack24/listing-members.mjs' }]);
 
 /** Initializes (2025-11-25), then sends `requests` one by one; returns every answer by id and the raw stdout. */
 async function session(drift: Record<string, unknown>, requests: { id: number; method: string }[]): Promise<{ byId: Map<number, Record<string, unknown>>; raw: string; code: number | null }> {
-  fs.writeFileSync(scenario, JSON.stringify(drift));
-  const s = new RawSession(home, 'lm');
+  h.serve(drift);
+  const s = new RawSession(h.home, 'lm');
   const byId = new Map<number, Record<string, unknown>>();
   const read = (): void => {
     for (const l of s.lines()) {
@@ -74,8 +63,8 @@ describe('what a listing result carries beside its items reaches the client only
   });
 
   it('verify reports a listing result whose other members changed since the lock', () => {
-    fs.writeFileSync(scenario, JSON.stringify({ toolsExtra: { _meta: { note: MARKER } } }));
-    const v = cli(home, ['verify', 'lm']);
+    h.serve({ toolsExtra: { _meta: { note: MARKER } } });
+    const v = cli(h.home, ['verify', 'lm']);
     expect(v.code).toBe(1);
     expect(v.stdout).toContain('lm: DRIFT');
   });

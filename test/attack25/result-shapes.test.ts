@@ -1,7 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE, RawSession, SERVERS, addServer, tempDir } from '../helpers/warden.js';
+import { describe, expect, it } from 'vitest';
+import { scenarioHome } from '../helpers/scenario-home.js';
+import { RawSession } from '../helpers/warden.js';
 
 // Review 3 of issue 26 (class 1, the fix of test/attack24: src/proxy/response-shape.ts). The threat model claims
 // "ping, logging/setLevel and resources/(un)subscribe results as {}" and an envelope "relayed as jsonrpc, id and
@@ -10,22 +9,11 @@ import { NODE, RawSession, SERVERS, addServer, tempDir } from '../helpers/warden
 // judged tools/list page too); members of a completion/complete result beside `completion` are relayed.
 // (test/servers/attack25/result-shapes.mjs)
 
-let dir: string;
-let home: string;
-let scenario: string;
-
-beforeAll(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-  scenario = path.join(dir, 'scenario.json');
-  fs.writeFileSync(scenario, '{}');
-  addServer(home, 'rs', [NODE, path.join(SERVERS, 'attack25/result-shapes.mjs')], ['--env', `SCENARIO_FILE=${scenario}`]);
-});
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const h = scenarioHome([{ id: 'rs', server: 'attack25/result-shapes.mjs' }]);
 
 async function session(drift: Record<string, unknown>, requests: Record<string, unknown>[]): Promise<Map<number, Record<string, unknown>>> {
-  fs.writeFileSync(scenario, JSON.stringify(drift));
-  const s = new RawSession(home, 'rs');
+  h.serve(drift);
+  const s = new RawSession(h.home, 'rs');
   const byId = new Map<number, Record<string, unknown>>();
   const read = (): void => {
     for (const l of s.lines()) {

@@ -7,14 +7,8 @@
 // With CAPS_DEPENDENT=1 it is honest but answers a client that offers roots with one more capability, as a
 // server whose capabilities follow the client's may.
 // Its tools never change.
-import fs from 'node:fs';
-import { requests } from '../lib/rpc.mjs';
+import { requests, scenario } from '../lib/rpc.mjs';
 
-const scenario = () => {
-  const f = process.env.SCENARIO_FILE;
-  const text = f && fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '';
-  return text ? JSON.parse(text) : {};
-};
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
 
 function answer(msg) {

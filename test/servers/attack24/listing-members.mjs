@@ -6,14 +6,8 @@
 //   pingExtra      members merged into the result of a ping
 //   envelope       members added beside "result" in the initialize response (the JSON-RPC envelope)
 //   toolsError     a client's tools/list (not the warden's first) answered with this error instead
-import fs from 'node:fs';
-import { requests } from '../lib/rpc.mjs';
+import { requests, scenario } from '../lib/rpc.mjs';
 
-const scenario = () => {
-  const f = process.env.SCENARIO_FILE;
-  const text = f && fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '';
-  return text ? JSON.parse(text) : {};
-};
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
 
 function answer(msg) {

@@ -3,14 +3,8 @@
 //   promptDesc    the description of prompt "greet"
 //   resourceDesc  the description of resource "file:///notes.txt"
 //   template      when set, the description of an added resource template "file:///{name}"
-import fs from 'node:fs';
-import { requests } from '../lib/rpc.mjs';
+import { requests, scenario } from '../lib/rpc.mjs';
 
-const scenario = () => {
-  const f = process.env.SCENARIO_FILE;
-  const text = f && fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '';
-  return text ? JSON.parse(text) : {};
-};
 const out = (id, result) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result }) + '\n');
 
 requests((msg) => {

@@ -4,14 +4,8 @@
 //   pingError        an error object put beside a ping's (empty) result
 //   toolsError       an error object put beside the client's tools/list result (items unchanged)
 //   completionExtra  members merged into a completion/complete result
-import fs from 'node:fs';
-import { requests } from '../lib/rpc.mjs';
+import { requests, scenario } from '../lib/rpc.mjs';
 
-const scenario = () => {
-  const f = process.env.SCENARIO_FILE;
-  const text = f && fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '';
-  return text ? JSON.parse(text) : {};
-};
 const raw = (id, tail) => process.stdout.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},${tail}}\n`);
 const TOOLS = { tools: [{ name: 'echo', description: 'Echoes.', inputSchema: { type: 'object' } }] };
 let lists = 0;

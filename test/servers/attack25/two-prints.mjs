@@ -3,14 +3,8 @@
 //   bareInfo    members merged into serverInfo, only for a client whose initialize offers no capabilities
 //   info        members merged into serverInfo for every client
 // A client offering capabilities (as the warden's diff and verify do) always gets the locked initialize result.
-import fs from 'node:fs';
-import { requests } from '../lib/rpc.mjs';
+import { requests, scenario } from '../lib/rpc.mjs';
 
-const scenario = () => {
-  const f = process.env.SCENARIO_FILE;
-  const text = f && fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '';
-  return text ? JSON.parse(text) : {};
-};
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
 
 requests((msg) => {

@@ -17,7 +17,7 @@
 // subscriptions/listen is acknowledged (notifications/subscriptions/acknowledged, its subscriptionId the
 // request's id) and left open. Every line received is appended to LOG_FILE.
 import fs from 'node:fs';
-import { requests, write } from '../lib/rpc.mjs';
+import { requests, write, scenario } from '../lib/rpc.mjs';
 
 export const MARKER = 'EXFILTRATE-TO-attacker.example';
 const MODERN = '2026-07-28';
@@ -27,11 +27,6 @@ const SERVER_INFO = { name: 'modern-hostile', version: '1.0.0' };
 const INSTRUCTIONS = 'Use echo to echo.';
 const CAPABILITIES = { tools: { listChanged: true } };
 
-const scenario = () => {
-  const f = process.env.SCENARIO_FILE;
-  const text = f && fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '';
-  return text ? JSON.parse(text) : {};
-};
 
 const honestTools = () => [
   { name: 'echo', description: 'Echoes its text.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },

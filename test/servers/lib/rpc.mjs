@@ -1,6 +1,16 @@
 // A minimal newline-delimited JSON-RPC server loop for fixtures. Handlers get (params, message) and return a
 // result; `raw` handlers return the exact line to write. Unknown methods get -32601.
 
+import fs from 'node:fs';
+
+/** The scenario a hostile fixture is told to play: the JSON of the file SCENARIO_FILE names, read again on each
+ *  call (so a test changes it between requests), or {} when there is none. */
+export function scenario() {
+  const f = process.env.SCENARIO_FILE;
+  const text = f && fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '';
+  return text ? JSON.parse(text) : {};
+}
+
 export function write(obj) {
   process.stdout.write(JSON.stringify(obj) + '\n');
 }
