@@ -190,7 +190,7 @@ export interface ServerMessageRefusedEvent {
   server: string;
   /** impersonation: a question to the user worded as the warden's own (docs/adr/0022); unsubscribed: a
    *  revision 2026-07-28 acknowledgement or list change for no subscription the client opened (docs/adr/0044). */
-  reason: 'unmatched_id' | 'late_answer' | 'batch' | 'impersonation' | 'unsubscribed';
+  reason: 'unmatched_id' | 'late_answer' | 'batch' | 'impersonation' | 'unsubscribed' | 'not_in_era';
 }
 
 /** A client message that was not forwarded because the warden does not relay it (a batch). */

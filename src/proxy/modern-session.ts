@@ -212,11 +212,24 @@ export class ModernSession {
   /** A notification of the server's on a modern connection: subscription acknowledgements and list changes are
    *  decided here (true), the rest by the session's common path (false). */
   async onMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<boolean> {
+    const h = this.host;
+    if (msg.kind === 'request') {
+      // A 2026-07-28 stdio server asks through input_required results, never with requests of its own (and a
+      // probe has no judge yet): not relayed, answered "method not found".
+      h.reports.refused('not_in_era', `a ${printable(msg.method, 64)} request on a 2026-07-28 connection, where a server sends none`);
+      h.server.write(errorResponse(msg.id, -32601, 'mcp-warden: a server sends no requests on a 2026-07-28 connection'));
+      return true;
+    }
     if (msg.kind !== 'notification') return false;
     const ack = msg.method === 'notifications/subscriptions/acknowledged';
     const list = LIST_CHANGES.get(msg.method);
-    if (!ack && !list) return false;
-    const h = this.host;
+    if (!ack && !list) {
+      if (h.surface.judge) return false;
+      // Before anything was judged on this connection (a probe, or before the first judged request), nothing
+      // the server says on its own reaches the client.
+      h.reports.refused('not_in_era', `a ${printable(msg.method, 64)} notification before the surface was judged`);
+      return true;
+    }
     const stamp = subscriptionStamp(msg.value);
     const sub = stamp === undefined ? undefined : this.subscriptions.get(stamp);
     if (!sub || (ack ? sub.acked : !sub.acked || !sub.lists.has(list as string))) {

@@ -278,6 +278,12 @@ export class Session {
   private async onServerAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Line): Promise<void> {
     if (!(await this.surface.passedBeforeFirstByte())) return;
     if (this.modern.active && (await this.modern.onAnswer(request, msg, bytes))) return;
+    if (request.method === 'server/discover') {
+      // A probe's answer that comes after the connection fell back to 2025: nothing judges it here.
+      this.reports.refused('not_in_era', 'a server/discover answer after the connection continued as 2025');
+      this.toClient(errorResponse(request.clientId, -32601, 'mcp-warden: server/discover is not part of this session, which continued as revision 2025'));
+      return;
+    }
     const rule = methodRule(request.method);
     const judge = this.surface.judge;
     const catalog = catalogOf(request.method);

@@ -252,6 +252,8 @@ export function admitHandshake(result: JsonValue | undefined, caps: SurfaceCaps 
   refuseCaseVariants(result, HANDSHAKE_KEYS, 'the initialize result');
   const era = result.get('protocolVersion');
   if (typeof era !== 'string') throw new InadmissibleError('the initialize result has no string "protocolVersion"');
+  // A revision is a date (YYYY-MM-DD); anything else would reach the client and the reports as the server wrote it.
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(era)) throw new InadmissibleError(`"protocolVersion" is not a revision date (YYYY-MM-DD) but ${era.length} other characters`);
   const instr = result.get('instructions');
   if (instr !== undefined && instr !== null && typeof instr !== 'string') throw new InadmissibleError('"instructions" is not a string');
   if (typeof instr === 'string' && byteLength(instr) > caps.maxInstructionsBytes) {
