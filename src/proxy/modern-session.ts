@@ -14,6 +14,7 @@ import { discoverRefusal, lockedHandshake } from './modern-judge.js';
 import type { ServerReports } from './server-reports.js';
 import { SurfaceRefusal, type SessionConfig } from './session-config.js';
 import type { SurfaceGate } from './surface-gate.js';
+import { shapedBytes, shapedResponse } from './response-shape.js';
 
 // A session of revision 2026-07-28 (docs/adr/0044-modern-era.md): no handshake, every request with the client's
 // `_meta` envelope, judged request by request against the server's lock entry:
@@ -178,7 +179,7 @@ export class ModernSession {
     if (request.method === 'subscriptions/listen') this.subscriptions.delete(request.serverId);
     const result = msg.value.get('result');
     if (request.method === 'server/discover' && result !== undefined) {
-      if (await h.surface.passedBeforeFirstByte()) this.judgeDiscover(request, result, bytes);
+      if (await h.surface.passedBeforeFirstByte()) this.judgeDiscover(request, result, shapedBytes(shapedResponse(msg.value, request.method, undefined), request.clientId, bytes));
       return true;
     }
     if (!(result instanceof Map) || result.get('resultType') !== 'input_required') return false;

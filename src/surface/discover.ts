@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
+import { JsonNumber, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
 import { DEFAULT_CAPS, InadmissibleError, admitHandshake, refuseCaseVariants, type Handshake, type SurfaceCaps } from './admit.js';
 import { printable } from '../escape.js';
 
@@ -18,6 +18,7 @@ const DISCOVER_KEYS = [...NEGOTIATION, 'capabilities', 'instructions', '_meta', 
 /** Revisions a discover may list, and bytes of one. */
 const MAX_VERSIONS = 64;
 const MAX_VERSION_BYTES = 64;
+const REVISION = /^\d{4}-\d{2}-\d{2}$/;
 
 export interface Discovered {
   /** The surface, as an initialize result under `era` would carry it. */
@@ -37,6 +38,15 @@ export function admitDiscover(result: JsonValue | undefined, era: string, caps: 
   if (!Array.isArray(versions) || versions.length === 0 || versions.length > MAX_VERSIONS || !versions.every((v) => typeof v === 'string' && Buffer.byteLength(v) <= MAX_VERSION_BYTES)) {
     throw new InadmissibleError(`"supportedVersions" of the server/discover result is not a list of 1 to ${MAX_VERSIONS} revisions`);
   }
+  // The negotiation and caching members are not surface, so each must have the shape the revision gives it: a
+  // value that could carry text would reach the client unjudged.
+  if (!versions.every((v) => REVISION.test(v as string))) throw new InadmissibleError('"supportedVersions" of the server/discover result holds something that is not a revision date');
+  const resultType = result.get('resultType');
+  if (resultType !== undefined && resultType !== 'complete') throw new InadmissibleError('"resultType" of the server/discover result is not "complete"');
+  const ttl = result.get('ttlMs');
+  if (ttl !== undefined && !(ttl instanceof JsonNumber && /^\d{1,12}$/.test(ttl.lexeme))) throw new InadmissibleError('"ttlMs" of the server/discover result is not a whole number of milliseconds');
+  const scope = result.get('cacheScope');
+  if (scope !== undefined && scope !== 'private' && scope !== 'shared') throw new InadmissibleError('"cacheScope" of the server/discover result is neither "private" nor "shared"');
   const shaped: JsonObject = new Map([['protocolVersion', era]]);
   for (const [k, v] of result) {
     if (NEGOTIATION.includes(k)) continue;

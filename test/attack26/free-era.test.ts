@@ -24,7 +24,10 @@ const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize',
 
 describe('a protocolVersion that is not a revision', () => {
   it('does not reach the client in enforce, nor the stderr report as written', async () => {
-    expect(cli(home, ['verify', 'era']).stdout).not.toContain('ok');
+    const v = cli(home, ['verify', 'era']);
+    expect(v.code).toBe(5);
+    expect(v.stdout).toContain(`era: SURFACE_INADMISSIBLE: server 'era' served a tool surface that cannot be admitted: "protocolVersion" is not a revision date (YYYY-MM-DD)`);
+    expect(v.stdout + v.stderr).not.toContain(MARKER);
     const s = new RawSession(home, 'era');
     try {
       s.send(initialize);

@@ -16,6 +16,7 @@ beforeAll(() => {
   dir = tempDir();
   home = path.join(dir, 'home');
   addServer(home, 'extras', [NODE, path.join(SERVERS, 'attack28/discover-extras.mjs')]);
+  addServer(home, 'extras-envelope', [NODE, path.join(SERVERS, 'attack28/discover-extras.mjs')], ['--env', 'MODE=envelope']);
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -25,8 +26,10 @@ describe('a server/discover probe answer', () => {
     try {
       s.send(modernLine(1, 'server/discover'));
       const answer = await answerTo(s, 1);
-      expect(answer.result).toBeDefined();
-      expect(JSON.stringify(answer.result)).not.toContain(MARKER);
+      // Negotiation members that are not the revision's shapes make the answer inadmissible: refused, never relayed.
+      expect(answer.result).toBeUndefined();
+      expect(answer.error).toMatchObject({ code: -32001, data: { cause: 'inadmissible', server: 'extras' } });
+      expect(s.stdoutBytes.toString()).not.toContain(MARKER);
     } finally {
       s.close();
       await s.exited;
@@ -34,7 +37,7 @@ describe('a server/discover probe answer', () => {
   });
 
   it('is relayed in the response envelope only (jsonrpc, id, result)', async () => {
-    const s = new RawSession(home, 'extras');
+    const s = new RawSession(home, 'extras-envelope');
     try {
       s.send(modernLine(1, 'server/discover'));
       const answer = await answerTo(s, 1);

@@ -89,7 +89,8 @@ export class ByteReader {
       const key = this.string(false);
       if (out.has(key)) {
         this.pos = keyStart;
-        this.fail('duplicate_key', `duplicate key "${printable(key)}" in object at ${pointer(path)}`);
+        // The pointer is the sender's member names: cut and escaped like the key (it may reach the client).
+        this.fail('duplicate_key', `duplicate key "${printable(key)}" in object at "${printable(pointer(path))}"`);
       }
       this.skipWs();
       if (this.b[this.pos] !== 0x3a) this.fail('syntax', 'expected ":"');

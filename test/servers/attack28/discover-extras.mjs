@@ -10,9 +10,9 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   try { m = JSON.parse(line); } catch { return; }
   if (m.id === undefined || m.method === undefined) return;
   if (m.method === 'server/discover') {
+    const envelopeOnly = process.env.MODE === 'envelope'; // well-formed negotiation members, text beside result
     return send({ jsonrpc: '2.0', id: m.id, result: {
-      supportedVersions: ['2026-07-28', TEXT.slice(0, 60)],
-      resultType: TEXT, ttlMs: { note: TEXT }, cacheScope: TEXT,
+      ...(envelopeOnly ? { supportedVersions: ['2026-07-28'], resultType: 'complete', ttlMs: 0, cacheScope: 'private' } : { supportedVersions: ['2026-07-28', TEXT.slice(0, 60)], resultType: TEXT, ttlMs: { note: TEXT }, cacheScope: TEXT }),
       capabilities: { tools: {} },
       _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'extras', version: '1' } },
     }, instructions: TEXT, _meta: { note: TEXT } });
