@@ -90,7 +90,7 @@ export class ByteReader {
       if (out.has(key)) {
         this.pos = keyStart;
         // The pointer is the sender's member names: cut and escaped like the key (it may reach the client).
-        this.fail('duplicate_key', `duplicate key "${printable(key)}" in object at "${printable(pointer(path))}"`);
+        this.fail('duplicate_key', `duplicate key "${printable(key)}" in object at ${printable(pointer(path))}`);
       }
       this.skipWs();
       if (this.b[this.pos] !== 0x3a) this.fail('syntax', 'expected ":"');
