@@ -37,4 +37,11 @@ describe("a page whose _meta claims another revision", () => {
     expect(names).toEqual(['poke', 'confirm']);
     expect(raw).not.toContain(MARKER);
   });
+
+  it('a page keeps the revision\'s negotiation members only in their shapes, and of its _meta only the server\'s name', async () => {
+    h.scenario({ pageExtra: { resultType: MARKER, ttlMs: { note: MARKER }, cacheScope: MARKER }, pageMeta: { note: MARKER } });
+    const { names, raw } = await list();
+    expect(names).toEqual(['echo', 'poke', 'confirm']);
+    expect(raw).not.toContain(MARKER);
+  });
 });

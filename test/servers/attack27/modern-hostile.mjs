@@ -9,6 +9,7 @@
 //                   any other (or none) the honest one (listings that differ by the `_meta` client info)
 //   pageMeta        members merged into the `_meta` of every tools/list result (a page that claims another
 //                   revision); with driftPage true the page also carries the drifted echo
+//   pageExtra       members merged into every tools/list result itself (resultType, ttlMs, cacheScope...)
 //   notify          a list of notifications written, in order, before the answer to a tools/call of `poke`
 //   modernDuplicate true: a tools/list with the modern envelope lists echo twice (an inadmissible page, after
 //                   a version-confirmed discover: the stateless flow's commit point); the classic one is honest
@@ -59,6 +60,7 @@ function answer(msg) {
       if (s.modernDuplicate && m) tools.push(tools[0]);
       const result = complete({ tools });
       if (s.pageMeta) result._meta = { ...(result._meta ?? {}), ...s.pageMeta };
+      if (s.pageExtra) Object.assign(result, s.pageExtra);
       return { result };
     }
     case 'tools/call': {
