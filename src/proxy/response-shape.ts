@@ -1,4 +1,4 @@
-import { readJson, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
+import { JsonNumber, readJson, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
 import { serialize } from '../protocol/json/write.js';
 import type { Line } from '../protocol/line.js';
 
@@ -26,7 +26,6 @@ export interface Dropped {
   result: string[];
 }
 
-/** The response without the members nothing judged; `value` itself when nothing is dropped. */
 /** What a 2026-07-28 result carries beside its own members: negotiation and caching, not surface (formats.md). */
 const MODERN_RESULT = ['resultType', 'ttlMs', 'cacheScope', '_meta'];
 /** Of a 2026-07-28 result's `_meta`, what is relayed: the server's name, which every result carries. */
@@ -38,13 +37,26 @@ export function modernPageKeys(keys: readonly string[]): string[] {
   return [...keys, ...MODERN_RESULT];
 }
 
-function modernMeta(result: JsonObject, dropped: Dropped): JsonObject {
-  const meta = result.get('_meta');
-  if (!(meta instanceof Map) || [...meta.keys()].every((k) => k === MODERN_META)) return result;
-  for (const k of meta.keys()) if (k !== MODERN_META) dropped.result.push(`_meta.${k}`);
-  return new Map([...result].map(([k, v]) => [k, k === '_meta' ? new Map([...meta].filter(([m]) => m === MODERN_META)) : v]));
+/** Whether a 2026-07-28 negotiation or caching member has the revision's shape (else it could carry text). */
+function modernShape(k: string, v: JsonValue): boolean {
+  if (k === 'resultType') return v === 'complete';
+  if (k === 'ttlMs') return v instanceof JsonNumber && /^\d{1,12}$/.test(v.lexeme);
+  if (k === 'cacheScope') return v === 'private' || v === 'shared';
+  return true;
 }
 
+function modernMembers(result: JsonObject, dropped: Dropped): JsonObject {
+  const bad = [...result].filter(([k, v]) => !modernShape(k, v)).map(([k]) => k);
+  const meta = result.get('_meta');
+  const metaExtra = meta instanceof Map ? [...meta.keys()].filter((k) => k !== MODERN_META) : [];
+  if (bad.length === 0 && metaExtra.length === 0) return result;
+  dropped.result.push(...bad, ...metaExtra.map((k) => `_meta.${k}`));
+  const kept = new Map([...result].filter(([k]) => !bad.includes(k)));
+  if (meta instanceof Map && metaExtra.length > 0) kept.set('_meta', new Map([...meta].filter(([m]) => m === MODERN_META)));
+  return kept;
+}
+
+/** The response without the members nothing judged; `value` itself when nothing is dropped. */
 export function shapedResponse(value: JsonObject, method: string, pageKeys: readonly string[] | undefined): { value: JsonObject; dropped: Dropped } {
   const dropped: Dropped = { envelope: [...value.keys()].filter((k) => !ENVELOPE.has(k)), result: [] };
   // A response is a result or an error: beside an error, a result is not relayed (the error is the answer).
@@ -58,7 +70,7 @@ export function shapedResponse(value: JsonObject, method: string, pageKeys: read
   } else if (kept && result instanceof Map) {
     dropped.result = [...result.keys()].filter((k) => !kept.includes(k));
     if (dropped.result.length > 0) shapedResult = new Map([...result].filter(([k]) => kept.includes(k)));
-    if (kept.includes('_meta')) shapedResult = modernMeta(shapedResult as JsonObject, dropped);
+    if (kept.includes('_meta')) shapedResult = modernMembers(shapedResult as JsonObject, dropped);
   }
   if (dropped.envelope.length === 0 && dropped.result.length === 0) return { value, dropped };
   const out: JsonObject = new Map([...value].filter(([k]) => ENVELOPE.has(k) && !dropped.envelope.includes(k)));
