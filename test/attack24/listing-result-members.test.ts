@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scenarioHome } from '../helpers/scenario-home.js';
-import { RawSession, SERVERS, cli } from '../helpers/warden.js';
+import { answersOf, scenarioHome } from '../helpers/scenario-home.js';
+import { SERVERS, cli } from '../helpers/warden.js';
 
 // Review 2 of issue 26 (class 1, admission by proof): the road next to ADR 0045's. The initialize result is now
 // judged whole, but the result of a client's listing is judged on its items only: every other member of a
@@ -17,29 +17,7 @@ const h = scenarioHome([{ id: 'lm', server: 'attack24/listing-members.mjs' }]);
 /** Initializes (2025-11-25), then sends `requests` one by one; returns every answer by id and the raw stdout. */
 async function session(drift: Record<string, unknown>, requests: { id: number; method: string }[]): Promise<{ byId: Map<number, Record<string, unknown>>; raw: string; code: number | null }> {
   h.serve(drift);
-  const s = new RawSession(h.home, 'lm');
-  const byId = new Map<number, Record<string, unknown>>();
-  const read = (): void => {
-    for (const l of s.lines()) {
-      const m = JSON.parse(l.toString()) as Record<string, unknown>;
-      if (typeof m.id === 'number') byId.set(m.id, m);
-    }
-  };
-  try {
-    s.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) + '\n');
-    await s.until(() => (read(), byId.has(1)), 'initialize answer');
-    s.send('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
-    for (const r of requests) {
-      s.send(JSON.stringify({ jsonrpc: '2.0', ...r }) + '\n');
-      await s.until(() => (read(), byId.has(r.id)), `answer ${r.id}`);
-    }
-    s.close();
-    const { code } = await s.exited;
-    return { byId, raw: s.stdoutBytes.toString(), code };
-  } finally {
-    s.close();
-    await s.exited;
-  }
+  return answersOf(h.home, 'lm', requests);
 }
 
 describe('what a listing result carries beside its items reaches the client only as far as it was judged', () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scenarioHome } from '../helpers/scenario-home.js';
-import { RawSession } from '../helpers/warden.js';
+import { answersOf, scenarioHome } from '../helpers/scenario-home.js';
 
 // Review 3 of issue 26 (class 1, the fix of test/attack24: src/proxy/response-shape.ts). The threat model claims
 // "ping, logging/setLevel and resources/(un)subscribe results as {}" and an envelope "relayed as jsonrpc, id and
@@ -13,28 +12,9 @@ const h = scenarioHome([{ id: 'rs', server: 'attack25/result-shapes.mjs' }]);
 
 async function session(drift: Record<string, unknown>, requests: Record<string, unknown>[]): Promise<Map<number, Record<string, unknown>>> {
   h.serve(drift);
-  const s = new RawSession(h.home, 'rs');
-  const byId = new Map<number, Record<string, unknown>>();
-  const read = (): void => {
-    for (const l of s.lines()) {
-      const m = JSON.parse(l.toString()) as Record<string, unknown>;
-      if (typeof m.id === 'number') byId.set(m.id, m);
-    }
-  };
-  try {
-    s.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) + '\n');
-    await s.until(() => (read(), byId.has(1)), 'initialize answer');
-    expect(byId.get(1)?.result).toBeDefined();
-    s.send('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
-    for (const r of requests) {
-      s.send(JSON.stringify({ jsonrpc: '2.0', ...r }) + '\n');
-      await s.until(() => (read(), byId.has(r.id as number)), `answer ${r.id}`);
-    }
-    return byId;
-  } finally {
-    s.close();
-    await s.exited;
-  }
+  const { byId } = await answersOf(h.home, 'rs', requests);
+  expect(byId.get(1)?.result).toBeDefined();
+  return byId;
 }
 
 describe('a response reaches the client only in the shape its method defines', () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { NODE, SERVERS, addServer, tempDir } from './warden.js';
+import { NODE, RawSession, SERVERS, addServer, tempDir } from './warden.js';
 
 /** A home, made once for the test file, with node servers of test/servers/ that re-read a scenario file on every
  *  request (SCENARIO_FILE, '{}' when enrolled, so each is locked honest), removed after the file. */
@@ -45,4 +45,32 @@ export function scenarioHome(servers: { id: string; server: string; flags?: stri
   });
   afterAll(() => fs.rmSync(state.dir, { recursive: true, force: true }));
   return h;
+}
+
+/** A 2025-11-25 session of `id`: initialize, then `requests` one at a time, each awaited; every answer by its
+ *  numeric id, the raw stdout and the warden's exit code. */
+export async function answersOf(home: string, id: string, requests: Record<string, unknown>[]): Promise<{ byId: Map<number, Record<string, unknown>>; raw: string; code: number | null }> {
+  const s = new RawSession(home, id);
+  const byId = new Map<number, Record<string, unknown>>();
+  const read = (): void => {
+    for (const l of s.lines()) {
+      const m = JSON.parse(l.toString()) as Record<string, unknown>;
+      if (typeof m.id === 'number') byId.set(m.id, m);
+    }
+  };
+  try {
+    s.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) + '\n');
+    await s.until(() => (read(), byId.has(1)), 'initialize answer');
+    s.send('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    for (const r of requests) {
+      s.send(JSON.stringify({ jsonrpc: '2.0', ...r }) + '\n');
+      await s.until(() => (read(), byId.has(r.id as number)), `answer ${String(r.id)}`);
+    }
+    s.close();
+    const { code } = await s.exited;
+    return { byId, raw: s.stdoutBytes.toString(), code };
+  } finally {
+    s.close();
+    await s.exited;
+  }
 }
