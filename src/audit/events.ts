@@ -1,5 +1,6 @@
 import type { BundleEvent } from './bundle-events.js';
 import type { RulesEvent } from './rules-events.js';
+import type { SurfaceFindingsEvent } from './scan-events.js';
 import type { PackageInstalledEvent, PackageUpgradedEvent, TrustOverrideEvent, UnsignedAdmittedEvent } from './package-events.js';
 
 // The audit events (contract: names and fields are relied on by users' scripts). Never descriptions, schema
@@ -257,4 +258,4 @@ export interface TrustCommitCompletedEvent {
   files: string[];
 }
 
-export type AuditEvent = TrustCommitCompletedEvent | BundleEvent | RulesEvent | TrustRootUpdatedEvent | PackageInstalledEvent | UnsignedAdmittedEvent | PackageUpgradedEvent | TrustOverrideEvent | LaunchEvent | ExitEvent | ModuleRefusedEvent | OrphanKilledEvent | RunRecordRefusedEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ReportsCappedEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;
+export type AuditEvent = SurfaceFindingsEvent | TrustCommitCompletedEvent | BundleEvent | RulesEvent | TrustRootUpdatedEvent | PackageInstalledEvent | UnsignedAdmittedEvent | PackageUpgradedEvent | TrustOverrideEvent | LaunchEvent | ExitEvent | ModuleRefusedEvent | OrphanKilledEvent | RunRecordRefusedEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ReportsCappedEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;

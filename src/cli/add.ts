@@ -7,6 +7,7 @@ import { loadLocks } from '../store/locks.js';
 import { resolveHome } from '../store/paths.js';
 import { SERVER_ID_RE, loadServers } from '../store/servers.js';
 import { envOptions } from './env-options.js';
+import { acceptedFindings } from './accept-findings.js';
 import type { LockEntry } from '../surface/lockfile.js';
 import { lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec } from '../enroll/enrollment.js';
 import { confirm, describeArtifact, escaped, line } from './output.js';
@@ -17,6 +18,7 @@ export interface AddOptions {
   passEnv?: string[];
   cwd?: string;
   posture?: 'enforce' | 'monitor';
+  acceptFindings?: string;
   yes?: boolean;
 }
 
@@ -27,6 +29,7 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   if (!command) throw new WardenError('USAGE', `no command given for server '${id}'. Usage: mcp-warden add ${id} -- <command> [args...]`);
   refuseIfPreloaded(); // before anything is written: add launches the server to lock it
   const { env, passEnv } = envOptions(opts.env, opts.passEnv);
+  const accept = acceptedFindings(opts.acceptFindings);
   const paths = resolveHome(homeFlag);
   openHome(paths, true);
   const config = loadServers(paths);
@@ -54,7 +57,7 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   await trustAndAdd(paths, id, spec, plan, `add ${id}`, (m) => line(escaped(m)));
   line(`Added server '${id}' to ${paths.servers}.`);
   line('Launching it once to lock its tool surface...');
-  const enrolled = await lockAndBaseline(paths, id, (m) => line(escaped(m)), `add ${id}`);
+  const enrolled = await lockAndBaseline(paths, id, (m) => line(escaped(m)), `add ${id}`, accept);
   if (enrolled.modules?.length) {
     line(`It loaded ${enrolled.modules.length} module(s) from outside its package, now allowlisted and recorded as its "modules":`);
     for (const m of enrolled.modules) line(describeArtifact(m));

@@ -14,6 +14,7 @@ import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { loadServers } from '../store/servers.js';
 import { lockAndBaseline, planEnrollment, trustAndAdd } from '../enroll/enrollment.js';
+import { acceptedFindings } from './accept-findings.js';
 import { chooseId, defaultHome, propose, outcomeOf, specFor, wardenLaunch, wrapInto, type Outcome, type Proposal } from '../enroll/import-plan.js';
 import { auditInstalled, installedRecord, prepareInstall, type Prepared } from '../enroll/npm/install.js';
 import { putInStore } from '../enroll/npm/store-entry.js';
@@ -32,6 +33,7 @@ export interface ImportOptions {
   dryRun?: boolean;
   install?: boolean;
   allowUnsigned?: boolean;
+  acceptFindings?: string;
   json?: boolean;
 }
 
@@ -95,6 +97,7 @@ function summarize(outcomes: Outcome[]): string {
 
 export async function importVerb(homeFlag: string | undefined, file: string, opts: ImportOptions): Promise<number> {
   if (!opts.dryRun) refuseIfPreloaded(); // before anything is written: import launches each server to lock it
+  const accept = acceptedFindings(opts.acceptFindings);
   const paths = resolveHome(homeFlag);
   openHome(paths, !opts.dryRun);
   const cfg = readClientConfig(path.resolve(file));
@@ -199,7 +202,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
         await add();
       }
     }
-    const enrolled = loadLocks(paths).tools.has(id) ? {} : await withEnv(p.plan.action === 'import' ? p.plan.env : {}, () => lockAndBaseline(paths, id, say, `import ${path.basename(cfg.file)}`));
+    const enrolled = loadLocks(paths).tools.has(id) ? {} : await withEnv(p.plan.action === 'import' ? p.plan.env : {}, () => lockAndBaseline(paths, id, say, `import ${path.basename(cfg.file)}`, accept));
     if (enrolled.lockError) {
       outcomes.push(outcomeOf(p, 'failed', `added to servers.json but its surface could not be locked, so the entry was left as it is: ${enrolled.lockError.message} Fix that, then import again.`));
       continue;

@@ -9,6 +9,7 @@ import type { LockEntry } from '../surface/lockfile.js';
 import { confirm, describeArtifact, escaped, line, printJson } from './output.js';
 import { offerStrictMode } from './rules-offer.js';
 import { envOptions } from './env-options.js';
+import { acceptedFindings } from './accept-findings.js';
 import { refuseSecretArguments } from '../enroll/secret-arguments.js';
 
 export interface InstallOptions {
@@ -20,6 +21,7 @@ export interface InstallOptions {
   env?: string[];
   passEnv?: string[];
   dryRun?: boolean;
+  acceptFindings?: string;
   yes?: boolean;
   json?: boolean;
 }
@@ -87,6 +89,7 @@ export async function installVerb(homeFlag: string | undefined, spec: string, se
   // Before anything is fetched: the arguments would be recorded in tools.lock, the environment is not.
   refuseSecretArguments(opts.id ?? spec, serverArgs);
   const { env, passEnv } = envOptions(opts.env ?? [], opts.passEnv ?? []);
+  const acceptFindings = acceptedFindings(opts.acceptFindings);
   const paths = resolveHome(homeFlag);
   // Checked, not created: a refusal leaves the home as it was. install creates it once verification passed.
   openHome(paths, false);
@@ -98,7 +101,7 @@ export async function installVerb(homeFlag: string | undefined, spec: string, se
   const say = opts.json ? () => {} : (m: string): void => line(escaped(m));
   const report = await install(
     paths,
-    { spec, ...(opts.id ? { id: opts.id } : {}), ...(opts.attestations ? { attestationsFile: opts.attestations } : {}), ...(opts.identity !== undefined ? { identityPattern: opts.identity } : {}), allowUnsigned: opts.allowUnsigned === true, ...(opts.entry ? { entry: opts.entry } : {}), serverArgs, env, passEnv, dryRun: opts.dryRun === true },
+    { spec, ...(opts.id ? { id: opts.id } : {}), ...(opts.attestations ? { attestationsFile: opts.attestations } : {}), ...(opts.identity !== undefined ? { identityPattern: opts.identity } : {}), allowUnsigned: opts.allowUnsigned === true, ...(opts.entry ? { entry: opts.entry } : {}), serverArgs, env, passEnv, acceptFindings, dryRun: opts.dryRun === true },
     {
       say,
       async confirmTrust(r) {

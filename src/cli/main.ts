@@ -8,6 +8,9 @@ import type { TrustRootUpdateOptions } from './trust-root.js';
 import type { RulesOptions } from './rules.js';
 import { escaped } from '../escape.js';
 
+/** Help of --accept-findings, for every verb that locks (cli/accept-findings.ts reads it). */
+const ACCEPT_FINDINGS_HELP = 'lock despite high-severity scan findings of these codes (comma-separated; audited)';
+
 // The command line: one verb per file; this file only wires them to commander and maps failures to exit
 // codes (2 for usage, a WardenError's own code otherwise). Expected failures print one sentence, no stack.
 // A verb's module is imported when that verb runs, not before: importing all of them (sigstore, tar, the npm
@@ -113,8 +116,9 @@ async function main(argv: string[]): Promise<void> {
     .option('--pass-env <NAME>', "pass NAME through from the client's environment (repeatable; nothing stored)", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--cwd <dir>', 'working directory of the server (absolute)')
     .addOption(new Option('--posture <posture>', 'what to do on drift').choices(['enforce', 'monitor']))
+    .option('--accept-findings <codes>', ACCEPT_FINDINGS_HELP)
     .option('--yes', 'do not ask for confirmation')
-    .action(act(async (id: string, commandLine: string[], opts: { env: string[]; passEnv: string[]; cwd?: string; posture?: 'enforce' | 'monitor'; yes?: boolean }) => (await import('./add.js')).addVerb(home(), id, commandLine, opts)));
+    .action(act(async (id: string, commandLine: string[], opts: { env: string[]; passEnv: string[]; cwd?: string; posture?: 'enforce' | 'monitor'; acceptFindings?: string; yes?: boolean }) => (await import('./add.js')).addVerb(home(), id, commandLine, opts)));
 
   const allowlist = program.command('allowlist').description('manage trusted artifacts');
   allowlist
@@ -140,7 +144,8 @@ async function main(argv: string[]): Promise<void> {
     .command('lock')
     .description('capture the tool surface of a server that has no entry in tools.lock')
     .argument('<id>', 'server id')
-    .action(act(async (id: string) => (await import('./lock.js')).lockVerb(home(), id)));
+    .option('--accept-findings <codes>', ACCEPT_FINDINGS_HELP)
+    .action(act(async (id: string, opts: { acceptFindings?: string }) => (await import('./lock.js')).lockVerb(home(), id, opts.acceptFindings)));
   program
     .command('verify')
     .description('re-launch, re-list and compare with tools.lock; exit 1 on drift')
@@ -154,11 +159,19 @@ async function main(argv: string[]): Promise<void> {
     .option('--json', 'machine-readable output')
     .action(act(async (id: string, opts: { json?: boolean }) => (await import('./verify.js')).diffVerb(home(), id, opts.json === true)));
   program
+    .command('scan')
+    .description('scan what tools.lock holds for hidden text, instructions to the model, secret-seeking parameters and shadowing; exit 1 while a high finding stands')
+    .argument('[id]', 'server id')
+    .option('--all', 'every locked server')
+    .option('--json', 'machine-readable output')
+    .action(act(async (id: string | undefined, opts: { all?: boolean; json?: boolean }) => (await import('./scan.js')).scanVerb(home(), id, opts)));
+  program
     .command('pin')
     .description('accept the served surface (or one tool of it) into tools.lock')
     .argument('<id>', 'server id')
     .option('--tool <name>', 'accept only this tool')
-    .action(act(async (id: string, opts: { tool?: string }) => (await import('./lock.js')).pinVerb(home(), id, opts.tool)));
+    .option('--accept-findings <codes>', ACCEPT_FINDINGS_HELP)
+    .action(act(async (id: string, opts: { tool?: string; acceptFindings?: string }) => (await import('./lock.js')).pinVerb(home(), id, opts.tool, opts.acceptFindings)));
 
   // The edit flags of `rules`, kept in the order given (a later one sees what an earlier one did).
   const ruleEdits: [string, string][] = [];
@@ -251,6 +264,7 @@ async function main(argv: string[]): Promise<void> {
     .option('--dry-run', 'show the changes as a diff; write nothing')
     .option('--install', 'replace npx entries by a verified install of the package into the sealed store (as mcp-warden install)')
     .option('--allow-unsigned', 'with --install: admit packages without provenance (listed in the report, audited)')
+    .option('--accept-findings <codes>', ACCEPT_FINDINGS_HELP)
     .option('--json', 'machine-readable output')
     .action(act(async (file: string, opts: ImportOptions) => (await import('./import.js')).importVerb(home(), file, opts)));
 
@@ -267,6 +281,7 @@ async function main(argv: string[]): Promise<void> {
     .option('--env <NAME[=VALUE]>', 'set NAME=VALUE for the server (kept in servers.json), or pass NAME through (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--pass-env <NAME>', "pass NAME through from the client's environment (repeatable; nothing stored)", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--dry-run', 'verify and show everything; write nothing')
+    .option('--accept-findings <codes>', ACCEPT_FINDINGS_HELP)
     .option('--yes', 'do not ask before trusting (never implies --allow-unsigned)')
     .option('--json', 'machine-readable output')
     .action(act(async (spec: string, serverArgs: string[], opts: InstallOptions) => (await import('./install.js')).installVerb(home(), spec, serverArgs, opts)));

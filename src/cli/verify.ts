@@ -1,5 +1,6 @@
 import { createTwoFilesPatch } from 'diff';
 import { WardenError } from '../error.js';
+import { findingLine } from '../supervise/surface-scan.js';
 import { escaped, escapedJson } from '../escape.js';
 import { serialize } from '../protocol/json/write.js';
 import type { JsonObject } from '../protocol/json/reader.js';
@@ -31,6 +32,7 @@ export function jsonOf(o: SurfaceCheck, details = false): unknown {
     status: o.status,
     ...(o.worst ? { worst: o.worst } : {}),
     ...(o.diff ? { era: o.diff.era ?? null, instructionsChanged: o.diff.instructionsChanged, handshake: o.diff.handshake, tools: o.diff.tools.filter((t) => t.state !== 'matched').map(({ name, state, classes, fields, widening }) => ({ name, state, classes, fields, widening })), catalogs: (o.catalogs ?? []).map((c) => (details ? { ...c, ...servedItem(o, c) } : c)), pageMembers: o.pageMembers ?? [] } : {}),
+    ...(details && o.findings ? { findings: o.findings.findings, moreFindings: o.findings.more } : {}),
     ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
   };
 }
@@ -86,6 +88,11 @@ export function describeOutcome(o: SurfaceCheck, details: boolean): void {
     if (details && served !== undefined) line(`    served: ${escapedJson(served)}`);
   }
   if (o.pageMembers?.length) line(`  listing results carry members the lock does not judge (never relayed in a session): ${o.pageMembers.map(escaped).join(', ')}`);
+  // The first-trust scan of what a pin would accept (the excerpts come escaped from the scan).
+  if (details && o.findings?.findings.length) {
+    line(`  scan of the change (rules of src/scan): ${o.findings.findings.length + o.findings.more} finding(s)`);
+    for (const f of o.findings.findings) line(`    ${findingLine(f)}`);
+  }
   if (!details || !process.stdout.isTTY) return;
   if (d.instructionsChanged) line(createTwoFilesPatch('instructions (locked)', 'instructions (served)', visibleLines(o.entry?.instructions ?? ''), visibleLines(o.liveInstructions ?? '')));
   for (const t of d.tools.filter((x) => x.classes.includes('description'))) {

@@ -120,7 +120,10 @@ export const RULES = {
     source: 'Tool shadowing, Invariant Labs (2025)',
   },
   SHADOW_NAME: {
-    severity: 'high',
+    // Medium, not high (ADR 0053): honest servers share names (read_file, create_issue), clients that prefix tool
+    // names by server keep them apart, and a block here would teach accepting by reflex. Text that targets another
+    // server's tool is the attack, and SHADOW_REFERENCE is high.
+    severity: 'medium',
     title: "the same tool name as another enrolled server's",
     rationale: 'Two servers exposing one tool name leave the choice of which runs to the client and the model; one can stand in for the other.',
     source: 'Tool name collisions, Snyk agent-scan and Invariant Labs MCP-scan (2025)',

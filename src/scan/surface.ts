@@ -8,11 +8,12 @@ import { nameHit, nameSkeleton, parameterHits, textHits, type TextHit } from './
 // item and JSON pointer; the text it shows is an excerpt already through the one escaper, so no consumer can
 // print it raw. The audit log takes codes and pointers only.
 
-export type ItemKind = 'instructions' | 'tool' | 'prompt' | 'resource' | 'template';
+export type ItemKind = 'server' | 'instructions' | 'tool' | 'prompt' | 'resource' | 'template';
 
 export interface ScanItem {
   kind: ItemKind;
-  /** The item's name (a tool's or prompt's name, a resource's uri, a template's uriTemplate; '' for instructions). */
+  /** The item's name (a tool's or prompt's name, a resource's uri, a template's uriTemplate; '' for the
+   *  instructions and for the rest of the initialize result, kind 'server'). */
   name: string;
   /** The item as served (a parsed JSON value: plain objects or Maps). */
   value: unknown;
@@ -40,6 +41,7 @@ export const MAX_FINDINGS = 500;
 /** Another server's tool names looked for in this one's text, at most. */
 const MAX_NEIGHBOUR_NAMES = 4096;
 const EXCERPT_AROUND = 40;
+const NAME: Path = { parent: null, key: 'name' };
 
 export interface ScanResult {
   findings: Finding[];
@@ -54,21 +56,21 @@ export function scanSurface(server: string, items: readonly ScanItem[], neighbou
   const shadows = shadowIndex(neighbours, own);
   for (const item of items) {
     const at = { kind: item.kind, name: printable(item.name, 80) };
-    walk(item.value, '', (text, pointer, isKey) => {
-      for (const hit of textHits(text)) out.add(hit.code, at, pointer, text, hit);
-      const ref = isKey ? null : shadows.reference?.exec(text);
-      if (ref) out.add('SHADOW_REFERENCE', at, pointer, text, { code: 'SHADOW_REFERENCE', at: ref.index, length: ref[0].length }, `(${printable(shadows.owner.get(ref[1] ?? '') ?? '', 40)})`);
+    walk(item.value, (text, path, isKey) => {
+      for (const hit of textHits(text)) out.add(hit.code, at, path, text, hit);
+      const ref = isKey ? undefined : reference(text, shadows.owner);
+      if (ref) out.add('SHADOW_REFERENCE', at, path, text, { code: 'SHADOW_REFERENCE', at: ref.at, length: ref.name.length }, `(${printable(shadows.owner.get(ref.name) ?? '', 40)})`);
     });
     if (item.kind !== 'tool') continue;
     const name = member(item.value, 'name');
     if (typeof name === 'string') {
       const hit = nameHit(name);
-      if (hit) out.add(hit.code, at, '/name', name, hit);
+      if (hit) out.add(hit.code, at, NAME, name, hit);
       const other = shadows.names.get(nameSkeleton(name));
-      if (other) out.add('SHADOW_NAME', at, '/name', name, { code: 'SHADOW_NAME', at: 0, length: name.length }, `(also ${printable(other, 40)})`);
+      if (other) out.add('SHADOW_NAME', at, NAME, name, { code: 'SHADOW_NAME', at: 0, length: name.length }, `(also ${printable(other, 40)})`);
     }
-    parameters(member(item.value, 'inputSchema'), '/inputSchema', (pname, description, pointer) => {
-      for (const hit of parameterHits(pname, description)) out.add(hit.code, at, pointer, hit.at === 0 && hit.length === pname.length ? pname : (description ?? ''), hit);
+    parameters(member(item.value, 'inputSchema'), { parent: null, key: 'inputSchema' }, (pname, description, path) => {
+      for (const hit of parameterHits(pname, description)) out.add(hit.code, at, path, hit.at === 0 && hit.length === pname.length ? pname : (description ?? ''), hit);
     });
   }
   return out.result();
@@ -81,7 +83,8 @@ class Collector {
 
   constructor(private readonly server: string) {}
 
-  add(code: FindingCode, item: Finding['item'], pointer: string, text: string, hit: TextHit, note = ''): void {
+  add(code: FindingCode, item: Finding['item'], path: Path, text: string, hit: TextHit, note = ''): void {
+    const pointer = pointerOf(path);
     const key = `${code}\u0000${item.kind}\u0000${item.name}\u0000${pointer}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
@@ -107,68 +110,114 @@ function excerpt(text: string, hit: TextHit): string {
 /** A member of a parsed JSON object (a plain object or a Map). */
 function member(v: unknown, key: string): unknown {
   if (v instanceof Map) return v.get(key);
-  if (v !== null && typeof v === 'object' && !Array.isArray(v)) return Object.hasOwn(v, key) ? (v as Record<string, unknown>)[key] : undefined;
+  if (plainObject(v)) return Object.hasOwn(v, key) ? v[key] : undefined;
   return undefined;
 }
 
-function entries(v: unknown): [string, unknown][] | undefined {
-  if (v instanceof Map) return [...v.entries()] as [string, unknown][];
-  if (v !== null && typeof v === 'object' && !Array.isArray(v)) return Object.entries(v);
-  return undefined;
+/** An object of JSON.parse (not a number kept as its lexeme, protocol/json's JsonNumber). */
+function plainObject(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
 }
+
+/** Where a string is, built as the walk goes and made into a pointer only for a finding. */
+type Path = { parent: Path | null; key: string } | null;
 
 const segment = (key: string): string => printable(key.replace(/~/g, '~0').replace(/\//g, '~1'), 64);
 
-/** Every string of a value, member names included, with its pointer (depth-first, iterative: no stack to blow). */
-function walk(root: unknown, base: string, visit: (text: string, pointer: string, isKey: boolean) => void): void {
-  const stack: [unknown, string][] = [[root, base]];
+/** The JSON pointer of a path, each segment cut and escaped. */
+function pointerOf(path: Path): string {
+  const keys: string[] = [];
+  for (let p = path; p; p = p.parent) keys.push(segment(p.key));
+  return keys.length ? `/${keys.reverse().join('/')}` : '';
+}
+
+/** Each member of a parsed object, without copying it. */
+function eachMember(v: unknown, f: (k: string, x: unknown) => void): void {
+  if (v instanceof Map) for (const [k, x] of v) f(k as string, x);
+  else if (plainObject(v)) for (const k of Object.keys(v)) f(k, v[k]);
+}
+
+/** Every string of a value, member names included, with its path (depth-first, iterative: no stack to blow). */
+function walk(root: unknown, visit: (text: string, path: Path, isKey: boolean) => void): void {
+  const stack: [unknown, Path][] = [[root, null]];
   while (stack.length > 0) {
-    const [v, pointer] = stack.pop() as [unknown, string];
-    if (typeof v === 'string') visit(v, pointer, false);
-    else if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${pointer}/${i}`]);
+    const [v, path] = stack.pop() as [unknown, Path];
+    if (typeof v === 'string') visit(v, path, false);
+    else if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], { parent: path, key: String(i) }]);
     else {
-      const members = entries(v);
-      if (!members) continue;
-      for (let i = members.length - 1; i >= 0; i--) {
-        const [k, x] = members[i] as [string, unknown];
-        const p = `${pointer}/${segment(k)}`;
+      eachMember(v, (k, x) => {
+        const p = { parent: path, key: k };
         visit(k, p, true);
         stack.push([x, p]);
-      }
+      });
     }
   }
 }
 
 /** Each parameter of an input schema: the names under every `properties` object, at any depth. */
-function parameters(schema: unknown, base: string, visit: (name: string, description: string | undefined, pointer: string) => void): void {
-  const stack: [unknown, string][] = [[schema, base]];
+function parameters(schema: unknown, base: Path, visit: (name: string, description: string | undefined, path: Path) => void): void {
+  const stack: [unknown, Path][] = [[schema, base]];
   while (stack.length > 0) {
-    const [v, pointer] = stack.pop() as [unknown, string];
+    const [v, path] = stack.pop() as [unknown, Path];
     if (Array.isArray(v)) {
-      v.forEach((x, i) => stack.push([x, `${pointer}/${i}`]));
+      v.forEach((x, i) => stack.push([x, { parent: path, key: String(i) }]));
       continue;
     }
-    const members = entries(v);
-    if (!members) continue;
-    for (const [k, x] of members) {
-      const p = `${pointer}/${segment(k)}`;
+    eachMember(v, (k, x) => {
+      const p = { parent: path, key: k };
       if (k === 'properties') {
-        for (const [name, prop] of entries(x) ?? []) {
+        eachMember(x, (name, prop) => {
           const description = member(prop, 'description');
-          visit(name, typeof description === 'string' ? description : undefined, `${p}/${segment(name)}`);
-        }
+          visit(name, typeof description === 'string' ? description : undefined, { parent: p, key: name });
+        });
       }
       stack.push([x, p]);
-    }
+    });
   }
 }
 
 interface ShadowIndex {
   /** Skeletons of other servers' tool names, to the server that has each. */
   names: Map<string, string>;
-  /** Other servers' distinctive tool names, as whole words. */
-  reference: RegExp | null;
+  /** Other servers' distinctive tool names, to the server that has each. */
   owner: Map<string, string>;
+}
+
+const isWordChar = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+const isJoiner = (c: number): boolean => c === 0x5f || c === 0x2d || c === 0x2e; // _ - .
+
+/** The first word of `text` that is another server's distinctive tool name: words as tool names are written
+ *  (letters and digits, "_", "-" or "." between them), looked up only when they have a joiner or an inner
+ *  capital (a plain word is never distinctive). One pass, no allocation for the others. */
+function reference(text: string, owner: ReadonlyMap<string, string>): { name: string; at: number } | undefined {
+  if (owner.size === 0) return undefined;
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isWordChar(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let distinctive = false;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (isWordChar(c)) {
+        if (c >= 0x41 && c <= 0x5a && i > start) distinctive = true;
+        i++;
+      } else if (isJoiner(c) && i + 1 < n && isWordChar(text.charCodeAt(i + 1))) {
+        distinctive = true;
+        i++;
+      } else break;
+    }
+    if (distinctive) {
+      const word = text.slice(start, i);
+      if (owner.has(word)) return { name: word, at: start };
+    }
+  }
+  return undefined;
 }
 
 /** A tool name distinctive enough that its mention is a reference, not a word: 4+ characters with a separator
@@ -184,6 +233,5 @@ function shadowIndex(neighbours: readonly Neighbour[], own: ReadonlySet<string>)
       if (DISTINCTIVE.test(t) && !own.has(t) && owner.size < MAX_NEIGHBOUR_NAMES && !owner.has(t)) owner.set(t, n.server);
     }
   }
-  const alternatives = [...owner.keys()].sort((a, b) => b.length - a.length).map((t) => t.replace(/[.]/g, '\\.'));
-  return { names, owner, reference: alternatives.length ? new RegExp(`(?<![\\w.-])(${alternatives.join('|')})(?![\\w-]|\\.\\w)`) : null };
+  return { names, owner };
 }

@@ -32,6 +32,23 @@ const READ_VERB = String.raw`\b(?:read|open|cat|load|include|attach|upload|send|
  *  (one inside a path or a domain, ~/.ssh or docs.example.com, does not end a sentence). */
 const GAP = (n: number): string => `(?:[^.!?\\n]|[.!?](?=\\S)){0,${n}}`;
 
+/** Words without which a rule cannot match, in lower case (tested on the text lowered once): a cheap pass
+ *  before the rule's own pattern. */
+const TRIGGER: Partial<Record<FindingCode, RegExp>> = {
+  HIDDEN_MARKUP: /[<[]/,
+  CONCEAL_FROM_USER: /user|secretly|covertly/,
+  SENSITIVE_FILE_READ: /ssh|aws|gnupg|kube|docker|azure|gcloud|id_|netrc|npmrc|pypirc|credentials|pgpass|shadow|sudoers|mcp\.json|claude_desktop|wallet|private/,
+  EXFILTRATION: /https?:|@|address|endpoint|webhook|url/,
+  TOOL_DIRECTIVE: /tool|function|instruction|direction|rule|prompt|guideline/,
+};
+TRIGGER.SENSITIVE_PATH = TRIGGER.SENSITIVE_FILE_READ;
+
+/** Below this length no instruction pattern can match (the shortest, "<system>", is 8). */
+const SHORTEST_PATTERN = 8;
+const IDENTIFIER = /^[A-Za-z0-9_$-]{0,64}$/;
+/** Printable ASCII with tab and line ends: no character rule can match. */
+const PLAIN = /^[\t\n\r\x20-\x7e]*$/;
+
 const PATTERN_RULES: [FindingCode, RegExp][] = [
   ['HIDDEN_MARKUP', /<\s*\/?\s*(?:important|system|instructions?|secret|hidden|admin|critical|override|assistant|note[_ -]?to[_ -]?(?:ai|assistant|model|llm))\b[^<>]{0,200}>|<!--|\[\s*(?:system|important|hidden)\s*(?:message|instructions?|note)?\s*\]/i],
   ['CONCEAL_FROM_USER', new RegExp(String.raw`\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|without)\s+(?:tell(?:ing)?|inform(?:ing)?|mention(?:ing)?|reveal(?:ing)?|notify(?:ing)?|alert(?:ing)?|let(?:ting)?|show(?:ing)?)\b${GAP(40)}\b(?:the\s+)?user\b|\b(?:hide|conceal|keep)\b${GAP(40)}\bfrom\s+(?:the\s+)?user\b|\bthe\s+user\s+(?:must|should|need|may)\s*(?:not|n't)\s+(?:know|see|notice|be\s+told|find\s+out)\b|\b(?:secretly|covertly)\b`, 'i')],
@@ -39,7 +56,6 @@ const PATTERN_RULES: [FindingCode, RegExp][] = [
   ['SENSITIVE_PATH', new RegExp(SECRET_PATH, 'i')],
   ['EXFILTRATION', new RegExp(String.raw`\b(?:send|post|upload|forward|transmit|exfiltrate|submit|report|leak|copy|bcc|cc)\b${GAP(80)}\b(?:conversation|chat|history|messages?|contents?|files?|keys?|tokens?|credentials?|secrets?|passwords?|data|results?|e-?mails?)\b${GAP(80)}(?:\bhttps?://|\bto\s+[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:to|at)\s+(?:the\s+)?(?:address|endpoint|webhook|url)\b)`, 'i')],
   ['TOOL_DIRECTIVE', new RegExp(String.raw`\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier|other|system|user'?s?)\s+(?:instructions|directions|rules|prompts?|guidelines)\b|\b(?:before|after|instead\s+of|rather\s+than)\s+(?:using|calling|invoking|running)\s+(?:any|every|all|other|another|each)\b${GAP(40)}\btools?\b|\b(?:always|must|first)\s+(?:call|use|invoke|run)\s+this\s+tool\s+(?:first|before)\b|\b(?:do\s+not|don'?t|never)\s+(?:use|call|invoke)\s+(?:any\s+)?(?:other|another|the\s+\S+)\s+tools?\b|\bwhen(?:ever)?\b${GAP(60)}\b(?:tool|function)\b${GAP(60)}\b(?:is\s+(?:called|used|invoked))\b${GAP(60)}\b(?:must|always|also|instead)\b`, 'i')],
-  ['PADDING', /[ \t\u00A0]{120}|(?:[ \t]*\r?\n){24}/],
 ];
 
 /** Property names that ask for the conversation by their name alone. */
@@ -50,19 +66,54 @@ const SECRET_ASK = new RegExp(String.raw`\b(?:your|the\s+user'?s?|user'?s?|their
 /** The hits of the character and instruction rules in one string. */
 export function textHits(text: string): TextHit[] {
   const hits: TextHit[] = [];
-  for (const [code, re] of CHARACTER_RULES) {
-    const m = re.exec(text);
-    if (m) hits.push({ code, at: m.index, length: m[0].length });
+  if (!PLAIN.test(text)) {
+    for (const [code, re] of CHARACTER_RULES) {
+      const m = re.exec(text);
+      if (m) hits.push({ code, at: m.index, length: m[0].length });
+    }
   }
+  // A short text, or one word of letters, digits, "_", "-" ("object", "additionalProperties", a parameter's name),
+  // holds no sentence, no markup and no path: only the character rules above apply to it.
+  if (text.length < SHORTEST_PATTERN || IDENTIFIER.test(text)) return hits;
+  const lower = text.toLowerCase();
   for (const [code, re] of PATTERN_RULES) {
     if (code === 'SENSITIVE_PATH' && hits.some((h) => h.code === 'SENSITIVE_FILE_READ')) continue;
+    if (TRIGGER[code]?.test(lower) === false) continue;
     const m = re.exec(text);
     if (!m) continue;
     // "is never read", "do not open": a credentials path named in a negation is documentation.
     if (code === 'SENSITIVE_FILE_READ' && NEGATION.test(m[0])) continue;
     hits.push({ code, at: m.index, length: m[0].length });
   }
+  const padding = paddingAt(text);
+  if (padding >= 0) hits.push({ code: 'PADDING', at: padding, length: 1 });
   return hits;
+}
+
+/** Where a run of 120 spaces (tabs, no-break spaces) or of 24 line ends with only blanks between them begins,
+ *  or -1. One pass. */
+function paddingAt(text: string): number {
+  let spaces = 0;
+  let lines = 0;
+  let runStart = 0;
+  let linesStart = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x09 || c === 0xa0) {
+      if (spaces++ === 0) runStart = i;
+      if (spaces >= 120) return runStart;
+    } else if (c === 0x0a || c === 0x0d) {
+      spaces = 0;
+      if (c === 0x0a) {
+        if (lines++ === 0) linesStart = i;
+        if (lines >= 24) return linesStart;
+      }
+    } else {
+      spaces = 0;
+      lines = 0;
+    }
+  }
+  return -1;
 }
 
 const NEGATION = /\b(?:never|not|cannot|no)\b|n't\b/i;

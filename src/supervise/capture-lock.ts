@@ -11,6 +11,8 @@ import { loadServers, serverById, type ServerConfig } from '../store/servers.js'
 import { artifactRecords } from './attested-launch.js';
 import { fetchSurface, type Fetched, type OnLearned } from './surface-fetch.js';
 import { escaped } from '../escape.js';
+import type { FindingCode } from '../scan/rules.js';
+import { gateFindings, scanServed } from './surface-scan.js';
 
 // Capturing a server's surface into tools.lock and warden.lock, for `lock`, `pin`, enrollment and `npm start`:
 // fresh attested launches (surface-fetch.ts), then the entry written (read-modify-write under the locks' file
@@ -26,11 +28,13 @@ function write(paths: HomePaths, id: string, entry: LockEntry, fetched: Fetched,
   return saveLockEntry(paths, id, () => ({ entry, extra: wardenEntryFor(artifactsOf(fetched), prints, fetched.conditional, fetched.catalogs, fetched.handshakes) }));
 }
 
-/** Captures and writes the lock entry of a server (used by `lock` and by `add`). */
-export async function captureLock(paths: HomePaths, id: string, source: 'lock' | 'pin', onLearned?: OnLearned): Promise<LockEntry> {
+/** Captures and writes the lock entry of a server (used by `lock` and by `add`), once the first-trust scan of
+ *  what it served passed (`accept`: the codes of high-severity findings the operator accepted). */
+export async function captureLock(paths: HomePaths, id: string, source: 'lock' | 'pin', onLearned?: OnLearned, accept: readonly FindingCode[] = []): Promise<LockEntry> {
   const server = serverById(loadServers(paths), id, paths);
   const previous = loadLocks(paths).tools.get(id);
   const fetched = await fetchSurface(paths, id, previous?.protocol.offered ?? DEFAULT_OFFERED, say, onLearned);
+  await gateFindings(paths, id, source, scanServed(paths, id, fetched), accept, server.posture, say);
   const entry = entryFor(server.command, server.args, previous?.protocol.offered ?? DEFAULT_OFFERED, fetched.handshake, fetched.tools);
   await write(paths, id, entry, fetched, fetched.tools);
   await appendAudit(paths.audit, { event: 'surface', server: id, source, pinState: previous ? 'changed' : 'unpinned', surfaceHash: entry.surface_hash, ...(previous ? { lockedSurfaceHash: previous.surface_hash, lockedRevision: previous.protocol.era } : {}), revision: entry.protocol.era, changed: [] });
@@ -39,9 +43,11 @@ export async function captureLock(paths: HomePaths, id: string, source: 'lock' |
 
 /** Accepts the served form of one tool of a locked server (or drops it from the lock when the server no longer
  *  lists it): 'pinned' or 'removed'. */
-export async function pinTool(paths: HomePaths, id: string, tool: string, server: ServerConfig, locked: LockEntry): Promise<'pinned' | 'removed'> {
+export async function pinTool(paths: HomePaths, id: string, tool: string, server: ServerConfig, locked: LockEntry, accept: readonly FindingCode[] = []): Promise<'pinned' | 'removed'> {
   const fetched = await fetchSurface(paths, id, locked.protocol.offered, say);
   const live = fetched.tools.find((t) => t.name === tool);
+  // Only the tool pinned is taken: only it is scanned (the rest of the surface stays as locked).
+  if (live) await gateFindings(paths, id, 'pin', scanServed(paths, id, { handshake: { ...fetched.handshake, members: new Map(), instructions: undefined }, tools: [live], servedCatalogs: {} }), accept, server.posture, say);
   // The entry is rebuilt from the lock as read under its lock, so a concurrent pin of another tool is kept.
   let entry = locked;
   await saveLockEntry(paths, id, (locks) => {

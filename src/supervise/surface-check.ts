@@ -11,6 +11,8 @@ import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
 import { fetchSurface } from './surface-fetch.js';
 import { escaped } from '../escape.js';
+import type { ScanResult } from '../scan/surface.js';
+import { scanServed } from './surface-scan.js';
 
 // Checking a server's surface out of band, for `verify`, `diff` and the daemon's scheduled verification: a fresh
 // attested launch, the served surface diffed against tools.lock and warden.lock.
@@ -38,6 +40,9 @@ export interface SurfaceCheck {
   /** "METHOD member" for each member of a listing result beside its items and cursor: nothing locks them, and a
    *  session does not relay them. */
   pageMembers?: string[];
+  /** The first-trust scan of what changed (changed and added tools, changed instructions, initialize result and
+   *  catalog items): what a pin would accept (issue 30). */
+  findings?: ScanResult;
 }
 
 /** Launches server `id` (twice: with and without client capabilities) and compares what it serves with its lock. */
@@ -60,7 +65,14 @@ export async function checkSurface(paths: HomePaths, id: string): Promise<Surfac
     const pageMembers = fetched.pageMembers;
     const worst = worstClass(diff) ?? (diff.era ? 'era' : catalogs.length > 0 ? 'catalog' : pageMembers.length > 0 ? 'listing' : undefined);
     const hs = fetched.handshake;
-    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, pageMembers, live: fetched.tools, entry, liveInstructions: hs.instructions, liveHandshake: hs.members, ...(fetched.bareHandshake.print.hExact !== hs.print.hExact ? { liveBareHandshake: fetched.bareHandshake.members } : {}), liveCatalogItems, liveSurfaceHash: liveSurfaceHash(hs, fetched.tools) };
+    const changedTools = new Set(diff.tools.filter((t) => t.state === 'changed' || t.state === 'added').map((t) => t.name));
+    const changedInitialize = diff.handshake.state !== 'matched';
+    const findings = scanServed(paths, id, {
+      handshake: { ...hs, members: changedInitialize ? hs.members : new Map(), instructions: diff.instructionsChanged ? hs.instructions : undefined },
+      tools: fetched.tools.filter((t) => changedTools.has(t.name)),
+      servedCatalogs: liveCatalogItems,
+    });
+    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, pageMembers, findings, live: fetched.tools, entry, liveInstructions: hs.instructions, liveHandshake: hs.members, ...(fetched.bareHandshake.print.hExact !== hs.print.hExact ? { liveBareHandshake: fetched.bareHandshake.members } : {}), liveCatalogItems, liveSurfaceHash: liveSurfaceHash(hs, fetched.tools) };
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     return { id, status: 'error', error: { code: err.code, message: err.message, exitCode: err.exitCode } };

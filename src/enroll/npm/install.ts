@@ -15,6 +15,7 @@ import { loadServers, SERVER_ID_RE } from '../../store/servers.js';
 import { withStoreLock } from '../../store/package-store.js';
 import { loadTrustRoot } from '../../store/trust-root-file.js';
 import type { TrustRoot } from '../../provenance/trust-root.js';
+import type { FindingCode } from '../../scan/rules.js';
 import { lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec, type Enrollment } from '../enrollment.js';
 import { makeCandidate, parseSpec, type Candidate } from './candidate.js';
 import { dependencyProvenance, type Dependency } from './dependencies.js';
@@ -39,6 +40,8 @@ export interface InstallRequest {
   /** The server's environment: values kept in servers.json, names passed through (as `add --env`). */
   env?: Record<string, string>;
   passEnv?: string[];
+  /** Codes of high-severity scan findings the operator accepted (--accept-findings). */
+  acceptFindings?: readonly FindingCode[];
   dryRun: boolean;
 }
 
@@ -239,7 +242,7 @@ export async function install(paths: HomePaths, req: InstallRequest, hooks: Inst
     return report;
   }).then(async (r) => {
     // The surface is locked outside the store lock: the entry is named by servers.json now, gc keeps it.
-    if (r.added) r.enrollment = await lockAndBaseline(paths, id, hooks.say, `install ${id}`);
+    if (r.added) r.enrollment = await lockAndBaseline(paths, id, hooks.say, `install ${id}`, req.acceptFindings);
     return r;
   });
 }
