@@ -1,6 +1,6 @@
 // Brings the host tools of test/deploy/prometheus.test.ts that a fresh Debian machine lacks: promtool (Debian
 // package prometheus) and amtool (prometheus-alertmanager), which check the alerting rules and the Alertmanager
-// example in deploy/. Run by `pretest`, so the test command gets them itself (README, "Test").
+// example in deploy/. Run by `pretest`, so the test command gets them itself (docs/testing.md).
 //
 // A tool found on PATH is used as it is. Otherwise its Debian package is fetched with `apt-get download` (apt
 // checks it against the signed package lists; no root needed) and only the tool's binary is taken out of it with

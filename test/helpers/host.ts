@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ROOT } from './warden.js';
 
-// What a few tests need from the machine beyond node and npm. `.ci/run` installs it (README, "Test"); a test
+// What a few tests need from the machine beyond node and npm. `.ci/run` installs it (docs/testing.md); a test
 // that needs a missing one fails at once with one line saying what is missing and how to get it, instead of
 // waiting for its timeout on a child that never started.
 
@@ -42,7 +42,7 @@ export function requireHost(...tools: HostTool[]): void {
   });
   if (missing.length === 0) return;
   const list = missing.map((t) => `${t} (${TOOLS[t].for}; Debian: apt-get install ${TOOLS[t].apt})`).join(', ');
-  throw new Error(`missing on this host: ${list}. .ci/run installs what the tests need; see README, "Test".`);
+  throw new Error(`missing on this host: ${list}. .ci/run installs what the tests need; see docs/testing.md.`);
 }
 
 /** A node that uid 65534 (the tests' "other user", as root) can run: the one running the tests, unless it lives
