@@ -40,7 +40,7 @@ try {
   let got = download();
   if (got.status !== 0 && process.getuid?.() === 0) {
     // A container's package lists are often empty until the first update.
-    execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    spawnSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'] }); // if it fails, the download says so
     got = download();
   }
   if (got.status !== 0) fail(`apt-get download ${packages.join(' ')} failed (${got.stderr.trim().split('\n').pop()}); if apt's package lists are missing, run 'apt-get update' as root.`);
