@@ -1,17 +1,15 @@
 // Installs the other node releases the module guard is tested on (test/nodes: node 22 and 24, whose in-thread
 // loader hooks the guard uses; docs/adr/0032-in-thread-module-hooks.md) into test/nodes/node_modules, from its
 // own lockfile (npm checks each tarball's integrity) and without bin links, so that neither shadows the `node`
-// the project runs on. Run by `prepare`, so `npm ci` and `npm install` bring them and the tests need no network
-// afterwards. Nothing to do when they are installed as locked; a production install (`--omit=dev`) skips them.
+// the project runs on. Run by `pretest`, so the test command brings them (~100 MB, once) and no install does: an
+// install of the package, from the registry or from git, never downloads what only the tests use
+// (docs/adr/0048-lean-package.md). Nothing to do when they are installed as locked.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test/nodes');
-
-const omitted = `${process.env.npm_config_omit ?? ''} ${process.env.NODE_ENV ?? ''}`;
-if (/\b(dev|production)\b/.test(omitted)) process.exit(0);
 
 function installedAsLocked() {
   const lock = JSON.parse(fs.readFileSync(path.join(DIR, 'package-lock.json'), 'utf8'));

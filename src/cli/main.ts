@@ -7,6 +7,7 @@ import type { UpgradeOptions } from './upgrade.js';
 import type { TrustRootUpdateOptions } from './trust-root.js';
 import type { RulesOptions } from './rules.js';
 import { escaped } from '../escape.js';
+import { wardenVersion } from '../daemon/version.js';
 
 /** Help of --accept-findings, for every verb that locks (cli/accept-findings.ts reads it). */
 const ACCEPT_FINDINGS_HELP = 'lock despite high-severity scan findings of these codes (comma-separated; audited)';
@@ -87,6 +88,7 @@ async function main(argv: string[]): Promise<void> {
   const program = new Command('mcp-warden')
     .description('Supply-chain attestation supervisor for stdio MCP servers')
     .option('--home <dir>', 'the warden home (default: $MCP_WARDEN_HOME, else $XDG_CONFIG_HOME/mcp-warden)')
+    .version(wardenVersion(), '--version', 'print the version of mcp-warden (package.json) and exit')
     .exitOverride()
     .configureOutput({ outputError: (str, write) => write(`mcp-warden: ${str}`) });
 

@@ -1,21 +1,11 @@
-import fs from 'node:fs';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { wardenVersion } from './version.js';
 
 // Prometheus metrics of the daemon, per server: launches by decision, refusals by code, drift, canaries and
 // their latency, last verification time, binary changes, rules changes, orphan sweeps, refused modules; the
 // daemon's version, start time, stalled loops and digest cache; what a fleet needs to know of each server
 // (posture, pinned, verification interval); and signed trust bundles. Labels hold server ids, event codes and
 // the version, never paths, commands, arguments or environment values (docs/operations.md, "Running a fleet").
-
-/** The version in package.json ('../..' is the package root from dist/daemon/, dist/bundle/ and src/daemon/). */
-function wardenVersion(): string {
-  try {
-    const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-    return typeof pkg.version === 'string' ? pkg.version.slice(0, 64) : 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
 
 /** What the daemon says of each configured server: nothing from its command, arguments or environment. */
 export interface ServerFacts {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { nodeFor65534 } from '../helpers/host.js';
 import { INITIALIZE, RawSession, SERVERS, addServer, alive, tempDir } from '../helpers/warden.js';
 
 // Attack (hostile server running as root, as on this machine kind): a descendant that changes uid, clears its
@@ -44,7 +45,7 @@ describe('descendants that change uid', () => {
   // Needs root to change uid (CI and this machine kind run as root); elsewhere it is reported as skipped.
   it.runIf(process.getuid?.() === 0)('held (where the session has a cgroup): a double-forked, env-cleared grandchild running as uid 65534 is stopped at close', async () => {
     const pidFile = path.join(dir, 'pids');
-    addServer(home, 'uid', [process.execPath, path.join(SERVERS, 'attack2/uid-escaper.mjs'), pidFile]);
+    addServer(home, 'uid', [process.execPath, path.join(SERVERS, 'attack2/uid-escaper.mjs'), pidFile, nodeFor65534(dir)]);
     for (const pid of fs.existsSync(pidFile) ? await pidsIn(pidFile, 1) : []) pids.push(pid);
     fs.rmSync(pidFile, { force: true });
     const s = new RawSession(home, 'uid');

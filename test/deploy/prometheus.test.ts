@@ -13,11 +13,15 @@ const RULES = path.join(PROMETHEUS, 'mcp-warden.rules.yml');
 const RULE_TESTS = ['mcp-warden.rules.test.yml', 'mcp-warden.rules.days.test.yml'].map((f) => path.join(PROMETHEUS, f));
 const ALERTMANAGER = path.join(ROOT, 'deploy/alertmanager/alertmanager.example.yml');
 
-/** Runs a host tool; a missing one fails with what to install instead of skipping. */
+/** Where `npm test`'s pretest step (scripts/test-tools.mjs) puts the tools it took from Debian packages. */
+const FETCHED = path.join(ROOT, 'test/tools/bin');
+
+/** Runs a host tool, from PATH, else as fetched by `npm test`; a missing one fails with what to do instead of skipping. */
 function tool(name: string, pkg: string, args: string[]): { code: number | null; out: string } {
-  const r = spawnSync(name, args, { encoding: 'utf8', timeout: 60_000 });
+  let r = spawnSync(name, args, { encoding: 'utf8', timeout: 60_000 });
+  if ((r.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') r = spawnSync(path.join(FETCHED, name), args, { encoding: 'utf8', timeout: 60_000 });
   if ((r.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
-    throw new Error(`${name} is not installed on this host: install it with 'apt-get install ${pkg}' (Debian), or run .ci/run with CI=true, which does.`);
+    throw new Error(`${name} is neither on PATH nor in test/tools/bin: run 'npm test' (its pretest step, scripts/test-tools.mjs, takes it from the Debian package ${pkg}), or install it with 'apt-get install ${pkg}'.`);
   }
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }

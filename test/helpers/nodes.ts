@@ -4,11 +4,11 @@ import { ROOT } from './warden.js';
 
 // The node releases the module guard is tested on: the one running the tests (node 20: loader hooks on a thread
 // of their own, module.register), and node 22 and 24 from test/nodes (module.registerHooks: hooks in the loading
-// thread; docs/adr/0032-in-thread-module-hooks.md). `npm ci` installs them (scripts/test-nodes.mjs, from `prepare`).
+// thread; docs/adr/0032-in-thread-module-hooks.md). `npm test` installs them (scripts/test-nodes.mjs, from `pretest`).
 
 function installed(name: string): string {
   const bin = path.join(ROOT, 'test/nodes/node_modules', name, 'bin/node');
-  if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: the module guard is tested on it. Run 'npm ci' (or 'node scripts/test-nodes.mjs'), which installs test/nodes.`);
+  if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: the module guard is tested on it. Run 'npm test' (its pretest step installs test/nodes) or 'node scripts/test-nodes.mjs'.`);
   return bin;
 }
 

@@ -72,9 +72,15 @@ export function addServer(home: string, id: string, commandLine: string[], flags
 
 /** Connects the MCP SDK client to `mcp-warden run ID`; `setup` may register request handlers first. */
 export async function connectClient(home: string, id: string, env?: Record<string, string>, capabilities?: Record<string, unknown>, setup?: (client: Client) => void): Promise<{ client: Client; stderr: () => string }> {
+  return connectWarden([process.execPath, WARDEN], home, id, env, capabilities, setup);
+}
+
+/** connectClient with the warden started as `warden` (its command and first arguments), e.g. an installed one. */
+export async function connectWarden(warden: string[], home: string, id: string, env?: Record<string, string>, capabilities?: Record<string, unknown>, setup?: (client: Client) => void): Promise<{ client: Client; stderr: () => string }> {
+  const [command, ...first] = warden as [string, ...string[]];
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [WARDEN, '--home', home, 'run', id],
+    command,
+    args: [...first, '--home', home, 'run', id],
     env: { ...(process.env as Record<string, string>), ...env },
     stderr: 'pipe',
   });
