@@ -213,6 +213,41 @@ describe('what a retry may carry is bounded', () => {
   });
 });
 
+describe("a server's input_required over the bounds", () => {
+  it('one whose requestState is over 64 KiB is refused: the client never sees it (its retry would be refused)', async () => {
+    h.scenario({ inputRequired: { resultType: 'input_required', inputRequests: { ok: { method: 'elicitation/create', params: { mode: 'form', message: 'Sure?', requestedSchema: { type: 'object', properties: {} } } } }, requestState: 'y'.repeat(64 * 1024 + 1) } });
+    const s = new RawSession(h.home, 'ask27');
+    try {
+      s.send(modernLine(1, 'tools/call', { name: 'confirm', arguments: {} }));
+      const answer = await answerTo(s, 1);
+      expect(answer.error).toMatchObject({ code: -32001 });
+      expect(refusedMessage(answer)).toMatch(/mcp-warden refused the answer of server 'ask27' to tools\/call: its requestState is over 65536 characters/);
+    } finally {
+      s.close();
+      await s.exited;
+    }
+    expect(s.stdoutBytes.toString()).not.toContain('yyyy');
+  });
+});
+
+describe('the answer to the warden\'s question must come within the rules\' askTimeoutSeconds', () => {
+  it('a retry after the bound is refused (ask_declined), and the server never receives the call', async () => {
+    writeRules(h.home, 'ask27', { askTimeoutSeconds: 1, tools: { echo: { kind: 'destructive' } } });
+    const { s, question } = await asked();
+    try {
+      await new Promise((r) => setTimeout(r, 1100)); // the bound itself is what is tested: let it pass
+      retry(s, 3, question, question.requestState);
+      const answer = await answerTo(s, 3);
+      expect(answer.error).toMatchObject({ code: -32001, data: { reason: 'ask_declined' } });
+      expect(refusedMessage(answer)).toMatch(/no answer within 1 s/);
+    } finally {
+      s.close();
+      await s.exited;
+    }
+    expect(echoCalls()).toEqual([]);
+  });
+});
+
 describe("the revision's error for a client that cannot be asked", () => {
   it('a call whose envelope declares no form elicitation is refused with -32021 naming the capability, and the server never receives it', async () => {
     const s = new RawSession(h.home, 'ask27');
