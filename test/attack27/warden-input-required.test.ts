@@ -86,6 +86,22 @@ describe("the warden's own input_required for a held call", () => {
     expect(echoCalls()).toEqual([]);
   });
 
+  it.each([
+    ['another tool', { name: 'poke', arguments: { text: 'held' } }],
+    ['the same call with another params member', { name: 'echo', arguments: { text: 'held' }, task: { ttl: 60000 } }],
+  ])('a requestState moved to %s is refused, and the server receives neither call', async (_what, call) => {
+    const { s, question } = await asked();
+    try {
+      const key = Object.keys(question.inputRequests)[0] as string;
+      s.send(modernLine(3, 'tools/call', { ...call, inputResponses: { [key]: { action: 'accept' } }, requestState: question.requestState }));
+      expect(refusedMessage(await answerTo(s, 3))).toMatch(/mcp-warden refused/);
+    } finally {
+      s.close();
+      await s.exited;
+    }
+    expect([...calls('echo'), ...calls('poke')]).toEqual([]);
+  });
+
   it('a requestState replayed after its call went through is refused: the server receives the call once', async () => {
     const { s, question } = await asked();
     try {
