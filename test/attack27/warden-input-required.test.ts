@@ -168,6 +168,23 @@ describe("the warden's state and a server's never mix in one retry", () => {
     expect(calls('confirm')).toEqual([]);
   });
 
+  it.each([
+    ["the warden's retry with a case variant of requestState beside it", (key: string, state: string) => ({ inputResponses: { [key]: { action: 'accept' } }, requestState: state, RequestState: 'server-opaque-1' })],
+    ["the warden's state under a case variant of requestState alone", (key: string, state: string) => ({ INPUTRESPONSES: { [key]: { action: 'accept' } }, REQUESTSTATE: state })],
+  ])('%s is refused (a server reading names without regard to case would read another state), and the server never receives the call', async (_what, members) => {
+    const { s, question } = await asked();
+    try {
+      const key = Object.keys(question.inputRequests)[0] as string;
+      s.send(modernLine(3, 'tools/call', { name: 'echo', arguments: { text: 'held' }, ...members(key, question.requestState) }));
+      const answer = await answerTo(s, 3);
+      expect(answer.error).toMatchObject({ code: -32602, data: { reason: 'ask_state_refused' } });
+    } finally {
+      s.close();
+      await s.exited;
+    }
+    expect(echoCalls()).toEqual([]);
+  });
+
   it('the call retried without the warden\'s state is an ordinary call under the rules: asked again, with another requestState', async () => {
     const { s, question } = await asked();
     try {
