@@ -5,6 +5,7 @@ import { RulesGate, type SessionRules } from '../rules/gate.js';
 import type { ToolVerdict } from '../rules/verdict.js';
 import { printable, type LiveTool } from '../surface/admit.js';
 import { ClientQuestions } from './ask.js';
+import { declaresFormElicitation } from './input-required.js';
 import { shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 import { classify, errorResponse } from '../protocol/message.js';
 import { escaped } from '../escape.js';
@@ -59,10 +60,7 @@ export class CallRules {
 
   /** Reads the client's declared capabilities from its initialize params. */
   clientCapabilities(params: JsonValue | undefined): void {
-    const caps = params instanceof Map ? params.get('capabilities') : undefined;
-    const elicitation = caps instanceof Map ? caps.get('elicitation') : undefined;
-    // An empty elicitation object means form mode (revision 2025-06-18); a later client names its modes.
-    this.canAsk = elicitation instanceof Map && (elicitation.size === 0 || elicitation.get('form') instanceof Map);
+    this.canAsk = declaresFormElicitation(params instanceof Map ? params.get('capabilities') : undefined);
   }
 
   /** Judges a complete listing; at the session's start, reports and audits what the rules withheld. */

@@ -143,7 +143,8 @@ function refused(invalid: boolean, detail: string): Retry {
   return { kind: 'refused', invalid, detail };
 }
 
-/** Whether a request's envelope declares form elicitation (an empty elicitation object means form mode). */
+/** Whether client capabilities (an initialize's, or a modern request's envelope) declare form elicitation: an
+ *  empty elicitation object means form mode (revision 2025-06-18); a later client names its modes. */
 export function declaresFormElicitation(capabilities: JsonValue | undefined): boolean {
   const elicitation = capabilities instanceof Map ? capabilities.get('elicitation') : undefined;
   return elicitation instanceof Map && (elicitation.size === 0 || elicitation.get('form') instanceof Map);
