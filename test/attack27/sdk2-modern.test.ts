@@ -66,6 +66,21 @@ describe('ask in the modern era: the warden answers the held call with its own i
     expect(received[0]?.arguments).toEqual({ text: 'held' });
   });
 
+  it('an auto client (its probe launch first) is asked the same way, and the call reaches the server once', async () => {
+    h = sdk2Home('asked', {});
+    writeRules(h.home, 'asked', { tools: { echo: { kind: 'destructive' } } });
+    const { client, questions } = await connectV2(h.home, 'asked', 'auto');
+    try {
+      expect(client.getProtocolEra()).toBe('modern');
+      expect((await client.callTool({ name: 'echo', arguments: { text: 'held' } })).content).toEqual([{ type: 'text', text: 'echo: held' }]);
+    } finally {
+      await client.close();
+    }
+    expect(questions).toHaveLength(1);
+    expect(JSON.stringify(questions[0])).toMatch(/mcp-warden: server 'asked' is asked to run tool/);
+    expect(calls(h, 'echo').map((c) => c.arguments)).toEqual([{ text: 'held' }]);
+  });
+
   it('a declined question refuses the call, and the server never receives it', async () => {
     h = sdk2Home('asked', {});
     writeRules(h.home, 'asked', { tools: { echo: { kind: 'destructive' } } });
