@@ -245,10 +245,12 @@ export class ModernSession {
   async onMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<boolean> {
     const h = this.host;
     if (msg.kind === 'request') {
-      // A 2026-07-28 stdio server asks through input_required results, never with requests of its own (and a
-      // probe has no judge yet): not relayed, answered "method not found".
-      h.reports.refused('not_in_era', `a ${printable(msg.method, 64)} request on a 2026-07-28 connection, where a server sends none`);
-      h.server.write(errorResponse(msg.id, -32601, 'mcp-warden: a server sends no requests on a 2026-07-28 connection'));
+      // A 2026-07-28 stdio server asks through input_required results, never with requests of its own, and a
+      // probe has no judge yet: nothing is relayed. Answered as the SDK v2 client answers on stdio (ADR 0051):
+      // during the probe, before any revision was agreed, a ping with {} and the rest "Method not found"; once
+      // the connection is 2026-07-28, not at all (a client there writes no responses).
+      h.reports.refused('not_in_era', `a ${printable(msg.method, 64)} request on a ${this.era === 'probe' ? 'server/discover probe' : '2026-07-28 connection'}, where a server sends none`);
+      if (this.era === 'probe') h.server.write(msg.method === 'ping' ? Buffer.from(`{"jsonrpc":"2.0","id":${msg.id},"result":{}}\n`) : errorResponse(msg.id, METHOD_NOT_FOUND, 'Method not found'));
       return true;
     }
     if (msg.kind !== 'notification') return false;

@@ -103,12 +103,13 @@ export class Session {
     this.server = new ServerChannel(io.serverIn, io.serverOut, cfg.channel, {
       message: (msg, bytes) => {
         // A server's ping carries nothing and is answered by any client at any time: it passes at once, and no
-        // request, the client's or the warden's, is relayed until its pong has (early-pings.ts).
+        // request, the client's or the warden's, is relayed until its pong has (early-pings.ts). On a
+        // 2026-07-28 connection (or a probe of one) there are no pings: it goes where the era's requests go.
         if (msg.kind === 'request' && msg.method === 'ping' && !this.modern.active) {
-          // Only once the load check passed (nothing reaches the client before it), and as a bare ping: its
-          // params carry nothing the client needs and nothing judged.
-          this.pings.passed(msg.id);
-          void this.surface.passedBeforeFirstByte().then((ok) => ok && this.toClient(Buffer.from(`{"jsonrpc":"2.0","id":${msg.id},"method":"ping"}\n`)));
+          // Only once the load check passed (nothing reaches the client before it), bare and under an id of the
+          // warden's: its params and id carry nothing the client needs and nothing judged.
+          const ping = this.pings.relay(msg.id);
+          void this.surface.passedBeforeFirstByte().then((ok) => ok && this.toClient(ping));
         } else this.queue.push({ from: 'server', msg, bytes, seq: this.seq++ });
       },
       answer: (answers, msg, bytes) => this.queue.push({ from: 'server', answers, msg, bytes, seq: this.seq++ }),
@@ -137,7 +138,7 @@ export class Session {
       line: (bytes) => {
         // The answer to a question of the warden's goes to it at once (the call it is about waits, not the queue).
         if (this.rules?.questions.mayAnswer(bytes) && this.rules.questions.take(classify(bytes, this.cfg.channel.json))) return;
-        if (!this.pings.pending || !this.passedPong(bytes)) this.queue.push({ from: 'client', bytes });
+        if (!this.pings.mayAnswer(bytes) || !this.passedPong(bytes)) this.queue.push({ from: 'client', bytes });
       },
       oversize: (seen) => {
         this.stats.oversizeLines++;
@@ -157,11 +158,13 @@ export class Session {
 
   // ---- client to server ----
 
-  /** The client's answer to a ping let through early goes to the server at once, ahead of what is queued. */
+  /** The client's answer to a ping let through early goes to the server at once, ahead of what is queued, with
+   *  the server's id; one to a ping forgotten goes nowhere. */
   private passedPong(bytes: Buffer): boolean {
     const msg = classify(bytes, this.cfg.channel.json);
-    if (msg.kind !== 'response' || !this.pings.settle(msg.id)) return false;
-    this.toServer(bytes);
+    if (!this.pings.isAnswer(msg)) return false;
+    const pong = this.pings.settle(msg, bytes);
+    if (pong) this.toServer(pong);
     return true;
   }
 

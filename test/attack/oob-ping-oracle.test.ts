@@ -64,10 +64,15 @@ describe('attack: ping oracle', () => {
     // The ping reaches the client before its initialize is answered; the client answers it as the SDK does.
     const parsed = (): Record<string, unknown>[] => s.lines().map((l) => JSON.parse(l.toString()) as Record<string, unknown>);
     await s.until(() => parsed().some((m) => m.method === 'ping'), 'the server ping, passed on before the release');
-    s.send('{"result":{},"jsonrpc":"2.0","id":"srv-ping-1"}\n');
+    // Under an id of the warden's (the server's is its own text: ADR 0051), which the client answers.
+    const ping = parsed().find((m) => m.method === 'ping') as { id: string };
+    expect(ping.id).toMatch(/^mcp-warden-ping-[0-9a-f]{24}-0$/);
+    s.send(`{"result":{},"jsonrpc":"2.0","id":${JSON.stringify(ping.id)}}\n`);
     await s.until(() => parsed().some((m) => m.id === 1), 'the initialize answer');
     s.close();
     expect((await s.exited).code).toBe(3);
     expect(parsed().find((m) => m.id === 1)?.error).toMatchObject({ message: expect.stringMatching(/canary "echo-probe" failed \(text/) });
+    // The server got the client's pong under its own id.
+    expect(fs.readFileSync(pongLog, 'utf8').split('\n').filter(Boolean)).toEqual(['{"result":{},"jsonrpc":"2.0","id":"srv-ping-1"}']);
   });
 });
