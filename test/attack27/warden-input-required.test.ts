@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeRules } from '../helpers/rules.js';
+import { auditEvents } from '../helpers/warden.js';
 import { RawSession, answerTo, envelope, hostileHome, modernLine, type Sdk2Home } from './helpers.js';
 
 // Issue 27 item 4: `ask` for a modern client. A 2026-07-28 stdio server must not write requests to stdout and
@@ -68,6 +69,7 @@ describe("the warden's own input_required for a held call", () => {
     expect(calls[0]).not.toHaveProperty('inputResponses');
     expect(calls[0]?.arguments).toEqual({ text: 'held' });
     expect(s.stdoutBytes.toString().match(/"requestState"/g)).toHaveLength(1); // only in the question itself
+    expect(auditEvents(h.home).filter((e) => e.event === 'call_asked')).toMatchObject([{ server: 'ask27', tool: 'echo', kind: 'destructive', arguments: ['text'], answer: 'accept' }]);
   });
 
   it.each([
@@ -114,6 +116,7 @@ describe("the warden's own input_required for a held call", () => {
       await s.exited;
     }
     expect(echoCalls()).toHaveLength(1);
+    expect(auditEvents(h.home).filter((e) => e.event === 'client_message_refused')).toMatchObject([{ reason: 'ask_state_refused', method: 'tools/call', requests: 1 }]);
   });
 
   it('a declined answer refuses the call, and the server never receives it', async () => {
@@ -126,6 +129,9 @@ describe("the warden's own input_required for a held call", () => {
       await s.exited;
     }
     expect(echoCalls()).toEqual([]);
+    const events = auditEvents(h.home);
+    expect(events.filter((e) => e.event === 'call_asked')).toMatchObject([{ tool: 'echo', answer: 'decline' }]);
+    expect(events.filter((e) => e.event === 'call_refused')).toMatchObject([{ tool: 'echo', reason: 'ask_declined' }]);
   });
 });
 
