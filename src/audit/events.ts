@@ -190,8 +190,9 @@ export interface ServerMessageRefusedEvent {
   event: 'server_message_refused';
   server: string;
   /** impersonation: a question to the user worded as the warden's own (docs/adr/0022); unsubscribed: a
-   *  revision 2026-07-28 acknowledgement or list change for no subscription the client opened (docs/adr/0044). */
-  reason: 'unmatched_id' | 'late_answer' | 'batch' | 'impersonation' | 'unsubscribed' | 'not_in_era';
+   *  revision 2026-07-28 acknowledgement or list change for no subscription the client opened (docs/adr/0044);
+   *  oversize_input: an input_required result whose requestState or questions exceed the bounds (docs/adr/0047). */
+  reason: 'unmatched_id' | 'late_answer' | 'batch' | 'impersonation' | 'unsubscribed' | 'not_in_era' | 'oversize_input';
 }
 
 /** A client message that was not forwarded because the warden does not relay it (a batch). */
@@ -201,8 +202,10 @@ export interface ClientMessageRefusedEvent {
   /** batch: a JSON-RPC batch; ambiguous_member: a member a reader ignoring case takes for one the warden read;
    *  no_handshake, during_handshake, second_initialize: a request before the handshake was released or after;
    *  unknown_method: a request the warden does not relay (proxy/client-methods.ts); other_era: a message of the
-   *  other era than the connection's, or a 2026-07-28 one without a valid envelope (proxy/era.ts). */
-  reason: 'batch' | 'ambiguous_member' | 'no_handshake' | 'during_handshake' | 'second_initialize' | 'unknown_method' | 'other_era';
+   *  other era than the connection's, or a 2026-07-28 one without a valid envelope (proxy/era.ts);
+   *  ask_state_refused: a retry whose requestState or inputResponses the warden does not relay (spent, altered,
+   *  for another call, mixed with a server's, or over the bounds: proxy/input-required.ts). */
+  reason: 'batch' | 'ambiguous_member' | 'no_handshake' | 'during_handshake' | 'second_initialize' | 'unknown_method' | 'other_era' | 'ask_state_refused';
   /** How many requests in it were answered with the refusal. */
   requests: number;
   /** The method (at most 128 characters); for ambiguous_member, the member name it stands for (never the member

@@ -5,6 +5,7 @@ import { RulesGate, type SessionRules } from '../rules/gate.js';
 import type { ToolVerdict } from '../rules/verdict.js';
 import { printable, type LiveTool } from '../surface/admit.js';
 import { ClientQuestions } from './ask.js';
+import { declaresFormElicitation } from './input-required.js';
 import { shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 import { classify, errorResponse } from '../protocol/message.js';
 import { escaped } from '../escape.js';
@@ -22,6 +23,17 @@ const LONG_VALUE = 512;
 
 type Admitted = Extract<ToolVerdict, { decision: 'allow' | 'ask' }>;
 type Forward = { msg: ClientRequestMessage; bytes: Buffer };
+
+/** Revision 2026-07-28's error for a request that needs a client capability its envelope does not declare. */
+export const MISSING_CLIENT_CAPABILITY = -32021;
+
+/** How a modern call is asked about (input-required.ts): the user's answer its retry carried, whether its
+ *  envelope declares form elicitation, and how to answer it with the warden's question. */
+export interface ModernAsk {
+  answer: 'accept' | 'decline' | 'cancel' | 'timeout' | 'continued' | undefined;
+  canAsk: boolean;
+  question(message: string, timeoutMs: number): void;
+}
 
 /** What to do with a client's tools/call once the lock has approved the tool. */
 export type CallDecision =
@@ -48,10 +60,7 @@ export class CallRules {
 
   /** Reads the client's declared capabilities from its initialize params. */
   clientCapabilities(params: JsonValue | undefined): void {
-    const caps = params instanceof Map ? params.get('capabilities') : undefined;
-    const elicitation = caps instanceof Map ? caps.get('elicitation') : undefined;
-    // An empty elicitation object means form mode (revision 2025-06-18); a later client names its modes.
-    this.canAsk = elicitation instanceof Map && (elicitation.size === 0 || elicitation.get('form') instanceof Map);
+    this.canAsk = declaresFormElicitation(params instanceof Map ? params.get('capabilities') : undefined);
   }
 
   /** Judges a complete listing; at the session's start, reports and audits what the rules withheld. */
@@ -94,14 +103,42 @@ export class CallRules {
     return undefined;
   }
 
-  /** The client's request with other params (fixed values added), as a message of its own. */
   private rewritten(msg: ClientRequestMessage, params: JsonObject): Forward {
-    const value = new Map(msg.value);
-    value.set('params', params);
-    const bytes = Buffer.from(serialize(value) + '\n');
-    const again = classify(bytes, { maxBytes: Number.MAX_SAFE_INTEGER, maxDepth: 128 });
-    if (again.kind !== 'request') throw new Error(`the rewritten call did not read back as a request (${again.kind})`);
-    return { msg: again, bytes };
+    return withParams(msg, params);
+  }
+
+  /**
+   * A tools/call of a tool the lock approved on a connection of revision 2026-07-28, under the rules: a call
+   * the rules hold for the user is answered with the warden's own `input_required` (`m.question`), and its
+   * retry, with the user's answer read from it (`m.answer`), judged here again; a retry of a question the
+   * server asked after the user's yes (`continued`) goes on without a second one. `asked` on the result: the
+   * call goes on by the user's yes.
+   */
+  admitModern(msg: ClientRequestMessage, bytes: Buffer, m: ModernAsk): (Forward & { asked: boolean }) | undefined {
+    const params = msg.value.get('params');
+    const name = params instanceof Map ? params.get('name') : undefined;
+    if (!(params instanceof Map) || typeof name !== 'string') return { msg, bytes, asked: false };
+    const kind = this.gate.verdict(name)?.kind ?? 'unclassified';
+    const args = params.get('arguments');
+    if (m.answer !== undefined && m.answer !== 'continued') {
+      this.r.cfg.audit({ event: 'call_asked', server: this.r.cfg.serverId, tool: name.slice(0, 128), kind, arguments: (args instanceof Map ? [...args.keys()] : []).map((n) => n.slice(0, 128)), answer: m.answer });
+      if (m.answer !== 'accept') {
+        this.refuse(msg.id, name, 'ask_declined', m.answer === 'timeout' ? `no answer within ${this.session.rules.askTimeoutSeconds} s` : `the user answered ${m.answer}`);
+        return undefined;
+      }
+    }
+    const asked = m.answer !== undefined;
+    const decision = this.decide(msg.id, name, params, asked);
+    if (decision.action === 'refused') return undefined;
+    if (decision.action === 'forward') return { ...(decision.params ? this.rewritten(msg, decision.params) : { msg, bytes }), asked };
+    if (!m.canAsk) {
+      const detail = `the policy for ${decision.verdict.kind ?? 'unclassified'} tools is ask and this request's client capabilities do not declare form elicitation, so the warden cannot ask the user`;
+      this.refuse(msg.id, name, 'ask_unavailable', detail, { code: MISSING_CLIENT_CAPABILITY, data: { requiredCapabilities: { elicitation: { form: {} } } } });
+      return undefined;
+    }
+    // The question shows the arguments the server would receive (fixed values included).
+    m.question(question(this.r.cfg.serverId, name, kind, (decision.params ?? params).get('arguments')), this.session.rules.askTimeoutSeconds * 1000);
+    return undefined;
   }
 
   /** Decides a call of `tool` (approved by the lock on this session). */
@@ -186,13 +223,13 @@ export class CallRules {
     this.questions.withdrawAll();
   }
 
-  private refuse(id: string, tool: string, reason: string, detail: string): { action: 'refused' } {
+  private refuse(id: string, tool: string, reason: string, detail: string, as: { code: number; data: Record<string, unknown> } = { code: WARDEN_REFUSED, data: {} }): { action: 'refused' } {
     const { serverId } = this.r.cfg;
     this.r.stats.refusedCalls++;
     const shown = shownName(tool);
     this.r.cfg.audit({ event: 'call_refused', server: serverId, tool: tool.slice(0, 128), reason, ...(reason === 'schema_refused' ? {} : { detail }) });
     this.r.cfg.report(`refused a call to tool "${shown}" of server '${serverId}' (${reason}): ${printableDetail(detail)}. Show the rules with: mcp-warden rules ${serverId}`);
-    this.r.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused the call to tool "${shown}" of server '${serverId}' (${reason}): ${printableDetail(detail)}. The operator's rules: mcp-warden rules ${serverId}`, { reason, server: serverId }));
+    this.r.toClient(errorResponse(id, as.code, `mcp-warden refused the call to tool "${shown}" of server '${serverId}' (${reason}): ${printableDetail(detail)}. The operator's rules: mcp-warden rules ${serverId}`, { ...as.data, reason, server: serverId }));
     return { action: 'refused' };
   }
 
@@ -221,6 +258,16 @@ export class CallRules {
     }
     for (const o of overrides) this.r.cfg.report(`server '${serverId}': tool "${printable(o.tool)}" is classified ${o.kind} although the server's ${o.hints.join(' and ')} claim more; allowed by the rule's allowHintMismatch.`);
   }
+}
+
+/** The client's request with other params, as a message of its own (re-serialized and read back). */
+export function withParams(msg: ClientRequestMessage, params: JsonObject): Forward {
+  const value = new Map(msg.value);
+  value.set('params', params);
+  const bytes = Buffer.from(serialize(value) + '\n');
+  const again = classify(bytes, { maxBytes: Number.MAX_SAFE_INTEGER, maxDepth: 128 });
+  if (again.kind !== 'request') throw new Error(`the rewritten call did not read back as a request (${again.kind})`);
+  return { msg: again, bytes };
 }
 
 /** A rules explanation for a message: escaped, cut at 400 characters (it may quote a pointer into the server's

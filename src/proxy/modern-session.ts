@@ -6,10 +6,12 @@ import { errorResponse, idText } from '../protocol/message.js';
 import type { Handshake } from '../surface/admit.js';
 import { admitDiscover, unconfirmed } from '../surface/discover.js';
 import { impersonatesWarden } from './ask.js';
+import { withParams, type ModernAsk } from './call-rules.js';
+import { declaresFormElicitation, refuseRetry, serverQuestionRefusal, WardenInputRequired, type Retry } from './input-required.js';
 import type { ClientRequest, ClientRequestMessage, ResponseMessage, ServerChannel, ServerMessage } from './channel.js';
 import { admitRead, METHOD_NOT_FOUND, WARDEN_REFUSED, shownName, type Refuser } from './client-refusals.js';
 import { modernRule } from './client-methods.js';
-import { CLIENT_INFO_KEY, INVALID_PARAMS, MODERN_REVISION, SUBSCRIPTION_KEY, UNSUPPORTED_PROTOCOL_VERSION, envelopeClaim, nextEra, type Era } from './era.js';
+import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, INVALID_PARAMS, MODERN_REVISION, SUBSCRIPTION_KEY, UNSUPPORTED_PROTOCOL_VERSION, envelopeClaim, nextEra, type Era } from './era.js';
 import { discoverRefusal, lockedHandshake } from './modern-judge.js';
 import type { ServerReports } from './server-reports.js';
 import { SurfaceRefusal, type SessionConfig } from './session-config.js';
@@ -29,7 +31,8 @@ import { shapedBytes, shapedResponse } from './response-shape.js';
 // - subscriptions/listen is relayed under the client's own id (the server stamps it on the subscription's
 //   notifications); an acknowledgement or a list change reaches the client only for a subscription it opened,
 //   a list change only after the acknowledgement and for a list it asked for, and after the warden re-listed;
-// - a result that asks for input (`input_required`) worded as a question of mcp-warden is refused.
+// - a result that asks for input (`input_required`) worded as a question of mcp-warden is refused; a call the
+//   rules hold for the user is answered with the warden's own, and its retry judged again (input-required.ts).
 
 /** Subscriptions a client may hold open at once. */
 const MAX_SUBSCRIPTIONS = 64;
@@ -63,7 +66,7 @@ export interface ModernHost {
   toClient(bytes: Line): void;
   /** Relays a client request (`ownId`: under its own id when it can be kept). */
   forward(msg: ClientRequestMessage, bytes: Buffer, ownId?: boolean): Promise<ClientRequest | undefined>;
-  admitCall(msg: ClientRequestMessage, bytes: Buffer, asked: boolean): Promise<{ msg: ClientRequestMessage; bytes: Buffer } | undefined>;
+  admitCall(msg: ClientRequestMessage, bytes: Buffer, asked: boolean, modern: ModernAsk): Promise<{ msg: ClientRequestMessage; bytes: Buffer; asked?: boolean } | undefined>;
   /** The surface is judged: re-lists fall due by calls and time from now on. */
   judged(): void;
   failFrom(err: unknown): void;
@@ -78,6 +81,8 @@ export class ModernSession {
   private discovered: Handshake | undefined;
   /** Open subscriptions by the id the server stamps on their notifications (JSON text). */
   private readonly subscriptions = new Map<string, Subscription>();
+  /** The warden's own questions (the rules' ask) and the retries that answer them. */
+  private readonly asks = new WardenInputRequired();
 
   constructor(private readonly host: ModernHost) {}
 
@@ -123,14 +128,33 @@ export class ModernSession {
       cfg.audit({ event: 'client_message_refused', server: cfg.serverId, reason: 'unknown_method', requests: 1, method: msg.method.slice(0, 128) });
       cfg.report(`answered a ${shownName(msg.method)} request of the client with "method not found": it is not a request of revision ${MODERN_REVISION}; not forwarded`);
       h.toClient(errorResponse(msg.id, METHOD_NOT_FOUND, 'Method not found'));
-    } else if (rule === 'listen') await this.listen(msg, bytes);
+      return;
+    }
+    const retry = this.asks.read(msg.method, msg.value.get('params') as JsonObject);
+    if (retry.kind === 'refused') refuseRetry(h.refuser, msg.id, msg.method, retry);
+    else if (retry.kind === 'warden' && msg.method !== 'tools/call') refuseRetry(h.refuser, msg.id, msg.method, { kind: 'refused', invalid: false, detail: "the warden's requestState answers a tools/call only" });
+    else if (rule === 'listen') await this.listen(msg, bytes);
     else if (rule === 'discover' || rule === 'pass') await h.forward(msg, bytes);
     else if (await this.ensureJudge(msg)) {
-      if (rule === 'gated_call') {
-        const out = await h.admitCall(msg, bytes, asked);
-        if (out) await h.forward(out.msg, out.bytes);
-      } else if (rule !== 'admitted_read' || admitRead(h.refuser, h.surface.judge?.reads, msg.id, msg.method, msg.value)) await h.forward(msg, bytes);
+      if (rule === 'gated_call') await this.call(msg, bytes, asked, retry);
+      else if (rule !== 'admitted_read' || admitRead(h.refuser, h.surface.judge?.reads, msg.id, msg.method, msg.value)) await h.forward(msg, bytes);
     }
+  }
+
+  /** A tools/call: the warden's answer stripped from its retry, then judged by the lock and the rules; a call
+   *  they hold for the user is answered with the warden's own input_required. */
+  private async call(msg: ClientRequestMessage, bytes: Buffer, asked: boolean, retry: Retry): Promise<void> {
+    const h = this.host;
+    const call = retry.kind === 'warden' ? withParams(msg, retry.params) : { msg, bytes };
+    const params = call.msg.value.get('params') as JsonObject;
+    const meta = params.get('_meta') as JsonObject;
+    const out = await h.admitCall(call.msg, call.bytes, asked, {
+      answer: retry.kind === 'warden' ? retry.answer : retry.kind === 'server' && retry.continues ? 'continued' : undefined,
+      canAsk: declaresFormElicitation(meta.get(CLIENT_CAPABILITIES_KEY)),
+      question: (message, timeoutMs) => h.toClient(this.asks.question(msg.id, msg.method, params, message, timeoutMs)),
+    });
+    const request = out && (await h.forward(out.msg, out.bytes));
+    if (request && out?.asked) this.asks.forwarded(request.serverId, msg.method, params);
   }
 
   /** The judge of this connection, built before the first request that needs one: the warden lists everything
@@ -177,16 +201,22 @@ export class ModernSession {
   async onAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Line): Promise<boolean> {
     const h = this.host;
     if (request.method === 'subscriptions/listen') this.subscriptions.delete(request.serverId);
+    const askedCall = this.asks.answered(request.serverId);
     const result = msg.value.get('result');
     if (request.method === 'server/discover' && result !== undefined) {
       if (await h.surface.passedBeforeFirstByte()) this.judgeDiscover(request, result, shapedBytes(shapedResponse(msg.value, request.method, undefined), request.clientId, bytes));
       return true;
     }
     if (!(result instanceof Map) || result.get('resultType') !== 'input_required') return false;
-    if (!impersonatesWarden(result.get('inputRequests')) && !impersonatesWarden(result.get('requestState'))) return false;
+    const impersonates = impersonatesWarden(result.get('inputRequests')) || impersonatesWarden(result.get('requestState'));
+    const refusal = impersonates ? 'it asks for input worded as a question of mcp-warden, which only the warden may ask' : serverQuestionRefusal(result);
+    if (refusal === undefined) {
+      if (askedCall) this.asks.continueAfter(askedCall, result.get('requestState'));
+      return false;
+    }
     const { serverId } = h.cfg;
-    h.reports.refused('impersonation', `an input_required result to ${request.method} worded as a question of mcp-warden`);
-    h.toClient(errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused the answer of server '${serverId}' to ${request.method}: it asks for input worded as a question of mcp-warden, which only the warden may ask. Run 'mcp-warden audit' for details.`));
+    h.reports.refused(impersonates ? 'impersonation' : 'oversize_input', `an input_required result to ${request.method}: ${refusal}`);
+    h.toClient(errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused the answer of server '${serverId}' to ${request.method}: ${refusal}. Run 'mcp-warden audit' for details.`));
     return true;
   }
 

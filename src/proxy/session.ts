@@ -6,7 +6,7 @@ import { classify, errorResponse } from '../protocol/message.js';
 import { InadmissibleError } from '../surface/admit.js';
 import { HeldItems, waitingItem, type ServerItem } from './waiting-message.js';
 import { ProtocolError, ServerChannel, type ClientRequest, type ClientRequestMessage, type ResponseMessage, type ServerMessage } from './channel.js';
-import { CallRules } from './call-rules.js';
+import { CallRules, type ModernAsk } from './call-rules.js';
 import { impersonatesWarden } from './ask.js';
 import { answerDiscover, INVALID_REQUEST, PARSE_ERROR, admitRead, refuseAmbiguousParams, refuseBatch, refuseCall, refuseRequest, refuseUnjudgedListing, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 import { methodRule, requestAction } from './client-methods.js';
@@ -128,7 +128,7 @@ export class Session {
     this.surface = new SurfaceGate(this.server, cfg, this.rules, (err) => this.failFrom(err), () => this.seq);
     this.modern = new ModernSession({
       ...{ cfg, refuser: this.refuser, server: this.server, surface: this.surface, reports: this.reports, stopped: () => this.stopped, failFrom: (err) => this.failFrom(err) },
-      ...{ toClient: (bytes) => this.toClient(bytes), forward: (msg, bytes, ownId) => this.forwardRequest(msg, bytes, ownId), admitCall: (msg, bytes, asked) => this.admitCall(msg, bytes, asked), judged: () => (this.released = true) },
+      ...{ toClient: (bytes) => this.toClient(bytes), forward: (msg, bytes, ownId) => this.forwardRequest(msg, bytes, ownId), admitCall: (msg, bytes, asked, modern) => this.admitCall(msg, bytes, asked, modern), judged: () => (this.released = true) },
     });
     this.notifications = { refuser: this.refuser, rules: this.rules, modern: this.modern, server: this.server, toServer: (b) => this.toServer(b), swallowInitialized: () => this.swallowInitialized && !(this.swallowInitialized = false) };
   }
@@ -233,7 +233,7 @@ export class Session {
    * operator's rules: the message to forward (with fixed values added), or undefined when it was refused or is
    * held for the user's answer (put back in the queue once accepted, `asked`).
    */
-  private async admitCall(msg: ClientRequestMessage, bytes: Buffer, asked: boolean): Promise<{ msg: ClientRequestMessage; bytes: Buffer } | undefined> {
+  private async admitCall(msg: ClientRequestMessage, bytes: Buffer, asked: boolean, modern?: ModernAsk): Promise<{ msg: ClientRequestMessage; bytes: Buffer; asked?: boolean } | undefined> {
     const params = msg.value.get('params');
     const name = params instanceof Map ? params.get('name') : undefined;
     const toolName = typeof name === 'string' ? name : '';
@@ -248,6 +248,7 @@ export class Session {
       return undefined;
     }
     if (!this.rules) return { msg, bytes };
+    if (modern) return this.rules.admitModern(msg, bytes, modern); // revision 2026-07-28: ask as input_required
     return this.rules.admit(msg, bytes, () => this.queue.push({ from: 'client', bytes, asked: true }), asked);
   }
 

@@ -45,6 +45,79 @@ describe('one lock entry judges a session of the other era', () => {
   });
 });
 
+describe('ask in the modern era: the warden answers the held call with its own input_required', () => {
+  it('the client asks the user, retries with the requestState it was given, and the call reaches the server once, as the client first sent it', async () => {
+    h = sdk2Home('asked', {});
+    writeRules(h.home, 'asked', { tools: { echo: { kind: 'destructive' } } }); // destructive: ask, by default
+    const { client, questions } = await connectV2(h.home, 'asked', 'pin');
+    try {
+      expect(client.getProtocolEra()).toBe('modern');
+      await client.listTools();
+      expect((await client.callTool({ name: 'echo', arguments: { text: 'held' } })).content).toEqual([{ type: 'text', text: 'echo: held' }]);
+    } finally {
+      await client.close();
+    }
+    expect(questions).toHaveLength(1);
+    expect(JSON.stringify(questions[0])).toMatch(/mcp-warden/);
+    const received = calls(h, 'echo');
+    expect(received).toHaveLength(1);
+    expect(received[0]).not.toHaveProperty('requestState'); // the warden's state never reaches the server
+    expect(received[0]).not.toHaveProperty('inputResponses'); // nor the user's answer to the warden
+    expect(received[0]?.arguments).toEqual({ text: 'held' });
+  });
+
+  it('an auto client (its probe launch first) is asked the same way, and the call reaches the server once', async () => {
+    h = sdk2Home('asked', {});
+    writeRules(h.home, 'asked', { tools: { echo: { kind: 'destructive' } } });
+    const { client, questions } = await connectV2(h.home, 'asked', 'auto');
+    try {
+      expect(client.getProtocolEra()).toBe('modern');
+      expect((await client.callTool({ name: 'echo', arguments: { text: 'held' } })).content).toEqual([{ type: 'text', text: 'echo: held' }]);
+    } finally {
+      await client.close();
+    }
+    expect(questions).toHaveLength(1);
+    expect(JSON.stringify(questions[0])).toMatch(/mcp-warden: server 'asked' is asked to run tool/);
+    expect(calls(h, 'echo').map((c) => c.arguments)).toEqual([{ text: 'held' }]);
+  });
+
+  it('a declined question refuses the call, and the server never receives it', async () => {
+    h = sdk2Home('asked', {});
+    writeRules(h.home, 'asked', { tools: { echo: { kind: 'destructive' } } });
+    const { client, questions } = await connectV2(h.home, 'asked', 'pin', { action: 'decline' });
+    try {
+      expect(client.getProtocolEra()).toBe('modern');
+      await client.listTools();
+      expect(await refusal(() => client.callTool({ name: 'echo', arguments: { text: 'held' } }))).toMatch(/mcp-warden/);
+    } finally {
+      await client.close();
+    }
+    expect(questions).toHaveLength(1);
+    expect(calls(h, 'echo')).toEqual([]);
+  });
+
+  it("the warden's question, then the server's own: two questions, and the server receives the call, then its retry with its own state", async () => {
+    h = sdk2Home('asked', {});
+    writeRules(h.home, 'asked', { tools: { deploy: { kind: 'destructive' } } });
+    const { client, questions } = await connectV2(h.home, 'asked', 'pin');
+    try {
+      expect(client.getProtocolEra()).toBe('modern');
+      await client.listTools();
+      expect((await client.callTool({ name: 'deploy', arguments: { env: 'prod' } })).content).toEqual([{ type: 'text', text: 'deployed to prod' }]);
+    } finally {
+      await client.close();
+    }
+    expect(questions).toHaveLength(2);
+    expect(JSON.stringify(questions[0])).toMatch(/mcp-warden/);
+    expect(questions[1]).toMatchObject({ message: 'Deploy to prod?', mode: 'form' });
+    const received = calls(h, 'deploy');
+    expect(received).toHaveLength(2);
+    expect(received[0]).not.toHaveProperty('requestState');
+    expect(received[0]).not.toHaveProperty('inputResponses');
+    expect(received[1]).toMatchObject({ arguments: { env: 'prod' }, requestState: 'server-state:prod', inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } });
+  });
+});
+
 describe("input_required in the modern era", () => {
   it("a server's own input_required reaches the client, and its retry reaches the server unchanged", async () => {
     h = sdk2Home('asked', {});
