@@ -23,7 +23,7 @@ export async function lockVerb(homeFlag: string | undefined, id: string, acceptF
   openHome(paths, true);
   serverById(loadServers(paths), id, paths);
   if (loadLocks(paths).tools.has(id)) {
-    throw new WardenError('LOCK_EXISTS', `tools.lock already has an entry for server '${id}'. To accept its current surface, run: mcp-warden pin ${id}`);
+    throw new WardenError('LOCK_EXISTS', `tools.lock already has an entry for server '${id}'. To accept its current surface, review it with 'mcp-warden diff ${id}', then run: mcp-warden pin ${id}`);
   }
   const entry = await captureLock(paths, id, 'lock', undefined, accept);
   line(escaped(`Locked ${summary(id, entry, loadLocks(paths).warden.get(id)?.conditional.length ?? 0)}`));

@@ -13,6 +13,7 @@ import { loadServers, type ServerConfig } from '../store/servers.js';
 import { rulesDrifted, rulesPin, type RulesPin } from '../supervise/rules-pin.js';
 import { line, printJson } from './output.js';
 import { checkSurface, type SurfaceCheck } from '../supervise/surface-check.js';
+import { recordReview } from '../supervise/review.js';
 
 // `verify` (the CI line: exit 1 on any drift, the operator's rules changed since their pin included) and `diff` (the report: per tool, which fields, which class,
 // and for a human in a terminal the text of a changed description). Exit codes follow tools.lock SPEC §9:
@@ -148,6 +149,8 @@ export async function diffVerb(homeFlag: string | undefined, id: string, json: b
   const paths = resolveHome(homeFlag);
   openHome(paths, false);
   const o = await checkSurface(paths, id);
+  // What is shown now is what a pin will accept (supervise/review.ts).
+  if (o.review) recordReview(paths, id, o.review);
   const rules = o.error ? undefined : rulesOf(paths, id);
   if (json) printJson({ ...(jsonOf(o, true) as object), ...rulesJson(rules) });
   else {

@@ -134,7 +134,7 @@ export function checkToolNames(edits: readonly RulesEdit[], locked: readonly str
   for (const e of edits) {
     if (!('tool' in e) || !NEEDS_LOCKED_TOOL.has(e.op) || locked.includes(e.tool)) continue;
     const near = locked.find((t) => t.toLowerCase() === e.tool.toLowerCase()) ?? locked.find((t) => t.includes(e.tool) || e.tool.includes(t));
-    throw new WardenError('TOOL_UNKNOWN', `server '${id}' has no tool "${e.tool}" in tools.lock${near ? ` (did you mean "${near}"?)` : ''}; its tools: ${locked.join(', ') || 'none'}. Nothing was changed. (A tool the server lists only later must be locked first: mcp-warden pin ${id})`);
+    throw new WardenError('TOOL_UNKNOWN', `server '${id}' has no tool "${e.tool}" in tools.lock${near ? ` (did you mean "${near}"?)` : ''}; its tools: ${locked.join(', ') || 'none'}. Nothing was changed. (A tool the server lists only later must be locked first: mcp-warden diff ${id}, then mcp-warden pin ${id})`);
   }
 }
 

@@ -246,11 +246,9 @@ export class ModernSession {
     const h = this.host;
     if (msg.kind === 'request') {
       // A 2026-07-28 stdio server asks through input_required results, never with requests of its own, and a
-      // probe has no judge yet: nothing is relayed. Answered as the SDK v2 client answers on stdio (ADR 0051):
-      // during the probe, before any revision was agreed, a ping with {} and the rest "Method not found"; once
-      // the connection is 2026-07-28, not at all (a client there writes no responses).
+      // probe has no judge yet: nothing is relayed, and nothing answered, as the SDK v2 client does on stdio
+      // (during its probe it reads only the probe's answer; once modern, it writes no responses). ADR 0051.
       h.reports.refused('not_in_era', `a ${printable(msg.method, 64)} request on a ${this.era === 'probe' ? 'server/discover probe' : '2026-07-28 connection'}, where a server sends none`);
-      if (this.era === 'probe') h.server.write(msg.method === 'ping' ? Buffer.from(`{"jsonrpc":"2.0","id":${msg.id},"result":{}}\n`) : errorResponse(msg.id, METHOD_NOT_FOUND, 'Method not found'));
       return true;
     }
     if (msg.kind !== 'notification') return false;

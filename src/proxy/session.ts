@@ -305,6 +305,9 @@ export class Session {
   private async onServerMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<void> {
     if (!(await this.surface.passedBeforeFirstByte())) return;
     if (this.modern.active && (await this.modern.onMessage(msg, bytes, seq))) return;
+    // A ping read while a probe was open and relayed after the connection fell back to 2025: bare, under an id of
+    // the warden's, like every other (early-pings.ts).
+    if (msg.kind === 'request' && msg.method === 'ping') return void this.toClient(this.pings.relay(msg.id));
     if (msg.kind === 'request' && msg.method === 'elicitation/create' && impersonatesWarden(msg.value.get('params'))) {
       this.reports.refused('impersonation', 'an elicitation request worded as a question of mcp-warden');
       this.toServer(errorResponse(msg.id, WARDEN_REFUSED, 'mcp-warden refused this elicitation request: its message is worded as a question of mcp-warden'));

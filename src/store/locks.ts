@@ -33,7 +33,7 @@ export function parseLock<T>(file: string, label: string, parse: () => T): T {
     return parse();
   } catch (err) {
     if (err instanceof LockfileError) {
-      throw new WardenError('LOCK_INVALID', `${label} at ${file} is not a valid lockfile: ${err.reason}. Restore it from version control, or re-create the entry with 'mcp-warden pin <id>'.`);
+      throw new WardenError('LOCK_INVALID', `${label} at ${file} is not a valid lockfile: ${err.reason}. Restore it from version control, or re-create the entry with 'mcp-warden diff <id>' then 'mcp-warden pin <id>'.`);
     }
     throw err;
   }

@@ -13,6 +13,7 @@ import { fetchSurface, type Fetched, type OnLearned } from './surface-fetch.js';
 import { escaped } from '../escape.js';
 import type { FindingCode } from '../scan/rules.js';
 import { gateFindings, scanServed } from './surface-scan.js';
+import { requireReviewed } from './review.js';
 
 // Capturing a server's surface into tools.lock and warden.lock, for `lock`, `pin`, enrollment and `npm start`:
 // fresh attested launches (surface-fetch.ts), then the entry written (read-modify-write under the locks' file
@@ -34,9 +35,12 @@ export async function captureLock(paths: HomePaths, id: string, source: 'lock' |
   const server = serverById(loadServers(paths), id, paths);
   const previous = loadLocks(paths).tools.get(id);
   const fetched = await fetchSurface(paths, id, previous?.protocol.offered ?? DEFAULT_OFFERED, say, onLearned);
+  // A pin accepts only what diff showed (review.ts); a first lock has nothing to compare with.
+  const reviewed = source === 'pin' && previous ? requireReviewed(paths, id, previous, fetched) : undefined;
   await gateFindings(paths, id, source, scanServed(paths, id, fetched), accept, server.posture, say);
   const entry = entryFor(server.command, server.args, previous?.protocol.offered ?? DEFAULT_OFFERED, fetched.handshake, fetched.tools);
   await write(paths, id, entry, fetched, fetched.tools);
+  reviewed?.();
   await appendAudit(paths.audit, { event: 'surface', server: id, source, pinState: previous ? 'changed' : 'unpinned', surfaceHash: entry.surface_hash, ...(previous ? { lockedSurfaceHash: previous.surface_hash, lockedRevision: previous.protocol.era } : {}), revision: entry.protocol.era, changed: [] });
   return entry;
 }
@@ -46,6 +50,7 @@ export async function captureLock(paths: HomePaths, id: string, source: 'lock' |
 export async function pinTool(paths: HomePaths, id: string, tool: string, server: ServerConfig, locked: LockEntry, accept: readonly FindingCode[] = []): Promise<'pinned' | 'removed'> {
   const fetched = await fetchSurface(paths, id, locked.protocol.offered, say);
   const live = fetched.tools.find((t) => t.name === tool);
+  const reviewed = requireReviewed(paths, id, locked, fetched, tool);
   // Only the tool pinned is taken: only it is scanned (the rest of the surface stays as locked).
   if (live) await gateFindings(paths, id, 'pin', scanServed(paths, id, { handshake: { ...fetched.handshake, members: new Map(), instructions: undefined }, tools: [live], servedCatalogs: {} }), accept, server.posture, say);
   // The entry is rebuilt from the lock as read under its lock, so a concurrent pin of another tool is kept.
@@ -65,6 +70,7 @@ export async function pinTool(paths: HomePaths, id: string, tool: string, server
     // Pinning a tool accepts that tool only: the catalogs and the initialize result stay as locked.
     return { entry, extra: wardenEntryFor(artifactsOf(fetched), prints, fetched.conditional, previous?.catalogs ?? {}, previous?.handshake) };
   });
+  reviewed();
   await appendAudit(paths.audit, { event: 'surface', server: id, source: 'pin', pinState: 'changed', surfaceHash: entry.surface_hash, lockedSurfaceHash: locked.surface_hash, revision: entry.protocol.era, changed: [{ name: tool, state: live ? 'changed' : 'removed', classes: [], fields: [] }] });
   return live ? 'pinned' : 'removed';
 }

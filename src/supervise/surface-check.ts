@@ -13,6 +13,8 @@ import { fetchSurface } from './surface-fetch.js';
 import { escaped } from '../escape.js';
 import type { ScanResult } from '../scan/surface.js';
 import { scanServed } from './surface-scan.js';
+import { reviewOf } from './review.js';
+import type { Review } from '../store/review.js';
 
 // Checking a server's surface out of band, for `verify`, `diff` and the daemon's scheduled verification: a fresh
 // attested launch, the served surface diffed against tools.lock and warden.lock.
@@ -43,6 +45,8 @@ export interface SurfaceCheck {
   /** The first-trust scan of what changed (changed and added tools, changed instructions, initialize result and
    *  catalog items): what a pin would accept (issue 30). */
   findings?: ScanResult;
+  /** The digests of what was fetched, for `diff` to record as what it showed (review.ts). */
+  review?: Review;
 }
 
 /** Launches server `id` (twice: with and without client capabilities) and compares what it serves with its lock. */
@@ -72,7 +76,7 @@ export async function checkSurface(paths: HomePaths, id: string): Promise<Surfac
       tools: fetched.tools.filter((t) => changedTools.has(t.name)),
       servedCatalogs: liveCatalogItems,
     });
-    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, pageMembers, findings, live: fetched.tools, entry, liveInstructions: hs.instructions, liveHandshake: hs.members, ...(fetched.bareHandshake.print.hExact !== hs.print.hExact ? { liveBareHandshake: fetched.bareHandshake.members } : {}), liveCatalogItems, liveSurfaceHash: liveSurfaceHash(hs, fetched.tools) };
+    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, pageMembers, findings, review: reviewOf(fetched, entry), live: fetched.tools, entry, liveInstructions: hs.instructions, liveHandshake: hs.members, ...(fetched.bareHandshake.print.hExact !== hs.print.hExact ? { liveBareHandshake: fetched.bareHandshake.members } : {}), liveCatalogItems, liveSurfaceHash: liveSurfaceHash(hs, fetched.tools) };
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     return { id, status: 'error', error: { code: err.code, message: err.message, exitCode: err.exitCode } };

@@ -46,7 +46,7 @@ const NAMED_MEMBERS = 8;
 function serverRefusal(diff: SurfaceDiff): string | undefined {
   if (diff.instructionsChanged) return 'its instructions changed since they were locked';
   const { state, fields } = diff.handshake;
-  if (state === 'unlocked') return "warden.lock holds no print of its initialize result (its serverInfo, capabilities and other members: an entry taken before mcp-warden locked them), so nothing proves what the client would be shown; review what it serves, then accept it with 'mcp-warden pin'";
+  if (state === 'unlocked') return "warden.lock holds no print of its initialize result (its serverInfo, capabilities and other members: an entry taken before mcp-warden locked them), so nothing proves what the client would be shown; review what it serves with 'mcp-warden diff', then accept it with 'mcp-warden pin'";
   if (state === 'changed') {
     const named = fields.slice(0, NAMED_MEMBERS).map((f) => printable(f)).join(', ');
     const more = fields.length > NAMED_MEMBERS ? ` and ${fields.length - NAMED_MEMBERS} more` : '';

@@ -118,6 +118,7 @@ describe('the initialize result reaches the client only as far as it was judged 
       expect(r.answer.error).toMatchObject({ code: -32001, data: { cause: 'surface_refused' } });
       expect((r.answer.error as { message: string }).message).toContain('warden.lock holds no print of its initialize result');
       expect(cli(h.home, ['verify', 'hs']).stdout).toContain('initialize result not locked');
+      expect(cli(h.home, ['diff', 'hs']).stdout).toContain('initialize result not locked'); // what pin accepts is what diff shows
       expect(cli(h.home, ['pin', 'hs']).code).toBe(0);
       const again = await handshake({});
       expect(again.answer.result).toMatchObject({ serverInfo: { name: 'handshake-drift' } });

@@ -35,8 +35,11 @@ describe('pin after diff', () => {
     const diff = cli(home, ['diff', 'pinswitch']);
     expect(diff.stdout + diff.stderr).toContain('Echoes text (version 2).');
     expect(diff.stdout + diff.stderr).not.toContain(MARKER);
+    // pin launches the server again: what it fetched is not what diff showed, so nothing is pinned (ADR 0054).
     const pin = cli(home, ['pin', 'pinswitch']);
-    expect(pin.code).toBe(0);
+    expect(pin.code, pin.stderr).toBe(3);
+    expect(pin.stderr).toContain("SURFACE_NOT_REVIEWED: nothing was pinned for server 'pinswitch': what it serves now differs from what 'mcp-warden diff pinswitch' showed at");
+    expect(pin.stderr).toContain('(the initialize result)');
 
     const s = new RawSession(home, 'pinswitch');
     try {

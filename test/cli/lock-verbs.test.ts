@@ -83,7 +83,7 @@ describe('lock, verify, diff and pin', () => {
     sh = baseShifter();
     const again = cli(sh.home, ['lock', 'shifty']);
     expect(again.code).toBe(2);
-    expect(again.stderr).toContain('To accept its current surface, run: mcp-warden pin shifty');
+    expect(again.stderr).toContain("To accept its current surface, review it with 'mcp-warden diff shifty', then run: mcp-warden pin shifty");
     fs.rmSync(path.join(sh.home, 'tools.lock'));
     const pin = cli(sh.home, ['pin', 'shifty']);
     expect(pin.code).toBe(4);

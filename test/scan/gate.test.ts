@@ -46,6 +46,7 @@ describe('the first-trust scan at add, lock and pin', () => {
     serve(CLEAN);
     addServer(home, 'p', SHIFTER, ['--env', `SCENARIO_FILE=${scenario}`]);
     serve(POISONED);
+    expect(cli(home, ['diff', 'p']).code).toBe(1); // pin accepts what diff showed
     const partial = cli(home, ['pin', 'p', '--accept-findings', 'HIDDEN_MARKUP']);
     expect(partial.code, partial.stderr).toBe(3);
     expect(partial.stderr).toMatch(/--accept-findings (?=.*SENSITIVE_FILE_READ)(?=.*CONCEAL_FROM_USER)(?=.*HISTORY_PARAMETER)/);
