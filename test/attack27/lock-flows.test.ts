@@ -10,9 +10,9 @@ import { HOSTILE, MODERN, sdk2Home, type Sdk2Home } from './helpers.js';
 // implementation; a version-confirmed server/discover is the commit point (no fallback after it); before it,
 // the fallback to the classic flow runs on a fresh launch; a recorded flow is re-used, and only that flow.
 
-let cleanup: (() => void) | undefined;
-afterEach(() => {
-  cleanup?.();
+let cleanup: (() => void | Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
   cleanup = undefined;
 });
 
@@ -53,6 +53,63 @@ function indent(canonical: string): string {
   return out;
 }
 const sha = (s: string): string => `sha256:${createHash('sha256').update(s, 'utf8').digest('hex')}`;
+
+describe('a stateless lock entry', () => {
+  it('records flow "stateless" and era 2026-07-28, re-renders byte for byte by an independent tools.lock v1 writer, and its hashes recompute', () => {
+    const h = sdk2Home('modern-only', { entry: 'reject' }, { add: 'any' });
+    cleanup = h.cleanup;
+    const file = path.join(h.home, 'tools.lock');
+    expect(fs.existsSync(file), h.added.stderr + h.added.stdout).toBe(true);
+    const text = fs.readFileSync(file, 'utf8');
+    const lock = JSON.parse(text);
+    expect(indent(jcs(lock)) + '\n').toBe(text);
+    const entry = lock.servers['modern-only'];
+    expect(entry.protocol).toEqual({ offered: MODERN, era: MODERN, flow: 'stateless' });
+    expect(entry.h_instructions).toBe(sha(jcs(entry.instructions)));
+    for (const t of entry.tools) expect(t.h_tool, t.name).toBe(sha(jcs(t.tool)));
+    const rollup = { era: entry.protocol.era, h_instructions: entry.h_instructions, tools: entry.tools.map((t: { name: string; h_tool: string }) => ({ h_tool: t.h_tool, name: t.name })) };
+    expect(entry.surface_hash).toBe(sha(jcs(rollup)));
+  });
+});
+
+describe('the commit point and the fallback', () => {
+  it('after a version-confirmed server/discover, an inadmissible stateless page refuses the lock: no fallback to the classic flow', () => {
+    const dir = tempDir();
+    cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
+    const home = path.join(dir, 'home');
+    const scenario = path.join(dir, 'scenario.json');
+    const log = path.join(dir, 'received.jsonl');
+    fs.writeFileSync(scenario, JSON.stringify({ modernDuplicate: true })); // the classic face is clean
+    const r = cli(home, ['add', 'hybrid', '--yes', '--env', `SCENARIO_FILE=${scenario}`, '--env', `LOG_FILE=${log}`, '--', NODE, HOSTILE]);
+    const out = r.stderr + r.stdout;
+    const seen = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { method?: string }).method);
+    expect(seen, out).toContain('server/discover');
+    expect(seen, out).not.toContain('initialize');
+    const lockFile = path.join(home, 'tools.lock');
+    const entries = fs.existsSync(lockFile) ? Object.keys(JSON.parse(fs.readFileSync(lockFile, 'utf8')).servers) : [];
+    expect(entries).toEqual([]);
+    expect(out).toMatch(/duplicate/i);
+  });
+
+  it('a 2025-only server that exits on any request before initialize enrolls: the probe ran on a throwaway launch, the classic flow on a fresh one', () => {
+    const dir = tempDir();
+    cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
+    const home = path.join(dir, 'home');
+    const log = path.join(dir, 'received.jsonl');
+    const r = cli(home, ['add', 'strict', '--yes', '--env', `LOG_FILE=${log}`, '--', NODE, path.join(SERVERS, 'attack27/strict-classic.mjs')]);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const entry = JSON.parse(fs.readFileSync(path.join(home, 'tools.lock'), 'utf8')).servers.strict;
+    expect(entry.protocol).toMatchObject({ era: '2025-11-25', flow: 'classic' });
+    const byLaunch = new Map<number, string[]>();
+    for (const l of fs.readFileSync(log, 'utf8').split('\n').filter(Boolean)) {
+      const { pid, method } = JSON.parse(l) as { pid: number; method: string };
+      byLaunch.set(pid, [...(byLaunch.get(pid) ?? []), method]);
+    }
+    const launches = [...byLaunch.values()];
+    expect(launches).toContainEqual(['server/discover']); // the probe, alone on its launch
+    expect(launches.find((ms) => ms.includes('initialize'))?.[0]).toBe('initialize'); // the fallback, fresh
+  });
+});
 
 describe('a recorded flow is re-used, and only that flow', () => {
   let h: Sdk2Home | undefined;
