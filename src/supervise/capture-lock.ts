@@ -1,6 +1,6 @@
 import { appendAudit } from '../audit/log.js';
 import { WardenError } from '../error.js';
-import { DEFAULT_OFFERED } from '../proxy/fetch.js';
+import { MODERN_REVISION } from '../proxy/era.js';
 import { ABSENT } from '../surface/hash.js';
 import { entryFor, surfaceHash, type LockEntry } from '../surface/lockfile.js';
 import { wardenEntryFor } from '../surface/warden-lock.js';
@@ -30,8 +30,10 @@ function write(paths: HomePaths, id: string, entry: LockEntry, fetched: Fetched,
 export async function captureLock(paths: HomePaths, id: string, source: 'lock' | 'pin', onLearned?: OnLearned): Promise<LockEntry> {
   const server = serverById(loadServers(paths), id, paths);
   const previous = loadLocks(paths).tools.get(id);
-  const fetched = await fetchSurface(paths, id, previous?.protocol.offered ?? DEFAULT_OFFERED, say, onLearned);
-  const entry = entryFor(server.command, server.args, previous?.protocol.offered ?? DEFAULT_OFFERED, fetched.handshake, fetched.tools);
+  // A locked server is fetched over the flow its entry records; a new one is probed with server/discover first
+  // (docs/adr/0046).
+  const fetched = await fetchSurface(paths, id, previous?.protocol ?? { offered: MODERN_REVISION }, say, onLearned);
+  const entry = entryFor(server.command, server.args, fetched.offered, fetched.handshake, fetched.tools, fetched.flow);
   await write(paths, id, entry, fetched, fetched.tools);
   await appendAudit(paths.audit, { event: 'surface', server: id, source, pinState: previous ? 'changed' : 'unpinned', surfaceHash: entry.surface_hash, ...(previous ? { lockedSurfaceHash: previous.surface_hash, lockedRevision: previous.protocol.era } : {}), revision: entry.protocol.era, changed: [] });
   return entry;
@@ -40,7 +42,7 @@ export async function captureLock(paths: HomePaths, id: string, source: 'lock' |
 /** Accepts the served form of one tool of a locked server (or drops it from the lock when the server no longer
  *  lists it): 'pinned' or 'removed'. */
 export async function pinTool(paths: HomePaths, id: string, tool: string, server: ServerConfig, locked: LockEntry): Promise<'pinned' | 'removed'> {
-  const fetched = await fetchSurface(paths, id, locked.protocol.offered, say);
+  const fetched = await fetchSurface(paths, id, locked.protocol, say);
   const live = fetched.tools.find((t) => t.name === tool);
   // The entry is rebuilt from the lock as read under its lock, so a concurrent pin of another tool is kept.
   let entry = locked;
