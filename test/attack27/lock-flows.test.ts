@@ -91,6 +91,22 @@ describe('the commit point and the fallback', () => {
     expect(out).toMatch(/duplicate/i);
   });
 
+  it('a discover that confirms the revision but carries a member of a 2025 initialize result refuses the lock: the server confirmed, so its classic face is not taken', () => {
+    const dir = tempDir();
+    cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
+    const home = path.join(dir, 'home');
+    const scenario = path.join(dir, 'scenario.json');
+    const log = path.join(dir, 'received.jsonl');
+    fs.writeFileSync(scenario, JSON.stringify({ discover: { serverInfo: { name: 'modern-hostile', version: '1.0.0' } } }));
+    const r = cli(home, ['add', 'hybrid', '--yes', '--env', `SCENARIO_FILE=${scenario}`, '--env', `LOG_FILE=${log}`, '--', NODE, HOSTILE]);
+    const out = r.stderr + r.stdout;
+    expect(r.code, out).toBe(5);
+    expect(out).toMatch(/server\/discover result carries "serverInfo"/);
+    const seen = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { method?: string }).method);
+    expect(seen).toEqual(['server/discover']);
+    expect(fs.existsSync(path.join(home, 'tools.lock')) ? Object.keys(JSON.parse(fs.readFileSync(path.join(home, 'tools.lock'), 'utf8')).servers) : []).toEqual([]);
+  });
+
   it('a 2025-only server that exits on any request before initialize enrolls: the probe ran on a throwaway launch, the classic flow on a fresh one', () => {
     const dir = tempDir();
     cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
