@@ -76,7 +76,7 @@ async function fetchWith(paths: HomePaths, id: string, speech: Speech, capabilit
     // The server's text, through the one escaper (ADR 0039), quoted: its newlines show as \n, its quotes as \".
     const tail = stderr.trim() ? ` Its stderr ended with: "${printable(stderr.trim().slice(-300), 300)}"` : '';
     if (err instanceof InadmissibleError) throw new WardenError('SURFACE_INADMISSIBLE', `server '${id}' served a tool surface that cannot be admitted: ${err.reason}.`);
-    if (err instanceof ProtocolError) throw new WardenError('PROTOCOL_FAILURE', `could not fetch the surface of server '${id}' over the ${speech.flow} flow (${speech.flow === 'classic' ? 'initialize' : 'server/discover'}): ${err.message}.${tail}`);
+    if (err instanceof ProtocolError) throw new WardenError('PROTOCOL_FAILURE', `could not fetch the surface of server '${id}'${speech.flow === 'stateless' ? ' over the stateless flow (server/discover)' : ''}: ${err.message}.${tail}`);
     throw err;
   }
 }
@@ -97,8 +97,8 @@ export async function fetchSurface(paths: HomePaths, id: string, protocol: { off
     try {
       full = await fetchWith(paths, id, speech, FULL_CAPABILITIES, say, learn);
     } catch (classic) {
-      // Both flows failed: each refusal is reported, each keeps its class.
-      if (classic instanceof WardenError) throw new WardenError(classic.code, `${classic.message} Before it, server/discover offering ${protocol.offered}: ${err.message}.`);
+      // Both flows failed: each refusal is reported (this one here, the classic flow's as the error, its class kept).
+      say(`server '${id}' did not confirm revision ${protocol.offered} to server/discover (${err.message}), and the classic flow (initialize) on a fresh launch failed too:`);
       throw classic;
     }
   }
