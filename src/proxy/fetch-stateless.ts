@@ -1,7 +1,6 @@
 import { printable } from '../escape.js';
-import type { JsonObject } from '../protocol/json/reader.js';
 import type { Handshake, SurfaceCaps } from '../surface/admit.js';
-import { admitDiscover } from '../surface/discover.js';
+import { admitDiscover, unconfirmed } from '../surface/discover.js';
 import type { Catalogs, ServedCatalogs } from '../surface/catalog.js';
 import { ProtocolError, ServerChannel, type ChannelLimits } from './channel.js';
 import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, MODERN_REVISION, VERSION_KEY } from './era.js';
@@ -12,9 +11,9 @@ import { listAllTools, listCatalogs } from './listing.js';
 // server/discover with the full `_meta` envelope, then every listing page with it, no handshake. The requests are
 // an SDK v2 client's that probed in place: the probe under the id "server-discover-probe-1" with its member
 // order, then the session's numbered requests, the envelope (protocol version, client info, client capabilities,
-// in that order) on each. A discover whose `supportedVersions` lists the offered revision is the flow's commit
-// point: a failure before it is a PreCommitError (the only one a fetch may fall back from, to the classic flow on
-// a fresh launch); any failure after it is terminal.
+// in that order) on each. An admissible discover result whose `supportedVersions` lists the offered revision is
+// the flow's commit point: a failure before it is a PreCommitError (the only one a fetch may fall back from, to
+// the classic flow on a fresh launch); any failure after it is terminal.
 
 export type Flow = 'classic' | 'stateless';
 
@@ -58,7 +57,7 @@ export async function openStateless(io: ServerStreams, client: OutOfBandClient, 
   }, { verifyWriter: io.verifyWriter });
   const envelope = modernEnvelope(client, capabilities);
   channel.style.speakModern(envelope);
-  let result: JsonObject;
+  let handshake: Handshake;
   try {
     const response = await channel.requestLine('server/discover', PROBE_ID, `{"jsonrpc":"2.0","id":${PROBE_ID},"method":"server/discover","params":{"_meta":${envelope}}}\n`, Math.min(PROBE_TIMEOUT_MS, limits.requestTimeoutMs));
     const error = response.get('error');
@@ -66,16 +65,17 @@ export async function openStateless(io: ServerStreams, client: OutOfBandClient, 
       const m = error instanceof Map ? error.get('message') : undefined;
       throw new ProtocolError(`the server answered server/discover with an error: ${typeof m === 'string' ? printable(m, 200) : 'no message'}`);
     }
-    const r = response.get('result');
-    const versions = r instanceof Map ? r.get('supportedVersions') : undefined;
-    // The commit point: the exact member lists the offered revision (duplicate keys were refused by the channel).
-    if (!(r instanceof Map) || !Array.isArray(versions) || !versions.includes(client.offered)) throw new ProtocolError(`server/discover did not list revision ${printable(client.offered, 64)} in "supportedVersions"`);
-    result = r;
+    // The commit point: an admissible result (exact keys, no case-variant alias, no member of a 2025 initialize
+    // result, the negotiation members in their shapes) whose supportedVersions lists the offered revision.
+    const discovered = admitDiscover(response.get('result'), client.offered, caps);
+    const why = unconfirmed(discovered, client.offered);
+    if (why) throw new ProtocolError(why);
+    handshake = discovered.handshake;
   } catch (err) {
     channel.end();
     throw new PreCommitError(err as Error);
   }
-  return { channel, handshake: admitDiscover(result, client.offered, caps).handshake };
+  return { channel, handshake };
 }
 
 /** Fetches the surface once over an open server, by the flow given. */

@@ -91,7 +91,7 @@ describe('the commit point and the fallback', () => {
     expect(out).toMatch(/duplicate/i);
   });
 
-  it('a discover that confirms the revision but carries a member of a 2025 initialize result refuses the lock: the server confirmed, so its classic face is not taken', () => {
+  it('a discover that lists the revision but carries a member of a 2025 initialize result is no confirmation: the classic flow locks the server on a fresh launch, and nothing is listed over the stateless flow', () => {
     const dir = tempDir();
     cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
     const home = path.join(dir, 'home');
@@ -99,12 +99,13 @@ describe('the commit point and the fallback', () => {
     const log = path.join(dir, 'received.jsonl');
     fs.writeFileSync(scenario, JSON.stringify({ discover: { serverInfo: { name: 'modern-hostile', version: '1.0.0' } } }));
     const r = cli(home, ['add', 'hybrid', '--yes', '--env', `SCENARIO_FILE=${scenario}`, '--env', `LOG_FILE=${log}`, '--', NODE, HOSTILE]);
-    const out = r.stderr + r.stdout;
-    expect(r.code, out).toBe(5);
-    expect(out).toMatch(/server\/discover result carries "serverInfo"/);
-    const seen = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { method?: string }).method);
-    expect(seen).toEqual(['server/discover']);
-    expect(fs.existsSync(path.join(home, 'tools.lock')) ? Object.keys(JSON.parse(fs.readFileSync(path.join(home, 'tools.lock'), 'utf8')).servers) : []).toEqual([]);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const entry = JSON.parse(fs.readFileSync(path.join(home, 'tools.lock'), 'utf8')).servers.hybrid;
+    expect(entry.protocol).toEqual({ offered: '2025-11-25', era: '2025-11-25', flow: 'classic' });
+    const seen = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { method?: string; params?: { _meta?: Record<string, unknown> } });
+    expect(seen[0]?.method).toBe('server/discover');
+    expect(seen[1]?.method).toBe('initialize'); // the fallback's first request, on a fresh launch
+    expect(seen.filter((m) => m.method !== undefined && m.params?._meta?.['io.modelcontextprotocol/protocolVersion'] !== undefined).map((m) => m.method)).toEqual(['server/discover']);
   });
 
   it('a 2025-only server that exits on any request before initialize enrolls: the probe ran on a throwaway launch, the classic flow on a fresh one', () => {
