@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NODE, SERVERS, cli, tempDir } from '../helpers/warden.js';
-import { HOSTILE, MODERN, sdk2Home, type Sdk2Home } from './helpers.js';
+import { HOSTILE, MODERN, RawSession, answerTo, sdk2Home, toolsOf, type Sdk2Home } from './helpers.js';
 
 // Issue 27 item 2: locks over both fetch flows as surfacelock's SPEC.md §3.4 specifies them. A stateless entry
 // records protocol.flow and protocol.era and re-renders byte for byte by an independent tools.lock v1
@@ -125,6 +125,32 @@ describe('the commit point and the fallback', () => {
     const launches = [...byLaunch.values()];
     expect(launches).toContainEqual(['server/discover']); // the probe, alone on its launch
     expect(launches.find((ms) => ms.includes('initialize'))?.[0]).toBe('initialize'); // the fallback, fresh
+  });
+});
+
+describe('a 2025-only server that exits on any request before initialize', () => {
+  it('runs after its enrollment: a 2025 client lists its tool through the warden, and its launch gets initialize first', async () => {
+    const dir = tempDir();
+    cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
+    const home = path.join(dir, 'home');
+    const log = path.join(dir, 'received.jsonl');
+    const added = cli(home, ['add', 'strict', '--yes', '--env', `LOG_FILE=${log}`, '--', NODE, path.join(SERVERS, 'attack27/strict-classic.mjs')]);
+    expect(added.code, added.stderr + added.stdout).toBe(0);
+    fs.rmSync(log);
+    const s = new RawSession(home, 'strict');
+    try {
+      s.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) + '\n');
+      expect((await answerTo(s, 1)).result).toMatchObject({ protocolVersion: '2025-11-25', instructions: 'Use echo.' });
+      s.send('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+      s.send('{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n');
+      expect(toolsOf(await answerTo(s, 2)).map((t) => t.name)).toEqual(['echo']);
+    } finally {
+      s.close();
+      await s.exited;
+    }
+    const methods = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { method: string }).method);
+    expect(methods[0]).toBe('initialize');
+    expect(methods).not.toContain('server/discover');
   });
 });
 
