@@ -232,16 +232,28 @@ export class ServerChannel {
   /** Sends a request of the warden's own and resolves with the whole response message (result or error). */
   async requestMessage(method: string, params: Record<string, unknown> | undefined): Promise<JsonObject> {
     if (this.hooks.beforeOwnRequest) await this.hooks.beforeOwnRequest();
-    if (this.ended) throw new ProtocolError('the server closed its stdout');
-    if (this.distrusted) throw new ProtocolError('the server process is no longer the verified program');
     const id = String(this.nextId++);
+    return this.ownRequest(method, id, this.style.build(method, params, id), this.limits.requestTimeoutMs);
+  }
+
+  /** Sends `line`, a request of the warden's own written whole by the caller under `id` (JSON text the counter
+   *  never makes: a string), and resolves with the whole response message; silence past `timeoutMs` rejects. */
+  async requestLine(method: string, id: string, line: string, timeoutMs: number): Promise<JsonObject> {
+    if (this.hooks.beforeOwnRequest) await this.hooks.beforeOwnRequest();
+    if (!id.startsWith('"') || this.waiting.has(id)) throw new ProtocolError(`the request id ${printable(id)} is not a free string id`);
+    return this.ownRequest(method, id, line, timeoutMs);
+  }
+
+  private ownRequest(method: string, id: string, line: string, timeoutMs: number): Promise<JsonObject> {
+    if (this.ended) return Promise.reject(new ProtocolError('the server closed its stdout'));
+    if (this.distrusted) return Promise.reject(new ProtocolError('the server process is no longer the verified program'));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.set(id, { owner: 'expired' });
-        reject(new ProtocolError(`the server did not answer ${method} within ${this.limits.requestTimeoutMs} ms`));
-      }, this.limits.requestTimeoutMs);
+        reject(new ProtocolError(`the server did not answer ${method} within ${timeoutMs} ms`));
+      }, timeoutMs);
       this.waiting.set(id, { owner: 'warden', method, resolve, reject, timer });
-      this.write(this.style.build(method, params, id));
+      this.write(line);
     });
   }
 

@@ -23,6 +23,9 @@ export class RequestStyle {
   /** On a modern connection (revision 2026-07-28): the `_meta` envelope of the client request the warden acts for,
    *  as JSON text, carried by the warden's own requests instead of a learned one (docs/adr/0044). */
   envelope: string | undefined;
+  /** Out of band over the stateless flow: an SDK v2 client's form, which puts `params` last when the request had
+   *  none of its own (the envelope is added to the request after its id; docs/adr/0046). */
+  private sdkModern = false;
   private latest: Form = SDK_FORM;
   private readonly byMethod = new Map<string, Form>();
 
@@ -32,6 +35,12 @@ export class RequestStyle {
     this.latest = SDK_FORM;
     this.byMethod.clear();
     this.envelope = undefined;
+  }
+
+  /** Out of band over the stateless flow: every request carries `envelope` (JSON text) in an SDK v2 client's form. */
+  speakModern(envelope: string): void {
+    this.sdkModern = true;
+    this.envelope = envelope;
   }
 
   /** Takes the form of one of the client's requests. */
@@ -62,7 +71,8 @@ export class RequestStyle {
   build(method: string, params: Record<string, unknown> | undefined, id: string): string {
     const form = this.byMethod.get(method) ?? this.latest;
     const members: string[] = [];
-    for (const k of form.order) {
+    const order = this.sdkModern && Object.keys(params ?? {}).length === 0 ? ['method', 'jsonrpc', 'id', 'params'] : form.order;
+    for (const k of order) {
       if (k === 'method') members.push(`"method":${JSON.stringify(method)}`);
       else if (k === 'jsonrpc') members.push('"jsonrpc":"2.0"');
       else if (k === 'id') members.push(`"id":${id}`);

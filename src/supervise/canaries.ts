@@ -9,7 +9,8 @@ import { diffSurface } from '../surface/diff.js';
 import { lockedExtra } from '../surface/warden-lock.js';
 import { decide } from '../surface/posture.js';
 import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
-import { DEFAULT_OFFERED, openAsClient } from '../proxy/fetch.js';
+import { DEFAULT_OFFERED } from '../proxy/fetch.js';
+import { PreCommitError, openByFlow, selectedFlow } from '../proxy/fetch-stateless.js';
 import { listAllTools } from '../proxy/listing.js';
 import { DEFAULT_CAPS, InadmissibleError } from '../surface/admit.js';
 import { loadClientSeen } from '../store/client-seen.js';
@@ -34,12 +35,16 @@ export const CHECK_SAMPLES = 5;
  */
 async function sample(paths: HomePaths, id: string, n: number, defaultTool: string | 'draw'): Promise<{ server: ReturnType<typeof serverById>; results: { probe: ProbeSpec; obs?: Observation[]; bar?: ProbeBar }[] }> {
   const server = serverById(loadServers(paths), id, paths);
-  const offered = loadLocks(paths).tools.get(id)?.protocol.offered ?? DEFAULT_OFFERED;
+  // Over the flow the lock records (docs/adr/0046); an entry without one that offered revision 2026-07-28 speaks
+  // the stateless flow (a canary run has no surface to settle a flow by).
+  const protocol = loadLocks(paths).tools.get(id)?.protocol ?? { offered: DEFAULT_OFFERED };
+  const selected = selectedFlow(protocol);
+  const flow = selected === 'probe' ? 'stateless' : selected;
   const launched = await attestAndLaunch(paths, id, say);
   launched.child.stderr.resume();
   let noise = 0;
   try {
-    const { channel, handshake } = await openAsClient({ serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered, clientInfo: loadClientSeen(paths, id) }, {}, DEFAULT_CAPS, DEFAULT_CHANNEL_LIMITS, () => noise++);
+    const { channel, handshake } = await openByFlow(flow, { serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered: protocol.offered, clientInfo: loadClientSeen(paths, id) }, {}, DEFAULT_CAPS, DEFAULT_CHANNEL_LIMITS, () => noise++);
     const tools = await listAllTools(channel, DEFAULT_CAPS);
     const listed = new Set(tools.map((t) => t.name));
     const probes = probesOf(server.canaries, defaultTool === 'draw' ? drawUnknownTool(listed) : defaultTool);
@@ -60,7 +65,8 @@ async function sample(paths: HomePaths, id: string, n: number, defaultTool: stri
     }
     await stopLaunched(paths, id, launched, 'client_eof', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: true, say });
     return { server, results };
-  } catch (err) {
+  } catch (thrown) {
+    const err = thrown instanceof PreCommitError ? thrown.inner : thrown;
     await stopLaunched(paths, id, launched, 'protocol_error', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: false, say });
     if (err instanceof ProtocolError) throw new WardenError('PROTOCOL_FAILURE', `could not run the canaries of server '${id}': ${err.message}.`);
     if (err instanceof InadmissibleError) throw new WardenError('SURFACE_INADMISSIBLE', `server '${id}': ${err.reason}.`);

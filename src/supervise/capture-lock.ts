@@ -1,6 +1,6 @@
 import { appendAudit } from '../audit/log.js';
 import { WardenError } from '../error.js';
-import { DEFAULT_OFFERED } from '../proxy/fetch.js';
+import { MODERN_REVISION } from '../proxy/era.js';
 import { ABSENT } from '../surface/hash.js';
 import { entryFor, surfaceHash, type LockEntry } from '../surface/lockfile.js';
 import { wardenEntryFor } from '../surface/warden-lock.js';
@@ -34,11 +34,13 @@ function write(paths: HomePaths, id: string, entry: LockEntry, fetched: Fetched,
 export async function captureLock(paths: HomePaths, id: string, source: 'lock' | 'pin', onLearned?: OnLearned, accept: readonly FindingCode[] = []): Promise<LockEntry> {
   const server = serverById(loadServers(paths), id, paths);
   const previous = loadLocks(paths).tools.get(id);
-  const fetched = await fetchSurface(paths, id, previous?.protocol.offered ?? DEFAULT_OFFERED, say, onLearned);
+  // A locked server is fetched over the flow its entry records; a new one is probed with server/discover first
+  // (docs/adr/0046).
+  const fetched = await fetchSurface(paths, id, previous?.protocol ?? { offered: MODERN_REVISION }, say, onLearned);
   // A pin accepts only what diff showed (review.ts); a first lock has nothing to compare with.
   const reviewed = source === 'pin' && previous ? requireReviewed(paths, id, previous, fetched) : undefined;
   await gateFindings(paths, id, source, scanServed(paths, id, fetched), accept, server.posture, say);
-  const entry = entryFor(server.command, server.args, previous?.protocol.offered ?? DEFAULT_OFFERED, fetched.handshake, fetched.tools);
+  const entry = entryFor(server.command, server.args, fetched.offered, fetched.handshake, fetched.tools, fetched.flow);
   await write(paths, id, entry, fetched, fetched.tools);
   reviewed?.();
   await appendAudit(paths.audit, { event: 'surface', server: id, source, pinState: previous ? 'changed' : 'unpinned', surfaceHash: entry.surface_hash, ...(previous ? { lockedSurfaceHash: previous.surface_hash, lockedRevision: previous.protocol.era } : {}), revision: entry.protocol.era, changed: [] });
@@ -48,7 +50,7 @@ export async function captureLock(paths: HomePaths, id: string, source: 'lock' |
 /** Accepts the served form of one tool of a locked server (or drops it from the lock when the server no longer
  *  lists it): 'pinned' or 'removed'. */
 export async function pinTool(paths: HomePaths, id: string, tool: string, server: ServerConfig, locked: LockEntry, accept: readonly FindingCode[] = []): Promise<'pinned' | 'removed'> {
-  const fetched = await fetchSurface(paths, id, locked.protocol.offered, say);
+  const fetched = await fetchSurface(paths, id, locked.protocol, say);
   const live = fetched.tools.find((t) => t.name === tool);
   const reviewed = requireReviewed(paths, id, locked, fetched, tool);
   // Only the tool pinned is taken: only it is scanned (the rest of the surface stays as locked).

@@ -57,7 +57,7 @@ export async function checkSurface(paths: HomePaths, id: string): Promise<Surfac
     const entry = locks.tools.get(id);
     if (!entry) throw new WardenError('LOCK_MISSING', `tools.lock has no entry for server '${id}'. Capture one with: mcp-warden lock ${id}`);
     const extra = locks.warden.get(id);
-    const fetched = await fetchSurface(paths, id, entry.protocol.offered, say);
+    const fetched = await fetchSurface(paths, id, entry.protocol, say);
     // Out of band both forms of the initialize result are judged, each against its own locked print.
     const diff = { ...diffSurface(entry, lockedExtra(extra), fetched.handshake, fetched.tools), handshake: handshakeDriftByForm(extra?.handshake, fetched.handshake.print, fetched.bareHandshake.print) };
     const catalogs = extra ? diffCatalogs(extra.catalogs, fetched.catalogs) : [];

@@ -2,7 +2,8 @@ import { WardenError } from '../error.js';
 import { printable } from '../escape.js';
 import { InadmissibleError, DEFAULT_CAPS, type Handshake, type LiveTool } from '../surface/admit.js';
 import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
-import { FULL_CAPABILITIES, fetchOnce } from '../proxy/fetch.js';
+import { FULL_CAPABILITIES } from '../proxy/fetch.js';
+import { PreCommitError, fetchByFlow, offeredFor, selectedFlow, type Flow } from '../proxy/fetch-stateless.js';
 import { loadClientSeen } from '../store/client-seen.js';
 import type { HomePaths } from '../store/paths.js';
 import { appendAudit } from '../audit/log.js';
@@ -15,7 +16,10 @@ import { distinctPrints, type HandshakePrint } from '../surface/handshake-print.
 
 // Fetching a server's surface out of band for lock, pin, verify and diff: the same attested launch as `run`,
 // a fresh process for each fetch, once as a client offering roots, sampling and elicitation and once as a
-// client offering nothing (to learn which tools depend on capabilities).
+// client offering nothing (to learn which tools depend on capabilities). The flow (docs/adr/0046) is the one the
+// lock records, and only it; with none recorded and a modern offer (a new server: `add`, `lock`), the first
+// launch probes server/discover: confirmed, the stateless flow goes on there; not confirmed, that launch ends
+// and the classic flow runs on a fresh one. The second launch speaks the flow the first one settled.
 
 export interface Fetched {
   handshake: Handshake;
@@ -33,38 +37,74 @@ export interface Fetched {
   /** "METHOD member" for each member of a listing result beside its items and cursor (response-shape.ts). */
   pageMembers: string[];
   plan: LaunchPlan;
+  /** The flow the surface was fetched over, and the revision it offered. */
+  flow: Flow;
+  offered: string;
 }
 
 /** At enrollment: receives what the server loaded from outside its attested set during the first fetch. */
 export type OnLearned = (seen: LearnedModule[]) => Promise<void>;
 
-async function fetchWith(paths: HomePaths, id: string, offered: string, capabilities: Record<string, unknown>, say: (m: string) => void, learn = false): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; servedCatalogs: ServedCatalogs; pageMembers: string[]; plan: LaunchPlan; learned: LearnedModule[] }> {
+/** How one launch is spoken to: the flow, the revision offered, and whether a failure before the stateless flow's
+ *  commit point is handed back (a PreCommitError, after the launch ended) for the classic flow to be tried. */
+interface Speech {
+  flow: Flow;
+  offered: string;
+  probe?: boolean;
+}
+
+async function fetchWith(paths: HomePaths, id: string, speech: Speech, capabilities: Record<string, unknown>, say: (m: string) => void, learn = false): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; servedCatalogs: ServedCatalogs; pageMembers: string[]; plan: LaunchPlan; learned: LearnedModule[] }> {
   const launched = await attestAndLaunch(paths, id, say, undefined, { learnModules: learn });
   let stderr = '';
   launched.child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2000)));
   let noise = 0;
   try {
-    const got = await fetchOnce({ serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered, clientInfo: loadClientSeen(paths, id) }, capabilities, DEFAULT_CAPS, { ...DEFAULT_CHANNEL_LIMITS, requestTimeoutMs: 20_000 }, () => noise++);
+    const got = await fetchByFlow(speech.flow, { serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered: speech.offered, clientInfo: loadClientSeen(paths, id) }, capabilities, DEFAULT_CAPS, { ...DEFAULT_CHANNEL_LIMITS, requestTimeoutMs: 20_000 }, () => noise++);
     await stopLaunched(paths, id, launched, 'client_eof', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: true, say });
     return { ...got, plan: launched.plan, learned: launched.guard?.report().learned ?? [] };
-  } catch (err) {
+  } catch (thrown) {
+    if (thrown instanceof PreCommitError && speech.probe) {
+      // Not a stateless server (as far as this launch showed): the launch is thrown away, and the caller tries the
+      // classic flow on a fresh one.
+      await stopLaunched(paths, id, launched, 'client_eof', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: true, say });
+      throw thrown;
+    }
+    const err = thrown instanceof PreCommitError ? thrown.inner : thrown;
     const cause = err instanceof InadmissibleError ? 'inadmissible' : 'protocol_error';
     const stopped = await stopLaunched(paths, id, launched, cause, { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: false, say });
     for (const module of stopped.refusedModules) await appendAudit(paths.audit, { event: 'module_refused', server: id, pid: launched.pid, module });
     // The server's text, through the one escaper (ADR 0039), quoted: its newlines show as \n, its quotes as \".
     const tail = stderr.trim() ? ` Its stderr ended with: "${printable(stderr.trim().slice(-300), 300)}"` : '';
     if (err instanceof InadmissibleError) throw new WardenError('SURFACE_INADMISSIBLE', `server '${id}' served a tool surface that cannot be admitted: ${err.reason}.`);
-    if (err instanceof ProtocolError) throw new WardenError('PROTOCOL_FAILURE', `could not fetch the surface of server '${id}': ${err.message}.${tail}`);
+    if (err instanceof ProtocolError) throw new WardenError('PROTOCOL_FAILURE', `could not fetch the surface of server '${id}'${speech.flow === 'stateless' ? ' over the stateless flow (server/discover)' : ''}: ${err.message}.${tail}`);
     throw err;
   }
 }
 
 /** With `onLearned` (enrollment), the first launch runs the module guard in learn mode and hands over what the
- *  server loaded from outside its package before the second launch, which enforces. */
-export async function fetchSurface(paths: HomePaths, id: string, offered: string, say: (m: string) => void, onLearned?: OnLearned): Promise<Fetched> {
-  const full = await fetchWith(paths, id, offered, FULL_CAPABILITIES, say, onLearned !== undefined);
+ *  server loaded from outside its package before the second launch, which enforces. `protocol` is the lock's
+ *  record (a new server: an offer of revision 2026-07-28 and no flow). */
+export async function fetchSurface(paths: HomePaths, id: string, protocol: { offered: string; flow?: Flow }, say: (m: string) => void, onLearned?: OnLearned): Promise<Fetched> {
+  const learn = onLearned !== undefined;
+  const selected = selectedFlow(protocol);
+  let speech: Speech = selected === 'probe' ? { flow: 'stateless', offered: protocol.offered, probe: true } : { flow: selected, offered: protocol.offered };
+  let full;
+  try {
+    full = await fetchWith(paths, id, speech, FULL_CAPABILITIES, say, learn);
+  } catch (err) {
+    if (!(err instanceof PreCommitError)) throw err;
+    speech = { flow: 'classic', offered: offeredFor('classic') };
+    try {
+      full = await fetchWith(paths, id, speech, FULL_CAPABILITIES, say, learn);
+    } catch (classic) {
+      // Both flows failed: each refusal is reported (this one here, the classic flow's as the error, its class kept).
+      say(`server '${id}' did not confirm revision ${protocol.offered} to server/discover (${err.message}), and the classic flow (initialize) on a fresh launch failed too:`);
+      throw classic;
+    }
+  }
   if (onLearned) await onLearned(full.learned);
-  const bare = await fetchWith(paths, id, offered, {}, say);
+  const settled: Speech = { flow: speech.flow, offered: speech.offered };
+  const bare = await fetchWith(paths, id, settled, {}, say);
   const bareNames = new Set(bare.tools.map((t) => t.name));
-  return { ...full, conditional: full.tools.map((t) => t.name).filter((n) => !bareNames.has(n)), handshakes: distinctPrints([full.handshake.print, bare.handshake.print]), bareHandshake: bare.handshake };
+  return { ...full, conditional: full.tools.map((t) => t.name).filter((n) => !bareNames.has(n)), handshakes: distinctPrints([full.handshake.print, bare.handshake.print]), bareHandshake: bare.handshake, flow: settled.flow, offered: settled.offered };
 }

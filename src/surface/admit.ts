@@ -218,7 +218,7 @@ export class ListingAdmitter {
     if (!Array.isArray(tools)) throw new InadmissibleError('a tools/list result has no "tools" array');
     for (const t of tools) {
       const tool = admitTool(t, this.tools.length, this.caps);
-      if (this.names.has(tool.name)) throw new InadmissibleError(`the listing names tool "${printable(tool.name)}" twice`);
+      if (this.names.has(tool.name)) throw new InadmissibleError(`the listing names tool "${printable(tool.name)}" twice (a duplicate name: which of the two a client would use is not known)`);
       this.names.add(tool.name);
       this.bytes += tool.bytes;
       if (this.bytes > this.caps.maxSurfaceBytes) throw new InadmissibleError(`the surface exceeds the ${this.caps.maxSurfaceBytes}-byte cap`);

@@ -56,8 +56,8 @@ export function liveSurfaceHash(hs: Handshake, tools: readonly LiveTool[]): stri
   return surfaceHash(hs.era, instructionsHash(hs), tools.map((t) => ({ name: t.name, h_tool: t.hTool })));
 }
 
-/** A lock entry for a live, admitted surface. */
-export function entryFor(command: string, args: string[], offered: string, hs: Handshake, tools: readonly LiveTool[]): LockEntry {
+/** A lock entry for a live, admitted surface, fetched over `flow` offering `offered`. */
+export function entryFor(command: string, args: string[], offered: string, hs: Handshake, tools: readonly LiveTool[], flow: 'classic' | 'stateless' = 'classic'): LockEntry {
   const lockTools = tools
     .map((t) => ({ name: t.name, h_desc: t.hDesc, h_schema: t.hSchema, h_tool: t.hTool, tool: t.value }))
     .sort(byName);
@@ -66,7 +66,7 @@ export function entryFor(command: string, args: string[], offered: string, hs: H
     transport: 'stdio',
     target: command,
     args,
-    protocol: { offered, era: hs.era, flow: 'classic' },
+    protocol: { offered, era: hs.era, flow },
     h_instructions: hInstructions,
     surface_hash: surfaceHash(hs.era, hInstructions, lockTools),
     tools: lockTools,

@@ -62,3 +62,33 @@ describe('a serveStdio server (both eras) through mcp-warden run', () => {
     expect(methods(h)).not.toContain('server/discover'); // never sent into a 2025 connection the client opened
   });
 });
+
+describe("a modern-only server (serveStdio with { legacy: 'reject' })", () => {
+  it('enrolls: add locks it over the stateless flow, and tools.lock records the flow and the era', async () => {
+    const home = sdk2Home('modern-only', { entry: 'reject' }, { add: 'any' });
+    h = home;
+    const added = home.added;
+    expect(added.stderr + added.stdout).not.toMatch(/Unsupported protocol version/);
+    expect(added.code).toBe(0);
+    const entry = JSON.parse(fs.readFileSync(path.join(h.home, 'tools.lock'), 'utf8')).servers['modern-only'];
+    expect(entry.protocol).toEqual({ offered: MODERN, era: MODERN, flow: 'stateless' });
+    expect(entry.instructions).toBe('Use echo to echo.');
+    expect(entry.tools.map((t: { name: string }) => t.name)).toEqual(['deploy', 'echo', 'grow']);
+    expect(methods(h)).not.toContain('initialize'); // the lock's own launches: a probe that commits, no fallback
+  });
+
+  it.each(['auto', 'pin'] as const)('a client in %s mode runs through the warden on a judged modern session', async (mode) => {
+    h = sdk2Home('modern-only', { entry: 'reject' }, { add: 'any' });
+    expect(await useEverything(h.home, 'modern-only', mode)).toEqual({ era: 'modern', ...EXPECTED });
+  });
+
+  it('verify re-uses the recorded stateless flow and only that flow', async () => {
+    h = sdk2Home('modern-only', { entry: 'reject' }, { add: 'any' });
+    h.clearLog();
+    const r = cli(h.home, ['verify', 'modern-only']);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const seen = methods(h);
+    expect(seen).toContain('server/discover');
+    expect(seen).not.toContain('initialize');
+  });
+});

@@ -43,6 +43,20 @@ describe('one lock entry judges a session of the other era', () => {
       await client.close();
     }
   });
+
+  it('locked over the stateless flow (a modern-only server), then served in both eras: a legacy client gets a 2025 session with the locked tools', async () => {
+    h = sdk2Home('crossed', { entry: 'reject' }, { add: 'any' });
+    h.scenario({ entry: 'serve' });
+    const { client } = await connectV2(h.home, 'crossed', 'legacy');
+    try {
+      expect(client.getProtocolEra()).toBe('legacy');
+      expect(client.getInstructions()).toBe('Use echo to echo.');
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['deploy', 'echo', 'grow']);
+      expect((await client.callTool({ name: 'echo', arguments: { text: 'x' } })).content).toEqual([{ type: 'text', text: 'echo: x' }]);
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe('ask in the modern era: the warden answers the held call with its own input_required', () => {
