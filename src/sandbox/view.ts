@@ -35,3 +35,27 @@ export function sandboxView(paths: HomePaths, id: string): SandboxView {
   const launchable = (pin.state === 'none' || pin.state === 'pinned') && !domains && (engine === undefined || 'file' in engine);
   return { server: id, sandbox: server.sandbox, pin, launchable, engine };
 }
+
+/** What `status` shows of a server's sandbox: its level, whether a launch would apply it, and the last refusal
+ *  of a launch for a sandbox reason (from the audit log). */
+export interface SandboxStatus {
+  state: 'none' | 'unconfined' | 'confined';
+  network?: string;
+  pin: SandboxPin['state'];
+  launchable: boolean;
+  problem?: { code: string; message: string };
+  lastRefusal?: { code: string; at: string };
+}
+
+export function sandboxStatus(v: SandboxView, history: readonly Record<string, unknown>[]): SandboxStatus {
+  const s = v.sandbox;
+  const refusal = history.filter((e) => e.event === 'launch' && e.server === v.server && e.decision === 'refuse' && typeof e.code === 'string' && e.code.startsWith('SANDBOX_')).at(-1);
+  return {
+    state: s === undefined ? 'none' : s === 'unconfined' ? 'unconfined' : 'confined',
+    ...(typeof s === 'object' ? { network: typeof s.network === 'string' ? s.network : 'domains' } : {}),
+    pin: v.pin.state,
+    launchable: v.launchable,
+    ...(v.engine && 'code' in v.engine ? { problem: v.engine } : {}),
+    ...(refusal ? { lastRefusal: { code: refusal.code as string, at: String(refusal.ts) } } : {}),
+  };
+}

@@ -228,3 +228,21 @@ describe('an existing server confined', () => {
     expect(fs.readFileSync(path.join(work, 'a.txt'), 'utf8')).toBe('hello');
   });
 });
+
+describe('status shows the sandbox', () => {
+  it('its network level, a sandbox not pinned, and the last launch it refused', () => {
+    enroll('probe', [PROBE], ['--network', 'none']);
+    const json = () => JSON.parse(warden('status', 'probe', '--json').stdout) as { servers: { sandbox: Record<string, unknown> }[] };
+    expect(json().servers[0]?.sandbox).toEqual({ state: 'confined', network: 'none', pin: 'pinned', launchable: true });
+    expect(warden('status').stdout).toMatch(/probe +allowed +network none /);
+    const file = path.join(home, 'servers.json');
+    const config = JSON.parse(fs.readFileSync(file, 'utf8'));
+    config.servers.probe.sandbox.network = 'any';
+    fs.writeFileSync(file, JSON.stringify(config, null, 2));
+    expect(warden('verify', 'probe').code).toBe(3);
+    const st = warden('status', 'probe', '--json');
+    expect(st.code).toBe(1);
+    expect(JSON.parse(st.stdout).servers[0].sandbox).toMatchObject({ state: 'confined', network: 'any', pin: 'changed', launchable: false, lastRefusal: { code: 'SANDBOX_NOT_PINNED' } });
+    expect(warden('status', 'probe').stdout).toMatch(/sandbox +NOT PINNED; last launch refused SANDBOX_NOT_PINNED at /);
+  });
+});
