@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FILESYSTEM, NODE, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FILESYSTEM, MEMORY, NODE, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
 
 // A server with a sandbox (src/sandbox/, docs/guide.md "Confining a server"), launched for real under
 // bubblewrap: the hostile test/servers/sandbox-probe.mjs tries what a confined server must not do, each
@@ -10,6 +10,10 @@ import { FILESYSTEM, NODE, SERVERS, auditEvents, cli, connectClient } from '../h
 // gives the server a private /tmp, which would hide a tree there whatever the sandbox says of the home.
 
 const PROBE = path.join(SERVERS, 'sandbox-probe.mjs');
+beforeAll(() => {
+  if (!['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'].some((f) => fs.existsSync(f))) throw new Error('bubblewrap (bwrap) is missing on this host: apt-get install bubblewrap (README, "Test")');
+});
+
 let dir: string;
 let home: string;
 let user: string;
@@ -226,6 +230,43 @@ describe('an existing server confined', () => {
       await client.close();
     }
     expect(fs.readFileSync(path.join(work, 'a.txt'), 'utf8')).toBe('hello');
+  });
+});
+
+describe('server-memory, which writes memory.jsonl beside its own script', () => {
+  const stray = path.join(path.dirname(MEMORY), 'memory.jsonl');
+  const entities = { entities: [{ name: 'alice', entityType: 'person', observations: ['likes tea'] }] };
+
+  it('confined, cannot write into its own package: the call fails, and the package and its attestation are unchanged', async () => {
+    expect(fs.existsSync(stray)).toBe(false);
+    enroll('memory', [MEMORY], ['--network', 'none']);
+    const { client } = await connectClient(home, 'memory', env);
+    try {
+      const r = (await client.callTool({ name: 'create_entities', arguments: entities })) as { isError?: boolean; content: { text: string }[] };
+      expect(r.isError).toBe(true);
+      expect(r.content[0]?.text).toContain('EROFS');
+    } finally {
+      await client.close();
+    }
+    expect(fs.existsSync(stray)).toBe(false);
+    const verify = warden('verify', 'memory');
+    expect(verify.code, verify.stderr + verify.stdout).toBe(0);
+  });
+
+  it('confined with MEMORY_FILE_PATH in its data directory, keeps its memory there', async () => {
+    const file = path.join(home, 'data/memory/memory.jsonl');
+    const add = warden('add', 'memory', '--yes', '--env', `MEMORY_FILE_PATH=${file}`, '--', NODE, MEMORY);
+    expect(add.code, add.stderr).toBe(0);
+    expect(warden('sandbox', 'memory', '--network', 'none').code).toBe(0);
+    const { client } = await connectClient(home, 'memory', env);
+    try {
+      const r = (await client.callTool({ name: 'create_entities', arguments: entities })) as { isError?: boolean };
+      expect(r.isError).not.toBe(true);
+    } finally {
+      await client.close();
+    }
+    expect(fs.readFileSync(file, 'utf8')).toContain('"name":"alice"');
+    expect(fs.existsSync(stray)).toBe(false);
   });
 });
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IN_THREAD_NODES } from '../helpers/nodes.js';
 import { NODE, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
 
@@ -8,6 +8,10 @@ import { NODE, SERVERS, auditEvents, cli, connectClient } from '../helpers/warde
 // as its grandchild, yet the executed inode checked is the server's, a program the server hands its stdout to
 // is still refused (bwrap's own processes hold it, and pass only by pid and inode), the module guard's gate on
 // fd 3 still releases and refuses, and the whole sandbox is gone when the session ends.
+
+beforeAll(() => {
+  if (!['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'].some((f) => fs.existsSync(f))) throw new Error('bubblewrap (bwrap) is missing on this host: apt-get install bubblewrap (README, "Test")');
+});
 
 let dir: string;
 let home: string;
