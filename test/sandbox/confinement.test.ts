@@ -77,12 +77,14 @@ describe('a confined server', () => {
   it('writes only to its data directory, its private /tmp and its write grant; elsewhere the write fails read-only', async () => {
     enroll('probe', [PROBE], ['--network', 'none', '--allow-write', path.join(dir, 'granted')]);
     const data = path.join(home, 'data/probe');
-    const [outside, granted, inData, inTmp] = await probes('probe', [
+    const [inHome, outside, granted, inData, inTmp] = await probes('probe', [
+      ['write', { path: path.join(user, 'x') }],
       ['write', { path: path.join(dir, 'outside/x') }],
       ['write', { path: path.join(dir, 'granted/x') }],
       ['write', { path: path.join(data, 'x') }],
       ['write', { path: '/tmp/warden-sandbox-probe-x' }],
     ]);
+    expect(inHome).toBe('denied: EROFS');
     expect(outside).toBe('denied: EROFS');
     expect(fs.existsSync(path.join(dir, 'outside/x'))).toBe(false);
     expect(granted).toBe('ok: written');
