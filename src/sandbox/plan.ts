@@ -7,7 +7,8 @@ import type { Confinement } from './schema.js';
 // an earlier one. So: the whole system read-only; then hidden (the homes, the warden's home, /run, what
 // read.deny names) under empty tmpfs; then the grants (write read-write, read.allow read-only, the data
 // directory); last, the server's own attested files read-only again on top of everything, so no grant can make
-// them writable, even for root (who keeps no capability inside: --cap-drop ALL).
+// them writable, even for root (who keeps no capability inside: --cap-drop ALL). The empty tmpfs are made
+// read-only last (after the grants inside them have their mount points).
 
 export interface PlanContext {
   id: string;
@@ -58,9 +59,10 @@ export function bwrapArgs(c: Confinement, ctx: PlanContext): string[] {
   if (c.network !== 'any') a.push('--unshare-net');
   a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   const hidden = [...new Set(['/home', '/root', '/run', ctx.userHome, ctx.wardenHome, ...c.read.deny])];
+  const hiddenDirs: string[] = [];
   for (const p of hidden) {
     const kind = kindOf(p);
-    if (kind === 'dir') a.push('--tmpfs', p);
+    if (kind === 'dir') a.push('--tmpfs', p), hiddenDirs.push(p);
     else if (kind === 'file') a.push('--ro-bind', '/dev/null', p);
   }
   // resolv.conf often points into /run (systemd-resolved): kept readable for a server with the network.
@@ -75,6 +77,9 @@ export function bwrapArgs(c: Confinement, ctx: PlanContext): string[] {
   for (const p of c.write) a.push('--bind', p, p);
   for (const p of c.read.allow) if (kindOf(p) !== undefined) a.push('--ro-bind', p, p);
   a.push('--bind', ctx.dataDir, ctx.dataDir);
+  // The empty tmpfs over a hidden directory is made read-only once the grants inside it are mounted: a write
+  // there would not reach the host, but "writes only where granted" is meant literally.
+  for (const p of hiddenDirs) a.push('--remount-ro', p);
   for (const p of [...new Set(ctx.ownFiles)]) if (kindOf(p) !== undefined) a.push('--ro-bind', p, p);
   a.push('--chdir', ctx.cwd ?? ctx.dataDir, '--setenv', 'TMPDIR', '/tmp');
   return a;
