@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sameInode, statKey } from '../attest/stat-key.js';
 import type { LaunchPlan } from '../attest/plan.js';
+import type { LaunchEvent } from '../audit/events.js';
 import { WardenError } from '../error.js';
 import { PRELOAD_DIR } from '../launch/module-guard.js';
 import { liveProcesses } from '../launch/proc.js';
@@ -27,7 +28,7 @@ export interface SandboxLaunch {
 }
 
 /** What the audit log records of a launch's sandbox. */
-export type SandboxFacts = { state: 'unconfined' | 'none' } | { state: 'confined'; network: string; hash: string; engine: string };
+export type SandboxFacts = NonNullable<LaunchEvent['sandbox']>;
 
 /**
  * The sandbox a launch of `id` must apply, or undefined (no sandbox, or an explicit "unconfined"). Refuses a
@@ -55,12 +56,11 @@ function ownFiles(plan: LaunchPlan): string[] {
   return [...plan.artifacts.flatMap((a) => [a.path, ...a.chain]), PRELOAD_DIR.replace(/\/$/, '')];
 }
 
-/** bwrap's command line for the server `file args`, with the data directory created. */
-export function sandboxedCommand(paths: HomePaths, id: string, s: SandboxLaunch, plan: LaunchPlan, cwd: string | undefined, file: string, args: string[]): { file: string; args: string[] } {
+/** bwrap's arguments (before `--` and the server's command line), with the data directory created. */
+export function sandboxArgs(paths: HomePaths, id: string, s: SandboxLaunch, plan: LaunchPlan, cwd: string | undefined): string[] {
   const dataDir = ensureDataDir(paths.home, id);
   const userHome = process.env.HOME && path.isAbsolute(process.env.HOME) ? path.resolve(process.env.HOME) : os.homedir();
-  const pre = bwrapArgs(s.confinement, { id, userHome, wardenHome: paths.home, dataDir, ownFiles: ownFiles(plan), cwd });
-  return { file: s.engine.file, args: [...pre, '--', file, ...args] };
+  return bwrapArgs(s.confinement, { id, userHome, wardenHome: paths.home, dataDir, ownFiles: ownFiles(plan), cwd });
 }
 
 /** How long bwrap may take to set the sandbox up and exec the server. */

@@ -21,7 +21,7 @@ import { loadAllowlist } from '../store/allowlist.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById, type ServerConfig } from '../store/servers.js';
-import { sandboxForLaunch, sandboxedCommand, sandboxedServer, type SandboxLaunch } from '../sandbox/launch.js';
+import { sandboxArgs, sandboxForLaunch, sandboxedServer, type SandboxLaunch } from '../sandbox/launch.js';
 
 // The attested launch, shared by `run` and by the verbs that fetch a surface out of band (lock, verify, diff,
 // pin): resolve and digest, match the allowlist, spawn in its own group with a minimal environment, verify the
@@ -74,25 +74,17 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   };
   let resolved: ResolvedLaunch;
   let plan: LaunchPlan | undefined;
-  let sandbox: SandboxLaunch | undefined;
-  const sandboxFacts: Partial<LaunchEvent> = {};
+  let sandbox: { launch?: SandboxLaunch; facts: LaunchEvent['sandbox'] };
   try {
     // A declared sandbox is applied or the launch refused, before anything is resolved (sandbox/launch.ts).
-    const s = sandboxForLaunch(paths, id, server, config.path);
-    sandbox = s.launch;
-    sandboxFacts.sandbox = s.facts;
-  } catch (err) {
-    if (err instanceof WardenError) return refused(err, {});
-    throw err;
-  }
-  try {
+    sandbox = sandboxForLaunch(paths, id, server, config.path);
     resolved = await resolveLaunch(spec, cache);
     // node running a script starts behind the module guard's gate as soon as the interpreter is judged; its
     // script, package tree and modules are digested while node starts, and judged before the gate opens
     // (docs/adr/0019-fast-launch.md). Anything else starts only once all of it is judged, and so does a "#!"
     // script whose line gives node an option that may load code (it would run before the preload).
     // A confined server's files are known before it starts: they are mounted read-only in its sandbox.
-    if (!resolved.gated || sandbox) plan = await completePlan(resolved, spec, cache);
+    if (!resolved.gated || sandbox.launch) plan = await completePlan(resolved, spec, cache);
   } catch (err) {
     if (err instanceof WardenError) return refused(err, {});
     throw err;
@@ -106,7 +98,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     artifacts: plan ? artifactRecords(plan) : artifactRecords({ artifacts: [resolved.executable] }),
     argv: [resolved.argv0, ...resolved.args],
     envNames: Object.keys(env).sort(),
-    ...sandboxFacts,
+    sandbox: sandbox.facts,
   };
   const early = judge(plan?.artifacts ?? [resolved.executable]);
   if (early) {
@@ -114,8 +106,10 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     return refused(early, facts);
   }
 
+  let confine: string[] | undefined; // bwrap's arguments for a confined server
   try {
     checkRunDir(paths.runDir); // the record written below must be one no other user can plant or replace
+    if (sandbox.launch) confine = sandboxArgs(paths, id, sandbox.launch, plan as LaunchPlan, server.cwd);
   } catch (err) {
     if (err instanceof WardenError) return refused(err, facts);
     throw err;
@@ -132,17 +126,8 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   }
   const args = [...(guard?.args ?? []), ...resolved.args];
   facts.argv = [resolved.argv0, ...args];
-  let command = { file: resolved.file, args, argv0: resolved.argv0 };
-  if (sandbox) {
-    try {
-      const c = sandboxedCommand(paths, id, sandbox, plan as LaunchPlan, server.cwd, resolved.file, args);
-      command = { ...c, argv0: c.file };
-    } catch (err) {
-      guard?.close();
-      if (err instanceof WardenError) return refused(err, facts);
-      throw err;
-    }
-  }
+  const engine = sandbox.launch?.engine;
+  const command = engine && confine ? { file: engine.file, args: [...confine, '--', resolved.file, ...args], argv0: engine.file } : { file: resolved.file, args, argv0: resolved.argv0 };
 
   let child: ServerProcess;
   let cgroup = createSessionCgroup();
@@ -150,10 +135,10 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   // tree is digested, and release waits for that (docs/adr/0033-held-server-joins-its-cgroup.md). A file merely
   // named node could run code of its own before the gate, and any other server is not held: born in it.
   // A confined server is born in it: bwrap forks before it could be moved.
-  const held = resolved.gated && guard !== undefined && isOwnNode(resolved.executable.key) && !sandbox;
+  const held = resolved.gated && guard !== undefined && isOwnNode(resolved.executable.key) && !engine;
   let contained: Promise<boolean>;
   try {
-    ({ child, contained } = await spawnServer({ ...command, cwd: sandbox ? undefined : server.cwd, env, cgroup, held, extraStdio: guard?.stdio ?? [] }));
+    ({ child, contained } = await spawnServer({ ...command, cwd: engine ? undefined : server.cwd, env, cgroup, held, extraStdio: guard?.stdio ?? [] }));
   } catch (err) {
     guard?.close();
     if (cgroup) await removeCgroup(cgroup);
@@ -188,16 +173,12 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   let verifyWriter = (): void => {};
   let allowed = false; // once the launch was audited as allowed, a later refusal is audited by verifyWriter
   let serverPid = pid; // a confined server's own pid: bwrap's grandchild
-  let engine: { pids: number[]; key: StatKey } | undefined;
+  let enginePids: number[] = [];
   try {
     if (!held) await settleCgroup();
     recordRun();
-    if (sandbox) {
-      const found = await sandboxedServer(pid, sandbox.engine, () => child.exitCode === null && child.signalCode === null);
-      serverPid = found.server;
-      engine = { pids: found.enginePids, key: sandbox.engine.key };
-      facts.serverPid = serverPid;
-    }
+    if (engine) ({ server: serverPid, enginePids } = await sandboxedServer(pid, engine, () => child.exitCode === null && child.signalCode === null));
+    if (engine) facts.serverPid = serverPid;
     if (!exe.key) throw new WardenError('EXEC_MISMATCH', 'no digested executable to verify against.');
     let audited = false;
     let holders: HolderCheck | undefined; // from the first line on: who else holds the server's stdout
@@ -231,8 +212,8 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     const attested = {
       expected: exe.key,
       leader: serverPid,
-      ...(interpreted ? { leaderCmdline: Buffer.from([sandbox ? resolved.file : plan.argv0, ...args].map((a) => `${a}\0`).join('')) } : {}),
-      ...(engine ? { engine } : {}),
+      ...(interpreted ? { leaderCmdline: Buffer.from([engine ? resolved.file : plan.argv0, ...args].map((a) => `${a}\0`).join('')) } : {}),
+      ...(engine ? { engine: { pids: enginePids, key: engine.key } } : {}),
     };
     holders = new HolderCheck(id, exe.path, attested, readStreamEnds(serverPid, wardenEndOf(child)), new SessionScanner(target));
   } catch (err) {
