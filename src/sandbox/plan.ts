@@ -77,10 +77,11 @@ export function bwrapArgs(c: Confinement, ctx: PlanContext): string[] {
   for (const p of c.write) a.push('--bind', p, p);
   for (const p of c.read.allow) if (kindOf(p) !== undefined) a.push('--ro-bind', p, p);
   a.push('--bind', ctx.dataDir, ctx.dataDir);
-  // The empty tmpfs over a hidden directory is made read-only once the grants inside it are mounted: a write
-  // there would not reach the host, but "writes only where granted" is meant literally.
-  for (const p of hiddenDirs) a.push('--remount-ro', p);
   for (const p of [...new Set(ctx.ownFiles)]) if (kindOf(p) !== undefined) a.push('--ro-bind', p, p);
+  // The empty tmpfs over a hidden directory is made read-only once everything inside it is mounted (a server
+  // installed in the store has its files under the warden's home): a write there would not reach the host, but
+  // "writes only where granted" is meant literally.
+  for (const p of hiddenDirs) a.push('--remount-ro', p);
   a.push('--chdir', ctx.cwd ?? ctx.dataDir, '--setenv', 'TMPDIR', '/tmp');
   return a;
 }

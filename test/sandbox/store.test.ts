@@ -53,10 +53,10 @@ describe('a confined server installed in the store', () => {
     const { client } = await connectClient(home, 'probe');
     const call = async (name: string, args: Record<string, unknown>): Promise<string> => ((await client.callTool({ name, arguments: args })) as { content: { text: string }[] }).content[0]?.text ?? '';
     try {
-      // EACCES before EROFS: the store's read-only bits now hold for root too (no CAP_DAC_OVERRIDE inside),
-      // and its files are mounted read-only beneath them.
+      // Opening its 0444 file for writing meets the store's read-only bits first, which now hold for root too
+      // (no CAP_DAC_OVERRIDE inside); creating a file in its directory meets the read-only mount first.
       expect(await call('write', { path: script })).toBe('denied: EACCES');
-      expect(await call('write', { path: path.join(path.dirname(script), 'memory.jsonl') })).toBe('denied: EACCES');
+      expect(await call('write', { path: path.join(path.dirname(script), 'memory.jsonl') })).toBe('denied: EROFS');
       expect(await call('read', { path: path.join(storeEntry('other'), 'node_modules', DEMO_SERVER, 'server.mjs') })).toBe('denied: ENOENT');
     } finally {
       await client.close();
