@@ -36,7 +36,11 @@ export type SandboxFacts = NonNullable<LaunchEvent['sandbox']>;
  * (SANDBOX_UNSUPPORTED) and a missing engine (SANDBOX_ENGINE_MISSING).
  */
 export function sandboxForLaunch(paths: HomePaths, id: string, server: ServerConfig, trustedPath: string): { launch?: SandboxLaunch; facts: SandboxFacts } {
-  const pin = sandboxPin(server, loadLocks(paths).warden.get(id));
+  const extra = loadLocks(paths).warden.get(id);
+  const pin = sandboxPin(server, extra);
+  if (pin.state === 'added' && !extra) {
+    throw new WardenError('SANDBOX_NOT_PINNED', `server '${id}' has a sandbox in ${paths.servers} but is not locked yet, so the sandbox was never pinned and the warden does not launch it. Remove the sandbox from servers.json, lock the server (mcp-warden lock ${id}), then set it with: mcp-warden sandbox ${id} --network none ...`);
+  }
   if (pin.state !== 'none' && pin.state !== 'pinned') {
     const what = { added: 'has a sandbox that was never pinned', removed: 'has no sandbox, but warden.lock pins one', changed: 'has another sandbox than the one pinned in warden.lock' }[pin.state];
     throw new WardenError('SANDBOX_NOT_PINNED', `server '${id}' ${what} (changed in ${paths.servers} outside 'mcp-warden sandbox'), so the warden does not launch it. Review it with: mcp-warden sandbox ${id}; then set it through the CLI (mcp-warden sandbox ${id} --pin), which pins and audits it.`);

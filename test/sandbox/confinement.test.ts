@@ -174,6 +174,19 @@ describe('a sandbox is applied or the launch refused', () => {
     expect(warden('verify', 'probe').code).toBe(0);
   });
 
+  it('a sandbox written by hand for a server never locked refuses its first launch, saying how to pin one', () => {
+    enroll('probe', [PROBE], ['--network', 'none']);
+    const file = path.join(home, 'servers.json');
+    const json = JSON.parse(fs.readFileSync(file, 'utf8'));
+    json.servers.fresh = { ...json.servers.probe, sandbox: { network: 'any' } };
+    fs.writeFileSync(file, JSON.stringify(json, null, 2));
+    const r = warden('lock', 'fresh');
+    expect(r.code).toBe(3);
+    expect(r.stderr + r.stdout).toContain("SANDBOX_NOT_PINNED: server 'fresh' has a sandbox in");
+    expect(r.stderr + r.stdout).toContain('but is not locked yet');
+    expect(launches('fresh').at(-1)).toMatchObject({ decision: 'refuse', code: 'SANDBOX_NOT_PINNED' });
+  });
+
   it('without bubblewrap on the trusted path the launch is refused (SANDBOX_ENGINE_MISSING, exit 3), naming the package and --unconfined', () => {
     enroll('probe', [PROBE], ['--network', 'none']);
     const file = path.join(home, 'servers.json');
