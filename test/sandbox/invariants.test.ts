@@ -66,6 +66,13 @@ describe('the checks of a launch hold inside the sandbox', () => {
     }
   });
 
+  it("a confined python script passes the leader's command-line check (bwrap runs it with its path as argv[0])", () => {
+    enroll('py', ['/usr/bin/python3', path.join(SERVERS, 'interp/server.py')]);
+    const r = cli(home, ['verify', 'py']);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(launches('py').at(-1)).toMatchObject({ decision: 'allow', sandbox: { state: 'confined' } });
+  });
+
   it('a confined server that hands its stdout to another program is still stopped (STREAM_HELD_ELSEWHERE)', async () => {
     enroll('handoff', [NODE, path.join(SERVERS, 'stdio-handoff.mjs')]);
     const { client, stderr } = await connectClient(home, 'handoff');
