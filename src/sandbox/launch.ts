@@ -7,9 +7,9 @@ import type { LaunchEvent } from '../audit/events.js';
 import { WardenError } from '../error.js';
 import { PRELOAD_DIR } from '../launch/module-guard.js';
 import { liveProcesses } from '../launch/proc.js';
-import { loadLocks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import type { ServerConfig } from '../store/servers.js';
+import type { WardenLockEntry } from '../surface/warden-lock.js';
 import { findEngine, type Engine } from './engine.js';
 import { sandboxPin } from './pin.js';
 import { bwrapArgs, ensureDataDir } from './plan.js';
@@ -31,12 +31,12 @@ export interface SandboxLaunch {
 export type SandboxFacts = NonNullable<LaunchEvent['sandbox']>;
 
 /**
- * The sandbox a launch of `id` must apply, or undefined (no sandbox, or an explicit "unconfined"). Refuses a
+ * The sandbox a launch of `id` must apply, or undefined (no sandbox, or an explicit "unconfined"), judged
+ * against `extra`, the server's warden.lock entry. Refuses a
  * sandbox that is not the pinned one (SANDBOX_NOT_PINNED, also a removed or added one), network domains
  * (SANDBOX_UNSUPPORTED) and a missing engine (SANDBOX_ENGINE_MISSING).
  */
-export function sandboxForLaunch(paths: HomePaths, id: string, server: ServerConfig, trustedPath: string): { launch?: SandboxLaunch; facts: SandboxFacts } {
-  const extra = loadLocks(paths).warden.get(id);
+export function sandboxForLaunch(paths: HomePaths, id: string, server: ServerConfig, trustedPath: string, extra: WardenLockEntry | undefined): { launch?: SandboxLaunch; facts: SandboxFacts } {
   const pin = sandboxPin(server, extra);
   if (pin.state === 'added' && !extra) {
     throw new WardenError('SANDBOX_NOT_PINNED', `server '${id}' has a sandbox in ${paths.servers} but is not locked yet, so the sandbox was never pinned and the warden does not launch it. Remove the sandbox from servers.json, lock the server (mcp-warden lock ${id}), then set it with: mcp-warden sandbox ${id} --network none ...`);

@@ -19,6 +19,8 @@ import { spawnServer, verifyExecuted, wardenEndOf, type ServerProcess } from '..
 import type { StatKey } from '../attest/stat-key.js';
 import { loadAllowlist } from '../store/allowlist.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
+import { loadLocksOf } from '../store/lock-entry-cache.js';
+import type { Locks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById, type ServerConfig } from '../store/servers.js';
 import { sandboxArgs, sandboxForLaunch, sandboxedServer, type SandboxLaunch } from '../sandbox/launch.js';
@@ -50,8 +52,9 @@ export type LaunchRefusal = WardenError & { facts?: Partial<LaunchEvent> };
 
 type RecordLaunch = (e: LaunchEvent) => unknown;
 
-/** `learnModules`: the enrollment launch; the module guard records what is loaded outside the set instead of refusing it. */
-export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: string) => void, recordEvent?: RecordLaunch, opts: { learnModules?: boolean } = {}): Promise<Launched> {
+/** `learnModules`: the enrollment launch; the module guard records what is loaded outside the set instead of refusing it.
+ *  `locks`: the locks as the caller read them (`run`), else read here for the sandbox's pin. */
+export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: string) => void, recordEvent?: RecordLaunch, opts: { learnModules?: boolean; locks?: Locks } = {}): Promise<Launched> {
   const record: RecordLaunch = recordEvent ?? ((e) => appendAudit(paths.audit, e));
   const refused = async (err: WardenError, facts: Partial<LaunchEvent>): Promise<never> => {
     await record({ event: 'launch', server: id, decision: 'refuse', reason: err.message, code: err.code, ...facts });
@@ -77,7 +80,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   let sandbox: { launch?: SandboxLaunch; facts: LaunchEvent['sandbox'] };
   try {
     // A declared sandbox is applied or the launch refused, before anything is resolved (sandbox/launch.ts).
-    sandbox = sandboxForLaunch(paths, id, server, config.path);
+    sandbox = sandboxForLaunch(paths, id, server, config.path, (opts.locks ?? loadLocksOf(paths, id, true)).warden.get(id));
     resolved = await resolveLaunch(spec, cache);
     // node running a script starts behind the module guard's gate as soon as the interpreter is judged; its
     // script, package tree and modules are digested while node starts, and judged before the gate opens
