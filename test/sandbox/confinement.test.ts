@@ -230,6 +230,30 @@ describe('a sandbox is applied or the launch refused', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr + bad.stdout).toMatch(/FILE_INVALID: .*\/servers\/probe\/sandbox\/write\/0.*normalized path \(\/etc\)/);
   });
+
+  it('domains in servers.json must be well-formed, lists are bounded, and well-formed domains are refused at launch (SANDBOX_UNSUPPORTED)', () => {
+    enroll('probe', [PROBE], ['--network', 'none']);
+    const file = path.join(home, 'servers.json');
+    const write = (sandbox: unknown): void => {
+      const json = JSON.parse(fs.readFileSync(file, 'utf8'));
+      json.servers.probe.sandbox = sandbox;
+      fs.writeFileSync(file, JSON.stringify(json, null, 2));
+    };
+    write({ network: { domains: ['api.example.com', 'evil..example'] } });
+    const malformed = warden('verify', 'probe');
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr + malformed.stdout).toMatch(/FILE_INVALID: .*\/servers\/probe\/sandbox\/network\/domains\/1/);
+    write({ network: 'none', write: Array.from({ length: 65 }, (_, i) => `/srv/p${i}`) });
+    const many = warden('verify', 'probe');
+    expect(many.code).toBe(2);
+    expect(many.stderr + many.stdout).toMatch(/FILE_INVALID: .*\/servers\/probe\/sandbox\/write.*at most 64 paths/);
+    write({ network: { domains: ['api.example.com', '*.example.org'] } });
+    expect(warden('sandbox', 'probe', '--pin').code).toBe(0);
+    const r = warden('verify', 'probe');
+    expect(r.code).toBe(3);
+    expect(r.stderr + r.stdout).toContain("SANDBOX_UNSUPPORTED: server 'probe' asks for network domains (api.example.com, *.example.org)");
+    expect(launches('probe').at(-1)).toMatchObject({ decision: 'refuse', code: 'SANDBOX_UNSUPPORTED' });
+  });
 });
 
 describe('an existing server confined', () => {
