@@ -117,7 +117,7 @@ describe('a confined server', () => {
     expect(verify.code, verify.stderr + verify.stdout).toBe(0);
   });
 
-  it('a write grant over its own files, or into the warden home, refuses the launch (SANDBOX_UNAVAILABLE)', async () => {
+  it('a write grant over its own files, into the warden home, or through a link, refuses the launch (SANDBOX_UNAVAILABLE)', async () => {
     enroll('probe', [PROBE], ['--network', 'none', '--allow-write', SERVERS]);
     const r = warden('verify', 'probe');
     expect(r.code).toBe(3);
@@ -128,6 +128,11 @@ describe('a confined server', () => {
     const again = warden('verify', 'probe');
     expect(again.code).toBe(3);
     expect(again.stderr + again.stdout).toMatch(/SANDBOX_UNAVAILABLE: .*inside the warden's home/);
+    fs.symlinkSync(home, path.join(dir, 'granted/link'));
+    expect(warden('sandbox', 'probe', '--clear', '--network', 'none', '--allow-write', path.join(dir, 'granted/link')).code).toBe(0);
+    const linked = warden('verify', 'probe');
+    expect(linked.code).toBe(3);
+    expect(linked.stderr + linked.stdout).toMatch(/SANDBOX_UNAVAILABLE: .*the grant \S+\/granted\/link is or lies under a symbolic link/);
   });
 });
 
