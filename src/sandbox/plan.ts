@@ -40,10 +40,23 @@ function kindOf(p: string): 'dir' | 'file' | undefined {
   }
 }
 
-/** Judges the grants against the warden's home and the server's own files (refuses with SANDBOX_UNAVAILABLE). */
+/** The realpath of `p`, or `p` when nothing is there. */
+function real(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/** Judges the grants against the warden's home and the server's own files (refuses with SANDBOX_UNAVAILABLE).
+ *  bwrap follows a link in a grant on the host's side, so a grant must name its real path: a link replaced
+ *  later (by whoever can write where it is) would otherwise bind whatever it then points to. */
 function checkGrants(c: Confinement, ctx: PlanContext): void {
+  const home = real(ctx.wardenHome);
   for (const p of [...c.write, ...c.read.allow]) {
-    if (overlaps(p, ctx.wardenHome)) refuse(ctx.id, `${p} is, holds or lies inside the warden's home ${ctx.wardenHome}, which a server never sees`);
+    if (real(p) !== p) refuse(ctx.id, `the grant ${p} is or lies under a symbolic link (to ${real(p)}); name the real path`);
+    if (overlaps(p, ctx.wardenHome) || overlaps(p, home)) refuse(ctx.id, `${p} is, holds or lies inside the warden's home ${ctx.wardenHome}, which a server never sees`);
   }
   for (const p of c.write) {
     const own = ctx.ownFiles.find((f) => overlaps(p, f));
