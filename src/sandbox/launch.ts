@@ -32,9 +32,9 @@ export type SandboxFacts = NonNullable<LaunchEvent['sandbox']>;
 
 /**
  * The sandbox a launch of `id` must apply, or undefined (no sandbox, or an explicit "unconfined"), judged
- * against `extra`, the server's warden.lock entry. Refuses a
- * sandbox that is not the pinned one (SANDBOX_NOT_PINNED, also a removed or added one), network domains
- * (SANDBOX_UNSUPPORTED) and a missing engine (SANDBOX_ENGINE_MISSING).
+ * against `extra`, the server's warden.lock entry. Refuses a sandbox that is not the pinned one
+ * (SANDBOX_NOT_PINNED, also a removed or added one), network domains (SANDBOX_UNSUPPORTED) and a missing
+ * engine (SANDBOX_ENGINE_MISSING).
  */
 export function sandboxForLaunch(paths: HomePaths, id: string, server: ServerConfig, trustedPath: string, extra: WardenLockEntry | undefined): { launch?: SandboxLaunch; facts: SandboxFacts } {
   const pin = sandboxPin(server, extra);
@@ -49,7 +49,7 @@ export function sandboxForLaunch(paths: HomePaths, id: string, server: ServerCon
   if (sandbox === undefined) return { facts: { state: 'none' } };
   if (sandbox === 'unconfined') return { facts: { state: 'unconfined' } };
   if (typeof sandbox.network === 'object') {
-    throw new WardenError('SANDBOX_UNSUPPORTED', `server '${id}' asks for network domains (${sandbox.network.domains.slice(0, 3).join(', ')}${sandbox.network.domains.length > 3 ? ', ...' : ''}), which this mcp-warden cannot enforce yet, so it is not launched. Choose none, loopback or any: mcp-warden sandbox ${id} --network any`);
+    throw new WardenError('SANDBOX_UNSUPPORTED', `server '${id}' asks for network domains (${sandbox.network.domains.slice(0, 3).join(', ')}${sandbox.network.domains.length > 3 ? ', ...' : ''}), which this mcp-warden cannot enforce yet, so it is not launched. Choose none, loopback or any, e.g.: mcp-warden sandbox ${id} --network none`);
   }
   const engine = findEngine(trustedPath, id);
   return { launch: { confinement: sandbox, hash: pin.now as string, engine }, facts: { state: 'confined', network: sandbox.network, hash: pin.now as string, engine: engine.file } };
