@@ -1,6 +1,7 @@
 import type { BundleEvent } from './bundle-events.js';
 import type { RulesEvent } from './rules-events.js';
 import type { SurfaceFindingsEvent } from './scan-events.js';
+import type { SandboxEvent } from './sandbox-events.js';
 import type { PackageInstalledEvent, PackageUpgradedEvent, TrustOverrideEvent, UnsignedAdmittedEvent } from './package-events.js';
 
 // The audit events (contract: names and fields are relied on by users' scripts). Never descriptions, schema
@@ -26,6 +27,11 @@ export interface LaunchEvent {
   envNames?: string[];
   pid?: number;
   pgid?: number;
+  /** The server's sandbox: confined (network level, the pinned hash, the engine), explicitly unconfined, or
+   *  none declared. */
+  sandbox?: { state: 'unconfined' | 'none' } | { state: 'confined'; network: string; hash: string; engine: string };
+  /** A confined server's own pid (pid and pgid are the sandbox engine's, the leader of its group). */
+  serverPid?: number;
 }
 
 export interface ExitEvent {
@@ -261,4 +267,4 @@ export interface TrustCommitCompletedEvent {
   files: string[];
 }
 
-export type AuditEvent = SurfaceFindingsEvent | TrustCommitCompletedEvent | BundleEvent | RulesEvent | TrustRootUpdatedEvent | PackageInstalledEvent | UnsignedAdmittedEvent | PackageUpgradedEvent | TrustOverrideEvent | LaunchEvent | ExitEvent | ModuleRefusedEvent | OrphanKilledEvent | RunRecordRefusedEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ReportsCappedEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;
+export type AuditEvent = SurfaceFindingsEvent | TrustCommitCompletedEvent | BundleEvent | RulesEvent | SandboxEvent | TrustRootUpdatedEvent | PackageInstalledEvent | UnsignedAdmittedEvent | PackageUpgradedEvent | TrustOverrideEvent | LaunchEvent | ExitEvent | ModuleRefusedEvent | OrphanKilledEvent | RunRecordRefusedEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ReportsCappedEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;

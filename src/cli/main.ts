@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import path from 'node:path';
 import { WardenError } from '../error.js';
 import type { ImportOptions } from './import.js';
 import type { UnwrapOptions } from './unwrap.js';
@@ -6,6 +7,7 @@ import type { InstallOptions } from './install.js';
 import type { UpgradeOptions } from './upgrade.js';
 import type { TrustRootUpdateOptions } from './trust-root.js';
 import type { RulesOptions } from './rules.js';
+import type { SandboxOptions } from './sandbox.js';
 import { escaped } from '../escape.js';
 import { wardenVersion } from '../daemon/version.js';
 
@@ -201,6 +203,23 @@ async function main(argv: string[]): Promise<void> {
     .option('--propose', "propose a classification from the server's own annotations (its claim), to apply as strict mode")
     .option('--yes', 'with --propose: apply the proposal without asking')
     .action(act(async (id: string, opts: RulesOptions) => (await import('./rules.js')).rulesVerb(home(), id, opts, ruleEdits)));
+
+  const many = (value: string, prev: string[] = []): string[] => [...prev, path.resolve(value)];
+  program
+    .command('sandbox')
+    .description("show a server's sandbox (what it may read, write and reach); the flags change it, each change validated, pinned in warden.lock and audited")
+    .argument('<id>', 'server id')
+    .option('--json', 'machine-readable output')
+    .option('--network <level>', 'none (nothing outside the sandbox), loopback (its own loopback only, in this version) or any')
+    .option('--allow-domain <name>', 'a domain the server may reach (not enforced by this version: refused)', (v: string, p: string[] = []) => [...p, v])
+    .option('--allow-write <path>', 'a directory the server may write besides its data directory (repeatable)', many)
+    .option('--allow-read <path>', "a part of the user's home the server may read (repeatable)", many)
+    .option('--deny-read <path>', 'a path hidden from the server besides the homes and the warden home (repeatable)', many)
+    .option('--unconfined', 'run this server without a sandbox, on purpose (with --yes; audited)')
+    .option('--clear', 'remove the sandbox first')
+    .option('--pin', 'pin the sandbox as it is now (after a hand edit of servers.json), before any other change')
+    .option('--yes', 'confirm --unconfined')
+    .action(act(async (id: string, opts: SandboxOptions) => (await import('./sandbox.js')).sandboxVerb(home(), id, opts)));
 
   const canary = program.command('canary').description('behavioural canaries: pinned answers and latency');
   canary

@@ -1,3 +1,4 @@
+import type { SandboxStatus } from '../sandbox/view.js';
 import { escaped, line, printTable } from './output.js';
 
 // How `mcp-warden status` reads for a person: one table row per server and one per artifact for the whole
@@ -24,6 +25,7 @@ export interface ServerView {
   command: string;
   args: string[];
   posture: string;
+  sandbox: SandboxStatus;
   allowed: boolean;
   resolvedPath?: string;
   error?: { code: string; message: string };
@@ -44,10 +46,11 @@ const STATE: Record<string, string> = { allowed: 'allowlisted', not_allowlisted:
 export function printOverview(servers: ServerView[]): void {
   line();
   printTable([
-    ['SERVER', 'TRUST', 'LOCK', 'SURFACE', 'CANARIES', 'RUNS'],
+    ['SERVER', 'TRUST', 'SANDBOX', 'LOCK', 'SURFACE', 'CANARIES', 'RUNS'],
     ...servers.map((s) => [
       s.id,
       s.allowed ? 'allowed' : `REFUSED${s.error ? ` (${s.error.code})` : ''}`,
+      sandboxCell(s.sandbox),
       s.lock ? `${s.lock.tools} tools` : 'none',
       s.pinState ? `${String(s.pinState.state)} ${when(s.pinState.at)}` : 'not judged yet',
       s.lastCanary ? `${s.lastCanary.result} ${when(s.lastCanary.at)}` : 'not run yet',
@@ -60,6 +63,13 @@ export function printOverview(servers: ServerView[]): void {
   if (refused.length > 0) line(escaped(`\nRefused: ${refused.map((s) => s.id).join(', ')}. Details: mcp-warden status <id>`));
 }
 
+/** A server's sandbox in a word or two: its network level, or why a launch would be refused. */
+function sandboxCell(b: SandboxStatus): string {
+  if (b.pin !== 'none' && b.pin !== 'pinned') return 'NOT PINNED';
+  if (b.problem) return `REFUSED (${b.problem.code})`;
+  return b.state === 'confined' ? `network ${b.network ?? '?'}` : b.state;
+}
+
 /** One line of a server's detail: commands, paths, package fields and messages come from files and registries,
  *  so each line goes through the one escaper. */
 const shown = (text: string): void => line(escaped(text));
@@ -67,6 +77,7 @@ const shown = (text: string): void => line(escaped(text));
 export function printDetail(s: ServerView): void {
   shown(`${s.id}  ${s.allowed ? 'allowed' : 'REFUSED'}  (posture ${s.posture})`);
   shown(`  command   ${[s.command, ...s.args].join(' ')}`);
+  shown(`  sandbox   ${sandboxCell(s.sandbox)}${s.sandbox.problem ? `: ${s.sandbox.problem.message}` : ''}${s.sandbox.lastRefusal ? `; last launch refused ${s.sandbox.lastRefusal.code} at ${s.sandbox.lastRefusal.at}` : ''}`);
   shown(`  lock      ${s.lock ? `${s.lock.tools} tools, revision ${s.lock.revision}, ${s.lock.canaryBaselines} canary baseline(s)` : `none (run: mcp-warden lock ${s.id})`}`);
   shown(`  surface   ${s.pinState ? `${String(s.pinState.state)} (${String(s.pinState.source)}, ${String(s.pinState.at)})` : 'not judged in a session yet'}`);
   shown(`  canaries  ${s.lastCanary ? `${s.lastCanary.result} (${String(s.lastCanary.at)})` : 'not run yet'}`);

@@ -12,6 +12,7 @@ import { fetchDaemonStatus } from '../daemon/status-client.js';
 import type { DaemonStatus } from '../daemon/daemon.js';
 import { escaped, line, printJson } from './output.js';
 import { printDetail, printOverview, type PackageView } from './status-view.js';
+import { sandboxStatus, sandboxView } from '../sandbox/view.js';
 import { entryDir, readInstallRecord } from '../store/package-store.js';
 import type { HomePaths } from '../store/paths.js';
 import type { ServerConfig } from '../store/servers.js';
@@ -85,7 +86,9 @@ export async function statusVerb(homeFlag: string | undefined, id: string | unde
     const s = config.servers[sid] as NonNullable<(typeof config.servers)[string]>;
     const watched = live?.servers?.[sid];
     const pkg = packageView(paths, s);
-    const base = { id: sid, command: s.command, args: s.args, posture: s.posture, ...(pkg ? { package: pkg } : {}), ...trustOf(sid), ...(live ? { daemon: { attestation: watched?.attestation ?? null, lastVerification: watched?.lastVerification ?? null } } : {}) };
+    const sandbox = sandboxStatus(sandboxView(paths, sid), history);
+    allOk &&= sandbox.launchable;
+    const base = { id: sid, command: s.command, args: s.args, posture: s.posture, sandbox, ...(pkg ? { package: pkg } : {}), ...trustOf(sid), ...(live ? { daemon: { attestation: watched?.attestation ?? null, lastVerification: watched?.lastVerification ?? null } } : {}) };
     try {
       const cache = loadDigestCache(paths, sid);
       let plan: Awaited<ReturnType<typeof planLaunch>>;

@@ -69,6 +69,9 @@ export interface Attested {
   /** For a script on an interpreter other than node: the command line the leader was started with. The same
    *  interpreter exec'd on another script keeps the executable's inode; its command line tells it apart. */
   leaderCmdline?: Buffer;
+  /** A confined server's sandbox engine: its processes (bwrap and the init of its pid namespace, which hold
+   *  the server's stdio by design) pass while they run the engine's inode (docs/adr/0050-sandbox-engine.md). */
+  engine?: { pids: number[]; key: StatKey };
 }
 
 function holds(pid: number, ends: StreamEnds): boolean | undefined {
@@ -146,6 +149,7 @@ export function foreignHolders(members: Iterable<number>, ends: StreamEnds, a: A
       continue;
     }
     if (forkOfLeader(pid, a)) continue;
+    if (a.engine?.pids.includes(pid) && runsDigested(pid, a.engine.key)) continue;
     if (holds(pid, ends) === false) continue;
     const exe = exeLink(pid);
     if (exe !== undefined) out.push({ pid, exe, why: 'child' });

@@ -86,14 +86,15 @@ export function saveCanaryBaselines(paths: HomePaths, id: string, canaries: Reco
 }
 
 /** Writes one server's entries into both locks (in sorted order); the server's canary baselines and pinned
- *  rules hash are kept unless `extra` brings new ones. `entryOf` may compute the entries from the locks as read under the lock. */
+ *  rules and sandbox hashes are kept unless `extra` brings new ones. `entryOf` may compute the entries from the locks as read under the lock. */
 export function saveLockEntry(paths: HomePaths, id: string, entryOf: (locks: Locks) => { entry: LockEntry; extra: WardenLockEntry }): Promise<void> {
   return updateLocks(paths, (locks) => {
     const { entry, extra } = entryOf(locks);
     const canaries = extra.canaries ?? locks.warden.get(id)?.canaries;
     const rules = extra.rules ?? locks.warden.get(id)?.rules;
+    const sandbox = extra.sandbox ?? locks.warden.get(id)?.sandbox;
     locks.tools.set(id, entry);
-    locks.warden.set(id, { ...extra, ...(canaries ? { canaries } : {}), ...(rules ? { rules } : {}) });
+    locks.warden.set(id, { ...extra, ...(canaries ? { canaries } : {}), ...(rules ? { rules } : {}), ...(sandbox ? { sandbox } : {}) });
   });
 }
 
@@ -104,6 +105,17 @@ export function saveRulesHash(paths: HomePaths, id: string, hash: string | undef
     if (!extra) throw new WardenError('LOCK_MISSING', `warden.lock has no entry for server '${id}', so its rules cannot be pinned yet. Capture one with: mcp-warden lock ${id}`);
     const { rules: before, ...rest } = extra;
     locks.warden.set(id, { ...rest, ...(hash ? { rules: hash } : {}) });
+    return before;
+  });
+}
+
+/** Pins the hash of a server's sandbox in warden.lock (undefined: it has none). The server must be locked. */
+export function saveSandboxHash(paths: HomePaths, id: string, hash: string | undefined): Promise<string | undefined> {
+  return updateLocks(paths, (locks) => {
+    const extra = locks.warden.get(id);
+    if (!extra) throw new WardenError('LOCK_MISSING', `warden.lock has no entry for server '${id}', so its sandbox cannot be pinned yet. Capture one with: mcp-warden lock ${id}`);
+    const { sandbox: before, ...rest } = extra;
+    locks.warden.set(id, { ...rest, ...(hash ? { sandbox: hash } : {}) });
     return before;
   });
 }

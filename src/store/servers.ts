@@ -2,6 +2,7 @@ import path from 'node:path';
 import * as v from 'valibot';
 import { DEFAULT_LATENCY } from '../canary/baseline.js';
 import { rulesSchema } from '../rules/schema.js';
+import { sandboxSchema } from '../sandbox/schema.js';
 import { WardenError } from '../error.js';
 import { loadJsonFile } from './json-file.js';
 import { objectRecord } from '../schema/own-record.js';
@@ -149,6 +150,9 @@ export const serverSchema = v.strictObject({
   identity: v.optional(pinnedIdentitySchema),
   /** The operator's rules per tool (docs/formats.md "Operator rules"); none: the lock alone decides. */
   rules: v.optional(rulesSchema),
+  /** What the server may read, write and reach (docs/guide.md "Confining a server"), or "unconfined"; none:
+   *  launched as before. Pinned in warden.lock: a sandbox other than the pinned one refuses the launch. */
+  sandbox: v.optional(sandboxSchema),
 });
 
 const httpUrl = v.pipe(v.string(), v.url('expected a URL'), v.check((u) => /^https?:$/.test(new URL(u).protocol), 'expected an http or https URL'));

@@ -19,8 +19,11 @@ import { spawnServer, verifyExecuted, wardenEndOf, type ServerProcess } from '..
 import type { StatKey } from '../attest/stat-key.js';
 import { loadAllowlist } from '../store/allowlist.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
+import { loadLocksOf } from '../store/lock-entry-cache.js';
+import type { Locks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById, type ServerConfig } from '../store/servers.js';
+import { sandboxArgs, sandboxForLaunch, sandboxedServer, type SandboxLaunch } from '../sandbox/launch.js';
 
 // The attested launch, shared by `run` and by the verbs that fetch a surface out of band (lock, verify, diff,
 // pin): resolve and digest, match the allowlist, spawn in its own group with a minimal environment, verify the
@@ -49,8 +52,9 @@ export type LaunchRefusal = WardenError & { facts?: Partial<LaunchEvent> };
 
 type RecordLaunch = (e: LaunchEvent) => unknown;
 
-/** `learnModules`: the enrollment launch; the module guard records what is loaded outside the set instead of refusing it. */
-export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: string) => void, recordEvent?: RecordLaunch, opts: { learnModules?: boolean } = {}): Promise<Launched> {
+/** `learnModules`: the enrollment launch; the module guard records what is loaded outside the set instead of refusing it.
+ *  `locks`: the locks as the caller read them (`run`), else read here for the sandbox's pin. */
+export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: string) => void, recordEvent?: RecordLaunch, opts: { learnModules?: boolean; locks?: Locks } = {}): Promise<Launched> {
   const record: RecordLaunch = recordEvent ?? ((e) => appendAudit(paths.audit, e));
   const refused = async (err: WardenError, facts: Partial<LaunchEvent>): Promise<never> => {
     await record({ event: 'launch', server: id, decision: 'refuse', reason: err.message, code: err.code, ...facts });
@@ -73,13 +77,17 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   };
   let resolved: ResolvedLaunch;
   let plan: LaunchPlan | undefined;
+  let sandbox: { launch?: SandboxLaunch; facts: LaunchEvent['sandbox'] };
   try {
+    // A declared sandbox is applied or the launch refused, before anything is resolved (sandbox/launch.ts).
+    sandbox = sandboxForLaunch(paths, id, server, config.path, (opts.locks ?? loadLocksOf(paths, id, true)).warden.get(id));
     resolved = await resolveLaunch(spec, cache);
     // node running a script starts behind the module guard's gate as soon as the interpreter is judged; its
     // script, package tree and modules are digested while node starts, and judged before the gate opens
     // (docs/adr/0019-fast-launch.md). Anything else starts only once all of it is judged, and so does a "#!"
     // script whose line gives node an option that may load code (it would run before the preload).
-    if (!resolved.gated) plan = await completePlan(resolved, spec, cache);
+    // A confined server's files are known before it starts: they are mounted read-only in its sandbox.
+    if (!resolved.gated || sandbox.launch) plan = await completePlan(resolved, spec, cache);
   } catch (err) {
     if (err instanceof WardenError) return refused(err, {});
     throw err;
@@ -93,6 +101,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     artifacts: plan ? artifactRecords(plan) : artifactRecords({ artifacts: [resolved.executable] }),
     argv: [resolved.argv0, ...resolved.args],
     envNames: Object.keys(env).sort(),
+    sandbox: sandbox.facts,
   };
   const early = judge(plan?.artifacts ?? [resolved.executable]);
   if (early) {
@@ -100,8 +109,10 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     return refused(early, facts);
   }
 
+  let confine: string[] | undefined; // bwrap's arguments for a confined server
   try {
     checkRunDir(paths.runDir); // the record written below must be one no other user can plant or replace
+    if (sandbox.launch) confine = sandboxArgs(paths, id, sandbox.launch, plan as LaunchPlan, server.cwd);
   } catch (err) {
     if (err instanceof WardenError) return refused(err, facts);
     throw err;
@@ -118,16 +129,19 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   }
   const args = [...(guard?.args ?? []), ...resolved.args];
   facts.argv = [resolved.argv0, ...args];
+  const engine = sandbox.launch?.engine;
+  const command = engine && confine ? { file: engine.file, args: [...confine, '--', resolved.file, ...args], argv0: engine.file } : { file: resolved.file, args, argv0: resolved.argv0 };
 
   let child: ServerProcess;
   let cgroup = createSessionCgroup();
   // A gated server on the warden's own node runs nothing of its own until release(): it joins its cgroup while its
   // tree is digested, and release waits for that (docs/adr/0033-held-server-joins-its-cgroup.md). A file merely
   // named node could run code of its own before the gate, and any other server is not held: born in it.
-  const held = resolved.gated && guard !== undefined && isOwnNode(resolved.executable.key);
+  // A confined server is born in it: bwrap forks before it could be moved.
+  const held = resolved.gated && guard !== undefined && isOwnNode(resolved.executable.key) && !engine;
   let contained: Promise<boolean>;
   try {
-    ({ child, contained } = await spawnServer({ file: resolved.file, args, argv0: resolved.argv0, cwd: server.cwd, env, cgroup, held, extraStdio: guard?.stdio ?? [] }));
+    ({ child, contained } = await spawnServer({ ...command, cwd: engine ? undefined : server.cwd, env, cgroup, held, extraStdio: guard?.stdio ?? [] }));
   } catch (err) {
     guard?.close();
     if (cgroup) await removeCgroup(cgroup);
@@ -161,15 +175,19 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const exe = resolved.executable;
   let verifyWriter = (): void => {};
   let allowed = false; // once the launch was audited as allowed, a later refusal is audited by verifyWriter
+  let serverPid = pid; // a confined server's own pid: bwrap's grandchild
+  let enginePids: number[] = [];
   try {
     if (!held) await settleCgroup();
     recordRun();
+    if (engine) ({ server: serverPid, enginePids } = await sandboxedServer(pid, engine, () => child.exitCode === null && child.signalCode === null));
+    if (engine) facts.serverPid = serverPid;
     if (!exe.key) throw new WardenError('EXEC_MISMATCH', 'no digested executable to verify against.');
     let audited = false;
     let holders: HolderCheck | undefined; // from the first line on: who else holds the server's stdout
     verifyWriter = () => {
       try {
-        verifyExecuted(pid, exe.key as StatKey, exe.path, { serverId: id, script: resolved.script?.realpath });
+        verifyExecuted(serverPid, exe.key as StatKey, exe.path, { serverId: id, script: resolved.script?.realpath });
         holders?.beforeLine();
       } catch (err) {
         // Found after the launch was allowed: the refusal is recorded as a launch refusal of its own, once.
@@ -196,10 +214,11 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     const interpreted = plan.artifacts.some((a) => a.kind === 'script') && plan.nodeScript === undefined;
     const attested = {
       expected: exe.key,
-      leader: pid,
-      ...(interpreted ? { leaderCmdline: Buffer.from([plan.argv0, ...args].map((a) => `${a}\0`).join('')) } : {}),
+      leader: serverPid,
+      ...(interpreted ? { leaderCmdline: Buffer.from([engine ? resolved.file : plan.argv0, ...args].map((a) => `${a}\0`).join('')) } : {}),
+      ...(engine ? { engine: { pids: enginePids, key: engine.key } } : {}),
     };
-    holders = new HolderCheck(id, exe.path, attested, readStreamEnds(pid, wardenEndOf(child)), new SessionScanner(target));
+    holders = new HolderCheck(id, exe.path, attested, readStreamEnds(serverPid, wardenEndOf(child)), new SessionScanner(target));
   } catch (err) {
     guard?.close();
     await settleCgroup();

@@ -75,7 +75,7 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
     rec = recorder(paths, config.alerts, say);
     await sweepAndAudit(paths, say);
     locks = loadLocksOf(paths, id, Object.hasOwn(config.servers, id));
-    launched = await attestAndLaunch(paths, id, say, rec.record);
+    launched = await attestAndLaunch(paths, id, say, rec.record, { locks });
   } catch (err) {
     await rec?.flush();
     if (err instanceof WardenError) return refuse(id, err as LaunchRefusal);

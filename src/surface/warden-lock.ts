@@ -52,6 +52,8 @@ const serverSchema = v.strictObject({
   tools: ownRecord(v.string(), printSchema),
   /** The hash of the server's operator rules as last pinned (`rules --pin`, or a change through `rules`). */
   h_rules: v.optional(sha),
+  /** The hash of the server's sandbox as last pinned (a change through `sandbox`). */
+  h_sandbox: v.optional(sha),
 });
 
 const fileSchema = v.strictObject({
@@ -73,6 +75,8 @@ export interface WardenLockEntry {
   tools: Record<string, ToolPrint>;
   /** rulesHash() of the server's rules when they were pinned. */
   rules?: string;
+  /** sandboxHash() of the server's sandbox when it was pinned. */
+  sandbox?: string;
 }
 
 export type WardenLock = Map<string, WardenLockEntry>;
@@ -97,7 +101,7 @@ function plainPrint(p: ToolPrint): Record<string, unknown> {
 
 export function renderWardenLock(lock: WardenLock): string {
   const servers = Object.fromEntries(
-    [...lock].map(([name, e]) => [name, { ...(e.canaries ? { canaries: e.canaries } : {}), catalogs: e.catalogs, h_catalogs: catalogsHash(e.catalogs), conditional: e.conditional, ...(e.handshake ? { handshake: e.handshake.map((h) => ({ h_exact: h.hExact, fields: h.fields })) } : {}), artifacts: e.artifacts, tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, plainPrint(p)])), ...(e.rules ? { h_rules: e.rules } : {}) }]),
+    [...lock].map(([name, e]) => [name, { ...(e.canaries ? { canaries: e.canaries } : {}), catalogs: e.catalogs, h_catalogs: catalogsHash(e.catalogs), conditional: e.conditional, ...(e.handshake ? { handshake: e.handshake.map((h) => ({ h_exact: h.hExact, fields: h.fields })) } : {}), artifacts: e.artifacts, tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, plainPrint(p)])), ...(e.rules ? { h_rules: e.rules } : {}), ...(e.sandbox ? { h_sandbox: e.sandbox } : {}) }]),
   );
   return indentCanonical(canonicalize(fromPlain({ warden_lock_version: 1, servers }))) + '\n';
 }
@@ -133,6 +137,7 @@ export function parseWardenLock(bytes: Uint8Array): WardenLock {
         artifacts: e.artifacts,
         tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, { hExact: p.h_exact, fields: p.fields, hNestedDescriptions: p.h_nested_descriptions, shapes: p.shapes }])),
         ...(e.h_rules ? { rules: e.h_rules } : {}),
+        ...(e.h_sandbox ? { sandbox: e.h_sandbox } : {}),
       },
     ]),
   );

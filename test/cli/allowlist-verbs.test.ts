@@ -84,7 +84,7 @@ describe('allowlist verbs', () => {
     const r = cli(home, ['status']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`daemon    not running (this view is read from the files in ${home})`);
-    expect(r.stdout).toMatch(/^basic +allowed +2 tools +not judged yet +not run yet +\S+\/basic\.mjs$/m);
+    expect(r.stdout).toMatch(/^basic +allowed +none +2 tools +not judged yet +not run yet +\S+\/basic\.mjs$/m);
     expect(r.stdout).toMatch(new RegExp(`^basic +executable +[0-9a-f]{16} +allowlisted +${escapeRegExp(NODE)}$`, 'm'));
     const one = cli(home, ['status', 'basic']);
     expect(one.stdout).toMatch(/^basic {2}allowed {2}\(posture enforce\)/m);

@@ -1,0 +1,71 @@
+import { WardenError } from '../error.js';
+import { printable } from '../escape.js';
+import { changeSandbox, type SandboxChange, type SandboxEdits } from '../sandbox/edit.js';
+import { sandboxView, type SandboxView } from '../sandbox/view.js';
+import { openHome } from '../store/home.js';
+import { resolveHome } from '../store/paths.js';
+import { line, printJson, shortSha } from './output.js';
+import { command } from './rules-print.js';
+
+// `mcp-warden sandbox <id> [--json]`: shows a server's sandbox; the flags change it (validated, pinned in
+// warden.lock, audited). Parses and prints only: sandbox/edit.ts and sandbox/view.ts do the work.
+
+export interface SandboxOptions {
+  json?: boolean;
+  network?: string;
+  allowWrite?: string[];
+  allowRead?: string[];
+  denyRead?: string[];
+  allowDomain?: string[];
+  unconfined?: boolean;
+  clear?: boolean;
+  pin?: boolean;
+  yes?: boolean;
+}
+
+function said(id: string, change: SandboxChange): string {
+  if (!change.changed) return `The sandbox of server '${id}' is unchanged${change.to ? ' and pinned' : ''}.`;
+  return `Changed the sandbox of server '${id}': ${change.to ? `pinned ${shortSha(change.to)}… in warden.lock` : 'it has none now; the pin was removed from warden.lock'} (was ${change.from ? `${shortSha(change.from)}…` : 'none'}).`;
+}
+
+function printView(v: SandboxView, cmd: (rest: string) => string): void {
+  const s = v.sandbox;
+  if (s === undefined) line(`Server '${v.server}' has no sandbox: it runs with every file and address of the user running the warden. Confine it with: ${cmd(`sandbox ${v.server} --network none`)}`);
+  else if (s === 'unconfined') line(`Server '${v.server}' runs unconfined, by the operator's explicit choice (audited).`);
+  else {
+    line(`Server '${v.server}' runs in a sandbox:`);
+    line(`  network:    ${typeof s.network === 'string' ? s.network : `domains ${s.network.domains.map((d) => printable(d)).join(', ')} (not enforced by this version: the launch is refused)`}`);
+    line(`  writes:     its data directory, a private /tmp${s.write.map((p) => `, ${printable(p, 200)}`).join('')}`);
+    line(`  home reads: ${s.read.allow.length ? s.read.allow.map((p) => printable(p, 200)).join(', ') : 'none'}`);
+    if (s.read.deny.length) line(`  hidden too: ${s.read.deny.map((p) => printable(p, 200)).join(', ')}`);
+  }
+  if (v.pin.state !== 'none' && v.pin.state !== 'pinned') line(`  NOT PINNED (${v.pin.state}): launches are refused until it is pinned: ${cmd(`sandbox ${v.server} --pin`)}`);
+  if (v.engine && 'code' in v.engine) line(`  cannot be applied on this host (${v.engine.code}): ${v.engine.message}`);
+  else if (v.engine) line(`  engine:     bubblewrap, ${v.engine.file}`);
+}
+
+/** `mcp-warden sandbox <id>`: show, or change with the flags. */
+export async function sandboxVerb(homeFlag: string | undefined, id: string, opts: SandboxOptions): Promise<number> {
+  const paths = resolveHome(homeFlag);
+  openHome(paths, false);
+  const cmd = (rest: string): string => command(homeFlag, paths.home, rest);
+  const edits: SandboxEdits = {
+    ...(opts.network !== undefined ? { network: opts.network } : {}),
+    ...(opts.allowWrite ? { allowWrite: opts.allowWrite } : {}),
+    ...(opts.allowRead ? { allowRead: opts.allowRead } : {}),
+    ...(opts.denyRead ? { denyRead: opts.denyRead } : {}),
+    ...(opts.allowDomain ? { allowDomain: opts.allowDomain } : {}),
+    ...(opts.unconfined ? { unconfined: true } : {}),
+    ...(opts.clear ? { clear: true } : {}),
+  };
+  if (opts.unconfined && !opts.yes) throw new WardenError('USAGE', `--unconfined records that server '${id}' runs with every file and address of the user, on purpose; confirm it with --yes. Nothing was changed.`);
+  let change: SandboxChange | undefined;
+  if (Object.keys(edits).length > 0 || opts.pin) {
+    change = await changeSandbox(paths, id, edits, opts.pin === true);
+    if (!opts.json) line(said(id, change));
+  }
+  const view = sandboxView(paths, id);
+  if (opts.json) printJson({ ...view, ...(change ? { change } : {}) });
+  else printView(view, cmd);
+  return 0;
+}

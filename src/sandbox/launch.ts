@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sameInode, statKey } from '../attest/stat-key.js';
+import type { LaunchPlan } from '../attest/plan.js';
+import type { LaunchEvent } from '../audit/events.js';
+import { WardenError } from '../error.js';
+import { PRELOAD_DIR } from '../launch/module-guard.js';
+import { liveProcesses } from '../launch/proc.js';
+import type { HomePaths } from '../store/paths.js';
+import type { ServerConfig } from '../store/servers.js';
+import type { WardenLockEntry } from '../surface/warden-lock.js';
+import { findEngine, type Engine } from './engine.js';
+import { sandboxPin } from './pin.js';
+import { bwrapArgs, ensureDataDir } from './plan.js';
+import type { Confinement } from './schema.js';
+
+// The sandbox at launch (docs/adr/0050-sandbox-engine.md): a server whose entry declares one is started only
+// inside it, and only when it is the one pinned in warden.lock; never unconfined for want of an engine. The
+// warden starts bwrap, which forks the server inside new namespaces: the process the warden checks (the
+// executed inode, the holders of stdout) is that grandchild, and bwrap's own two processes, which hold the
+// server's stdio too, are known by pid and by their executable.
+
+export interface SandboxLaunch {
+  confinement: Confinement;
+  hash: string;
+  engine: Engine;
+}
+
+/** What the audit log records of a launch's sandbox. */
+export type SandboxFacts = NonNullable<LaunchEvent['sandbox']>;
+
+/**
+ * The sandbox a launch of `id` must apply, or undefined (no sandbox, or an explicit "unconfined"), judged
+ * against `extra`, the server's warden.lock entry. Refuses a sandbox that is not the pinned one
+ * (SANDBOX_NOT_PINNED, also a removed or added one), network domains (SANDBOX_UNSUPPORTED) and a missing
+ * engine (SANDBOX_ENGINE_MISSING).
+ */
+export function sandboxForLaunch(paths: HomePaths, id: string, server: ServerConfig, trustedPath: string, extra: WardenLockEntry | undefined): { launch?: SandboxLaunch; facts: SandboxFacts } {
+  const pin = sandboxPin(server, extra);
+  if (pin.state === 'added' && !extra) {
+    throw new WardenError('SANDBOX_NOT_PINNED', `server '${id}' has a sandbox in ${paths.servers} but is not locked yet, so the sandbox was never pinned and the warden does not launch it. Remove the sandbox from servers.json, lock the server (mcp-warden lock ${id}), then set it with: mcp-warden sandbox ${id} --network none ...`);
+  }
+  if (pin.state !== 'none' && pin.state !== 'pinned') {
+    const what = { added: 'has a sandbox that was never pinned', removed: 'has no sandbox, but warden.lock pins one', changed: 'has another sandbox than the one pinned in warden.lock' }[pin.state];
+    throw new WardenError('SANDBOX_NOT_PINNED', `server '${id}' ${what} (changed in ${paths.servers} outside 'mcp-warden sandbox'), so the warden does not launch it. Review it with: mcp-warden sandbox ${id}; then set it through the CLI (mcp-warden sandbox ${id} --pin), which pins and audits it.`);
+  }
+  const sandbox = server.sandbox;
+  if (sandbox === undefined) return { facts: { state: 'none' } };
+  if (sandbox === 'unconfined') return { facts: { state: 'unconfined' } };
+  if (typeof sandbox.network === 'object') {
+    throw new WardenError('SANDBOX_UNSUPPORTED', `server '${id}' asks for network domains (${sandbox.network.domains.slice(0, 3).join(', ')}${sandbox.network.domains.length > 3 ? ', ...' : ''}), which this mcp-warden cannot enforce yet, so it is not launched. Choose none, loopback or any, e.g.: mcp-warden sandbox ${id} --network none`);
+  }
+  const engine = findEngine(trustedPath, id);
+  return { launch: { confinement: sandbox, hash: pin.now as string, engine }, facts: { state: 'confined', network: sandbox.network, hash: pin.now as string, engine: engine.file } };
+}
+
+/** The attested paths of a plan, and the module guard's directory: read-only inside the sandbox. */
+function ownFiles(plan: LaunchPlan): string[] {
+  return [...plan.artifacts.flatMap((a) => [a.path, ...a.chain]), PRELOAD_DIR.replace(/\/$/, '')];
+}
+
+/** bwrap's arguments (before `--` and the server's command line), with the data directory created. */
+export function sandboxArgs(paths: HomePaths, id: string, s: SandboxLaunch, plan: LaunchPlan, cwd: string | undefined): string[] {
+  const dataDir = ensureDataDir(paths.home, id);
+  const userHome = process.env.HOME && path.isAbsolute(process.env.HOME) ? path.resolve(process.env.HOME) : os.homedir();
+  return bwrapArgs(s.confinement, { id, userHome, wardenHome: paths.home, dataDir, ownFiles: ownFiles(plan), cwd });
+}
+
+/** How long bwrap may take to set the sandbox up and exec the server. */
+const START_MS = 10_000;
+
+/**
+ * The server's pid inside the sandbox started as `bwrapPid`: bwrap forks its init (pid 1 of the new pid
+ * namespace), which forks the server. Found once the server has exec'd (its exe is no longer bwrap). Refuses
+ * with SANDBOX_UNAVAILABLE when bwrap exits first (it could not apply the sandbox: its stderr says why).
+ */
+export async function sandboxedServer(bwrapPid: number, engine: Engine, alive: () => boolean): Promise<{ server: number; enginePids: number[] }> {
+  const deadline = Date.now() + START_MS;
+  for (;;) {
+    const procs = liveProcesses();
+    const init = procs.find((p) => p.ppid === bwrapPid);
+    const child = init && procs.find((p) => p.ppid === init.pid);
+    if (init && child) {
+      let exe;
+      try {
+        exe = statKey(fs.statSync(`/proc/${child.pid}/exe`, { bigint: true }));
+      } catch {
+        exe = undefined;
+      }
+      if (exe && !sameInode(exe, engine.key)) return { server: child.pid, enginePids: [bwrapPid, init.pid] };
+    }
+    if (!alive()) throw new WardenError('SANDBOX_UNAVAILABLE', `bubblewrap (${engine.file}) exited before it started the server: it could not apply the sandbox on this host (its message is in the server's stderr). Where user namespaces are disabled, an unprivileged warden cannot confine; see docs/guide.md, "Confining a server".`);
+    if (Date.now() > deadline) throw new WardenError('SANDBOX_UNAVAILABLE', `bubblewrap (${engine.file}) did not start the server within ${START_MS / 1000} s.`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}

@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { WardenError } from '../error.js';
+import type { Confinement } from './schema.js';
+
+// A confinement as bubblewrap's arguments. Order matters: bwrap applies them in turn, a later mount covering
+// an earlier one. So: the whole system read-only; then hidden (the homes, the warden's home, /run, what
+// read.deny names) under empty tmpfs; then the grants (write read-write, read.allow read-only, the data
+// directory); last, the server's own attested files read-only again on top of everything, so no grant can make
+// them writable, even for root (who keeps no capability inside: --cap-drop ALL). The empty tmpfs are made
+// read-only last (after the grants inside them have their mount points).
+
+export interface PlanContext {
+  id: string;
+  /** The user's home (HOME of the warden). */
+  userHome: string;
+  /** The warden's home (its stores, locks, sockets, audit log). */
+  wardenHome: string;
+  /** <home>/data/<id>, created by the warden. */
+  dataDir: string;
+  /** The attested files and trees of this launch, and the module guard's directory. */
+  ownFiles: string[];
+  /** The server's working directory, if configured. */
+  cwd: string | undefined;
+}
+
+const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith('/') ? dir : dir + '/');
+const overlaps = (a: string, b: string): boolean => inside(a, b) || inside(b, a);
+
+function refuse(id: string, what: string): never {
+  throw new WardenError('SANDBOX_UNAVAILABLE', `the sandbox of server '${id}' cannot be applied: ${what}. Change it with: mcp-warden sandbox ${id} (see docs/guide.md, "Confining a server"). The server was not launched.`);
+}
+
+/** The kind of what is at `p` (following links), or undefined when nothing is. */
+function kindOf(p: string): 'dir' | 'file' | undefined {
+  try {
+    return fs.statSync(p).isDirectory() ? 'dir' : 'file';
+  } catch {
+    return undefined;
+  }
+}
+
+/** The realpath of `p`, or `p` when nothing is there. */
+function real(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/** Judges the grants against the warden's home and the server's own files (refuses with SANDBOX_UNAVAILABLE).
+ *  bwrap follows a link in a grant on the host's side, so a grant must name its real path: a link replaced
+ *  later (by whoever can write where it is) would otherwise bind whatever it then points to. */
+function checkGrants(c: Confinement, ctx: PlanContext): void {
+  const home = real(ctx.wardenHome);
+  for (const p of [...c.write, ...c.read.allow]) {
+    if (real(p) !== p) refuse(ctx.id, `the grant ${p} is or lies under a symbolic link (to ${real(p)}); name the real path`);
+    if (overlaps(p, ctx.wardenHome) || overlaps(p, home)) refuse(ctx.id, `${p} is, holds or lies inside the warden's home ${ctx.wardenHome}, which a server never sees`);
+  }
+  for (const p of c.write) {
+    const own = ctx.ownFiles.find((f) => overlaps(p, f));
+    if (own !== undefined) refuse(ctx.id, `the write grant ${p} overlaps the server's own attested ${own}, which stays read-only`);
+    if (kindOf(p) === undefined) refuse(ctx.id, `the write grant ${p} does not exist (create it first: the warden creates only the data directory)`);
+  }
+}
+
+/** bwrap's arguments up to (not including) `--` and the server's command. */
+export function bwrapArgs(c: Confinement, ctx: PlanContext): string[] {
+  checkGrants(c, ctx);
+  const a: string[] = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--cap-drop', 'ALL'];
+  if (c.network !== 'any') a.push('--unshare-net');
+  a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  const hidden = [...new Set(['/home', '/root', '/run', ctx.userHome, ctx.wardenHome, ...c.read.deny])];
+  const hiddenDirs: string[] = [];
+  for (const p of hidden) {
+    const kind = kindOf(p);
+    if (kind === 'dir') a.push('--tmpfs', p), hiddenDirs.push(p);
+    else if (kind === 'file') a.push('--ro-bind', '/dev/null', p);
+  }
+  // resolv.conf often points into /run (systemd-resolved): kept readable for a server with the network.
+  if (c.network === 'any') {
+    try {
+      const resolv = fs.realpathSync('/etc/resolv.conf');
+      if (inside(resolv, '/run')) a.push('--ro-bind', resolv, resolv);
+    } catch {
+      // no resolver configuration: nothing to keep
+    }
+  }
+  for (const p of c.write) a.push('--bind', p, p);
+  for (const p of c.read.allow) if (kindOf(p) !== undefined) a.push('--ro-bind', p, p);
+  a.push('--bind', ctx.dataDir, ctx.dataDir);
+  for (const p of [...new Set(ctx.ownFiles)]) if (kindOf(p) !== undefined) a.push('--ro-bind', p, p);
+  // The empty tmpfs over a hidden directory is made read-only once everything inside it is mounted (a server
+  // installed in the store has its files under the warden's home): a write there would not reach the host, but
+  // "writes only where granted" is meant literally.
+  for (const p of hiddenDirs) a.push('--remount-ro', p);
+  a.push('--chdir', ctx.cwd ?? ctx.dataDir, '--setenv', 'TMPDIR', '/tmp');
+  return a;
+}
+
+/** Creates <home>/data/<id> (owner-only) if it is missing; refuses a data directory that is a link or not a directory. */
+export function ensureDataDir(home: string, id: string): string {
+  const data = path.join(home, 'data');
+  const dir = path.join(data, id);
+  for (const d of [data, dir]) {
+    try {
+      fs.mkdirSync(d, { mode: 0o700 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') refuse(id, `its data directory ${d} cannot be created (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+    const st = fs.lstatSync(d);
+    if (!st.isDirectory()) refuse(id, `its data directory ${d} is not a directory (a link or a file is never followed there)`);
+  }
+  return dir;
+}

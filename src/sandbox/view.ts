@@ -1,0 +1,61 @@
+import { loadLocks } from '../store/locks.js';
+import type { HomePaths } from '../store/paths.js';
+import { loadServers, serverById } from '../store/servers.js';
+import { findEngine } from './engine.js';
+import { sandboxPin, type SandboxPin } from './pin.js';
+import type { Sandbox } from './schema.js';
+
+// What `sandbox <id>` and `status` show of a server's sandbox: as declared, its pin, and whether this host can
+// apply it (the engine found on the trusted path, or why not).
+
+export interface SandboxView {
+  server: string;
+  sandbox: Sandbox | undefined;
+  pin: SandboxPin;
+  /** Whether a launch would start: false when the sandbox is not the pinned one or cannot be applied here. */
+  launchable: boolean;
+  /** The engine found (its path), or the refusal a launch would meet (code and sentence). */
+  engine: { file: string } | { code: string; message: string } | undefined;
+}
+
+export function sandboxView(paths: HomePaths, id: string): SandboxView {
+  const file = loadServers(paths);
+  const server = serverById(file, id, paths);
+  const pin = sandboxPin(server, loadLocks(paths).warden.get(id));
+  let engine: SandboxView['engine'];
+  if (server.sandbox !== undefined && server.sandbox !== 'unconfined') {
+    try {
+      engine = { file: findEngine(file.path, id).file };
+    } catch (err) {
+      const e = err as { code?: string; message: string };
+      engine = { code: e.code ?? 'SANDBOX_UNAVAILABLE', message: e.message };
+    }
+  }
+  const domains = typeof server.sandbox === 'object' && typeof server.sandbox.network === 'object';
+  const launchable = (pin.state === 'none' || pin.state === 'pinned') && !domains && (engine === undefined || 'file' in engine);
+  return { server: id, sandbox: server.sandbox, pin, launchable, engine };
+}
+
+/** What `status` shows of a server's sandbox: its level, whether a launch would apply it, and the last refusal
+ *  of a launch for a sandbox reason (from the audit log). */
+export interface SandboxStatus {
+  state: 'none' | 'unconfined' | 'confined';
+  network?: string;
+  pin: SandboxPin['state'];
+  launchable: boolean;
+  problem?: { code: string; message: string };
+  lastRefusal?: { code: string; at: string };
+}
+
+export function sandboxStatus(v: SandboxView, history: readonly Record<string, unknown>[]): SandboxStatus {
+  const s = v.sandbox;
+  const refusal = history.filter((e) => e.event === 'launch' && e.server === v.server && e.decision === 'refuse' && typeof e.code === 'string' && e.code.startsWith('SANDBOX_')).at(-1);
+  return {
+    state: s === undefined ? 'none' : s === 'unconfined' ? 'unconfined' : 'confined',
+    ...(typeof s === 'object' ? { network: typeof s.network === 'string' ? s.network : 'domains' } : {}),
+    pin: v.pin.state,
+    launchable: v.launchable,
+    ...(v.engine && 'code' in v.engine ? { problem: v.engine } : {}),
+    ...(refusal ? { lastRefusal: { code: refusal.code as string, at: String(refusal.ts) } } : {}),
+  };
+}
