@@ -13,6 +13,7 @@ import { sweepAndAudit } from '../supervise/orphan-sweep.js';
 import { attestInWorker, CONFIG, configTargets, loadGood, type Attested, type Good } from './attestation.js';
 import { scheduledVerifier, type VerificationResult } from './schedule.js';
 import { recorder, type Recorder } from '../supervise/recorder.js';
+import { scanLocked } from '../supervise/surface-scan.js';
 import { RulesWatch } from './rules-watch.js';
 import { settlePendingCommit } from '../store/update.js';
 import { FleetSource } from './fleet.js';
@@ -59,6 +60,21 @@ function runWatchdog(notify: Notifier, progress: Progress): NodeJS.Timeout | und
   );
 }
 
+/** The first-trust scan of a pinned server's lock, counted by severity (offline: tools.lock only). A lock that
+ *  cannot be read now is reported by the verification, not here. */
+function lockedFindings(paths: HomePaths, id: string, pinned: boolean): { findings?: Record<'high' | 'medium' | 'low', number> } {
+  if (!pinned) return {};
+  try {
+    const counts = { high: 0, medium: 0, low: 0 };
+    const r = scanLocked(paths, id);
+    for (const f of r.findings) counts[f.severity]++;
+    return { findings: counts };
+  } catch (err) {
+    if (err instanceof WardenError) return {};
+    throw err;
+  }
+}
+
 /** Runs the daemon on an opened home until SIGTERM or SIGINT; `listen` is a loopback address (checked by the
  *  caller), `notify` the sd_notify link, taken from the environment before anything was started. */
 export async function runDaemon(paths: HomePaths, listen: { host: string; port: number }, notify: Notifier): Promise<number> {
@@ -68,7 +84,7 @@ export async function runDaemon(paths: HomePaths, listen: { host: string; port: 
   const startedAt = new Date();
   const metrics = new WardenMetrics(startedAt, () => progress.stalled().length);
   const describeServers = (): void =>
-    metrics.setServers(Object.fromEntries(Object.entries(good.servers.servers).map(([id, s]) => [id, { posture: s.posture, pinned: good.pinned.includes(id), verifyEvery: s.verifyEvery }])));
+    metrics.setServers(Object.fromEntries(Object.entries(good.servers.servers).map(([id, s]) => [id, { posture: s.posture, pinned: good.pinned.includes(id), verifyEvery: s.verifyEvery, ...lockedFindings(paths, id, good.pinned.includes(id)) }])));
   describeServers();
   const serverStates = new Map<string, { state: string; since: string }>();
   const verifications = new Map<string, VerificationResult>();

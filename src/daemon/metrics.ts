@@ -12,6 +12,8 @@ export interface ServerFacts {
   posture: string;
   pinned: boolean;
   verifyEvery: number;
+  /** The first-trust scan of what tools.lock holds (issue 30), by severity; absent when not pinned. */
+  findings?: Record<'high' | 'medium' | 'low', number>;
 }
 
 const BUNDLE_SERIAL = 'mcp_warden_bundle_serial';
@@ -39,6 +41,7 @@ export class WardenMetrics {
   private readonly started = new Gauge({ name: 'mcp_warden_daemon_start_time_seconds', help: 'When the daemon started (a change is a restart)', registers: [this.registry] });
   private readonly stalled: Gauge = new Gauge({ name: 'mcp_warden_daemon_stalled_loops', help: 'Loops and tasks of the daemon that make no progress (the systemd watchdog is withheld while above 0)', registers: [this.registry], collect: () => this.stalled.set(this.stalledLoops()) });
   private readonly serverInfo = new Gauge({ name: 'mcp_warden_server_info', help: 'Always 1 per configured server: its posture, and whether tools.lock pins its surface', labelNames: ['server', 'posture', 'pinned'], registers: [this.registry] });
+  private readonly findings = new Gauge({ name: 'mcp_warden_surface_findings', help: 'First-trust scan findings standing in what tools.lock holds of the server, by severity (mcp-warden scan ID)', labelNames: ['server', 'severity'], registers: [this.registry] });
   private readonly verifyInterval = new Gauge({ name: 'mcp_warden_verify_interval_seconds', help: 'verifyEvery of the server (absent when 0: never verified on a schedule)', labelNames: ['server'], registers: [this.registry] });
   // Registered by setBundle only: a gauge without labels would otherwise read 0 on every host, fleet or not.
   private readonly bundleSerial = new Gauge({ name: BUNDLE_SERIAL, help: 'Serial of the last applied trust bundle (0: none yet); only with a fleet source', registers: [] });
@@ -59,8 +62,10 @@ export class WardenMetrics {
   setServers(servers: Record<string, ServerFacts>): void {
     this.serverInfo.reset();
     this.verifyInterval.reset();
+    this.findings.reset();
     for (const [id, s] of Object.entries(servers)) {
       this.serverInfo.set({ server: label(id), posture: label(s.posture), pinned: String(s.pinned) }, 1);
+      for (const [severity, n] of Object.entries(s.findings ?? {})) this.findings.set({ server: label(id), severity }, n);
       if (s.verifyEvery > 0) this.verifyInterval.set({ server: label(id) }, s.verifyEvery);
     }
   }

@@ -66,6 +66,15 @@ describe('what the metrics say of each server', () => {
     expect(t).not.toContain('server="fs"');
   });
 
+  it("is the first-trust scan's findings standing in its lock, by severity, and none for a server not pinned", async () => {
+    const m = new WardenMetrics();
+    m.setServers({ fs: { posture: 'enforce', pinned: true, verifyEvery: 0, findings: { high: 2, medium: 1, low: 0 } }, memo: { posture: 'monitor', pinned: false, verifyEvery: 0 } });
+    const t = await text(m);
+    expect(t).toContain('mcp_warden_surface_findings{server="fs",severity="high"} 2');
+    expect(t).toContain('mcp_warden_surface_findings{server="fs",severity="medium"} 1');
+    expect(t).not.toContain('mcp_warden_surface_findings{server="memo"');
+  });
+
   it('counts the stalled loops of the daemon at each scrape', async () => {
     let stalled = 0;
     const m = new WardenMetrics(new Date(5_000), () => stalled);
