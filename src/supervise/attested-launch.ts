@@ -11,6 +11,7 @@ import { createSessionCgroup, removeCgroup, type Cgroup } from '../launch/cgroup
 import { DEFAULT_STOP, killSessionNow, stopSession } from '../launch/kill.js';
 import { MARKER_ENV, newMarker } from '../launch/marker.js';
 import { prepareModuleGuard, type GateEnd, type ModuleGuard } from '../launch/module-guard.js';
+import { loadsRequiredEsmUnguarded, nodeRelease } from '../launch/node-release.js';
 import { realUidOf, startTimeOf } from '../launch/proc.js';
 import { checkRunDir, removeRunRecord, writeRunRecord } from '../launch/run-records.js';
 import { SessionScanner, type SessionTarget } from '../launch/session-scan.js';
@@ -109,8 +110,9 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   // A node server loads the module guard first, which refuses any module file outside the attested set.
   let guard: ModuleGuard | undefined;
   if (resolved.node) {
+    const release = await nodeRelease(resolved.file, isOwnNode(resolved.executable.key));
     try {
-      guard = prepareModuleGuard(id, opts.learnModules ? 'learn' : 'enforce', paths.runDir);
+      guard = prepareModuleGuard(id, opts.learnModules ? 'learn' : 'enforce', paths.runDir, release !== undefined && loadsRequiredEsmUnguarded(release));
     } catch (err) {
       if (err instanceof WardenError) return refused(err, facts);
       throw err;
