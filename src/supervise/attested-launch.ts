@@ -22,6 +22,7 @@ import { loadAllowlist } from '../store/allowlist.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById, type ServerConfig } from '../store/servers.js';
+import { packageChangeText } from './tree-change.js';
 
 // The attested launch, shared by `run` and by the verbs that fetch a surface out of band (lock, verify, diff,
 // pin): resolve and digest, match the allowlist, spawn in its own group with a minimal environment, verify the
@@ -69,8 +70,13 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const spec: CommandSpec = { serverId: id, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path, modules: server.modules };
   const allowlist = loadAllowlist(paths).entries;
   const judge = (artifacts: Artifact[]): WardenError | undefined => {
-    const reason = refusalReason(matchAllowlist(artifacts, allowlist));
-    return reason && new WardenError(reason.code, `${reason.text}.`);
+    const att = matchAllowlist(artifacts, allowlist);
+    const reason = refusalReason(att);
+    if (!reason) return undefined;
+    // A changed package tree: which files were added, removed or changed since it was allowlisted.
+    const first = att.verdicts.find((v) => v.state !== 'allowed');
+    const changes = first?.state === 'digest_mismatch' ? packageChangeText(paths, first.artifact, first.expected) : '';
+    return new WardenError(reason.code, `${reason.text}.${changes ? ` ${changes}` : ''}`);
   };
   let resolved: ResolvedLaunch;
   let plan: LaunchPlan | undefined;
