@@ -29,16 +29,26 @@ export function loadsRequiredEsmUnguarded([major, minor]: [number, number, numbe
   return false;
 }
 
+/** Where the releases of interpreters already asked are kept, by the executable's sha256 (store/node-releases.ts). */
+export interface ReleaseMemo {
+  get(sha256: string): string | undefined;
+  set(sha256: string, release: string): void;
+}
+
 /**
- * The release of the node at `file`: the warden's own when `own` (the same executable), otherwise its answer
- * to `--version` (a few milliseconds: node prints it before it starts JavaScript), or undefined when it gives
- * none that reads as one. Run only for an interpreter already judged against the allowlist.
+ * The release of the node executable at `file` with digest `sha256`: the warden's own when `own` (the same
+ * executable), else the one recorded for that digest, else its answer to `--version` (node prints it before it
+ * starts JavaScript: ~15 ms), recorded; undefined when it gives none that reads as one. Run only for an
+ * interpreter already judged against the allowlist.
  */
-export async function nodeRelease(file: string, own: boolean): Promise<[number, number, number] | undefined> {
+export async function nodeRelease(file: string, sha256: string, own: boolean, memo: ReleaseMemo): Promise<[number, number, number] | undefined> {
   if (own) return parseRelease(process.version);
-  return new Promise((resolve) => {
-    execFile(file, ['--version'], { env: {}, timeout: 5_000, maxBuffer: MAX_ANSWER, killSignal: 'SIGKILL' }, (err, stdout) => {
-      resolve(err ? undefined : parseRelease(String(stdout)));
-    });
+  const known = memo.get(sha256);
+  if (known !== undefined && parseRelease(known)) return parseRelease(known);
+  const answer = await new Promise<string>((resolve) => {
+    execFile(file, ['--version'], { env: {}, timeout: 5_000, maxBuffer: MAX_ANSWER, killSignal: 'SIGKILL' }, (err, stdout) => resolve(err ? '' : String(stdout).trim()));
   });
+  const release = parseRelease(answer);
+  if (release) memo.set(sha256, answer);
+  return release;
 }

@@ -22,6 +22,7 @@ import { loadAllowlist } from '../store/allowlist.js';
 import { loadDigestCache, saveDigestCache } from '../store/digest-cache-file.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById, type ServerConfig } from '../store/servers.js';
+import { recordNodeRelease, recordedNodeRelease } from '../store/node-releases.js';
 import { packageChangeText } from './tree-change.js';
 
 // The attested launch, shared by `run` and by the verbs that fetch a surface out of band (lock, verify, diff,
@@ -116,7 +117,8 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   // A node server loads the module guard first, which refuses any module file outside the attested set.
   let guard: ModuleGuard | undefined;
   if (resolved.node) {
-    const release = await nodeRelease(resolved.file, isOwnNode(resolved.executable.key));
+    const memo = { get: (sha: string) => recordedNodeRelease(paths, sha), set: (sha: string, r: string) => recordNodeRelease(paths, sha, r) };
+    const release = await nodeRelease(resolved.file, resolved.executable.sha256, isOwnNode(resolved.executable.key), memo);
     try {
       guard = prepareModuleGuard(id, opts.learnModules ? 'learn' : 'enforce', paths.runDir, release !== undefined && loadsRequiredEsmUnguarded(release));
     } catch (err) {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GUARD_NODES } from '../helpers/nodes.js';
+import { GUARD_NODES, IN_THREAD_NODES } from '../helpers/nodes.js';
 import { addServer, cli, perTestDirs } from '../helpers/warden.js';
 import { layoutServerPackage, loaderCall, loaderSession, markerText, outsideEsm, type CallOutcome } from '../attack13/loader-session.js';
 
@@ -151,5 +151,25 @@ describe.each(GUARD_NODES)(`a dependency that ships require.mjs for require() ($
       expect(added.stdout + added.stderr).toContain('or run the server with node 22.15 or later');
     }
     expect(markerText(marker)).toBe('');
+  });
+});
+
+describe('the release of a node that is not the warden\'s own, asked once', () => {
+  const [, node24] = IN_THREAD_NODES.find(([l]) => l === 'node 24') as [string, string];
+
+  it('is recorded by the executable\'s digest at its first launch, and what is recorded decides the next launch without asking node again', async () => {
+    const server = layoutSyncDepUser(tmp.dir);
+    const first = await loaderCall(tmp.home, node24, server, 'which', {});
+    expect(first.answer).toContain('loaded: sync-dep through require.mjs');
+    const file = path.join(tmp.home, 'cache/node-releases.json');
+    const recorded = JSON.parse(fs.readFileSync(file, 'utf8')) as { version: number; releases: Record<string, string> };
+    expect(Object.values(recorded.releases)).toEqual(['v24.22.3']);
+    // A record naming another release is what the next launch goes by: node 24 as if it were 20.20 starts with
+    // require(esm) off, and sync-dep resolves to its CommonJS index.js.
+    const [sha] = Object.keys(recorded.releases);
+    fs.writeFileSync(file, JSON.stringify({ version: 1, releases: { [sha as string]: 'v20.20.2' } }));
+    const second = await loaderSession(tmp.home, 'which', {});
+    expect(second.answer).toContain('loaded: sync-dep through index.js');
+    expect(second.code).toBe(0);
   });
 });
