@@ -73,7 +73,10 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const judge = (artifacts: Artifact[]): WardenError | undefined => {
     const att = matchAllowlist(artifacts, allowlist);
     const reason = refusalReason(att);
-    if (!reason) return undefined;
+    if (!reason) {
+      for (const a of artifacts) delete a.treeListing; // it only names what changed: an admitted session drops it
+      return undefined;
+    }
     // A changed package tree: which files were added, removed or changed since it was allowlisted.
     const first = att.verdicts.find((v) => v.state !== 'allowed');
     const changes = first?.state === 'digest_mismatch' ? packageChangeText(paths, first.artifact, first.expected) : '';
