@@ -81,7 +81,7 @@ export function describeTreeChanges(root: string, changes: { files: TreeChange[]
     const named = data.slice(0, 3).map((c) => name(c.path)).join(', ');
     text +=
       ` ${named} ${data.length === 1 ? 'is a new file that is' : 'are new files that are'} not code: likely data the server wrote beside its own files.` +
-      " Set the server's data path outside its package (the variable or argument its documentation gives, e.g. MEMORY_FILE_PATH for server-memory: 'mcp-warden add' with --env NAME=PATH), move the file out of the package, and launch it again.";
+      " Set the server's data path outside its package (the variable or argument its documentation gives, e.g. MEMORY_FILE_PATH for server-memory: 'mcp-warden add' or 'install' with --env NAME=PATH), move the file out of the package, and launch it again.";
   }
   return text;
 }
