@@ -4,10 +4,11 @@ import { WardenError } from '../error.js';
 import { DigestCache } from './cache.js';
 import { digestFileAsync, readHead } from './digest.js';
 import type { ArtifactKind } from './plan.js';
-import { digestPackageTree } from './tree.js';
+import { digestPackageTree, type TreeListing } from './tree.js';
 
-/** Digests a path the way the allowlist binds it: a directory with package.json is a package tree, an ELF file an executable, any other file a script. */
-export async function digestForAllowlist(target: string, cache: DigestCache = new DigestCache()): Promise<{ path: string; kind: ArtifactKind; sha256: string }> {
+/** Digests a path the way the allowlist binds it: a directory with package.json is a package tree, an ELF file an
+ *  executable, any other file a script. `onTree` gets a package tree's listing (kept to name what changes later). */
+export async function digestForAllowlist(target: string, cache: DigestCache = new DigestCache(), onTree?: (sha256: string, listing: TreeListing) => void): Promise<{ path: string; kind: ArtifactKind; sha256: string }> {
   let real: string;
   try {
     real = fs.realpathSync(path.resolve(target));
@@ -19,7 +20,9 @@ export async function digestForAllowlist(target: string, cache: DigestCache = ne
     if (!fs.existsSync(path.join(real, 'package.json'))) {
       throw new WardenError('PACKAGE_TREE_INVALID', `${real} is a directory without a package.json; only package trees can be allowlisted as directories.`);
     }
-    return { path: real, kind: 'package', sha256: digestPackageTree(real, cache).sha256 };
+    const tree = digestPackageTree(real, cache);
+    onTree?.(tree.sha256, tree.listing);
+    return { path: real, kind: 'package', sha256: tree.sha256 };
   }
   const elf = readHead(real, 4).equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
   return { path: real, kind: elf ? 'executable' : 'script', sha256: (await digestFileAsync(real, cache)).sha256 };

@@ -9,7 +9,7 @@ import { refuseWrappers } from './wrappers.js';
 import { findCommand, resolveFileArg, type ResolvedFile } from './resolve.js';
 import { parseShebang } from './shebang.js';
 import { sameKey, statKey, type StatKey } from './stat-key.js';
-import { digestPackageTree, findPackageRoot, type PackageTree } from './tree.js';
+import { digestPackageTree, findPackageRoot, type PackageTree, type TreeListing } from './tree.js';
 
 // From a command line in servers.json to what will run: the file to exec (always a realpath, so a symlink
 // re-pointed after attestation changes nothing), its argv, and every artifact it depends on with its digest.
@@ -34,6 +34,8 @@ export interface Artifact {
   treeKeys?: Map<string, string>;
   /** The directories of a package tree, for watching (package trees only). */
   treeDirs?: string[];
+  /** What a package tree's digest was computed from (kept when it is allowlisted, to name what changed). */
+  treeListing?: TreeListing;
 }
 
 export interface LaunchPlan {
@@ -85,7 +87,7 @@ function treeArtifact(script: string, cache: DigestCache | undefined, memo: Tree
     throw new WardenError('PACKAGE_TREE_INVALID', `the package tree of ${root} cannot be digested: ${e.code ?? e.message}${where}.`, { cause: err });
   }
   memo?.set(root, tree);
-  return { kind: 'package', path: tree.root, sha256: tree.sha256, chain: [tree.root], files: tree.files, packages: tree.packages, treeKeys: tree.keys, treeDirs: tree.dirs };
+  return { kind: 'package', path: tree.root, sha256: tree.sha256, chain: [tree.root], files: tree.files, packages: tree.packages, treeKeys: tree.keys, treeDirs: tree.dirs, treeListing: tree.listing };
 }
 
 /** Digests the modules recorded for a node server; each must still be a regular file at that path. */

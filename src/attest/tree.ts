@@ -28,6 +28,14 @@ export interface PackageTree {
   keys: Map<string, string>;
   /** Every directory digested, and each node_modules directory a package was found in (for the daemon to watch). */
   dirs: string[];
+  /** What the digest was computed from, package by package (./tree-listing.ts names what changed with it). */
+  listing: TreeListing;
+}
+
+/** The lines each package directory's digest is over (sorted as digested), and the missing dependencies. */
+export interface TreeListing {
+  packages: Array<{ dir: string; name: string; version: string; lines: string[] }>;
+  missing: string[];
 }
 
 /** The nearest directory at or above `from` holding a package.json, or undefined. */
@@ -87,7 +95,19 @@ class Budget {
   }
 }
 
-function digestDir(pkgDir: string, cache: DigestCache | undefined, budget: Budget): string {
+/** The digest of a package directory over its sorted entry lines (also ./tree-listing.ts's check of a listing). */
+export function linesDigest(lines: string[]): string {
+  return createHash('sha256').update(lines.join('\n')).digest('hex');
+}
+
+/** The sha256 of a package closure from its packages' lines and its missing dependencies. */
+export function closureDigest(listing: TreeListing): string {
+  const lines = listing.packages.map((p) => `${p.name}\0${p.version}\0${linesDigest(p.lines)}`).sort();
+  for (const m of listing.missing) lines.push(`missing\0${m}`);
+  return createHash('sha256').update(lines.join('\n')).digest('hex');
+}
+
+function digestDir(pkgDir: string, cache: DigestCache | undefined, budget: Budget): string[] {
   const lines: string[] = [];
   const walk = (rel: string): void => {
     const abs = rel ? path.join(pkgDir, rel) : pkgDir;
@@ -114,13 +134,13 @@ function digestDir(pkgDir: string, cache: DigestCache | undefined, budget: Budge
   };
   walk('');
   lines.sort((a, b) => (a.slice(2) < b.slice(2) ? -1 : a.slice(2) > b.slice(2) ? 1 : 0));
-  return createHash('sha256').update(lines.join('\n')).digest('hex');
+  return lines;
 }
 
 /** Digests the package closure rooted at `root`. */
 export function digestPackageTree(root: string, cache?: DigestCache): PackageTree {
   const budget = new Budget();
-  const seen = new Map<string, string>(); // realpath -> "name\0version\0digest"
+  const seen = new Map<string, TreeListing['packages'][number]>(); // by realpath
   const missing = new Set<string>();
   const queue = [fs.realpathSync(root)];
   while (queue.length > 0) {
@@ -130,14 +150,13 @@ export function digestPackageTree(root: string, cache?: DigestCache): PackageTre
       throw new WardenError('PACKAGE_TREE_INVALID', `the package tree of ${root} has more than ${MAX_PACKAGES} packages; the warden will not digest it.`);
     }
     const manifest = readManifest(dir);
-    seen.set(dir, `${manifest.name}\0${manifest.version}\0${digestDir(dir, cache, budget)}`);
+    seen.set(dir, { dir, name: manifest.name, version: manifest.version, lines: digestDir(dir, cache, budget) });
     for (const dep of manifest.deps) {
       const found = resolvePackage(dep, dir);
       if (found) queue.push(found);
       else if (!manifest.optional.has(dep)) missing.add(`${manifest.name}>${dep}`);
     }
   }
-  const lines = [...seen.values()].sort();
   // Where each package was found: a package added, removed or renamed there changes what Node resolves.
   const containers = new Set<string>();
   for (const dir of seen.keys()) {
@@ -145,14 +164,15 @@ export function digestPackageTree(root: string, cache?: DigestCache): PackageTre
     if (path.basename(up) === 'node_modules') containers.add(up);
     else if (path.basename(path.dirname(up)) === 'node_modules' && path.basename(up).startsWith('@')) containers.add(up).add(path.dirname(up));
   }
-  for (const m of [...missing].sort()) lines.push(`missing\0${m}`);
+  const listing: TreeListing = { packages: [...seen.values()], missing: [...missing].sort() };
   return {
     root: fs.realpathSync(root),
-    sha256: createHash('sha256').update(lines.join('\n')).digest('hex'),
+    sha256: closureDigest(listing),
     packages: seen.size,
     files: budget.files,
     missing: [...missing].sort(),
     keys: budget.keys,
     dirs: [...new Set([...budget.dirs, ...containers])].sort(),
+    listing,
   };
 }

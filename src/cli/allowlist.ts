@@ -1,5 +1,6 @@
 import { DigestCache } from '../attest/cache.js';
 import { digestForAllowlist } from '../attest/allowlist-digest.js';
+import { saveTreeListing } from '../store/tree-listings.js';
 import { appendAudit } from '../audit/log.js';
 import { WardenError } from '../error.js';
 import { loadAllowlist, updateAllowlist, upsertEntry, type AllowlistEntry } from '../store/allowlist.js';
@@ -21,7 +22,9 @@ export async function allowlistAdd(homeFlag: string | undefined, target: string,
   const paths = resolveHome(homeFlag);
   openHome(paths, true);
   loadAllowlist(paths); // an invalid or insecure allowlist is refused before anything is digested
-  const d = await digestForAllowlist(target);
+  let kept: string | undefined;
+  const d = await digestForAllowlist(target, undefined, (sha256, listing) => (kept = saveTreeListing(paths, sha256, listing)));
+  if (kept) line(escaped(`Warning: ${kept}`));
   const change = await updateAllowlist(paths, (allowlist) => upsertEntry(allowlist, { ...d, addedAt: new Date().toISOString(), note: note ?? 'added by mcp-warden allowlist add' }));
   if (change.action === 'unchanged') {
     line(escaped(`${d.kind} ${d.path} is already allowlisted with sha256 ${d.sha256}.`));

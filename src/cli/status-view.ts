@@ -29,7 +29,8 @@ export interface ServerView {
   allowed: boolean;
   resolvedPath?: string;
   error?: { code: string; message: string };
-  artifacts?: { kind: string; path: string; sha256: string; chain: string[]; state: string; note: string }[];
+  /** `changes`: for a changed package tree, what was added, removed or changed since it was allowlisted. */
+  artifacts?: { kind: string; path: string; sha256: string; chain: string[]; state: string; note: string; changes?: string }[];
   lock: { tools: number; revision: string; surfaceHash: string; canaryBaselines: number } | null;
   pinState: { state: unknown; source: unknown; at: unknown } | null;
   lastCanary: { result: string; at: unknown } | null;
@@ -95,6 +96,7 @@ export function printDetail(s: ServerView): void {
       shown(`  ${a.kind.padEnd(11)}${a.path}`);
       shown(`             sha256 ${a.sha256}  ${a.note}`);
       if (a.chain.length > 1) shown(`             via ${a.chain.join(' -> ')}`);
+      if (a.changes) shown(`             ${a.changes}`);
     }
   }
 }

@@ -16,6 +16,7 @@ import { sandboxStatus, sandboxView } from '../sandbox/view.js';
 import { entryDir, readInstallRecord } from '../store/package-store.js';
 import type { HomePaths } from '../store/paths.js';
 import type { ServerConfig } from '../store/servers.js';
+import { packageChangeText } from '../supervise/tree-change.js';
 
 /** What the sealed store says about an installed server: version, entry, provenance, dependencies. */
 function packageView(paths: HomePaths, s: ServerConfig): PackageView | undefined {
@@ -103,7 +104,10 @@ export async function statusVerb(homeFlag: string | undefined, id: string | unde
         ...base,
         resolvedPath: plan.file,
         allowed: att.allowed,
-        artifacts: att.verdicts.map((v) => ({ kind: v.artifact.kind, path: v.artifact.path, sha256: v.artifact.sha256, chain: v.artifact.chain, state: v.state, note: verdictText(v) })),
+        artifacts: att.verdicts.map((v) => {
+          const changes = v.state === 'digest_mismatch' ? packageChangeText(paths, v.artifact, v.expected) : '';
+          return { kind: v.artifact.kind, path: v.artifact.path, sha256: v.artifact.sha256, chain: v.artifact.chain, state: v.state, note: verdictText(v), ...(changes ? { changes } : {}) };
+        }),
       };
     } catch (err) {
       if (!(err instanceof WardenError)) throw err;

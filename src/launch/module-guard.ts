@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { WardenError } from '../error.js';
+import { REQUIRE_ESM_OFF } from './node-release.js';
 import { STATE_MAGIC, type GuardState } from './preload/guard.js';
 
 // The warden's side of the module guard (docs/adr/0014-module-guard-preload.md): check the guard's files
@@ -35,9 +36,17 @@ export interface ModuleGuard {
    *  gate and closes it. Until then the server's node waits, having loaded none of the server's code. */
   release(gate: GateEnd, files: Map<string, string>): Promise<void>;
   /** After the server exited: at enrollment the files it loaded from outside the set, otherwise what the guard
-   *  refused (a path or URL). Reads and closes the report; later calls return the same. */
-  report(): { learned: LearnedModule[]; refused: string[] };
+   *  refused (a path or URL); and the ES modules the server require()d where node ran with require(esm) off
+   *  (node answered ERR_REQUIRE_ESM). Reads and closes the report; later calls return the same. */
+  report(): GuardReport;
   close(): void;
+}
+
+export interface GuardReport {
+  learned: LearnedModule[];
+  refused: string[];
+  /** Files the server require()d that node would load only as ES modules (at most 16). */
+  requireEsm: string[];
 }
 
 /** Checks the guard's files against dist/launch/preload/digests.json; returns the preload's URL. */
@@ -91,34 +100,38 @@ function readAll(fd: number): string {
 }
 
 /** The guard's report, one JSON object a line; a line the server garbled is no record. */
-function parseReport(text: string, mode: 'enforce' | 'learn'): { learned: LearnedModule[]; refused: string[] } {
+function parseReport(text: string, mode: 'enforce' | 'learn'): GuardReport {
   const learned = new Map<string, LearnedModule>();
   const refused: string[] = [];
+  const requireEsm = new Set<string>();
   for (const line of text.split('\n')) {
-    let r: { path?: unknown; key?: unknown; refused?: unknown };
+    let r: { path?: unknown; key?: unknown; refused?: unknown; requireEsm?: unknown };
     try {
       r = JSON.parse(line) as typeof r;
     } catch {
       continue;
     }
     if (typeof r.refused === 'string' && refused.length < 16) refused.push(r.refused.slice(0, 300));
+    if (typeof r.requireEsm === 'string' && requireEsm.size < 16) requireEsm.add(r.requireEsm.slice(0, 300));
     if (mode === 'learn' && typeof r.path === 'string' && path.isAbsolute(r.path)) learned.set(r.path, { path: r.path, key: typeof r.key === 'string' ? r.key : '' });
   }
-  return { learned: [...learned.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), refused };
+  return { learned: [...learned.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), refused, requireEsm: [...requireEsm] };
 }
 
-/** Prepares the guard for one launch of `serverId`; `tmpDir` is a directory only the warden's user can write. */
-export function prepareModuleGuard(serverId: string, mode: 'enforce' | 'learn', tmpDir: string): ModuleGuard {
+/** Prepares the guard for one launch of `serverId`; `tmpDir` is a directory only the warden's user can write.
+ *  `requireEsmOff`: the server's node loads a require()d ES module's imports where the guard cannot see them
+ *  (./node-release.ts), so it starts with require(esm) off. */
+export function prepareModuleGuard(serverId: string, mode: 'enforce' | 'learn', tmpDir: string, requireEsmOff = false): ModuleGuard {
   const preload = verifiedPreload();
   const open = new Set<number>();
   const reportFd = unlinkedFile(tmpDir);
   open.add(reportFd);
-  let read: { learned: LearnedModule[]; refused: string[] } | undefined;
+  let read: GuardReport | undefined;
   const closeFd = (fd: number | undefined): void => {
     if (fd !== undefined && open.delete(fd)) fs.closeSync(fd);
   };
   return {
-    args: ['--import', preload],
+    args: [...(requireEsmOff ? [REQUIRE_ESM_OFF] : []), '--import', preload],
     stdio: ['pipe', reportFd],
     release: (gate, files) => {
       const state: GuardState = { magic: STATE_MAGIC, server: serverId, mode, files: [...files.keys()], keys: [...files.values()], reportFd: REPORT_FD };

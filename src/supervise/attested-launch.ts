@@ -11,6 +11,7 @@ import { createSessionCgroup, removeCgroup, type Cgroup } from '../launch/cgroup
 import { DEFAULT_STOP, killSessionNow, stopSession } from '../launch/kill.js';
 import { MARKER_ENV, newMarker } from '../launch/marker.js';
 import { prepareModuleGuard, type GateEnd, type ModuleGuard } from '../launch/module-guard.js';
+import { loadsRequiredEsmUnguarded, nodeRelease } from '../launch/node-release.js';
 import { realUidOf, startTimeOf } from '../launch/proc.js';
 import { checkRunDir, removeRunRecord, writeRunRecord } from '../launch/run-records.js';
 import { SessionScanner, type SessionTarget } from '../launch/session-scan.js';
@@ -24,6 +25,8 @@ import type { Locks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById, type ServerConfig } from '../store/servers.js';
 import { sandboxArgs, sandboxForLaunch, sandboxedServer, type SandboxLaunch } from '../sandbox/launch.js';
+import { recordNodeRelease, recordedNodeRelease } from '../store/node-releases.js';
+import { packageChangeText } from './tree-change.js';
 
 // The attested launch, shared by `run` and by the verbs that fetch a surface out of band (lock, verify, diff,
 // pin): resolve and digest, match the allowlist, spawn in its own group with a minimal environment, verify the
@@ -72,8 +75,16 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const spec: CommandSpec = { serverId: id, command: server.command, args: server.args, cwd: server.cwd, trustedPath: config.path, modules: server.modules };
   const allowlist = loadAllowlist(paths).entries;
   const judge = (artifacts: Artifact[]): WardenError | undefined => {
-    const reason = refusalReason(matchAllowlist(artifacts, allowlist));
-    return reason && new WardenError(reason.code, `${reason.text}.`);
+    const att = matchAllowlist(artifacts, allowlist);
+    const reason = refusalReason(att);
+    if (!reason) {
+      for (const a of artifacts) delete a.treeListing; // it only names what changed: an admitted session drops it
+      return undefined;
+    }
+    // A changed package tree: which files were added, removed or changed since it was allowlisted.
+    const first = att.verdicts.find((v) => v.state !== 'allowed');
+    const changes = first?.state === 'digest_mismatch' ? packageChangeText(paths, first.artifact, first.expected) : '';
+    return new WardenError(reason.code, `${reason.text}.${changes ? ` ${changes}` : ''}`);
   };
   let resolved: ResolvedLaunch;
   let plan: LaunchPlan | undefined;
@@ -120,8 +131,10 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   // A node server loads the module guard first, which refuses any module file outside the attested set.
   let guard: ModuleGuard | undefined;
   if (resolved.node) {
+    const memo = { get: (sha: string) => recordedNodeRelease(paths, sha), set: (sha: string, r: string) => recordNodeRelease(paths, sha, r) };
+    const release = await nodeRelease(resolved.file, resolved.executable.sha256, isOwnNode(resolved.executable.key), memo);
     try {
-      guard = prepareModuleGuard(id, opts.learnModules ? 'learn' : 'enforce', paths.runDir);
+      guard = prepareModuleGuard(id, opts.learnModules ? 'learn' : 'enforce', paths.runDir, release !== undefined && loadsRequiredEsmUnguarded(release));
     } catch (err) {
       if (err instanceof WardenError) return refused(err, facts);
       throw err;

@@ -1,5 +1,6 @@
 import { WardenError } from '../error.js';
 import { printable } from '../escape.js';
+import { GUARDS_REQUIRE_ESM } from '../launch/node-release.js';
 import { InadmissibleError, DEFAULT_CAPS, type Handshake, type LiveTool } from '../surface/admit.js';
 import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
 import { FULL_CAPABILITIES } from '../proxy/fetch.js';
@@ -61,6 +62,7 @@ async function fetchWith(paths: HomePaths, id: string, speech: Speech, capabilit
   try {
     const got = await fetchByFlow(speech.flow, { serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered: speech.offered, clientInfo: loadClientSeen(paths, id) }, capabilities, DEFAULT_CAPS, { ...DEFAULT_CHANNEL_LIMITS, requestTimeoutMs: 20_000 }, () => noise++);
     await stopLaunched(paths, id, launched, 'client_eof', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: true, say });
+    if (learn) sayRequiredEsm(id, launched.guard?.report().requireEsm ?? [], say);
     return { ...got, plan: launched.plan, learned: launched.guard?.report().learned ?? [] };
   } catch (thrown) {
     if (thrown instanceof PreCommitError && speech.probe) {
@@ -79,6 +81,17 @@ async function fetchWith(paths: HomePaths, id: string, speech: Speech, capabilit
     if (err instanceof ProtocolError) throw new WardenError('PROTOCOL_FAILURE', `could not fetch the surface of server '${id}'${speech.flow === 'stateless' ? ' over the stateless flow (server/discover)' : ''}: ${err.message}.${tail}`);
     throw err;
   }
+}
+
+/** At enrollment: the ES modules the server require()d on a node that runs it with require(esm) off (node
+ *  answered ERR_REQUIRE_ESM), named with the node releases that can run them behind the module guard. */
+function sayRequiredEsm(id: string, files: string[], say: (m: string) => void): void {
+  if (files.length === 0) return;
+  const named = files.slice(0, 3).map((f) => `"${printable(f, 200)}"`).join(', ') + (files.length > 3 ? ` and ${files.length - 3} more` : '');
+  say(
+    `Note: server '${id}' require()d ${named}, which node loads only as an ES module. Its node loads the imports of such a module past the module guard, so the warden runs it with require() of ES modules off, and node answered the server ERR_REQUIRE_ESM (docs/adr/0049-require-esm-on-node-20.md). ` +
+      `If the server needs ${files.length === 1 ? 'it' : 'them'}, enroll it again with ${GUARDS_REQUIRE_ESM} as its command's node, which checks what such a module imports.`,
+  );
 }
 
 /** With `onLearned` (enrollment), the first launch runs the module guard in learn mode and hands over what the

@@ -34,7 +34,9 @@ describe('the hash-chained audit log', () => {
   it('records the launch with its path, symlink chain, digests, argv and pid', () => {
     const launch = auditEvents(home).filter((e) => e.event === 'launch').pop();
     expect(launch).toMatchObject({ server: 'basic', decision: 'allow', resolvedPath: NODE, chain: [NODE] });
-    expect(launch?.argv).toEqual([NODE, '--import', expect.stringMatching(/^file:\/\/.*\/dist\/launch\/preload\/preload\.js$/), path.join(SERVERS, 'basic.mjs')]); // the module guard runs before the script (ADR 0014)
+    // The module guard runs before the script (ADR 0014); node 20 starts with require(esm) off (ADR 0049).
+    const requireEsmOff = process.versions.node.startsWith('20.') ? ['--no-experimental-require-module'] : [];
+    expect(launch?.argv).toEqual([NODE, ...requireEsmOff, '--import', expect.stringMatching(/^file:\/\/.*\/dist\/launch\/preload\/preload\.js$/), path.join(SERVERS, 'basic.mjs')]);
     expect(launch?.pgid).toBe(launch?.pid);
     const artifacts = launch?.artifacts as { kind: string; sha256: string }[];
     expect(artifacts.map((a) => a.kind)).toEqual(['executable', 'script', 'package']);

@@ -11,6 +11,7 @@ import { resolveHome, type HomePaths } from '../../store/paths.js';
 import { loadServers, type ServerConfig } from '../../store/servers.js';
 import { checkSurface, type SurfaceCheck } from '../../supervise/surface-check.js';
 import { lockAndBaseline, type Enrollment } from '../enrollment.js';
+import { saveTreeListing } from '../../store/tree-listings.js';
 
 // An upgrade is tried out of band before anything of the real home changes: in a staging home (a private
 // temporary directory) holding only this server, as it would be after the upgrade, with the artifacts of the
@@ -40,6 +41,12 @@ export async function stageUpgrade(real: HomePaths, id: string, server: ServerCo
     const { modules: _, ...fresh } = server; // modules are learnt again from the new version
     writeJsonAtomic(paths.servers, { version: 1, path: loadServers(real).path, alerts: [], servers: { [id]: fresh } });
     const now = new Date().toISOString();
+    // The new version's tree listing goes to the real home, where the switch allowlists that tree (filed under its
+    // digest, a listing kept for an upgrade that is then abandoned names nothing wrongly).
+    for (const a of plan.artifacts) {
+      const failed = a.kind === 'package' && a.treeListing ? saveTreeListing(real, a.sha256, a.treeListing) : undefined;
+      if (failed) say(`Warning: ${failed}`);
+    }
     writeJsonAtomic(paths.allowlist, { version: 1, entries: plan.artifacts.map((a) => ({ path: a.path, kind: a.kind, sha256: a.sha256, addedAt: now })) });
     const seen = loadClientSeen(real, id);
     saveClientSeen(paths, id, new Map([['name', seen.name], ['version', seen.version]]));

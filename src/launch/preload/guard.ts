@@ -36,6 +36,9 @@ export interface Guard {
   url(u: string): void;
   /** Reports `tried to load WHAT` + `why` on stderr and ends the server. */
   refuse(what: string, why: string): never;
+  /** Records that the server require()d `p`, which node loads only as an ES module, where the warden started
+   *  node with require(esm) off (node threw ERR_REQUIRE_ESM to the server; `add` says so). */
+  requireEsm(p: string): void;
 }
 
 // Taken when the guard is loaded, before any server code: a server replacing fs.realpathSync or fs.lstatSync
@@ -140,5 +143,6 @@ export function createGuard(state: GuardState, end: () => never): Guard {
     }
     refuse(u.length > 100 ? `${u.slice(0, 100)}…` : u, '; only files of its attested set and node: built-ins may be loaded');
   };
-  return { file, url, refuse };
+  const requireEsm = (p: string): void => report({ requireEsm: p });
+  return { file, url, refuse, requireEsm };
 }

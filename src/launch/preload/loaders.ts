@@ -45,6 +45,13 @@ function parsesAsCommonJs(content: string, filename: string): boolean {
   }
 }
 
+/** node's own ERR_REQUIRE_ESM (an Error: a thrown value of the server's with a getter is not read). */
+function isRequireEsmError(err: unknown): err is Error {
+  if (!(err instanceof Error)) return false;
+  const code = Object.getOwnPropertyDescriptor(err, 'code');
+  return code !== undefined && 'value' in code && code.value === 'ERR_REQUIRE_ESM';
+}
+
 export interface LoaderOptions {
   /** Also wrap each Module._extensions handler: node 20, where no in-thread hook sees a handler called directly. */
   extensions: boolean;
@@ -57,8 +64,23 @@ export function guardLoaders(current: () => Guard, options: LoaderOptions): void
   // Each name is made a string once and checked, and node is handed the real path the check resolved: an object
   // whose toString() answers differently on each call, or a name whose links change between the check and the
   // open ("a/link/../f"), cannot show the check one file and node another.
+  // Where the warden started node with require(esm) off (docs/adr/0049-require-esm-on-node-20.md), a require()
+  // of an ES module throws ERR_REQUIRE_ESM from the load of that module: recorded for `add` to name, once (the
+  // same error passes through the load of every module that required it).
+  const requireEsmOff = (process.features as { require_module?: boolean }).require_module === false;
+  const noted = new WeakSet<object>();
   proto.load = function guardedLoad(this: unknown, filename: string): unknown {
-    return loadCjs.call(this, current().file(String(filename)));
+    const checked = current().file(String(filename));
+    if (!requireEsmOff) return loadCjs.call(this, checked);
+    try {
+      return loadCjs.call(this, checked);
+    } catch (err) {
+      if (isRequireEsmError(err) && !noted.has(err)) {
+        noted.add(err);
+        current().requireEsm(checked);
+      }
+      throw err;
+    }
   };
 
   // A handler called directly (Module._extensions['.js'](module, file)) reads and compiles the file without load().
@@ -80,7 +102,7 @@ export function guardLoaders(current: () => Guard, options: LoaderOptions): void
     const compile = (Module.prototype as unknown as { _compile: CompileMethod })._compile;
     (Module.prototype as unknown as { _compile: CompileMethod })._compile = function guardedCompile(this: unknown, content: string, filename: string, format?: string): unknown {
       if (format === 'module' || (format !== 'commonjs' && !parsesAsCommonJs(String(content), String(filename)))) {
-        current().refuse(`${String(filename)} with require() as an ES module`, ', whose imports node 20 loads past the module guard; import it instead');
+        current().refuse(`${String(filename)} with require() as an ES module`, `, whose imports node ${process.versions.node} loads past the module guard; import it instead, or run the server with node 22.15 or later`);
       }
       return compile.call(this, content, filename, format);
     };

@@ -1,6 +1,10 @@
 import workerThreads, { SHARE_ENV, type WorkerOptions } from 'node:worker_threads';
 import type { Guard } from './guard.js';
 
+/** The option the warden gives node to turn require(esm) off (src/launch/node-release.ts; the preload imports
+ *  node built-ins and its own files only). */
+const REQUIRE_ESM_OFF = '--no-experimental-require-module';
+
 // Worker threads: one started the ordinary way inherits --import and runs the preload again. One with code to
 // eval would not: it is refused. One with an execArgv of its own gets the preload's --import first, and its
 // execArgv may hold only what this process was started with and memory tuning: anything else (another --import
@@ -19,6 +23,9 @@ type WorkerClass = typeof workerThreads.Worker;
 export function guardWorkers(current: () => Guard, preloadUrl: string): void {
   const guard = { refuse: (what: string, why: string): never => current().refuse(what, why) };
   const ownExecArgv = new Set(process.execArgv); // as this process started, before any server code
+  // require(esm) off where the warden turned it off (docs/adr/0049-require-esm-on-node-20.md): kept so in a worker
+  // given an execArgv of its own, which would otherwise start with node's default.
+  const keptOff = ownExecArgv.has(REQUIRE_ESM_OFF) ? [REQUIRE_ESM_OFF] : [];
   const own = new Map(LOADER_VARIABLES.map((name) => [name, process.env[name]]));
   const NodeWorker: WorkerClass = workerThreads.Worker;
 
@@ -38,7 +45,7 @@ export function guardWorkers(current: () => Guard, preloadUrl: string): void {
       const argv = Array.from(copy.execArgv as ArrayLike<unknown>, (a) => String(a));
       const other = argv.find((a) => !ownExecArgv.has(a) && !TUNING.test(a));
       if (other !== undefined) guard.refuse(`a worker thread with the option ${JSON.stringify(other.slice(0, 64))}`, ', which could run code before the module guard; leave execArgv out or pass process.execArgv');
-      copy.execArgv = ['--import', preloadUrl, ...argv];
+      copy.execArgv = ['--import', preloadUrl, ...keptOff, ...argv];
     }
     if (copy.env !== undefined && copy.env !== SHARE_ENV) copy.env = { ...(copy.env as NodeJS.Dict<string>) };
     // node reads the loader variables for a worker given an env or an execArgv of its own (process.env's when

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import { initializeResult, serve, textResult } from '../lib/rpc.mjs';
 
 const plan = fs.existsSync(process.argv[2] ?? '') ? JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) : undefined;
-const guard = process.execArgv; // the warden's ['--import', file:///…/preload.js]
+const guard = process.execArgv; // the warden's ['--import', file:///…/preload.js] (node 20: --no-experimental-require-module first)
 const forged = JSON.stringify({ magic: 'mcp-warden-attested-set', server: 'forged', mode: 'learn', files: [], keys: [], reportFd: 2 });
 
 function start(form, program) {

@@ -1,0 +1,3 @@
+import base from './index.js';
+
+export default { ...base, via: 'index.mjs' };
