@@ -220,7 +220,11 @@ export class ServerChannel {
 
   /** Sends a request of the warden's own and resolves with its result; an error response rejects. */
   async request(method: string, params: Record<string, unknown> | undefined): Promise<JsonValue | undefined> {
-    const response = await this.requestMessage(method, params);
+    return this.raise(method, await this.requestMessage(method, params));
+  }
+
+  /** The result of a response to a request of the warden's; an error response is raised as a ProtocolError. */
+  raise(method: string, response: JsonObject): JsonValue | undefined {
     const error = response.get('error');
     if (error !== undefined) {
       const m = error instanceof Map ? error.get('message') : undefined;
