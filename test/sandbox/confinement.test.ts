@@ -277,6 +277,33 @@ describe('an existing server confined', () => {
   });
 });
 
+describe('a server whose dependencies are hoisted where the sandbox hides', () => {
+  it('loads them: the directory of every package its tree covers is mounted read-only (a checkout under /tmp)', async () => {
+    // A project in a private /tmp of the sandbox's own: node_modules/srv imports node_modules/dep, hoisted.
+    const project = fs.mkdtempSync('/tmp/warden-sandbox-project-');
+    try {
+      const nm = path.join(project, 'node_modules');
+      fs.mkdirSync(path.join(nm, 'dep'), { recursive: true });
+      fs.writeFileSync(path.join(nm, 'dep/package.json'), JSON.stringify({ name: 'dep', version: '1.0.0', type: 'module', exports: './index.js' }));
+      fs.writeFileSync(path.join(nm, 'dep/index.js'), "export const greeting = 'hello from dep';\n");
+      fs.mkdirSync(path.join(nm, 'srv/lib'), { recursive: true });
+      fs.copyFileSync(path.join(SERVERS, 'lib/rpc.mjs'), path.join(nm, 'srv/lib/rpc.mjs'));
+      fs.writeFileSync(path.join(nm, 'srv/package.json'), JSON.stringify({ name: 'srv', version: '1.0.0', type: 'module', dependencies: { dep: '1.0.0' } }));
+      fs.writeFileSync(path.join(nm, 'srv/server.mjs'), `import { greeting } from 'dep';\n${fs.readFileSync(path.join(SERVERS, 'basic.mjs'), 'utf8').replace(/^#!.*\n/, '')}\nprocess.stderr.write(greeting + '\\n');\n`);
+      enroll('hoisted', [path.join(nm, 'srv/server.mjs')], ['--network', 'none']);
+      const { client, stderr } = await connectClient(home, 'hoisted', env);
+      try {
+        expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+      } finally {
+        await client.close();
+      }
+      expect(stderr()).toContain('hello from dep');
+    } finally {
+      fs.rmSync(project, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('server-memory, which writes memory.jsonl beside its own script', () => {
   const stray = path.join(path.dirname(MEMORY), 'memory.jsonl');
   const entities = { entities: [{ name: 'alice', entityType: 'person', observations: ['likes tea'] }] };
