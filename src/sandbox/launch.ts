@@ -55,9 +55,36 @@ export function sandboxForLaunch(paths: HomePaths, id: string, server: ServerCon
   return { launch: { confinement: sandbox, hash: pin.now as string, engine }, facts: { state: 'confined', network: sandbox.network, hash: pin.now as string, engine: engine.file } };
 }
 
-/** The attested paths of a plan, and the module guard's directory: read-only inside the sandbox. */
+/** The attested paths of a plan, and the module guard's directory: read-only inside the sandbox. A package tree
+ *  brings the directory of every package its digest covered (its dependencies may be hoisted to a node_modules
+ *  directory above it, where the sandbox hides: a checkout under the home or /tmp), and a module loaded from
+ *  outside the package its package's directory (node reads that package.json to resolve and type the file).
+ *  What they hold is the server's own code, never a grant to write. */
 function ownFiles(plan: LaunchPlan): string[] {
-  return [...plan.artifacts.flatMap((a) => [a.path, ...a.chain]), PRELOAD_DIR.replace(/\/$/, '')];
+  const dirs = [
+    ...plan.artifacts.flatMap((a) => [a.path, ...a.chain]),
+    ...plan.artifacts.flatMap((a) => (a.kind === 'package' ? (a.treeDirs ?? []).filter(isPackageDir) : [])),
+    ...plan.artifacts.filter((a) => a.kind === 'module').flatMap((a) => packageRoot(a.path) ?? []),
+    PRELOAD_DIR.replace(/\/$/, ''),
+  ];
+  // A directory inside another one bound already needs no mount of its own.
+  const unique = [...new Set(dirs)].sort();
+  return unique.filter((d, i) => !unique.slice(0, i).some((o) => d.startsWith(`${o}${path.sep}`) && fs.statSync(o, { throwIfNoEntry: false })?.isDirectory()));
+}
+
+/** A directory that is a package of a node_modules directory (`node_modules/name` or `node_modules/@scope/name`). */
+function isPackageDir(dir: string): boolean {
+  const parent = path.dirname(dir);
+  return path.basename(parent) === 'node_modules' || (path.basename(parent).startsWith('@') && path.basename(path.dirname(parent)) === 'node_modules');
+}
+
+/** The nearest directory above `file` with a package.json, inside a node_modules directory, or undefined. */
+function packageRoot(file: string): string | undefined {
+  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if (!dir.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+  }
+  return undefined;
 }
 
 /** bwrap's arguments (before `--` and the server's command line), with the data directory created. */
