@@ -48,8 +48,8 @@ describe('servers.json', () => {
   });
 
   it('an unknown key: names it and the object it is in, and says to remove it or upgrade', () => {
-    const m = server({ command: '/bin/true', sandbox: {} });
-    expect(m).toContain("unknown key 'sandbox' in servers.json at /servers/fx");
+    const m = server({ command: '/bin/true', quarantine: {} });
+    expect(m).toContain("unknown key 'quarantine' in servers.json at /servers/fx");
     expect(m).toMatch(/remove it, or upgrade mcp-warden if a newer version wrote it/i);
   });
 
