@@ -148,7 +148,7 @@ function describeRules(id: string, pin: RulesPin): void {
 export async function diffVerb(homeFlag: string | undefined, id: string, json: boolean): Promise<number> {
   const paths = resolveHome(homeFlag);
   openHome(paths, false);
-  const o = await checkSurface(paths, id);
+  const o = await checkSurface(paths, id, { review: true });
   // What is shown now is what a pin will accept (supervise/review.ts).
   if (o.review) recordReview(paths, id, o.review);
   const rules = o.error ? undefined : rulesOf(paths, id);

@@ -55,15 +55,17 @@ export interface SurfaceCheck {
   review?: Review;
 }
 
-/** Launches server `id` (twice: with and without client capabilities) and compares what it serves with its lock. */
-export async function checkSurface(paths: HomePaths, id: string): Promise<SurfaceCheck> {
+/** Launches server `id` (twice: with and without client capabilities) and compares what it serves with its lock.
+ *  `review` (diff): what is fetched is what a pin takes, so a stateless server's classic answer is fetched even
+ *  when the lock holds no print of it (verify and the daemon fetch it only when it does: docs/adr/0055). */
+export async function checkSurface(paths: HomePaths, id: string, opts: { review?: boolean } = {}): Promise<SurfaceCheck> {
   try {
     serverById(loadServers(paths), id, paths);
     const locks = loadLocks(paths);
     const entry = locks.tools.get(id);
     if (!entry) throw new WardenError('LOCK_MISSING', `tools.lock has no entry for server '${id}'. Capture one with: mcp-warden lock ${id}`);
     const extra = locks.warden.get(id);
-    const fetched = await fetchSurface(paths, id, entry.protocol, say);
+    const fetched = await fetchSurface(paths, id, entry.protocol, say, undefined, opts.review === true || extra?.classicHandshake !== undefined);
     // Out of band both forms of the initialize result are judged, each against its own locked print.
     // A hybrid's classic answer is judged against its own prints, each era against its own (docs/adr/0055).
     const diff = { ...diffSurface(entry, lockedExtra(extra), fetched.handshake, fetched.tools), handshake: bothEras(handshakeDriftByForm(extra?.handshake, fetched.handshake.print, fetched.bareHandshake.print), classicDrift(extra, fetched)) };

@@ -87,8 +87,9 @@ async function fetchWith(paths: HomePaths, id: string, speech: Speech, capabilit
 
 /** With `onLearned` (enrollment), the first launch runs the module guard in learn mode and hands over what the
  *  server loaded from outside its package before the second launch, which enforces. `protocol` is the lock's
- *  record (a new server: an offer of revision 2026-07-28 and no flow). */
-export async function fetchSurface(paths: HomePaths, id: string, protocol: { offered: string; flow?: Flow }, say: (m: string) => void, onLearned?: OnLearned): Promise<Fetched> {
+ *  record (a new server: an offer of revision 2026-07-28 and no flow). `classic` (lock, pin, diff; verify and the
+ *  daemon when the lock holds a classic print): over the stateless flow, the classic answer is fetched too. */
+export async function fetchSurface(paths: HomePaths, id: string, protocol: { offered: string; flow?: Flow }, say: (m: string) => void, onLearned?: OnLearned, classic = true): Promise<Fetched> {
   const learn = onLearned !== undefined;
   const selected = selectedFlow(protocol);
   let speech: Speech = selected === 'probe' ? { flow: 'stateless', offered: protocol.offered, probe: true } : { flow: selected, offered: protocol.offered };
@@ -110,8 +111,8 @@ export async function fetchSurface(paths: HomePaths, id: string, protocol: { off
   const settled: Speech = { flow: speech.flow, offered: speech.offered };
   const bare = await fetchWith(paths, id, settled, {}, say);
   const bareNames = new Set(bare.tools.map((t) => t.name));
-  const classic = settled.flow === 'stateless' ? await classicFace(paths, id, say) : undefined;
-  return { ...full, conditional: full.tools.map((t) => t.name).filter((n) => !bareNames.has(n)), handshakes: distinctPrints([full.handshake.print, bare.handshake.print]), bareHandshake: bare.handshake, flow: settled.flow, offered: settled.offered, ...(classic ? { classic } : {}) };
+  const face = classic && settled.flow === 'stateless' ? await classicFace(paths, id, say) : undefined;
+  return { ...full, conditional: full.tools.map((t) => t.name).filter((n) => !bareNames.has(n)), handshakes: distinctPrints([full.handshake.print, bare.handshake.print]), bareHandshake: bare.handshake, flow: settled.flow, offered: settled.offered, ...(face ? { classic: face } : {}) };
 }
 
 /** The classic initialize result of a server fetched over the stateless flow, for its print only (its tools are
