@@ -138,8 +138,11 @@ async function classicHandshake(paths: HomePaths, id: string, capabilities: Reco
     await stopLaunched(paths, id, launched, 'client_eof', counts(), { grace: true, say });
     return handshake;
   } catch (err) {
-    if (!(err instanceof ProtocolError || err instanceof InadmissibleError)) throw err;
-    await stopLaunched(paths, id, launched, 'client_eof', counts(), { grace: true, say });
-    return err;
+    // Refused or not understood: this era is not served. Anything else (the process no longer the verified program)
+    // ends the launch and the fetch, as in fetchWith.
+    const refused = err instanceof ProtocolError || err instanceof InadmissibleError;
+    await stopLaunched(paths, id, launched, refused ? 'client_eof' : 'protocol_error', counts(), { grace: refused, say });
+    if (refused) return err;
+    throw err;
   }
 }
