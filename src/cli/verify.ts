@@ -75,7 +75,7 @@ export function describeOutcome(o: SurfaceCheck, details: boolean): void {
   // What a pin would accept, shown to review (in a terminal or not: a changed version is told from a payload).
   if (details && d.handshake.state !== 'matched') {
     const fields = d.handshake.state === 'changed' ? d.handshake.fields : undefined;
-    const forms: [string, JsonObject | undefined][] = [[o.liveBareHandshake ? ' to a client offering capabilities' : '', o.liveHandshake], [' to a client offering none', o.liveBareHandshake]];
+    const forms: [string, JsonObject | undefined][] = [[o.liveBareHandshake ? ' to a client offering capabilities' : '', o.liveHandshake], [' to a client offering none', o.liveBareHandshake], [o.liveClassicBareHandshake ? ' to a 2025 client offering capabilities' : ' to a 2025 client', o.liveClassicHandshake], [' to a 2025 client offering none', o.liveClassicBareHandshake]];
     for (const [to, members] of forms) for (const [name, json] of servedMembers(members, fields)) line(`    served${to} ${escaped(name)}: ${json}`);
   }
   if (d.handshake.state === 'unlocked') line(`  initialize result not locked (an entry taken before mcp-warden locked serverInfo and capabilities): review, then mcp-warden pin ${o.id}`);
@@ -148,7 +148,7 @@ function describeRules(id: string, pin: RulesPin): void {
 export async function diffVerb(homeFlag: string | undefined, id: string, json: boolean): Promise<number> {
   const paths = resolveHome(homeFlag);
   openHome(paths, false);
-  const o = await checkSurface(paths, id);
+  const o = await checkSurface(paths, id, { review: true });
   // What is shown now is what a pin will accept (supervise/review.ts).
   if (o.review) recordReview(paths, id, o.review);
   const rules = o.error ? undefined : rulesOf(paths, id);

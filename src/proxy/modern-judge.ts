@@ -20,6 +20,7 @@ export function lockedHandshake(cfg: Pick<SessionConfig, 'entry' | 'extra'>, era
   const catalogs = cfg.extra?.catalogs;
   return {
     era,
+    stateless: true,
     instructions: cfg.entry?.instructions,
     serverInfo: cfg.entry?.server_info ?? {},
     serves: { prompts: catalogs?.prompts !== undefined, resources: catalogs?.resources !== undefined || catalogs?.resourceTemplates !== undefined },

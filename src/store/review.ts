@@ -18,6 +18,8 @@ const schema = v.strictObject({
   surface: DIGEST,
   tools: v.pipe(v.record(v.pipe(v.string(), v.maxLength(4096)), DIGEST), v.check((t) => Object.keys(t).length <= 100_000)),
   handshakes: v.pipe(v.array(DIGEST), v.maxLength(2)),
+  /** A hybrid's classic initialize result, when fetched (docs/adr/0055). */
+  classicHandshakes: v.optional(v.pipe(v.array(DIGEST), v.maxLength(2))),
   catalogs: DIGEST,
   conditional: v.pipe(v.array(v.pipe(v.string(), v.maxLength(4096))), v.maxLength(100_000)),
 });

@@ -26,7 +26,7 @@ function artifactsOf(fetched: Fetched): { kind: string; path: string; sha256: st
 }
 
 function write(paths: HomePaths, id: string, entry: LockEntry, fetched: Fetched, prints: { name: string; print: ToolPrint }[]): Promise<void> {
-  return saveLockEntry(paths, id, () => ({ entry, extra: wardenEntryFor(artifactsOf(fetched), prints, fetched.conditional, fetched.catalogs, fetched.handshakes) }));
+  return saveLockEntry(paths, id, () => ({ entry, extra: wardenEntryFor(artifactsOf(fetched), prints, fetched.conditional, fetched.catalogs, fetched.handshakes, fetched.classic?.prints) }));
 }
 
 /** Captures and writes the lock entry of a server (used by `lock` and by `add`), once the first-trust scan of
@@ -70,7 +70,7 @@ export async function pinTool(paths: HomePaths, id: string, tool: string, server
     const prints = Object.entries(previous?.tools ?? {}).filter(([n]) => n !== tool).map(([name, print]) => ({ name, print }));
     if (live) prints.push({ name: live.name, print: live.print });
     // Pinning a tool accepts that tool only: the catalogs and the initialize result stay as locked.
-    return { entry, extra: wardenEntryFor(artifactsOf(fetched), prints, fetched.conditional, previous?.catalogs ?? {}, previous?.handshake) };
+    return { entry, extra: wardenEntryFor(artifactsOf(fetched), prints, fetched.conditional, previous?.catalogs ?? {}, previous?.handshake, previous?.classicHandshake) };
   });
   reviewed();
   await appendAudit(paths.audit, { event: 'surface', server: id, source: 'pin', pinState: 'changed', surfaceHash: entry.surface_hash, lockedSurfaceHash: locked.surface_hash, revision: entry.protocol.era, changed: [{ name: tool, state: live ? 'changed' : 'removed', classes: [], fields: [] }] });

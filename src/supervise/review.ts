@@ -12,7 +12,7 @@ import type { Fetched } from './surface-fetch.js';
 // when what it fetched is equal to that review, part by part (`pin --tool NAME`: that tool). A server that serves
 // the review one thing and the pin another is refused, never locked unseen.
 
-type Fetch = Pick<Fetched, 'handshake' | 'tools' | 'handshakes' | 'catalogs' | 'conditional'>;
+type Fetch = Pick<Fetched, 'handshake' | 'tools' | 'handshakes' | 'catalogs' | 'conditional'> & Partial<Pick<Fetched, 'classic'>>;
 
 export function reviewOf(fetched: Fetch, locked: LockEntry): Review {
   const tools = Object.create(null) as Record<string, string>;
@@ -23,6 +23,7 @@ export function reviewOf(fetched: Fetch, locked: LockEntry): Review {
     surface: liveSurfaceHash(fetched.handshake, fetched.tools),
     tools,
     handshakes: fetched.handshakes.map((h) => h.hExact),
+    ...(fetched.classic ? { classicHandshakes: fetched.classic.prints.map((h) => h.hExact) } : {}),
     catalogs: catalogsHash(fetched.catalogs),
     conditional: [...fetched.conditional].sort(),
   };
@@ -37,6 +38,7 @@ export function recordReview(paths: HomePaths, id: string, review: Review): void
 function differs(review: Review, now: Review, tool: string | undefined): string | undefined {
   if (tool !== undefined) return review.tools[tool] === now.tools[tool] ? undefined : `tool "${printable(tool)}"`;
   if (review.handshakes.join() !== now.handshakes.join()) return 'the initialize result';
+  if ((review.classicHandshakes ?? []).join() !== (now.classicHandshakes ?? []).join()) return 'the initialize result served to 2025 clients';
   if (review.surface !== now.surface) {
     const changed = Object.keys({ ...review.tools, ...now.tools }).filter((n) => review.tools[n] !== now.tools[n]);
     return changed.length ? `tool "${printable(changed[0] as string)}"${changed.length > 1 ? ` and ${changed.length - 1} more` : ''}` : 'the instructions or the revision';

@@ -3,7 +3,9 @@ import type { JsonObject } from '../protocol/json/reader.js';
 import type { LiveTool } from '../surface/admit.js';
 import { diffSurface, worstClass, type SurfaceDiff } from '../surface/diff.js';
 import { lockedExtra } from '../surface/warden-lock.js';
-import { handshakeDriftByForm } from '../surface/handshake-print.js';
+import { handshakeDriftByForm, type HandshakeDrift } from '../surface/handshake-print.js';
+import type { WardenLockEntry } from '../surface/warden-lock.js';
+import type { Fetched } from './surface-fetch.js';
 import { liveSurfaceHash, type LockEntry } from '../surface/lockfile.js';
 import { diffCatalogs, type CatalogChange, type ServedCatalogs } from '../surface/catalog.js';
 import { loadLocks } from '../store/locks.js';
@@ -36,6 +38,10 @@ export interface SurfaceCheck {
   liveHandshake?: JsonObject;
   /** The same, as served to a client offering no capabilities, when it differs. */
   liveBareHandshake?: JsonObject;
+  /** A hybrid's classic initialize result as served to a 2025 client offering capabilities and, when it differs,
+   *  to one offering none (docs/adr/0055). */
+  liveClassicHandshake?: JsonObject;
+  liveClassicBareHandshake?: JsonObject;
   /** The changed and added prompts, resources and templates as served, their JSON text (shown by `diff`). */
   liveCatalogItems?: ServedCatalogs;
   liveSurfaceHash?: string;
@@ -49,17 +55,20 @@ export interface SurfaceCheck {
   review?: Review;
 }
 
-/** Launches server `id` (twice: with and without client capabilities) and compares what it serves with its lock. */
-export async function checkSurface(paths: HomePaths, id: string): Promise<SurfaceCheck> {
+/** Launches server `id` (twice: with and without client capabilities) and compares what it serves with its lock.
+ *  `review` (diff): what is fetched is what a pin takes, so a stateless server's classic answer is fetched even
+ *  when the lock holds no print of it (verify and the daemon fetch it only when it does: docs/adr/0055). */
+export async function checkSurface(paths: HomePaths, id: string, opts: { review?: boolean } = {}): Promise<SurfaceCheck> {
   try {
     serverById(loadServers(paths), id, paths);
     const locks = loadLocks(paths);
     const entry = locks.tools.get(id);
     if (!entry) throw new WardenError('LOCK_MISSING', `tools.lock has no entry for server '${id}'. Capture one with: mcp-warden lock ${id}`);
     const extra = locks.warden.get(id);
-    const fetched = await fetchSurface(paths, id, entry.protocol, say);
+    const fetched = await fetchSurface(paths, id, entry.protocol, say, undefined, opts.review === true || extra?.classicHandshake !== undefined);
     // Out of band both forms of the initialize result are judged, each against its own locked print.
-    const diff = { ...diffSurface(entry, lockedExtra(extra), fetched.handshake, fetched.tools), handshake: handshakeDriftByForm(extra?.handshake, fetched.handshake.print, fetched.bareHandshake.print) };
+    // A hybrid's classic answer is judged against its own prints, each era against its own (docs/adr/0055).
+    const diff = { ...diffSurface(entry, lockedExtra(extra), fetched.handshake, fetched.tools), handshake: bothEras(handshakeDriftByForm(extra?.handshake, fetched.handshake.print, fetched.bareHandshake.print), classicDrift(extra, fetched)) };
     const catalogs = extra ? diffCatalogs(extra.catalogs, fetched.catalogs) : [];
     const liveCatalogItems: ServedCatalogs = {};
     for (const c of catalogs) {
@@ -76,9 +85,31 @@ export async function checkSurface(paths: HomePaths, id: string): Promise<Surfac
       tools: fetched.tools.filter((t) => changedTools.has(t.name)),
       servedCatalogs: liveCatalogItems,
     });
-    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, pageMembers, findings, review: reviewOf(fetched, entry), live: fetched.tools, entry, liveInstructions: hs.instructions, liveHandshake: hs.members, ...(fetched.bareHandshake.print.hExact !== hs.print.hExact ? { liveBareHandshake: fetched.bareHandshake.members } : {}), liveCatalogItems, liveSurfaceHash: liveSurfaceHash(hs, fetched.tools) };
+    return { id, status: worst ? 'drift' : 'ok', ...(worst ? { worst } : {}), diff, catalogs, pageMembers, findings, review: reviewOf(fetched, entry), live: fetched.tools, entry, liveInstructions: hs.instructions, liveHandshake: hs.members, ...(fetched.bareHandshake.print.hExact !== hs.print.hExact ? { liveBareHandshake: fetched.bareHandshake.members } : {}), liveCatalogItems, ...classicMembers(fetched), liveSurfaceHash: liveSurfaceHash(hs, fetched.tools) };
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     return { id, status: 'error', error: { code: err.code, message: err.message, exitCode: err.exitCode } };
   }
+}
+
+/** The classic answer of a server whose lock holds its prints, against them: a server that no longer answers a
+ *  2025 initialize has changed every member it was locked with. Without classic prints (a server of one era, an
+ *  entry taken before docs/adr/0055), nothing: sessions of both eras are judged against the one print, as before. */
+function classicDrift(extra: WardenLockEntry | undefined, fetched: Fetched): HandshakeDrift | undefined {
+  const locked = extra?.classicHandshake;
+  if (!locked) return undefined;
+  if (!fetched.classic) return { state: 'changed', fields: Object.keys(locked[0]?.fields ?? {}).sort() };
+  return handshakeDriftByForm(locked, fetched.classic.full.print, fetched.classic.bare.print);
+}
+
+function bothEras(stateless: HandshakeDrift, classic: HandshakeDrift | undefined): HandshakeDrift {
+  if (!classic || classic.state === 'matched') return stateless;
+  if (stateless.state === 'unlocked') return stateless;
+  return { state: 'changed', fields: [...new Set([...stateless.fields, ...classic.fields])].sort() };
+}
+
+function classicMembers(fetched: Fetched): Pick<SurfaceCheck, 'liveClassicHandshake' | 'liveClassicBareHandshake'> {
+  const c = fetched.classic;
+  if (!c) return {};
+  return { liveClassicHandshake: c.full.members, ...(c.bare.print.hExact !== c.full.print.hExact ? { liveClassicBareHandshake: c.bare.members } : {}) };
 }

@@ -3,8 +3,8 @@ import { printable } from '../escape.js';
 import { GUARDS_REQUIRE_ESM } from '../launch/node-release.js';
 import { InadmissibleError, DEFAULT_CAPS, type Handshake, type LiveTool } from '../surface/admit.js';
 import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
-import { FULL_CAPABILITIES } from '../proxy/fetch.js';
-import { PreCommitError, fetchByFlow, offeredFor, selectedFlow, type Flow } from '../proxy/fetch-stateless.js';
+import { FULL_CAPABILITIES, openAsClient } from '../proxy/fetch.js';
+import { PROBE_TIMEOUT_MS, PreCommitError, fetchByFlow, offeredFor, selectedFlow, type Flow } from '../proxy/fetch-stateless.js';
 import { loadClientSeen } from '../store/client-seen.js';
 import type { HomePaths } from '../store/paths.js';
 import { appendAudit } from '../audit/log.js';
@@ -41,6 +41,10 @@ export interface Fetched {
   /** The flow the surface was fetched over, and the revision it offered. */
   flow: Flow;
   offered: string;
+  /** Fetched over the stateless flow, a server that also answers a 2025 initialize (a hybrid): the prints of
+   *  that classic answer (with and without client capabilities when they differ) and its members as served to a
+   *  client offering them, each taken over its own fresh attested launch (docs/adr/0055). */
+  classic?: { prints: HandshakePrint[]; full: Handshake; bare: Handshake };
 }
 
 /** At enrollment: receives what the server loaded from outside its attested set during the first fetch. */
@@ -96,8 +100,9 @@ function sayRequiredEsm(id: string, files: string[], say: (m: string) => void): 
 
 /** With `onLearned` (enrollment), the first launch runs the module guard in learn mode and hands over what the
  *  server loaded from outside its package before the second launch, which enforces. `protocol` is the lock's
- *  record (a new server: an offer of revision 2026-07-28 and no flow). */
-export async function fetchSurface(paths: HomePaths, id: string, protocol: { offered: string; flow?: Flow }, say: (m: string) => void, onLearned?: OnLearned): Promise<Fetched> {
+ *  record (a new server: an offer of revision 2026-07-28 and no flow). `classic` (lock, pin, diff; verify and the
+ *  daemon when the lock holds a classic print): over the stateless flow, the classic answer is fetched too. */
+export async function fetchSurface(paths: HomePaths, id: string, protocol: { offered: string; flow?: Flow }, say: (m: string) => void, onLearned?: OnLearned, classic = true): Promise<Fetched> {
   const learn = onLearned !== undefined;
   const selected = selectedFlow(protocol);
   let speech: Speech = selected === 'probe' ? { flow: 'stateless', offered: protocol.offered, probe: true } : { flow: selected, offered: protocol.offered };
@@ -119,5 +124,38 @@ export async function fetchSurface(paths: HomePaths, id: string, protocol: { off
   const settled: Speech = { flow: speech.flow, offered: speech.offered };
   const bare = await fetchWith(paths, id, settled, {}, say);
   const bareNames = new Set(bare.tools.map((t) => t.name));
-  return { ...full, conditional: full.tools.map((t) => t.name).filter((n) => !bareNames.has(n)), handshakes: distinctPrints([full.handshake.print, bare.handshake.print]), bareHandshake: bare.handshake, flow: settled.flow, offered: settled.offered };
+  const face = classic && settled.flow === 'stateless' ? await classicFace(paths, id, say) : undefined;
+  return { ...full, conditional: full.tools.map((t) => t.name).filter((n) => !bareNames.has(n)), handshakes: distinctPrints([full.handshake.print, bare.handshake.print]), bareHandshake: bare.handshake, flow: settled.flow, offered: settled.offered, ...(face ? { classic: face } : {}) };
+}
+
+/** The classic initialize result of a server fetched over the stateless flow, for its print only (its tools are
+ *  the stateless flow's: SPEC §3.4's recorded flow is the one that fetches the surface). A fresh attested launch
+ *  offering 2025-11-25 with client capabilities, then one offering none. When the first is refused (an error
+ *  answer such as serveStdio's `legacy: 'reject'`, an exit, no answer, an inadmissible result) the server serves
+ *  one era: undefined. A failure of the second, after the first was answered, is the fetch's failure. */
+async function classicFace(paths: HomePaths, id: string, say: (m: string) => void): Promise<Fetched['classic']> {
+  const full = await classicHandshake(paths, id, FULL_CAPABILITIES, say);
+  if (full instanceof Error) return undefined;
+  const bare = await classicHandshake(paths, id, {}, say);
+  if (bare instanceof Error) throw new WardenError('PROTOCOL_FAILURE', `could not fetch the initialize result server '${id}' serves to 2025 clients (it answered one offering capabilities, not one offering none): ${bare.message}.`);
+  return { prints: distinctPrints([full.print, bare.print]), full, bare };
+}
+
+async function classicHandshake(paths: HomePaths, id: string, capabilities: Record<string, unknown>, say: (m: string) => void): Promise<Handshake | Error> {
+  const launched = await attestAndLaunch(paths, id, say);
+  let noise = 0;
+  const counts = (): { nonJsonLines: number; oversizeLines: number; refusedClientLines: number } => ({ nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 });
+  try {
+    const { channel, handshake } = await openAsClient({ serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered: offeredFor('classic'), clientInfo: loadClientSeen(paths, id) }, capabilities, DEFAULT_CAPS, { ...DEFAULT_CHANNEL_LIMITS, requestTimeoutMs: PROBE_TIMEOUT_MS }, () => noise++);
+    channel.end();
+    await stopLaunched(paths, id, launched, 'client_eof', counts(), { grace: true, say });
+    return handshake;
+  } catch (err) {
+    // Refused or not understood: this era is not served. Anything else (the process no longer the verified program)
+    // ends the launch and the fetch, as in fetchWith.
+    const refused = err instanceof ProtocolError || err instanceof InadmissibleError;
+    await stopLaunched(paths, id, launched, refused ? 'client_eof' : 'protocol_error', counts(), { grace: refused, say });
+    if (refused) return err;
+    throw err;
+  }
 }

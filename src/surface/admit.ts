@@ -237,6 +237,9 @@ export class ListingAdmitter {
 
 export interface Handshake {
   era: string;
+  /** Read from a server/discover result (or, for a modern session that asked none, from the lock): judged against
+   *  the prints of the stateless era's answer, never the classic one's (docs/adr/0055). */
+  stateless?: true;
   instructions: string | undefined;
   serverInfo: { name?: string; version?: string };
   /** The capabilities the server advertised that the warden reads (prompts, resources). */

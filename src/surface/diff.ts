@@ -53,6 +53,17 @@ export interface LockedExtra {
   conditional?: readonly string[];
   catalogs?: Catalogs;
   handshake?: readonly HandshakePrint[];
+  /** Prints of the classic initialize result of a server locked over the stateless flow that serves both eras
+   *  (docs/adr/0055); absent for a server of one era and in older entries. */
+  classicHandshake?: readonly HandshakePrint[];
+}
+
+/** The prints a handshake of this era is proven against: a discover result against `handshake` (the stateless
+ *  flow's prints, or the classic ones through admitDiscover's mapping when the server was locked classic); an
+ *  initialize result against `classicHandshake` when the lock holds one (a hybrid), never against the other
+ *  era's; without one (a server of one era, an older entry) against `handshake`, as before. */
+export function printsForEra(extra: LockedExtra | undefined, hs: Pick<Handshake, 'stateless'>): readonly HandshakePrint[] | undefined {
+  return hs.stateless ? extra?.handshake : (extra?.classicHandshake ?? extra?.handshake);
 }
 
 function changedFields(a: ToolPrint, b: ToolPrint): string[] {
@@ -99,7 +110,7 @@ export function diffSurface(entry: LockEntry, extra: LockedExtra | undefined, hs
   return {
     era: entry.protocol.era === hs.era ? undefined : { locked: entry.protocol.era, live: hs.era },
     instructionsChanged: (entry.instructions ?? null) !== (hs.instructions ?? null),
-    handshake: handshakeDrift(extra?.handshake, hs.print),
+    handshake: handshakeDrift(printsForEra(extra, hs), hs.print),
     tools,
   };
 }

@@ -61,7 +61,7 @@ export function admitDiscover(result: JsonValue | undefined, era: string, caps: 
     const rest: JsonObject = new Map([...v].filter(([m]) => m !== SERVER_INFO_META));
     if (rest.size > 0) shaped.set('_meta', rest);
   }
-  return { handshake: admitHandshake(shaped, caps), supportedVersions: versions as string[] };
+  return { handshake: { ...admitHandshake(shaped, caps), stateless: true }, supportedVersions: versions as string[] };
 }
 
 /** Why a discover result does not confirm `era`, or undefined when it does. */

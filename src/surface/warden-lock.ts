@@ -48,6 +48,9 @@ const serverSchema = v.strictObject({
   /** The initialize result beside protocolVersion and instructions, as served with and without client
    *  capabilities when they differ (handshake-print.ts). Absent in entries taken before 2026-12. */
   handshake: v.optional(v.pipe(v.array(handshakeSchema), v.minLength(1), v.maxLength(2))),
+  /** A server locked over the stateless flow that also serves 2025 clients: the prints of its classic initialize
+   *  result, with and without client capabilities when they differ (docs/adr/0055). */
+  handshake_classic: v.optional(v.pipe(v.array(handshakeSchema), v.minLength(1), v.maxLength(2))),
   artifacts: v.array(v.strictObject({ kind: v.string(), path: v.string(), sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)) })),
   tools: ownRecord(v.string(), printSchema),
   /** The hash of the server's operator rules as last pinned (`rules --pin`, or a change through `rules`). */
@@ -71,6 +74,9 @@ export interface WardenLockEntry {
   /** Prints of the initialize result served at lock time (one, or two when it differed with the client's
    *  capabilities); absent in an entry taken by an earlier mcp-warden. */
   handshake?: HandshakePrint[];
+  /** A hybrid locked over the stateless flow: the prints of its classic initialize result (`handshake` holds the
+   *  discover result's); absent for a server of one era and in older entries. */
+  classicHandshake?: HandshakePrint[];
   artifacts: { kind: string; path: string; sha256: string }[];
   tools: Record<string, ToolPrint>;
   /** rulesHash() of the server's rules when they were pinned. */
@@ -81,13 +87,13 @@ export interface WardenLockEntry {
 
 export type WardenLock = Map<string, WardenLockEntry>;
 
-export function wardenEntryFor(artifacts: WardenLockEntry['artifacts'], tools: { name: string; print: ToolPrint }[], conditional: string[], catalogs: Catalogs, handshake: HandshakePrint[] | undefined): WardenLockEntry {
-  return { catalogs, conditional: [...conditional].sort(), ...(handshake && handshake.length > 0 ? { handshake } : {}), artifacts, tools: Object.fromEntries(tools.map((t) => [t.name, t.print])) };
+export function wardenEntryFor(artifacts: WardenLockEntry['artifacts'], tools: { name: string; print: ToolPrint }[], conditional: string[], catalogs: Catalogs, handshake: HandshakePrint[] | undefined, classicHandshake?: HandshakePrint[]): WardenLockEntry {
+  return { catalogs, conditional: [...conditional].sort(), ...(handshake && handshake.length > 0 ? { handshake } : {}), ...(classicHandshake && classicHandshake.length > 0 ? { classicHandshake } : {}), artifacts, tools: Object.fromEntries(tools.map((t) => [t.name, t.print])) };
 }
 
 /** What a diff needs of a server's warden.lock entry. */
 export function lockedExtra(e: WardenLockEntry | undefined): LockedExtra | undefined {
-  return e && { prints: e.tools, conditional: e.conditional, ...(e.handshake ? { handshake: e.handshake } : {}) };
+  return e && { prints: e.tools, conditional: e.conditional, ...(e.handshake ? { handshake: e.handshake } : {}), ...(e.classicHandshake ? { classicHandshake: e.classicHandshake } : {}) };
 }
 
 /** The rollup over prompts, resources and resource templates. */
@@ -101,7 +107,7 @@ function plainPrint(p: ToolPrint): Record<string, unknown> {
 
 export function renderWardenLock(lock: WardenLock): string {
   const servers = Object.fromEntries(
-    [...lock].map(([name, e]) => [name, { ...(e.canaries ? { canaries: e.canaries } : {}), catalogs: e.catalogs, h_catalogs: catalogsHash(e.catalogs), conditional: e.conditional, ...(e.handshake ? { handshake: e.handshake.map((h) => ({ h_exact: h.hExact, fields: h.fields })) } : {}), artifacts: e.artifacts, tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, plainPrint(p)])), ...(e.rules ? { h_rules: e.rules } : {}), ...(e.sandbox ? { h_sandbox: e.sandbox } : {}) }]),
+    [...lock].map(([name, e]) => [name, { ...(e.canaries ? { canaries: e.canaries } : {}), catalogs: e.catalogs, h_catalogs: catalogsHash(e.catalogs), conditional: e.conditional, ...(e.handshake ? { handshake: e.handshake.map((h) => ({ h_exact: h.hExact, fields: h.fields })) } : {}), ...(e.classicHandshake ? { handshake_classic: e.classicHandshake.map((h) => ({ h_exact: h.hExact, fields: h.fields })) } : {}), artifacts: e.artifacts, tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, plainPrint(p)])), ...(e.rules ? { h_rules: e.rules } : {}), ...(e.sandbox ? { h_sandbox: e.sandbox } : {}) }]),
   );
   return indentCanonical(canonicalize(fromPlain({ warden_lock_version: 1, servers }))) + '\n';
 }
@@ -134,6 +140,7 @@ export function parseWardenLock(bytes: Uint8Array): WardenLock {
         catalogs: checkedCatalogs(name, e.catalogs, e.h_catalogs),
         conditional: e.conditional,
         ...(e.handshake ? { handshake: e.handshake.map((h) => ({ hExact: h.h_exact, fields: h.fields })) } : {}),
+        ...(e.handshake_classic ? { classicHandshake: e.handshake_classic.map((h) => ({ hExact: h.h_exact, fields: h.fields })) } : {}),
         artifacts: e.artifacts,
         tools: Object.fromEntries(Object.entries(e.tools).map(([t, p]) => [t, { hExact: p.h_exact, fields: p.fields, hNestedDescriptions: p.h_nested_descriptions, shapes: p.shapes }])),
         ...(e.h_rules ? { rules: e.h_rules } : {}),

@@ -8,7 +8,10 @@
 // 2026-07-28). SCENARIO_FILE (read for each connection the
 // factory serves) may change `instructions`, `echoDescription`, `promptDescription`, `resourceDescription`;
 // LOG_FILE gets every line the process reads. The scenario's `entry` ("serve", "reject", "legacy-only"), read
-// at start, overrides LEGACY, so one enrolled server can change the eras it serves.
+// at start, overrides LEGACY, so one enrolled server can change the eras it serves. `eraCapabilities: true` makes
+// it describe itself per era as Python `mcp` 2.3.0's MCPServer does (tools `listChanged` and resources
+// `subscribe` true to server/discover, false to a 2025 initialize: docs/adr/0055); `version` ({ legacy, modern })
+// changes serverInfo.version in one era.
 import fs from 'node:fs';
 import { McpServer, inputRequired, acceptedContent } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
@@ -22,11 +25,13 @@ const scenario = () => {
 const entry = scenario().entry ?? (process.env.LEGACY === 'reject' ? 'reject' : 'serve');
 if (process.env.LOG_FILE) process.stdin.on('data', (d) => fs.appendFileSync(process.env.LOG_FILE, d));
 
-function factory() {
+function factory(ctx) {
   const s = scenario();
+  const era = ctx?.era ?? 'legacy';
+  const perEra = s.eraCapabilities ? era === 'modern' : true;
   const server = new McpServer(
-    { name: 'sdk2-serve-stdio', version: '1.0.0' },
-    { capabilities: { tools: { listChanged: true }, prompts: {}, resources: {} }, instructions: s.instructions ?? 'Use echo to echo.' },
+    { name: 'sdk2-serve-stdio', version: s.version?.[era] ?? '1.0.0' },
+    { capabilities: { tools: { listChanged: perEra }, prompts: {}, resources: s.eraCapabilities ? { subscribe: perEra } : {} }, instructions: s.instructions ?? 'Use echo to echo.' },
   );
   server.registerTool('echo', { description: s.echoDescription ?? 'Echoes its text.', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
     content: [{ type: 'text', text: `echo: ${text}` }],
