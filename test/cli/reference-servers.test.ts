@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVERYTHING, FILESYSTEM, MEMORY, NODE, ROOT, WARDEN, addServer, auditEvents, connectClient, tempDir } from '../helpers/warden.js';
+import { EVERYTHING, FILESYSTEM, MEMORY, NODE, ROOT, WARDEN, addServer, auditEvents, cli, connectClient, tempDir } from '../helpers/warden.js';
 
 // The real reference servers from npm, driven through `mcp-warden run` by real clients.
 
@@ -24,6 +24,13 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('reference servers through the warden', () => {
+  it('scan clean at the first trust: no finding at add (none audited), and none in what is locked', () => {
+    expect(auditEvents(home).filter((e) => e.event === 'surface_findings')).toEqual([]);
+    const r = cli(home, ['scan', '--all', '--json']);
+    expect(r.code, r.stdout).toBe(0);
+    expect((JSON.parse(r.stdout) as { servers: { id: string; findings: unknown[] }[] }).servers.map((x) => [x.id, x.findings])).toEqual([['everything', []], ['filesystem', []], ['memory', []]]);
+  });
+
   it('server-everything: lists its tools and echoes through the SDK client', async () => {
     const { client } = await connectClient(home, 'everything');
     const tools = await client.listTools();
