@@ -284,6 +284,7 @@ async function main(argv: string[]): Promise<void> {
     .option('--allow-publisher-change', 'admit a build by another publisher than the pinned one (audited; the new one is pinned)')
     .option('--allow-unsigned', 'admit a version without provenance although the server requires it (audited)')
     .option('--preview', 'launch the new version out of band and show the surface diff; switch nothing')
+    .option('--accept-findings <codes>', ACCEPT_FINDINGS_HELP)
     .option('--yes', 'launch it out of band and switch without asking')
     .option('--json', 'machine-readable output')
     .action(act(async (id: string, opts: UpgradeOptions) => (await import('./upgrade.js')).upgradeVerb(home(), id, opts)));

@@ -7,6 +7,7 @@ import { resolveHome } from '../store/paths.js';
 import { publisherLines } from './install.js';
 import { confirm, escaped, line, printJson } from './output.js';
 import { describeOutcome, jsonOf as surfaceJson } from './verify.js';
+import { acceptedFindings } from './accept-findings.js';
 
 export interface UpgradeOptions {
   to?: string;
@@ -15,6 +16,7 @@ export interface UpgradeOptions {
   allowPublisherChange?: boolean;
   allowUnsigned?: boolean;
   preview?: boolean;
+  acceptFindings?: string;
 }
 
 /** What is known before the new version runs: versions, integrities, trees, who built it, the store entry. */
@@ -64,7 +66,7 @@ export async function upgradeVerb(homeFlag: string | undefined, id: string, opts
   let asked = false;
   const report = await upgrade(
     paths,
-    { id, ...(opts.to ? { to: opts.to } : {}), allowPublisherChange: opts.allowPublisherChange === true, allowUnsigned: opts.allowUnsigned === true },
+    { id, ...(opts.to ? { to: opts.to } : {}), allowPublisherChange: opts.allowPublisherChange === true, allowUnsigned: opts.allowUnsigned === true, acceptFindings: acceptedFindings(opts.acceptFindings) },
     {
       say: opts.json ? () => {} : (m) => line(escaped(m)),
       async confirmStage(r) {

@@ -81,12 +81,12 @@ export async function trustAndAdd(paths: HomePaths, id: string, spec: EnrollSpec
 
 /** Records the modules a node server loads from outside its package, locks the surface and records canary
  *  baselines; a failure is returned, not thrown. */
-export async function lockAndBaseline(paths: HomePaths, id: string, say: (m: string) => void = () => {}, by = `enroll ${id}`, accept: readonly FindingCode[] = []): Promise<Enrollment> {
+export async function lockAndBaseline(paths: HomePaths, id: string, say: (m: string) => void = () => {}, by = `enroll ${id}`, accept: readonly FindingCode[] = [], retry?: string): Promise<Enrollment> {
   try {
     let modules: Artifact[] = [];
     const lock = await captureLock(paths, id, 'lock', async (seen) => {
       modules = await recordModules(paths, id, seen, by, say);
-    }, accept);
+    }, accept, retry);
     const baselines = Object.keys(await recordCanaries(paths, id)).length;
     return { modules, lock, baselines };
   } catch (err) {

@@ -31,7 +31,7 @@ function write(paths: HomePaths, id: string, entry: LockEntry, fetched: Fetched,
 
 /** Captures and writes the lock entry of a server (used by `lock` and by `add`), once the first-trust scan of
  *  what it served passed (`accept`: the codes of high-severity findings the operator accepted). */
-export async function captureLock(paths: HomePaths, id: string, source: 'lock' | 'pin', onLearned?: OnLearned, accept: readonly FindingCode[] = []): Promise<LockEntry> {
+export async function captureLock(paths: HomePaths, id: string, source: 'lock' | 'pin', onLearned?: OnLearned, accept: readonly FindingCode[] = [], retry?: string): Promise<LockEntry> {
   const server = serverById(loadServers(paths), id, paths);
   const previous = loadLocks(paths).tools.get(id);
   // A locked server is fetched over the flow its entry records; a new one is probed with server/discover first
@@ -39,7 +39,7 @@ export async function captureLock(paths: HomePaths, id: string, source: 'lock' |
   const fetched = await fetchSurface(paths, id, previous?.protocol ?? { offered: MODERN_REVISION }, say, onLearned);
   // A pin accepts only what diff showed (review.ts); a first lock has nothing to compare with.
   const reviewed = source === 'pin' && previous ? requireReviewed(paths, id, previous, fetched) : undefined;
-  await gateFindings(paths, id, source, scanServed(paths, id, fetched), accept, server.posture, say);
+  await gateFindings(paths, id, source, scanServed(paths, id, fetched), accept, server.posture, say, retry);
   const entry = entryFor(server.command, server.args, fetched.offered, fetched.handshake, fetched.tools, fetched.flow);
   await write(paths, id, entry, fetched, fetched.tools);
   reviewed?.();

@@ -71,7 +71,7 @@ export function findingLine(f: Finding): string {
 }
 
 /** Prints and audits the findings of a capture; throws SURFACE_FINDINGS when a high one is not accepted (enforce). */
-export async function gateFindings(paths: HomePaths, id: string, source: 'lock' | 'pin', result: ScanResult, accept: readonly FindingCode[], posture: 'enforce' | 'monitor', say: (m: string) => void): Promise<void> {
+export async function gateFindings(paths: HomePaths, id: string, source: 'lock' | 'pin', result: ScanResult, accept: readonly FindingCode[], posture: 'enforce' | 'monitor', say: (m: string) => void, retry = `mcp-warden ${source} ${id}`): Promise<void> {
   const { findings, more } = result;
   for (const f of findings) say(`server '${id}': ${findingLine(f)}`);
   if (more > 0) say(`server '${id}': ${more} more findings not shown`);
@@ -91,6 +91,6 @@ export async function gateFindings(paths: HomePaths, id: string, source: 'lock' 
     });
   }
   if (refused) {
-    throw new WardenError('SURFACE_FINDINGS', `server '${printable(id)}' serves a surface with ${high.length} high-severity finding${high.length === 1 ? '' : 's'} (${blocking.join(', ')}), listed above; nothing was locked. Review them (the server's own text, shown escaped); to lock it anyway, run: mcp-warden ${source} ${id} --accept-findings ${blocking.join(',')}`);
+    throw new WardenError('SURFACE_FINDINGS', `server '${printable(id)}' serves a surface with ${high.length} high-severity finding${high.length === 1 ? '' : 's'} (${blocking.join(', ')}), listed above; nothing was locked. Review them (the server's own text, shown escaped); to lock it anyway, run: ${retry} --accept-findings ${blocking.join(',')}`);
   }
 }

@@ -360,7 +360,7 @@ describe('upgrade overrides, each audited as provenance_override', () => {
       to: { version: '1.1.0', integrity: V11.integrity, store: V11.entry, tree: hex64, created: true },
       provenance: { ...movedPin, san: sanOf(MOVED_11), config: sanOf(MOVED_11), ref: 'refs/tags/v1.1.0', commit: MOVED_11.commit, run: expect.any(String) },
       policy: { policy: 'required', identity: movedPin, override: 'publisher_changed' },
-      surface: { id: ID, status: 'drift', worst: expect.any(String), era: null, instructionsChanged: false, handshake: { state: 'changed', fields: ['serverInfo'] }, tools: [expect.objectContaining({ name: 'reverse', state: 'added' })], catalogs: [], pageMembers: [] },
+      surface: { id: ID, status: 'drift', worst: expect.any(String), era: null, instructionsChanged: false, handshake: { state: 'changed', fields: ['serverInfo'] }, tools: [expect.objectContaining({ name: 'reverse', state: 'added' })], catalogs: [], pageMembers: [], findings: [], moreFindings: 0 },
       staged: true,
       switched: true,
     });

@@ -10,6 +10,7 @@ import { loadLocks, updateLocks, type Locks } from '../../store/locks.js';
 import { resolveHome, type HomePaths } from '../../store/paths.js';
 import { loadServers, type ServerConfig } from '../../store/servers.js';
 import { checkSurface, type SurfaceCheck } from '../../supervise/surface-check.js';
+import type { FindingCode } from '../../scan/rules.js';
 import { lockAndBaseline, type Enrollment } from '../enrollment.js';
 import { saveTreeListing } from '../../store/tree-listings.js';
 
@@ -32,7 +33,7 @@ export interface Staged {
   allowlist: unknown[];
 }
 
-export async function stageUpgrade(real: HomePaths, id: string, server: ServerConfig, plan: LaunchPlan, say: (m: string) => void): Promise<Staged> {
+export async function stageUpgrade(real: HomePaths, id: string, server: ServerConfig, plan: LaunchPlan, say: (m: string) => void, accept: readonly FindingCode[] = []): Promise<Staged> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-warden-upgrade-'));
   const paths = resolveHome(dir);
   try {
@@ -58,7 +59,8 @@ export async function stageUpgrade(real: HomePaths, id: string, server: ServerCo
       if (extra) locks.warden.set(id, extra);
     });
     const diff = await checkSurface(paths, id);
-    const enrollment = await lockAndBaseline(paths, id, say, `upgrade ${id} (staged)`);
+    // The new version's surface is scanned as a first trust (issue 30); accepted findings come from --accept-findings.
+    const enrollment = await lockAndBaseline(paths, id, say, `upgrade ${id} (staged)`, accept, `mcp-warden upgrade ${id}`);
     return {
       paths,
       diff,

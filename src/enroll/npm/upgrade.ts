@@ -18,6 +18,7 @@ import { makeCandidate, type Candidate } from './candidate.js';
 import { insidePackage, publisherRecord, realInside } from './install.js';
 import { fetchPackument, resolveVersion } from './registry.js';
 import { discardStaging, stageUpgrade } from './staging.js';
+import type { FindingCode } from '../../scan/rules.js';
 import { putInStore, type StoreEntry } from './store-entry.js';
 import { switchServer } from './upgrade-switch.js';
 import { binsOf, type TarballManifest } from './tarball.js';
@@ -33,6 +34,8 @@ import semver from 'semver';
 export interface UpgradeRequest extends Overrides {
   id: string;
   to?: string;
+  /** Codes of high-severity scan findings of the new version's surface the operator accepted. */
+  acceptFindings?: readonly FindingCode[];
 }
 
 export interface UpgradeHooks {
@@ -120,7 +123,7 @@ export async function upgrade(paths: HomePaths, req: UpgradeRequest, hooks: Upgr
       report.stagedEnv = { env: Object.keys(next.env).sort(), passEnv: [...next.passEnv].sort() };
       if (!(await hooks.confirmStage(report))) return report;
       report.staged = true;
-      staged = await stageUpgrade(paths, req.id, next, report.plan, hooks.say);
+      staged = await stageUpgrade(paths, req.id, next, report.plan, hooks.say, req.acceptFindings);
       report.diff = staged.diff;
       if (staged.enrollment.lockError) throw staged.enrollment.lockError;
       if (!(await hooks.confirm(report))) return report;
