@@ -53,6 +53,13 @@ describe("the warden's own refusal of a handshake", () => {
     expect(stdout).not.toContain(MARKER);
   });
 
+  it('quotes no tool name of a listing it cannot admit (a name listed twice)', async () => {
+    const { answer, stdout } = await initializeAnswer('twice');
+    expect(answer.result).toBeUndefined();
+    expect(JSON.stringify(answer.error)).toContain('inadmissible');
+    expect(stdout).not.toContain(MARKER);
+  });
+
   it('quotes no member name of an unreadable (duplicate-key) initialize result, however short', async () => {
     const { answer, stdout } = await initializeAnswer('dupkey');
     expect(answer.result).toBeUndefined();
