@@ -79,3 +79,29 @@ describe("a server's error answer to initialize", () => {
     expect(stdout).not.toContain(MARKER);
   });
 });
+
+describe('the "jsonrpc" member of a response', () => {
+  // "Nothing else a response carries reaches the client unjudged: its envelope is relayed as jsonrpc, id and
+  // result or error only" (threat model): the members are kept, but the value of "jsonrpc" is never read, and
+  // any JSON value (here an object with a sentence) passes with the judged initialize result and, before any
+  // handshake, with a pong.
+  it('of an initialize result equal to the lock carries nothing but "2.0"', async () => {
+    const { answer } = await initializeAnswer('jsonrpc');
+    expect(answer.result).toMatchObject({ serverInfo: { name: 'refusal-text' } });
+    expect(answer.jsonrpc).toBe('2.0');
+  });
+
+  it('of a pong before any handshake carries nothing but "2.0"', async () => {
+    fs.writeFileSync(scenarioFile, JSON.stringify({ mode: 'jsonrpc' }));
+    const s = new RawSession(home, 'reftext');
+    try {
+      s.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' }) + '\n');
+      const pong = await answerTo(s, 7);
+      expect(pong.result).toEqual({});
+      expect(pong.jsonrpc).toBe('2.0');
+    } finally {
+      s.close();
+      await s.exited;
+    }
+  });
+});
