@@ -60,6 +60,13 @@ describe("the warden's own refusal of a handshake", () => {
     expect(stdout).not.toContain(MARKER);
   });
 
+  it('quotes no bidi control or Unicode tag character of a case-variant envelope member (the one escaper)', async () => {
+    const { answer, stdout } = await initializeAnswer('nulkey');
+    expect(answer.result).toBeUndefined();
+    expect(JSON.stringify(answer.error)).toContain('inadmissible');
+    expect(stdout).not.toMatch(/[\u202a-\u202e\u2066-\u2069]|[\u{e0000}-\u{e007f}]/u);
+  });
+
   it('quotes no member name of an unreadable (duplicate-key) initialize result, however short', async () => {
     const { answer, stdout } = await initializeAnswer('dupkey');
     expect(answer.result).toBeUndefined();
