@@ -1,4 +1,5 @@
 import { caseVariant } from './fold.js';
+import { printable } from './json/value.js';
 import type { Line } from './line.js';
 import { fillDeferred, JsonNumber, JsonReadError, readJson, type JsonValue, type ReadCapture, type ReadLimits } from './json/reader.js';
 
@@ -71,7 +72,13 @@ function classifyRead(line: Uint8Array, limits: ReadLimits, capture: ReadCapture
   const variant = caseVariant(value.keys(), ENVELOPE);
   if (variant) {
     const id = variant.name === 'id' ? undefined : idText(value.get('id'));
-    return { kind: 'invalid', reason: `ambiguous: member ${JSON.stringify(variant.key).slice(0, 40)} is "${variant.name}" to a reader that ignores case`, ...(id !== undefined ? { id } : {}) };
+    return { kind: 'invalid', reason: `ambiguous: member "${printable(variant.key)}" is "${variant.name}" to a reader that ignores case`, ...(id !== undefined ? { id } : {}) };
+  }
+  if (value.get('jsonrpc') !== '2.0') {
+    // A JSON-RPC 2.0 reader (the SDKs' schemas: z.literal("2.0")) takes no such line for a message: it is not
+    // read one way by the warden and another by the peer, and nothing else rides along in the member.
+    const id = idText(value.get('id'));
+    return { kind: 'invalid', reason: 'ambiguous: its "jsonrpc" member is not "2.0", so a JSON-RPC 2.0 reader takes it for no message', ...(id !== undefined ? { id } : {}) };
   }
   const method = value.get('method');
   const hasId = value.has('id');

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { LineFramer } from '../protocol/framing.js';
-import type { JsonValue } from '../protocol/json/reader.js';
+import { JsonNumber, type JsonValue } from '../protocol/json/reader.js';
+import { escaped, printable } from '../escape.js';
 import { joinLine, writeLine, type Line } from '../protocol/line.js';
 import { classify, errorResponse } from '../protocol/message.js';
 import { InadmissibleError } from '../surface/admit.js';
@@ -13,6 +14,7 @@ import { methodRule, requestAction } from './client-methods.js';
 import { catalogOf, ClientCatalogPages } from './client-catalog.js';
 import { modernPageKeys, shapedBytes, shapedResponse } from './response-shape.js';
 import { EarlyPings } from './early-pings.js';
+import { errorBeforeRelease, sessionClosed, type ClosingCause, type Said } from './refusal-text.js';
 import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
 import { judgeClientPage } from './client-listing.js';
 import { SurfaceGate } from './surface-gate.js';
@@ -175,7 +177,7 @@ export class Session {
       this.stats.refusedClientLines++;
       this.cfg.report(`refused a client line that is not an unambiguous JSON-RPC message (${msg.reason})`);
       const syntax = msg.reason.startsWith('syntax') || msg.reason.startsWith('invalid_utf8');
-      this.toClient(errorResponse(msg.id ?? 'null', syntax ? PARSE_ERROR : INVALID_REQUEST, `mcp-warden: not forwarded: ${msg.reason}`));
+      this.toClient(errorResponse(msg.id ?? 'null', syntax ? PARSE_ERROR : INVALID_REQUEST, `mcp-warden: not forwarded: ${escaped(msg.reason)}`));
       return;
     }
     if (msg.kind === 'batch') {
@@ -281,6 +283,10 @@ export class Session {
   private async onServerAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Line): Promise<void> {
     if (!(await this.surface.passedBeforeFirstByte())) return;
     if (this.modern.active && (await this.modern.onAnswer(request, msg, bytes))) return;
+    if (!this.released && msg.value.has('error')) {
+      this.toClient(this.unjudgedError(request.clientId, request.method, msg.value));
+      return;
+    }
     if (request.method === 'server/discover') {
       // A probe's answer that comes after the connection fell back to 2025: nothing judges it here.
       this.reports.refused('not_in_era', 'a server/discover answer after the connection continued as 2025');
@@ -319,9 +325,10 @@ export class Session {
   private async handshake(result: Map<string, JsonValue>, heldBytes: Line): Promise<void> {
     this.state = 'open';
     const answer = this.initializeAnswer(result, heldBytes, this.initId as string);
-    if (!result.has('result')) {
-      // The server refused initialize itself: there is no surface; the client sees why, and a retry is gated
-      // and judged like the first.
+    if (result.has('error')) {
+      // The server refused initialize itself (an error beside a result is the answer too): there is no surface;
+      // the client is told so in the warden's words, and a retry is gated and judged like the first.
+      const refused = this.unjudgedError(this.initId as string, 'initialize', result);
       this.state = 'new';
       this.initId = this.initServerId = undefined;
       try {
@@ -330,7 +337,7 @@ export class Session {
         this.failFrom(err);
         return;
       }
-      this.toClient(answer);
+      this.toClient(refused);
       await this.releaseHeld();
       return;
     }
@@ -345,6 +352,18 @@ export class Session {
     this.released = true;
     this.toClient(answer);
     await this.releaseHeld();
+  }
+
+  /** A server's error answer before the session was released, when nothing of it was judged: the client gets its
+   *  code and the warden's sentence (refusal-text.ts); its message, escaped and cut, goes to stderr. */
+  private unjudgedError(clientId: string, method: string, value: Map<string, JsonValue>): Buffer {
+    const error = value.get('error');
+    const code = error instanceof Map ? error.get('code') : undefined;
+    const message = error instanceof Map ? error.get('message') : undefined;
+    const lexeme = code instanceof JsonNumber ? code.lexeme : undefined;
+    const said = typeof message === 'string' ? `"${printable(message, 200)}"` : 'no message';
+    this.cfg.report(`server '${this.cfg.serverId}' answered ${printable(method, 64)} with an error before its handshake was judged (code ${lexeme === undefined ? 'none' : printable(lexeme, 24)}): ${said}; the client was told the code only`);
+    return errorBeforeRelease(clientId, this.cfg.serverId, lexeme);
   }
 
   /** The held initialize answer as relayed: its envelope only (response-shape.ts). */
@@ -374,7 +393,7 @@ export class Session {
   }
 
   private failFrom(err: unknown): void {
-    if (err instanceof SurfaceRefusal) this.fail('surface_refused', `server '${this.cfg.serverId}' was refused: ${err.message}`);
+    if (err instanceof SurfaceRefusal) this.fail('surface_refused', `server '${this.cfg.serverId}' was refused: ${err.message}`, err.said);
     else if (err instanceof InadmissibleError) {
       this.cfg.audit({ event: 'surface_inadmissible', server: this.cfg.serverId, reason: err.reason });
       this.fail('inadmissible', `server '${this.cfg.serverId}' served a tool surface that cannot be admitted: ${err.reason}`);
@@ -382,14 +401,14 @@ export class Session {
     else this.fail('verification_failed', err instanceof Error ? err.message : String(err));
   }
 
-  /** Closes the session: every request still waiting (the held initialize included) gets the reason. */
-  fail(cause: 'protocol_error' | 'verification_failed' | 'surface_refused' | 'inadmissible', message: string): void {
+  /** Closes the session: every request still waiting (the held initialize included) gets the warden's sentence
+   *  for `said` (refusal-text.ts); `message`, the detail, goes to stderr and the audit's end. */
+  fail(cause: ClosingCause, message: string, said: Said = { code: cause }): void {
     if (this.stopped) return;
     this.cfg.report(message);
     const waiting = new Set(this.server.clientRequestsWaiting().map((r) => r.clientId));
     if (this.initId && !this.released) waiting.add(this.initId);
-    const hint = ` Run 'mcp-warden status ${this.cfg.serverId}' or 'mcp-warden diff ${this.cfg.serverId}' for details.`;
-    for (const id of waiting) this.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden closed the session: ${message}.${hint}`, { cause, server: this.cfg.serverId }));
+    for (const id of waiting) this.toClient(sessionClosed(id, this.cfg.serverId, cause, said));
     this.rules?.close();
     this.stopped = true;
     this.queue.close();

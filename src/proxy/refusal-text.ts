@@ -1,0 +1,81 @@
+import { errorResponse } from '../protocol/message.js';
+import type { ServerRefusal } from '../surface/posture.js';
+
+// What the warden says to the client in its own name when it refuses a server's answer or closes a session: a
+// fixed sentence chosen by a stable code, the server's id (the operator's name for it) and the command to run
+// next. Never a string the server chose (member, tool or catalog names, paths, its error messages), cut, quoted
+// or escaped or not: the client, and the model behind it, reads the error of its initialize as the warden's word
+// (issue 26, sixth review; docs/adr/0052). What exactly happened goes to the warden's stderr report and the
+// audit log, through the one escaper (src/escape.ts).
+
+export const WARDEN_REFUSED = -32001;
+const INTERNAL_ERROR = -32603;
+
+/** How a session ends when the warden closes it (the exit event's cause). */
+export type ClosingCause = 'protocol_error' | 'verification_failed' | 'surface_refused' | 'inadmissible';
+
+/** What the client is told, by code. `canary_failed` carries the failures as the operator's probes and the
+ *  warden's failure classes name them (session-canaries.ts): no text of the server's is in them. */
+export type Said =
+  | { code: ServerRefusal['code']; fields?: readonly string[] }
+  | { code: 'canary_failed'; failures: string }
+  | { code: 'surface_refused' | 'inadmissible' | 'protocol_error' | 'verification_failed' | 'server_exited' | 'module_guard' };
+
+/** The members of an initialize result the revisions define: the only member names the warden writes to a
+ *  client (as its own words, from this list), the others counted. */
+const REVISION_MEMBERS = ['protocolVersion', 'capabilities', 'serverInfo', 'instructions', '_meta'];
+
+function members(fields: readonly string[]): string {
+  const named = REVISION_MEMBERS.filter((m) => fields.includes(m));
+  const others = fields.length - named.length;
+  const parts = [...named, ...(others > 0 ? [`${others} other${others === 1 ? '' : 's'} (named on the warden's stderr)`] : [])];
+  return parts.length === 0 ? '' : ` (member${fields.length === 1 ? '' : 's'} ${parts.join(', ')})`;
+}
+
+/** What happened, in the warden's words, after "server 'ID' ". */
+export function whatHappened(serverId: string, said: Said): string {
+  switch (said.code) {
+    case 'instructions_changed':
+      return 'was refused: its instructions changed since they were locked';
+    case 'handshake_unlocked':
+      return "was refused: warden.lock holds no print of its initialize result (its serverInfo, capabilities and other members: an entry taken before mcp-warden locked them), so nothing proves what the client would be shown; review what it serves, then accept it with 'mcp-warden pin'";
+    case 'handshake_changed':
+      return `was refused: its initialize result changed since it was locked${members(said.fields ?? [])}`;
+    case 'not_locked':
+      return `was refused: it has no entry in tools.lock; review its tools and run 'mcp-warden lock ${serverId}'`;
+    case 'canary_failed':
+      return `was refused: ${said.failures}`;
+    case 'surface_refused':
+      return 'was refused: what it serves is not what warden.lock holds';
+    case 'inadmissible':
+      return "served what cannot be admitted: a message, listing or page that cannot be read one way only, is malformed, or exceeds a cap (the warden's stderr says which)";
+    case 'protocol_error':
+      return "broke the protocol: an answer the warden could not use (an error, a line over the cap, too many messages no request waits for, or none in time); the warden's stderr says which";
+    case 'verification_failed':
+      return "could not be verified as the program that was attested; the warden's stderr says why";
+    case 'server_exited':
+      return 'exited before answering';
+    case 'module_guard':
+      return "was ended by the warden's module guard: it tried to load a file outside its attested set, or one that changed after it was digested (the warden's stderr names it)";
+  }
+}
+
+const next = (serverId: string): string => `Run 'mcp-warden status ${serverId}' or 'mcp-warden diff ${serverId}' for details.`;
+
+/** The error a waiting request of the client's gets when the warden closes the session. */
+export function sessionClosed(clientId: string, serverId: string, cause: ClosingCause, said: Said): Buffer {
+  return errorResponse(clientId, WARDEN_REFUSED, `mcp-warden closed the session: server '${serverId}' ${whatHappened(serverId, said)}. ${next(serverId)}`, { cause, server: serverId });
+}
+
+/** The error a client request gets in place of a server's answer the warden refused (a listing page, a
+ *  server/discover result); `what` is the warden's own name for it ("this tools/list page"). */
+export function answerRefused(clientId: string, serverId: string, what: string, cause: ClosingCause, said: Said): Buffer {
+  return errorResponse(clientId, WARDEN_REFUSED, `mcp-warden refused ${what} of server '${serverId}': it ${whatHappened(serverId, said).replace(/^was refused: /, '')}. ${next(serverId)}`, { cause, server: serverId });
+}
+
+/** A server's error answer before the session was released (nothing of it judged): its code, if a JSON-RPC
+ *  error code, and the warden's sentence; `code` is the number's JSON text. */
+export function errorBeforeRelease(clientId: string, serverId: string, code: string | undefined): Buffer {
+  const n = code !== undefined && /^-?\d{1,9}$/.test(code) ? Number(code) : INTERNAL_ERROR;
+  return errorResponse(clientId, n, `mcp-warden: server '${serverId}' answered this request with an error (code ${n}) before its handshake was judged; its message is not relayed (the warden's stderr shows it). ${next(serverId)}`, { server: serverId });
+}
