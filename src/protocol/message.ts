@@ -33,6 +33,11 @@ const ENVELOPE: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'param
  *  them into strings (docs/adr/0026-bulk-relay.md). */
 export const DEFER_FROM = 64 * 1024;
 
+/** The reasons of invalid lines that quote nothing of the line's. */
+export const AMBIGUOUS_CR = 'ambiguous: a carriage return inside the line, which a reader of universal newlines takes for a line end';
+export const AMBIGUOUS_BOTH = 'ambiguous: a message with both a method and a result or error';
+export const AMBIGUOUS_JSONRPC = 'ambiguous: its "jsonrpc" member is not "2.0", so a JSON-RPC 2.0 reader takes it for no message';
+
 /** Classifies one line (newline included or not). Never throws. A message with a member that a reader
  *  ignoring case takes for one of the envelope's (`"Method"` beside `"method"`) is invalid (protocol/fold.ts). */
 export function classify(line: Uint8Array, limits: ReadLimits): Classified {
@@ -65,7 +70,7 @@ function classifyRead(line: Uint8Array, limits: ReadLimits, capture: ReadCapture
     // A bare carriage return is JSON whitespace to the warden and a line end to a reader of universal newlines
     // (python's text stdin, node's readline): such a peer would read other messages out of this one.
     const id = value instanceof Map ? idText(value.get('id')) : undefined;
-    return { kind: 'invalid', reason: 'ambiguous: a carriage return inside the line, which a reader of universal newlines takes for a line end', ...(id !== undefined ? { id } : {}) };
+    return { kind: 'invalid', reason: AMBIGUOUS_CR, ...(id !== undefined ? { id } : {}) };
   }
   if (Array.isArray(value)) return { kind: 'batch', value };
   if (!(value instanceof Map)) return { kind: 'invalid', reason: 'not a JSON object' };
@@ -78,7 +83,7 @@ function classifyRead(line: Uint8Array, limits: ReadLimits, capture: ReadCapture
     // A JSON-RPC 2.0 reader (the SDKs' schemas: z.literal("2.0")) takes no such line for a message: it is not
     // read one way by the warden and another by the peer, and nothing else rides along in the member.
     const id = idText(value.get('id'));
-    return { kind: 'invalid', reason: 'ambiguous: its "jsonrpc" member is not "2.0", so a JSON-RPC 2.0 reader takes it for no message', ...(id !== undefined ? { id } : {}) };
+    return { kind: 'invalid', reason: AMBIGUOUS_JSONRPC, ...(id !== undefined ? { id } : {}) };
   }
   const method = value.get('method');
   const hasId = value.has('id');
@@ -87,7 +92,7 @@ function classifyRead(line: Uint8Array, limits: ReadLimits, capture: ReadCapture
   if (value.has('method') && (value.has('result') || value.has('error'))) {
     // A request (or notification) and a response at once: one reader dispatches on the method, another on the
     // result. Such a message cannot be read one way only.
-    return { kind: 'invalid', reason: 'ambiguous: a message with both a method and a result or error' };
+    return { kind: 'invalid', reason: AMBIGUOUS_BOTH };
   }
   if (typeof method === 'string') {
     return hasId && id !== undefined && capture.idSpan ? { kind: 'request', method, id, idSpan: capture.idSpan, value } : { kind: 'notification', method, value };

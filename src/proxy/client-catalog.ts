@@ -39,7 +39,7 @@ export class ClientCatalogPages {
     } catch (err) {
       if (!(err instanceof InadmissibleError)) throw err;
       this.pageRefused(err.reason, k.method);
-      return answerRefused(request.clientId, serverId, `this ${k.method} page`, 'inadmissible', { code: 'inadmissible' });
+      return answerRefused(request.clientId, serverId, `this ${k.method} page`, 'inadmissible', { code: 'inadmissible', ...(err.said ? { words: err.said } : {}) });
     }
     const items = (result as JsonObject).get(k.key) as JsonObject[];
     const kept = items.filter((item) => {

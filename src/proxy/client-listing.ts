@@ -30,7 +30,7 @@ export function judgeClientPage(
   } catch (err) {
     if (!(err instanceof InadmissibleError)) throw err;
     cfg.pageRefused(err.reason); // audited and reported, up to a cap per session (server-reports.ts)
-    return answerRefused(request.clientId, cfg.serverId, 'this tools/list page', 'inadmissible', { code: 'inadmissible' });
+    return answerRefused(request.clientId, cfg.serverId, 'this tools/list page', 'inadmissible', { code: 'inadmissible', ...(err.said ? { words: err.said } : {}) });
   }
   const decisions = judge.judge(tools, 'client_list', true);
   const keep = tools.filter((t) => decisions.tools.get(t.name)?.decision === 'allow');

@@ -4,6 +4,7 @@ import { serialize } from '../protocol/json/write.js';
 import type { Line } from '../protocol/line.js';
 import { errorResponse, idText } from '../protocol/message.js';
 import type { Handshake } from '../surface/admit.js';
+import { InadmissibleError } from '../surface/admit.js';
 import { admitDiscover, unconfirmed } from '../surface/discover.js';
 import { impersonatesWarden } from './ask.js';
 import type { ClientRequest, ClientRequestMessage, ResponseMessage, ServerChannel, ServerMessage } from './channel.js';
@@ -204,7 +205,7 @@ export class ModernSession {
       if (!h.surface.judge) this.discovered = d.handshake;
     } catch (err) {
       // The client is told what happened in the warden's words; the detail goes to stderr and the audit (failFrom).
-      const said = err instanceof SurfaceRefusal ? err.said : { code: 'inadmissible' as const };
+      const said = err instanceof SurfaceRefusal ? err.said : { code: 'inadmissible' as const, ...(err instanceof InadmissibleError && err.said ? { words: err.said } : {}) };
       h.toClient(answerRefused(request.clientId, cfg.serverId, 'the server/discover answer', err instanceof SurfaceRefusal ? 'surface_refused' : 'inadmissible', said));
       h.failFrom(err);
       return;

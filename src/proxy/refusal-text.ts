@@ -1,4 +1,8 @@
+import { printable } from '../escape.js';
+import { JsonNumber, type JsonObject } from '../protocol/json/reader.js';
 import { errorResponse } from '../protocol/message.js';
+import type { WardenErrorCode } from '../error.js';
+import type { OwnWords } from '../own-words.js';
 import type { ServerRefusal } from '../surface/posture.js';
 
 // What the warden says to the client in its own name when it refuses a server's answer or closes a session: a
@@ -19,7 +23,9 @@ export type ClosingCause = 'protocol_error' | 'verification_failed' | 'surface_r
 export type Said =
   | { code: ServerRefusal['code']; fields?: readonly string[] }
   | { code: 'canary_failed'; failures: string }
-  | { code: 'surface_refused' | 'inadmissible' | 'protocol_error' | 'verification_failed' | 'server_exited' | 'module_guard' };
+  | { code: 'inadmissible' | 'protocol_error'; words?: OwnWords }
+  | { code: 'verification_failed'; wardenCode?: WardenErrorCode }
+  | { code: 'surface_refused' | 'server_exited' | 'module_guard' };
 
 /** The members of an initialize result the revisions define: the only member names the warden writes to a
  *  client (as its own words, from this list), the others counted. */
@@ -48,10 +54,14 @@ export function whatHappened(serverId: string, said: Said): string {
     case 'surface_refused':
       return 'was refused: what it serves is not what warden.lock holds';
     case 'inadmissible':
+      if (said.words) return `served what cannot be admitted: ${said.words} (the warden's stderr has the detail)`;
       return "served what cannot be admitted: a message, listing or page that cannot be read one way only, is malformed, or exceeds a cap (the warden's stderr says which)";
     case 'protocol_error':
+      if (said.words) return `broke the protocol: ${said.words}`;
       return "broke the protocol: an answer the warden could not use (an error, a line over the cap, too many messages no request waits for, or none in time); the warden's stderr says which";
     case 'verification_failed':
+      if (said.wardenCode === 'STREAM_HELD_ELSEWHERE') return `was stopped (STREAM_HELD_ELSEWHERE): a process the warden did not attest holds the stdout of server '${serverId}', or it runs another command line than the one digested; the warden's stderr names it`;
+      if (said.wardenCode) return `could not be verified as the program that was attested (${said.wardenCode}); the warden's stderr says why`;
       return "could not be verified as the program that was attested; the warden's stderr says why";
     case 'server_exited':
       return 'exited before answering';
@@ -73,9 +83,15 @@ export function answerRefused(clientId: string, serverId: string, what: string, 
   return errorResponse(clientId, WARDEN_REFUSED, `mcp-warden refused ${what} of server '${serverId}': it ${whatHappened(serverId, said).replace(/^was refused: /, '')}. ${next(serverId)}`, { cause, server: serverId });
 }
 
-/** A server's error answer before the session was released (nothing of it judged): its code, if a JSON-RPC
- *  error code, and the warden's sentence; `code` is the number's JSON text. */
-export function errorBeforeRelease(clientId: string, serverId: string, code: string | undefined): Buffer {
-  const n = code !== undefined && /^-?\d{1,9}$/.test(code) ? Number(code) : INTERNAL_ERROR;
-  return errorResponse(clientId, n, `mcp-warden: server '${serverId}' answered this request with an error (code ${n}) before its handshake was judged; its message is not relayed (the warden's stderr shows it). ${next(serverId)}`, { server: serverId });
+/** A server's error answer before the session was released, when nothing of it was judged: the client gets its
+ *  code (a JSON-RPC integer, else −32603) and the warden's sentence; its message, escaped and cut, goes to stderr. */
+export function unjudgedError(cfg: { serverId: string; report: (message: string) => void }, clientId: string, method: string, value: JsonObject): Buffer {
+  const error = value.get('error');
+  const code = error instanceof Map ? error.get('code') : undefined;
+  const message = error instanceof Map ? error.get('message') : undefined;
+  const lexeme = code instanceof JsonNumber ? code.lexeme : undefined;
+  const said = typeof message === 'string' ? `"${printable(message, 200)}"` : 'no message';
+  cfg.report(`server '${cfg.serverId}' answered ${printable(method, 64)} with an error before its handshake was judged (code ${lexeme === undefined ? 'none' : printable(lexeme, 24)}): ${said}; the client was told the code only`);
+  const n = lexeme !== undefined && /^-?\d{1,9}$/.test(lexeme) ? Number(lexeme) : INTERNAL_ERROR;
+  return errorResponse(clientId, n, `mcp-warden: server '${cfg.serverId}' answered this request with an error (code ${n}) before its handshake was judged; its message is not relayed (the warden's stderr shows it). ${next(cfg.serverId)}`, { server: cfg.serverId });
 }

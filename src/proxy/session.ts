@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { LineFramer } from '../protocol/framing.js';
-import { JsonNumber, type JsonValue } from '../protocol/json/reader.js';
-import { escaped, printable } from '../escape.js';
+import type { JsonValue } from '../protocol/json/reader.js';
+import { escaped } from '../escape.js';
 import { joinLine, writeLine, type Line } from '../protocol/line.js';
 import { classify, errorResponse } from '../protocol/message.js';
 import { InadmissibleError } from '../surface/admit.js';
@@ -14,7 +14,9 @@ import { methodRule, requestAction } from './client-methods.js';
 import { catalogOf, ClientCatalogPages } from './client-catalog.js';
 import { modernPageKeys, shapedBytes, shapedResponse } from './response-shape.js';
 import { EarlyPings } from './early-pings.js';
-import { errorBeforeRelease, sessionClosed, type ClosingCause, type Said } from './refusal-text.js';
+import { words } from '../own-words.js';
+import { WardenError } from '../error.js';
+import { unjudgedError, sessionClosed, type ClosingCause, type Said } from './refusal-text.js';
 import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
 import { judgeClientPage } from './client-listing.js';
 import { SurfaceGate } from './surface-gate.js';
@@ -95,13 +97,13 @@ export class Session {
         this.finish({ cause: 'client_eof' });
       },
       serverEnd: () => this.finish({ cause: 'server_eof' }),
-      overflow: (bound) => this.fail('protocol_error', `the server sent more than ${bound} bytes that had to wait for the warden's verification (before the initialize result, or during a listing); the session was closed`),
+      overflow: (bound) => this.fail('protocol_error', `the server sent more than ${bound} bytes that had to wait for the warden's verification (before the initialize result, or during a listing); the session was closed`, { code: 'protocol_error', words: words`it sent more than ${bound} bytes that had to wait for the warden's verification (before the initialize result, or during a listing)` }),
       waits: (item) => (item.from === 'server' ? waitingItem(item, cfg.channel.json) : item),
     }, () => this.held.cost);
     this.refuser = { cfg, stats: this.stats, toClient: (bytes) => this.toClient(bytes) };
     this.rules = cfg.rules && new CallRules(this.refuser, cfg.rules);
     this.catalogPages = new ClientCatalogPages(cfg, (reason, method) => this.reports.pageRefused(reason, method));
-    this.reports = new ServerReports(cfg, this.stats, (message) => this.fail('protocol_error', message));
+    this.reports = new ServerReports(cfg, this.stats, (message, said) => this.fail('protocol_error', message, { code: 'protocol_error', words: said }));
     this.server = new ServerChannel(io.serverIn, io.serverOut, cfg.channel, {
       message: (msg, bytes) => {
         // A server's ping carries nothing and is answered by any client at any time: it passes at once, and no
@@ -123,7 +125,7 @@ export class Session {
       inadmissible: (err) => this.failFrom(err),
       oversize: () => {
         this.stats.oversizeLines++;
-        this.fail('protocol_error', `the server sent a line over the ${cfg.channel.maxLine}-byte cap; the session was closed`);
+        this.fail('protocol_error', `the server sent a line over the ${cfg.channel.maxLine}-byte cap; the session was closed`, { code: 'protocol_error', words: words`it sent a line over the ${cfg.channel.maxLine}-byte cap` });
       },
       end: () => this.queue.end('server'),
     }, { verifyWriter: cfg.verifyWriter, beforeOwnRequest: () => this.pings.answered(), firstLine: () => void this.surface.startLoadCheck() });
@@ -284,7 +286,7 @@ export class Session {
     if (!(await this.surface.passedBeforeFirstByte())) return;
     if (this.modern.active && (await this.modern.onAnswer(request, msg, bytes))) return;
     if (!this.released && msg.value.has('error')) {
-      this.toClient(this.unjudgedError(request.clientId, request.method, msg.value));
+      this.toClient(unjudgedError(this.cfg, request.clientId, request.method, msg.value));
       return;
     }
     if (request.method === 'server/discover') {
@@ -328,7 +330,7 @@ export class Session {
     if (result.has('error')) {
       // The server refused initialize itself (an error beside a result is the answer too): there is no surface;
       // the client is told so in the warden's words, and a retry is gated and judged like the first.
-      const refused = this.unjudgedError(this.initId as string, 'initialize', result);
+      const refused = unjudgedError(this.cfg, this.initId as string, 'initialize', result);
       this.state = 'new';
       this.initId = this.initServerId = undefined;
       try {
@@ -352,18 +354,6 @@ export class Session {
     this.released = true;
     this.toClient(answer);
     await this.releaseHeld();
-  }
-
-  /** A server's error answer before the session was released, when nothing of it was judged: the client gets its
-   *  code and the warden's sentence (refusal-text.ts); its message, escaped and cut, goes to stderr. */
-  private unjudgedError(clientId: string, method: string, value: Map<string, JsonValue>): Buffer {
-    const error = value.get('error');
-    const code = error instanceof Map ? error.get('code') : undefined;
-    const message = error instanceof Map ? error.get('message') : undefined;
-    const lexeme = code instanceof JsonNumber ? code.lexeme : undefined;
-    const said = typeof message === 'string' ? `"${printable(message, 200)}"` : 'no message';
-    this.cfg.report(`server '${this.cfg.serverId}' answered ${printable(method, 64)} with an error before its handshake was judged (code ${lexeme === undefined ? 'none' : printable(lexeme, 24)}): ${said}; the client was told the code only`);
-    return errorBeforeRelease(clientId, this.cfg.serverId, lexeme);
   }
 
   /** The held initialize answer as relayed: its envelope only (response-shape.ts). */
@@ -396,9 +386,9 @@ export class Session {
     if (err instanceof SurfaceRefusal) this.fail('surface_refused', `server '${this.cfg.serverId}' was refused: ${err.message}`, err.said);
     else if (err instanceof InadmissibleError) {
       this.cfg.audit({ event: 'surface_inadmissible', server: this.cfg.serverId, reason: err.reason });
-      this.fail('inadmissible', `server '${this.cfg.serverId}' served a tool surface that cannot be admitted: ${err.reason}`);
-    } else if (err instanceof ProtocolError) this.fail('protocol_error', `server '${this.cfg.serverId}': ${err.message}`);
-    else this.fail('verification_failed', err instanceof Error ? err.message : String(err));
+      this.fail('inadmissible', `server '${this.cfg.serverId}' served a tool surface that cannot be admitted: ${err.reason}`, { code: 'inadmissible', ...(err.said ? { words: err.said } : {}) });
+    } else if (err instanceof ProtocolError) this.fail('protocol_error', `server '${this.cfg.serverId}': ${err.message}`, { code: 'protocol_error', ...(err.said ? { words: err.said } : {}) });
+    else this.fail('verification_failed', err instanceof Error ? err.message : String(err), { code: 'verification_failed', ...(err instanceof WardenError ? { wardenCode: err.code } : {}) });
   }
 
   /** Closes the session: every request still waiting (the held initialize included) gets the warden's sentence
