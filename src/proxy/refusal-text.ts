@@ -70,6 +70,7 @@ export function whatHappened(serverId: string, said: Said): string {
   }
 }
 
+const REFUSED = 'was refused: ';
 const next = (serverId: string): string => `Run 'mcp-warden status ${serverId}' or 'mcp-warden diff ${serverId}' for details.`;
 
 /** The error a waiting request of the client's gets when the warden closes the session. */
@@ -80,7 +81,9 @@ export function sessionClosed(clientId: string, serverId: string, cause: Closing
 /** The error a client request gets in place of a server's answer the warden refused (a listing page, a
  *  server/discover result); `what` is the warden's own name for it ("this tools/list page"). */
 export function answerRefused(clientId: string, serverId: string, what: string, cause: ClosingCause, said: Said): Buffer {
-  return errorResponse(clientId, WARDEN_REFUSED, `mcp-warden refused ${what} of server '${serverId}': it ${whatHappened(serverId, said).replace(/^was refused: /, '')}. ${next(serverId)}`, { cause, server: serverId });
+  const happened = whatHappened(serverId, said);
+  const why = happened.startsWith(REFUSED) ? happened.slice(REFUSED.length) : `it ${happened}`;
+  return errorResponse(clientId, WARDEN_REFUSED, `mcp-warden refused ${what} of server '${serverId}': ${why}. ${next(serverId)}`, { cause, server: serverId });
 }
 
 /** A server's error answer before the session was released, when nothing of it was judged: the client gets its
