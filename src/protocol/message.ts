@@ -79,12 +79,6 @@ function classifyRead(line: Uint8Array, limits: ReadLimits, capture: ReadCapture
     const id = variant.name === 'id' ? undefined : idText(value.get('id'));
     return { kind: 'invalid', reason: `ambiguous: member "${printable(variant.key)}" is "${variant.name}" to a reader that ignores case`, ...(id !== undefined ? { id } : {}) };
   }
-  if (value.get('jsonrpc') !== '2.0') {
-    // A JSON-RPC 2.0 reader (the SDKs' schemas: z.literal("2.0")) takes no such line for a message: it is not
-    // read one way by the warden and another by the peer, and nothing else rides along in the member.
-    const id = idText(value.get('id'));
-    return { kind: 'invalid', reason: AMBIGUOUS_JSONRPC, ...(id !== undefined ? { id } : {}) };
-  }
   const method = value.get('method');
   const hasId = value.has('id');
   const id = idText(value.get('id'));
@@ -93,6 +87,13 @@ function classifyRead(line: Uint8Array, limits: ReadLimits, capture: ReadCapture
     // A request (or notification) and a response at once: one reader dispatches on the method, another on the
     // result. Such a message cannot be read one way only.
     return { kind: 'invalid', reason: AMBIGUOUS_BOTH };
+  }
+  const message = typeof method === 'string' || (hasId && id !== undefined && (value.has('result') || value.has('error')));
+  if (message && value.get('jsonrpc') !== '2.0') {
+    // A message (by its method, or its id and result) that a JSON-RPC 2.0 reader (the SDKs' schemas:
+    // z.literal("2.0")) takes for none: not read one way by the warden and another by the peer, and nothing else
+    // rides along in the member. A JSON line that is no message at all stays what it was (log noise).
+    return { kind: 'invalid', reason: AMBIGUOUS_JSONRPC, ...(id !== undefined ? { id } : {}) };
   }
   if (typeof method === 'string') {
     return hasId && id !== undefined && capture.idSpan ? { kind: 'request', method, id, idSpan: capture.idSpan, value } : { kind: 'notification', method, value };

@@ -25,7 +25,8 @@ export type Said =
   | { code: 'canary_failed'; failures: string }
   | { code: 'inadmissible' | 'protocol_error'; words?: OwnWords }
   | { code: 'verification_failed'; wardenCode?: WardenErrorCode }
-  | { code: 'surface_refused' | 'server_exited' | 'module_guard' };
+  | { code: 'server_exited'; exitCode?: number | null }
+  | { code: 'surface_refused' | 'module_guard' };
 
 /** The members of an initialize result the revisions define: the only member names the warden writes to a
  *  client (as its own words, from this list), the others counted. */
@@ -64,7 +65,7 @@ export function whatHappened(serverId: string, said: Said): string {
       if (said.wardenCode) return `could not be verified as the program that was attested (${said.wardenCode}); the warden's stderr says why`;
       return "could not be verified as the program that was attested; the warden's stderr says why";
     case 'server_exited':
-      return 'exited before answering';
+      return typeof said.exitCode === 'number' ? `exited with code ${said.exitCode} before answering` : 'exited before answering';
     case 'module_guard':
       return "was ended by the warden's module guard: it tried to load a file outside its attested set, or one that changed after it was digested (the warden's stderr names it)";
   }
