@@ -1,4 +1,5 @@
 import { caseVariant } from './fold.js';
+import { printable } from './json/value.js';
 import type { Line } from './line.js';
 import { fillDeferred, JsonNumber, JsonReadError, readJson, type JsonValue, type ReadCapture, type ReadLimits } from './json/reader.js';
 
@@ -32,6 +33,11 @@ const ENVELOPE: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'param
  *  them into strings (docs/adr/0026-bulk-relay.md). */
 export const DEFER_FROM = 64 * 1024;
 
+/** The reasons of invalid lines that quote nothing of the line's. */
+export const AMBIGUOUS_CR = 'ambiguous: a carriage return inside the line, which a reader of universal newlines takes for a line end';
+export const AMBIGUOUS_BOTH = 'ambiguous: a message with both a method and a result or error';
+export const AMBIGUOUS_JSONRPC = 'ambiguous: its "jsonrpc" member is not "2.0", so a JSON-RPC 2.0 reader takes it for no message';
+
 /** Classifies one line (newline included or not). Never throws. A message with a member that a reader
  *  ignoring case takes for one of the envelope's (`"Method"` beside `"method"`) is invalid (protocol/fold.ts). */
 export function classify(line: Uint8Array, limits: ReadLimits): Classified {
@@ -64,14 +70,14 @@ function classifyRead(line: Uint8Array, limits: ReadLimits, capture: ReadCapture
     // A bare carriage return is JSON whitespace to the warden and a line end to a reader of universal newlines
     // (python's text stdin, node's readline): such a peer would read other messages out of this one.
     const id = value instanceof Map ? idText(value.get('id')) : undefined;
-    return { kind: 'invalid', reason: 'ambiguous: a carriage return inside the line, which a reader of universal newlines takes for a line end', ...(id !== undefined ? { id } : {}) };
+    return { kind: 'invalid', reason: AMBIGUOUS_CR, ...(id !== undefined ? { id } : {}) };
   }
   if (Array.isArray(value)) return { kind: 'batch', value };
   if (!(value instanceof Map)) return { kind: 'invalid', reason: 'not a JSON object' };
   const variant = caseVariant(value.keys(), ENVELOPE);
   if (variant) {
     const id = variant.name === 'id' ? undefined : idText(value.get('id'));
-    return { kind: 'invalid', reason: `ambiguous: member ${JSON.stringify(variant.key).slice(0, 40)} is "${variant.name}" to a reader that ignores case`, ...(id !== undefined ? { id } : {}) };
+    return { kind: 'invalid', reason: `ambiguous: member "${printable(variant.key)}" is "${variant.name}" to a reader that ignores case`, ...(id !== undefined ? { id } : {}) };
   }
   const method = value.get('method');
   const hasId = value.has('id');
@@ -80,7 +86,14 @@ function classifyRead(line: Uint8Array, limits: ReadLimits, capture: ReadCapture
   if (value.has('method') && (value.has('result') || value.has('error'))) {
     // A request (or notification) and a response at once: one reader dispatches on the method, another on the
     // result. Such a message cannot be read one way only.
-    return { kind: 'invalid', reason: 'ambiguous: a message with both a method and a result or error' };
+    return { kind: 'invalid', reason: AMBIGUOUS_BOTH };
+  }
+  const message = typeof method === 'string' || (hasId && id !== undefined && (value.has('result') || value.has('error')));
+  if (message && value.get('jsonrpc') !== '2.0') {
+    // A message (by its method, or its id and result) that a JSON-RPC 2.0 reader (the SDKs' schemas:
+    // z.literal("2.0")) takes for none: not read one way by the warden and another by the peer, and nothing else
+    // rides along in the member. A JSON line that is no message at all stays what it was (log noise).
+    return { kind: 'invalid', reason: AMBIGUOUS_JSONRPC, ...(id !== undefined ? { id } : {}) };
   }
   if (typeof method === 'string') {
     return hasId && id !== undefined && capture.idSpan ? { kind: 'request', method, id, idSpan: capture.idSpan, value } : { kind: 'notification', method, value };

@@ -229,7 +229,10 @@ export class CallRules {
     const shown = shownName(tool);
     this.r.cfg.audit({ event: 'call_refused', server: serverId, tool: tool.slice(0, 128), reason, ...(reason === 'schema_refused' ? {} : { detail }) });
     this.r.cfg.report(`refused a call to tool "${shown}" of server '${serverId}' (${reason}): ${printableDetail(detail)}. Show the rules with: mcp-warden rules ${serverId}`);
-    this.r.toClient(errorResponse(id, as.code, `mcp-warden refused the call to tool "${shown}" of server '${serverId}' (${reason}): ${printableDetail(detail)}. The operator's rules: mcp-warden rules ${serverId}`, { ...as.data, reason, server: serverId }));
+    // A schema's refusal names places in the server's schema (its member names): the client is told the reason in
+    // the warden's words only, the detail goes to stderr and the audit (proxy/refusal-text.ts).
+    const told = reason === 'schema_refused' ? "its locked schema cannot be checked under the operator's rules (the warden's stderr says where)" : printableDetail(detail);
+    this.r.toClient(errorResponse(id, as.code, `mcp-warden refused the call to tool "${shown}" of server '${serverId}' (${reason}): ${told}. The operator's rules: mcp-warden rules ${serverId}`, { ...as.data, reason, server: serverId }));
     return { action: 'refused' };
   }
 

@@ -2,7 +2,8 @@ import type { Readable, Writable } from 'node:stream';
 import { LineFramer } from '../protocol/framing.js';
 import { writeLine, type Line } from '../protocol/line.js';
 import type { JsonObject, JsonValue, ReadLimits } from '../protocol/json/reader.js';
-import { classify, withId, type Classified } from '../protocol/message.js';
+import { AMBIGUOUS_BOTH, AMBIGUOUS_CR, AMBIGUOUS_JSONRPC, classify, withId, type Classified } from '../protocol/message.js';
+import { ownName, words, type OwnWords } from '../own-words.js';
 import { printable } from '../escape.js';
 import { InadmissibleError } from '../surface/admit.js';
 import { RequestStyle } from './request-style.js';
@@ -75,7 +76,11 @@ export interface ChannelHooks {
 }
 
 export class ProtocolError extends Error {
-  constructor(message: string) {
+  /** `message` for the operator; `said`, the warden's own words of it, what a client may be told. */
+  constructor(
+    message: string,
+    readonly said?: OwnWords,
+  ) {
     super(message);
     this.name = 'ProtocolError';
   }
@@ -85,6 +90,20 @@ type Waiting =
   | { owner: 'warden'; method: string; resolve: (response: JsonObject) => void; reject: (err: Error) => void; timer: NodeJS.Timeout }
   | { owner: 'client'; request: ClientRequest; clientIdBytes: Buffer }
   | { owner: 'expired' };
+
+/** Why a line cannot be read one way only, in the warden's words: a reason that quotes the line (a key, a path)
+ *  is told by its kind alone. */
+function unreadable(reason: string): OwnWords {
+  if (reason === AMBIGUOUS_CR) return words`ambiguous: a carriage return inside the line, which a reader of universal newlines takes for a line end`;
+  if (reason === AMBIGUOUS_BOTH) return words`ambiguous: a message with both a method and a result or error`;
+  if (reason === AMBIGUOUS_JSONRPC) return words`ambiguous: its "jsonrpc" member is not "2.0"`;
+  if (reason.startsWith('duplicate_key:')) return words`duplicate_key: a member named twice in one object`;
+  if (reason.startsWith('invalid_utf8:')) return words`invalid_utf8: bytes that are not UTF-8`;
+  if (reason.startsWith('lone_surrogate:')) return words`lone_surrogate: a string with half a surrogate pair`;
+  if (reason.startsWith('too_deep:')) return words`too_deep: nesting over the warden's bound`;
+  if (reason.startsWith('too_large:')) return words`too_large: a value over the warden's bound`;
+  return words`ambiguous: a member that a reader ignoring case takes for one of the envelope's`;
+}
 
 const NO_EVENTS: ChannelEvents = { message() {}, answer() {}, refused() {}, noise() {}, inadmissible() {}, oversize() {}, unverified() {}, end() {} };
 
@@ -106,7 +125,7 @@ export class ServerChannel {
     const framer = new LineFramer(limits.maxLine, {
       line: (bytes) => this.onLine(bytes),
       oversize: (seen) => {
-        this.failAll(new ProtocolError(`the server sent a line over the ${limits.maxLine}-byte cap`));
+        this.failAll(new ProtocolError(`the server sent a line over the ${limits.maxLine}-byte cap`, words`it sent a line over the ${limits.maxLine}-byte cap`));
         on.oversize(seen);
       },
     });
@@ -115,7 +134,7 @@ export class ServerChannel {
       const rest = framer.rest();
       if (rest) this.onLine(rest);
       this.ended = true;
-      this.failAll(new ProtocolError('the server closed its stdout'));
+      this.failAll(new ProtocolError('the server closed its stdout', words`it closed its stdout`));
       on.end();
     });
   }
@@ -139,7 +158,7 @@ export class ServerChannel {
       // JSON that cannot be read one way only (duplicate keys, invalid UTF-8, lone surrogates, too deep) may be
       // read differently by the client: fail closed. Anything else that is not a message is log noise.
       if (/^(duplicate_key|invalid_utf8|lone_surrogate|too_deep|too_large|ambiguous):/.test(msg.reason)) {
-        const err = new InadmissibleError(`the server sent a message that cannot be read unambiguously (${msg.reason})`);
+        const err = new InadmissibleError(`the server sent a message that cannot be read unambiguously (${msg.reason})`, words`it sent a message that cannot be read unambiguously (${unreadable(msg.reason)})`);
         this.failAll(err);
         this.on.inadmissible(err);
         return;
@@ -228,7 +247,7 @@ export class ServerChannel {
     const error = response.get('error');
     if (error !== undefined) {
       const m = error instanceof Map ? error.get('message') : undefined;
-      throw new ProtocolError(`the server answered ${method} with an error: ${typeof m === 'string' ? printable(m, 200) : 'no message'}`);
+      throw new ProtocolError(`the server answered ${method} with an error: ${typeof m === 'string' ? printable(m, 200) : 'no message'}`, words`it answered ${ownName(method) ?? words`a request of the warden's`} with an error (its message is on the warden's stderr)`);
     }
     return response.get('result');
   }
@@ -249,12 +268,12 @@ export class ServerChannel {
   }
 
   private ownRequest(method: string, id: string, line: string, timeoutMs: number): Promise<JsonObject> {
-    if (this.ended) return Promise.reject(new ProtocolError('the server closed its stdout'));
-    if (this.distrusted) return Promise.reject(new ProtocolError('the server process is no longer the verified program'));
+    if (this.ended) return Promise.reject(new ProtocolError('the server closed its stdout', words`it closed its stdout`));
+    if (this.distrusted) return Promise.reject(new ProtocolError('the server process is no longer the verified program', words`its process is no longer the verified program`));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.set(id, { owner: 'expired' });
-        reject(new ProtocolError(`the server did not answer ${method} within ${timeoutMs} ms`));
+        reject(new ProtocolError(`the server did not answer ${method} within ${timeoutMs} ms`, words`it did not answer ${ownName(method) ?? words`a request of the warden's`} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.waiting.set(id, { owner: 'warden', method, resolve, reject, timer });
       this.write(line);

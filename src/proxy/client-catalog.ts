@@ -1,17 +1,16 @@
 import { readJson, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
 import { serialize } from '../protocol/json/write.js';
-import { errorResponse } from '../protocol/message.js';
 import { InadmissibleError, printable } from '../surface/admit.js';
 import { CATALOGS, CatalogAdmitter, type CatalogKind } from '../surface/catalog.js';
 import type { ClientRequest } from './channel.js';
 import type { SurfaceJudge } from './judge.js';
 import type { SessionConfig } from './session-config.js';
+import { answerRefused } from './refusal-text.js';
 
 // The client's own prompts/list, resources/list and resources/templates/list pages, judged on their way like its
 // tools/list pages (client-listing.ts): an item that does not match the lock is removed (enforce), and gets or
 // reads of it are refused from then on; a page that cannot be admitted is answered with an error.
 
-const WARDEN_REFUSED = -32001;
 /** Items reported removed from a client's page, one line each, in a session; past it, none. */
 const REPORTED = 10;
 
@@ -40,7 +39,7 @@ export class ClientCatalogPages {
     } catch (err) {
       if (!(err instanceof InadmissibleError)) throw err;
       this.pageRefused(err.reason, k.method);
-      return errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused this ${k.method} page of server '${serverId}': ${err.reason}.`);
+      return answerRefused(request.clientId, serverId, `this ${k.method} page`, 'inadmissible', { code: 'inadmissible', ...(err.said ? { words: err.said } : {}) });
     }
     const items = (result as JsonObject).get(k.key) as JsonObject[];
     const kept = items.filter((item) => {

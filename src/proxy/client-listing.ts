@@ -1,12 +1,10 @@
 import { readJson, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
 import { serialize } from '../protocol/json/write.js';
-import { errorResponse } from '../protocol/message.js';
 import { InadmissibleError, ListingAdmitter, type SurfaceCaps } from '../surface/admit.js';
 import type { ClientRequest } from './channel.js';
 import type { SurfaceJudge } from './judge.js';
 import type { CallRules } from './call-rules.js';
-
-const WARDEN_REFUSED = -32001;
+import { answerRefused } from './refusal-text.js';
 
 /**
  * Judges one page of a tools/list response on its way to the client and returns the bytes to forward: the
@@ -32,7 +30,7 @@ export function judgeClientPage(
   } catch (err) {
     if (!(err instanceof InadmissibleError)) throw err;
     cfg.pageRefused(err.reason); // audited and reported, up to a cap per session (server-reports.ts)
-    return errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused this tools/list page of server '${cfg.serverId}': ${err.reason}.`);
+    return answerRefused(request.clientId, cfg.serverId, 'this tools/list page', 'inadmissible', { code: 'inadmissible', ...(err.said ? { words: err.said } : {}) });
   }
   const decisions = judge.judge(tools, 'client_list', true);
   const keep = tools.filter((t) => decisions.tools.get(t.name)?.decision === 'allow');

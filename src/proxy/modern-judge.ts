@@ -2,9 +2,9 @@ import { printable } from '../escape.js';
 import type { Handshake } from '../surface/admit.js';
 import type { HandshakePrint } from '../surface/handshake-print.js';
 import { diffSurface } from '../surface/diff.js';
-import { decide, decideUnpinned } from '../surface/posture.js';
+import { decide, decideUnpinned, type Decisions } from '../surface/posture.js';
 import { lockedExtra } from '../surface/warden-lock.js';
-import type { SessionConfig } from './session-config.js';
+import { SurfaceRefusal, type SessionConfig } from './session-config.js';
 
 // What a session of revision 2026-07-28 judges in place of a handshake (docs/adr/0044-modern-era.md):
 // - a client's server/discover result, read as an initialize result (surface/discover.ts), against the entry's
@@ -32,11 +32,13 @@ export function lockedHandshake(cfg: Pick<SessionConfig, 'entry' | 'extra'>, era
 }
 
 /** Why a server/discover result is refused (enforce), or undefined; a drift allowed in monitor is reported. */
-export function discoverRefusal(cfg: Pick<SessionConfig, 'entry' | 'extra' | 'posture' | 'serverId' | 'report'>, hs: Handshake): string | undefined {
-  if (!cfg.entry) return decideUnpinned([], cfg.posture, cfg.serverId).serverRefusal;
+export function discoverRefusal(cfg: Pick<SessionConfig, 'entry' | 'extra' | 'posture' | 'serverId' | 'report'>, hs: Handshake): SurfaceRefusal | undefined {
+  const refused = (d: Decisions): SurfaceRefusal | undefined =>
+    d.serverRefusal === undefined ? undefined : new SurfaceRefusal(d.serverRefusal.replace('its initialize result', 'its server/discover result (read as an initialize result)'), d.refusal ?? { code: 'surface_refused' });
+  if (!cfg.entry) return refused(decideUnpinned([], cfg.posture, cfg.serverId));
   const diff = diffSurface(cfg.entry, lockedExtra(cfg.extra), hs, []);
-  const refusal = decide(diff, cfg.posture).serverRefusal;
-  if (refusal) return refusal.replace('its initialize result', 'its server/discover result (read as an initialize result)');
+  const refusal = refused(decide(diff, cfg.posture));
+  if (refusal) return refusal;
   if (diff.instructionsChanged || diff.handshake.state !== 'matched') {
     const what = diff.instructionsChanged ? 'its instructions changed' : diff.handshake.state === 'changed' ? `its capabilities or server info changed (${diff.handshake.fields.map((f) => printable(f)).join(', ')})` : 'warden.lock holds no print of its handshake';
     cfg.report(`server '${cfg.serverId}': server/discover: ${what} since the lock: allowed (monitor). Review with: mcp-warden diff ${cfg.serverId}`);

@@ -4,6 +4,7 @@ import { serialize } from '../protocol/json/write.js';
 import type { Line } from '../protocol/line.js';
 import { errorResponse, idText } from '../protocol/message.js';
 import type { Handshake } from '../surface/admit.js';
+import { InadmissibleError } from '../surface/admit.js';
 import { admitDiscover, unconfirmed } from '../surface/discover.js';
 import { impersonatesWarden } from './ask.js';
 import { withParams, type ModernAsk } from './call-rules.js';
@@ -16,6 +17,7 @@ import { discoverRefusal, lockedHandshake } from './modern-judge.js';
 import type { ServerReports } from './server-reports.js';
 import { SurfaceRefusal, type SessionConfig } from './session-config.js';
 import type { SurfaceGate } from './surface-gate.js';
+import { answerRefused } from './refusal-text.js';
 import { shapedBytes, shapedResponse } from './response-shape.js';
 
 // A session of revision 2026-07-28 (docs/adr/0044-modern-era.md): no handshake, every request with the client's
@@ -203,7 +205,7 @@ export class ModernSession {
     if (request.method === 'subscriptions/listen') this.subscriptions.delete(request.serverId);
     const askedCall = this.asks.answered(request.serverId);
     const result = msg.value.get('result');
-    if (request.method === 'server/discover' && result !== undefined) {
+    if (request.method === 'server/discover' && result !== undefined && !msg.value.has('error')) {
       if (await h.surface.passedBeforeFirstByte()) this.judgeDiscover(request, result, shapedBytes(shapedResponse(msg.value, request.method, undefined), request.clientId, bytes));
       return true;
     }
@@ -227,13 +229,14 @@ export class ModernSession {
     try {
       const d = admitDiscover(result, MODERN_REVISION, cfg.caps);
       const refusal = discoverRefusal(cfg, d.handshake);
-      if (refusal) throw new SurfaceRefusal(refusal);
+      if (refusal) throw refusal;
       const notConfirmed = unconfirmed(d, MODERN_REVISION);
       if (notConfirmed) cfg.report(`server '${cfg.serverId}': ${notConfirmed}; relayed (its surface matched the lock)`);
       if (!h.surface.judge) this.discovered = d.handshake;
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
-      h.toClient(errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused the server/discover answer of server '${cfg.serverId}': ${why}. Run 'mcp-warden status ${cfg.serverId}' or 'mcp-warden diff ${cfg.serverId}' for details.`, { cause: err instanceof SurfaceRefusal ? 'surface_refused' : 'inadmissible', server: cfg.serverId }));
+      // The client is told what happened in the warden's words; the detail goes to stderr and the audit (failFrom).
+      const said = err instanceof SurfaceRefusal ? err.said : { code: 'inadmissible' as const, ...(err instanceof InadmissibleError && err.said ? { words: err.said } : {}) };
+      h.toClient(answerRefused(request.clientId, cfg.serverId, 'the server/discover answer', err instanceof SurfaceRefusal ? 'surface_refused' : 'inadmissible', said));
       h.failFrom(err);
       return;
     }

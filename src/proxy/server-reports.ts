@@ -1,4 +1,5 @@
 import { printable } from '../escape.js';
+import { words, type OwnWords } from '../own-words.js';
 import type { RefusedReason } from './channel.js';
 import type { SessionConfig, SessionStats } from './session-config.js';
 import type { Dropped } from './response-shape.js';
@@ -19,7 +20,7 @@ export class ServerReports {
   constructor(
     private readonly cfg: Pick<SessionConfig, 'serverId' | 'audit' | 'report'>,
     private readonly stats: SessionStats,
-    private readonly close: (message: string) => void,
+    private readonly close: (message: string, said: OwnWords) => void,
   ) {}
 
   /** An answer no request waits for, a late answer, or a batch. */
@@ -32,7 +33,7 @@ export class ServerReports {
     } else if (n === REFUSALS_REPORTED + 1) {
       this.cfg.report(`server '${serverId}' keeps sending messages no request waits for; further ones are counted, not reported one by one`);
     }
-    if (n >= REFUSALS_MAX) this.close(`server '${serverId}' sent ${n} messages that answer no waiting request (the id in another form, unknown or repeated, or batches); the session was closed`);
+    if (n >= REFUSALS_MAX) this.close(`server '${serverId}' sent ${n} messages that answer no waiting request (the id in another form, unknown or repeated, or batches); the session was closed`, words`it sent ${n} messages that answer no waiting request (the id in another form, unknown or repeated, or batches)`);
   }
 
   /** A page of one of the client's listings (tools/list, prompts/list, resources/list, resources/templates/list)

@@ -37,5 +37,5 @@ export async function runSessionCanaries(server: ServerChannel, cfg: SessionConf
       cfg.report(`server '${cfg.serverId}': ${why}${allowed}. Check with: mcp-warden canary check ${cfg.serverId}`);
     }
   }
-  if (failures.length > 0 && cfg.posture === 'enforce') throw new SurfaceRefusal(failures.join('; '));
+  if (failures.length > 0 && cfg.posture === 'enforce') throw new SurfaceRefusal(failures.join('; '), { code: 'canary_failed', failures: failures.join('; ') });
 }

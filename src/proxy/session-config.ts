@@ -7,6 +7,7 @@ import type { Posture } from '../surface/posture.js';
 import { DEFAULT_CHANNEL_LIMITS, type ChannelLimits } from './channel.js';
 import type { JudgeConfig } from './judge.js';
 import type { SessionRules } from '../rules/gate.js';
+import type { Said } from './refusal-text.js';
 
 // What an in-band session is given, how it ends, and what it counts.
 
@@ -52,5 +53,13 @@ export interface SessionStats {
   refusedPages: number;
 }
 
-/** The session is refused on its surface or its canaries (exit 3), not failed. */
-export class SurfaceRefusal extends Error {}
+/** The session is refused on its surface or its canaries (exit 3), not failed: `message` for the operator,
+ *  `said` what the client is told (proxy/refusal-text.ts). */
+export class SurfaceRefusal extends Error {
+  constructor(
+    message: string,
+    readonly said: Said,
+  ) {
+    super(message);
+  }
+}

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { LineFramer } from '../protocol/framing.js';
 import type { JsonValue } from '../protocol/json/reader.js';
+import { escaped } from '../escape.js';
 import { joinLine, writeLine, type Line } from '../protocol/line.js';
 import { classify, errorResponse } from '../protocol/message.js';
 import { InadmissibleError } from '../surface/admit.js';
@@ -13,6 +14,9 @@ import { methodRule, requestAction } from './client-methods.js';
 import { catalogOf, ClientCatalogPages } from './client-catalog.js';
 import { modernPageKeys, shapedBytes, shapedResponse } from './response-shape.js';
 import { EarlyPings } from './early-pings.js';
+import { words } from '../own-words.js';
+import { WardenError } from '../error.js';
+import { unjudgedError, sessionClosed, type ClosingCause, type Said } from './refusal-text.js';
 import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
 import { judgeClientPage } from './client-listing.js';
 import { SurfaceGate } from './surface-gate.js';
@@ -93,13 +97,13 @@ export class Session {
         this.finish({ cause: 'client_eof' });
       },
       serverEnd: () => this.finish({ cause: 'server_eof' }),
-      overflow: (bound) => this.fail('protocol_error', `the server sent more than ${bound} bytes that had to wait for the warden's verification (before the initialize result, or during a listing); the session was closed`),
+      overflow: (bound) => this.fail('protocol_error', `the server sent more than ${bound} bytes that had to wait for the warden's verification (before the initialize result, or during a listing); the session was closed`, { code: 'protocol_error', words: words`it sent more than ${bound} bytes that had to wait for the warden's verification (before the initialize result, or during a listing)` }),
       waits: (item) => (item.from === 'server' ? waitingItem(item, cfg.channel.json) : item),
     }, () => this.held.cost);
     this.refuser = { cfg, stats: this.stats, toClient: (bytes) => this.toClient(bytes) };
     this.rules = cfg.rules && new CallRules(this.refuser, cfg.rules);
     this.catalogPages = new ClientCatalogPages(cfg, (reason, method) => this.reports.pageRefused(reason, method));
-    this.reports = new ServerReports(cfg, this.stats, (message) => this.fail('protocol_error', message));
+    this.reports = new ServerReports(cfg, this.stats, (message, said) => this.fail('protocol_error', message, { code: 'protocol_error', words: said }));
     this.server = new ServerChannel(io.serverIn, io.serverOut, cfg.channel, {
       message: (msg, bytes) => {
         // A server's ping carries nothing and is answered by any client at any time: it passes at once, and no
@@ -121,7 +125,7 @@ export class Session {
       inadmissible: (err) => this.failFrom(err),
       oversize: () => {
         this.stats.oversizeLines++;
-        this.fail('protocol_error', `the server sent a line over the ${cfg.channel.maxLine}-byte cap; the session was closed`);
+        this.fail('protocol_error', `the server sent a line over the ${cfg.channel.maxLine}-byte cap; the session was closed`, { code: 'protocol_error', words: words`it sent a line over the ${cfg.channel.maxLine}-byte cap` });
       },
       end: () => this.queue.end('server'),
     }, { verifyWriter: cfg.verifyWriter, beforeOwnRequest: () => this.pings.answered(), firstLine: () => void this.surface.startLoadCheck() });
@@ -175,7 +179,7 @@ export class Session {
       this.stats.refusedClientLines++;
       this.cfg.report(`refused a client line that is not an unambiguous JSON-RPC message (${msg.reason})`);
       const syntax = msg.reason.startsWith('syntax') || msg.reason.startsWith('invalid_utf8');
-      this.toClient(errorResponse(msg.id ?? 'null', syntax ? PARSE_ERROR : INVALID_REQUEST, `mcp-warden: not forwarded: ${msg.reason}`));
+      this.toClient(errorResponse(msg.id ?? 'null', syntax ? PARSE_ERROR : INVALID_REQUEST, `mcp-warden: not forwarded: ${escaped(msg.reason)}`));
       return;
     }
     if (msg.kind === 'batch') {
@@ -282,6 +286,10 @@ export class Session {
   private async onServerAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Line): Promise<void> {
     if (!(await this.surface.passedBeforeFirstByte())) return;
     if (this.modern.active && (await this.modern.onAnswer(request, msg, bytes))) return;
+    if (!this.released && msg.value.has('error')) {
+      this.toClient(unjudgedError(this.cfg, request.clientId, request.method, msg.value));
+      return;
+    }
     if (request.method === 'server/discover') {
       // A probe's answer that comes after the connection fell back to 2025: nothing judges it here.
       this.reports.refused('not_in_era', 'a server/discover answer after the connection continued as 2025');
@@ -323,9 +331,10 @@ export class Session {
   private async handshake(result: Map<string, JsonValue>, heldBytes: Line): Promise<void> {
     this.state = 'open';
     const answer = this.initializeAnswer(result, heldBytes, this.initId as string);
-    if (!result.has('result')) {
-      // The server refused initialize itself: there is no surface; the client sees why, and a retry is gated
-      // and judged like the first.
+    if (result.has('error')) {
+      // The server refused initialize itself (an error beside a result is the answer too): there is no surface;
+      // the client is told so in the warden's words, and a retry is gated and judged like the first.
+      const refused = unjudgedError(this.cfg, this.initId as string, 'initialize', result);
       this.state = 'new';
       this.initId = this.initServerId = undefined;
       try {
@@ -334,7 +343,7 @@ export class Session {
         this.failFrom(err);
         return;
       }
-      this.toClient(answer);
+      this.toClient(refused);
       await this.releaseHeld();
       return;
     }
@@ -378,22 +387,22 @@ export class Session {
   }
 
   private failFrom(err: unknown): void {
-    if (err instanceof SurfaceRefusal) this.fail('surface_refused', `server '${this.cfg.serverId}' was refused: ${err.message}`);
+    if (err instanceof SurfaceRefusal) this.fail('surface_refused', `server '${this.cfg.serverId}' was refused: ${err.message}`, err.said);
     else if (err instanceof InadmissibleError) {
       this.cfg.audit({ event: 'surface_inadmissible', server: this.cfg.serverId, reason: err.reason });
-      this.fail('inadmissible', `server '${this.cfg.serverId}' served a tool surface that cannot be admitted: ${err.reason}`);
-    } else if (err instanceof ProtocolError) this.fail('protocol_error', `server '${this.cfg.serverId}': ${err.message}`);
-    else this.fail('verification_failed', err instanceof Error ? err.message : String(err));
+      this.fail('inadmissible', `server '${this.cfg.serverId}' served a tool surface that cannot be admitted: ${err.reason}`, { code: 'inadmissible', ...(err.said ? { words: err.said } : {}) });
+    } else if (err instanceof ProtocolError) this.fail('protocol_error', `server '${this.cfg.serverId}': ${err.message}`, { code: 'protocol_error', ...(err.said ? { words: err.said } : {}) });
+    else this.fail('verification_failed', err instanceof Error ? err.message : String(err), { code: 'verification_failed', ...(err instanceof WardenError ? { wardenCode: err.code } : {}) });
   }
 
-  /** Closes the session: every request still waiting (the held initialize included) gets the reason. */
-  fail(cause: 'protocol_error' | 'verification_failed' | 'surface_refused' | 'inadmissible', message: string): void {
+  /** Closes the session: every request still waiting (the held initialize included) gets the warden's sentence
+   *  for `said` (refusal-text.ts); `message`, the detail, goes to stderr and the audit's end. */
+  fail(cause: ClosingCause, message: string, said: Said = { code: cause }): void {
     if (this.stopped) return;
     this.cfg.report(message);
     const waiting = new Set(this.server.clientRequestsWaiting().map((r) => r.clientId));
     if (this.initId && !this.released) waiting.add(this.initId);
-    const hint = ` Run 'mcp-warden status ${this.cfg.serverId}' or 'mcp-warden diff ${this.cfg.serverId}' for details.`;
-    for (const id of waiting) this.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden closed the session: ${message}.${hint}`, { cause, server: this.cfg.serverId }));
+    for (const id of waiting) this.toClient(sessionClosed(id, this.cfg.serverId, cause, said));
     this.rules?.close();
     this.stopped = true;
     this.queue.close();

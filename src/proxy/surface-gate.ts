@@ -131,7 +131,7 @@ export class SurfaceGate {
     this.lastListAt = Date.now();
     const tools = await listAllTools(this.server, this.cfg.caps);
     const decisions = (this.judge as SurfaceJudge).judge(tools, source, false);
-    if (decisions.serverRefusal) throw new SurfaceRefusal(decisions.serverRefusal);
+    if (decisions.serverRefusal) throw new SurfaceRefusal(decisions.serverRefusal, decisions.refusal ?? { code: 'surface_refused' });
     this.proven = provenTools(decisions);
     this.rules?.listed(tools, source);
   }

@@ -50,7 +50,7 @@ async function finish(paths: HomePaths, id: string, launched: Launched, session:
     const guarded = exit.code === EXIT_REFUSED && launched.guard !== undefined;
     session.fail('protocol_error', guarded
       ? `server '${id}' was ended by the warden's module guard: it tried to load a file outside its attested set, or one that changed after it was digested (the warden's stderr names it)`
-      : `server '${id}' exited${exit.code === null ? '' : ` with code ${exit.code}`} before answering`);
+      : `server '${id}' exited${exit.code === null ? '' : ` with code ${exit.code}`} before answering`, guarded ? { code: 'module_guard' } : { code: 'server_exited', exitCode: exit.code });
   }
   if (cause === 'inadmissible') return 5;
   if (cause === 'protocol_error' || cause === 'verification_failed' || cause === 'surface_refused') return 3;

@@ -1,4 +1,5 @@
 import { printable } from '../escape.js';
+import { words, type OwnWords } from '../own-words.js';
 import { CanonicalError, canonicalBytes, type Walk } from '../protocol/json/canonical.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { ABSENT, hashOf, tagged } from './hash.js';
@@ -29,9 +30,18 @@ export const DEFAULT_CAPS: SurfaceCaps = {
 };
 
 export class InadmissibleError extends Error {
-  constructor(readonly reason: string) {
+  /** `reason` for the operator; `said`, when the reason is the warden's own words, what a client may be told. */
+  constructor(
+    readonly reason: string,
+    readonly said?: OwnWords,
+  ) {
     super(reason);
     this.name = 'InadmissibleError';
+  }
+
+  /** A refusal whose reason is the warden's own words throughout (no text of the server's in it). */
+  static own(reason: OwnWords): InadmissibleError {
+    return new InadmissibleError(reason, reason);
   }
 }
 
@@ -126,9 +136,9 @@ function hasDescriptionVariant(v: JsonValue): boolean {
 }
 
 function checkName(name: JsonValue | undefined, index: number): string {
-  if (typeof name !== 'string') throw new InadmissibleError(`tool ${index} has no string "name"`);
+  if (typeof name !== 'string') throw InadmissibleError.own(words`tool ${index} has no string "name"`);
   const bytes = byteLength(name);
-  if (bytes === 0 || bytes > 128) throw new InadmissibleError(`tool ${index} has a name of ${bytes} bytes (allowed: 1 to 128)`);
+  if (bytes === 0 || bytes > 128) throw InadmissibleError.own(words`tool ${index} has a name of ${bytes} bytes (allowed: 1 to 128)`);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(name)) throw new InadmissibleError(`tool ${index} has a name with control characters: "${printable(name)}"`);
   return name;
@@ -136,7 +146,7 @@ function checkName(name: JsonValue | undefined, index: number): string {
 
 /** Admits one tool object and computes its fingerprints. */
 export function admitTool(v: JsonValue, index: number, caps: SurfaceCaps): LiveTool {
-  if (!(v instanceof Map)) throw new InadmissibleError(`tool ${index} is not a JSON object`);
+  if (!(v instanceof Map)) throw InadmissibleError.own(words`tool ${index} is not a JSON object`);
   const name = checkName(v.get('name'), index);
   const where = (): string => `tool "${printable(name)}"`;
   refuseCaseVariants(v, SENSITIVE_TOP, where);
@@ -210,26 +220,26 @@ export class ListingAdmitter {
 
   /** Admits one page (a tools/list result); returns the next cursor, or undefined when the listing is complete. */
   page(result: JsonValue | undefined): string | undefined {
-    if (++this.pages > this.caps.maxPages) throw new InadmissibleError(`the listing has more than ${this.caps.maxPages} pages`);
-    if (!(result instanceof Map)) throw new InadmissibleError('a tools/list result is not a JSON object');
+    if (++this.pages > this.caps.maxPages) throw InadmissibleError.own(words`the listing has more than ${this.caps.maxPages} pages`);
+    if (!(result instanceof Map)) throw InadmissibleError.own(words`a tools/list result is not a JSON object`);
     refuseCaseVariants(result, LISTING_KEYS, 'a tools/list result');
     for (const k of result.keys()) if (!LISTING_KEYS.includes(k) && this.otherMembers.size < 16) this.otherMembers.add(k);
     const tools = result.get('tools');
-    if (!Array.isArray(tools)) throw new InadmissibleError('a tools/list result has no "tools" array');
+    if (!Array.isArray(tools)) throw InadmissibleError.own(words`a tools/list result has no "tools" array`);
     for (const t of tools) {
       const tool = admitTool(t, this.tools.length, this.caps);
       if (this.names.has(tool.name)) throw new InadmissibleError(`the listing names tool "${printable(tool.name)}" twice (a duplicate name: which of the two a client would use is not known)`);
       this.names.add(tool.name);
       this.bytes += tool.bytes;
-      if (this.bytes > this.caps.maxSurfaceBytes) throw new InadmissibleError(`the surface exceeds the ${this.caps.maxSurfaceBytes}-byte cap`);
-      if (this.tools.length >= this.caps.maxTools) throw new InadmissibleError(`the listing has more than ${this.caps.maxTools} tools`);
+      if (this.bytes > this.caps.maxSurfaceBytes) throw InadmissibleError.own(words`the surface exceeds the ${this.caps.maxSurfaceBytes}-byte cap`);
+      if (this.tools.length >= this.caps.maxTools) throw InadmissibleError.own(words`the listing has more than ${this.caps.maxTools} tools`);
       this.tools.push(tool);
     }
     const next = result.get('nextCursor');
     if (next === undefined || next === null) return undefined;
-    if (typeof next !== 'string') throw new InadmissibleError('"nextCursor" is not a string');
-    if (byteLength(next) > this.caps.maxCursorBytes) throw new InadmissibleError(`a cursor exceeds ${this.caps.maxCursorBytes} bytes`);
-    if (this.cursors.has(next)) throw new InadmissibleError('the server repeated a cursor (a pagination loop)');
+    if (typeof next !== 'string') throw InadmissibleError.own(words`"nextCursor" is not a string`);
+    if (byteLength(next) > this.caps.maxCursorBytes) throw InadmissibleError.own(words`a cursor exceeds ${this.caps.maxCursorBytes} bytes`);
+    if (this.cursors.has(next)) throw InadmissibleError.own(words`the server repeated a cursor (a pagination loop)`);
     this.cursors.add(next);
     return next;
   }
@@ -251,16 +261,16 @@ export interface Handshake {
 
 /** Reads what the surface needs from an initialize result, with exact-key discipline (SPEC §3.4). */
 export function admitHandshake(result: JsonValue | undefined, caps: SurfaceCaps = DEFAULT_CAPS): Handshake {
-  if (!(result instanceof Map)) throw new InadmissibleError('the initialize result is not a JSON object');
+  if (!(result instanceof Map)) throw InadmissibleError.own(words`the initialize result is not a JSON object`);
   refuseCaseVariants(result, HANDSHAKE_KEYS, 'the initialize result');
   const era = result.get('protocolVersion');
-  if (typeof era !== 'string') throw new InadmissibleError('the initialize result has no string "protocolVersion"');
+  if (typeof era !== 'string') throw InadmissibleError.own(words`the initialize result has no string "protocolVersion"`);
   // A revision is a date (YYYY-MM-DD); anything else would reach the client and the reports as the server wrote it.
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(era)) throw new InadmissibleError(`"protocolVersion" is not a revision date (YYYY-MM-DD) but ${era.length} other characters`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(era)) throw InadmissibleError.own(words`"protocolVersion" is not a revision date (YYYY-MM-DD) but ${era.length} other characters`);
   const instr = result.get('instructions');
-  if (instr !== undefined && instr !== null && typeof instr !== 'string') throw new InadmissibleError('"instructions" is not a string');
+  if (instr !== undefined && instr !== null && typeof instr !== 'string') throw InadmissibleError.own(words`"instructions" is not a string`);
   if (typeof instr === 'string' && byteLength(instr) > caps.maxInstructionsBytes) {
-    throw new InadmissibleError(`"instructions" exceed the ${caps.maxInstructionsBytes}-byte cap`);
+    throw InadmissibleError.own(words`"instructions" exceed the ${caps.maxInstructionsBytes}-byte cap`);
   }
   const info = result.get('serverInfo');
   const serverInfo: Handshake['serverInfo'] = {};

@@ -13,9 +13,18 @@ export type Posture = 'enforce' | 'monitor';
 
 export type ToolDecision = 'allow' | 'refuse' | 'hide';
 
+/** Why the whole server is refused, as a stable code and the top-level members that changed (a session's client
+ *  is told it in the warden's words only: proxy/refusal-text.ts). */
+export interface ServerRefusal {
+  code: 'instructions_changed' | 'handshake_unlocked' | 'handshake_changed' | 'not_locked';
+  fields?: readonly string[];
+}
+
 export interface Decisions {
-  /** Set when the whole server is refused (the session is closed). */
+  /** Set when the whole server is refused (the session is closed): the detail, for the operator. */
   serverRefusal: string | undefined;
+  /** The same refusal as a code. */
+  refusal: ServerRefusal | undefined;
   /** Decision per live tool name (removed tools are not listed). */
   tools: Map<string, { decision: ToolDecision; drift: ToolDrift }>;
   pinState: 'unpinned' | 'matched' | 'changed';
@@ -33,8 +42,10 @@ export function decide(diff: SurfaceDiff, posture: Posture): Decisions {
   const tools = new Map<string, { decision: ToolDecision; drift: ToolDrift }>();
   for (const d of diff.tools) if (d.state !== 'removed') tools.set(d.name, { decision: decideTool(d, posture), drift: d });
   const drifted = diff.instructionsChanged || diff.handshake.state !== 'matched' || diff.tools.some((t) => t.state !== 'matched');
+  const refusal = posture === 'enforce' ? refusalOf(diff) : undefined;
   return {
-    serverRefusal: posture === 'enforce' ? serverRefusal(diff) : undefined,
+    serverRefusal: refusal && serverRefusal(diff),
+    refusal,
     tools,
     pinState: drifted ? 'changed' : 'matched',
   };
@@ -42,6 +53,13 @@ export function decide(diff: SurfaceDiff, posture: Posture): Decisions {
 
 /** Members named in a refusal; past it, a count. */
 const NAMED_MEMBERS = 8;
+
+function refusalOf(diff: SurfaceDiff): ServerRefusal | undefined {
+  if (diff.instructionsChanged) return { code: 'instructions_changed' };
+  if (diff.handshake.state === 'unlocked') return { code: 'handshake_unlocked' };
+  if (diff.handshake.state === 'changed') return { code: 'handshake_changed', fields: diff.handshake.fields };
+  return undefined;
+}
 
 function serverRefusal(diff: SurfaceDiff): string | undefined {
   if (diff.instructionsChanged) return 'its instructions changed since they were locked';
@@ -61,6 +79,7 @@ export function decideUnpinned(names: string[], posture: Posture, serverId: stri
   for (const name of names) tools.set(name, { decision: 'allow', drift: { name, state: 'added', classes: ['added'], fields: [], widening: [], narrowingOnly: false } });
   return {
     serverRefusal: posture === 'enforce' ? `it has no entry in tools.lock; review its tools and run 'mcp-warden lock ${serverId}'` : undefined,
+    refusal: posture === 'enforce' ? { code: 'not_locked' } : undefined,
     tools,
     pinState: 'unpinned',
   };

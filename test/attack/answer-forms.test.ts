@@ -56,7 +56,9 @@ describe('attack: answer forms (held)', () => {
     serve({ form: 'dupEscapedId' });
     const { s, answer, code } = await refusedAtHandshake();
     expect(code).toBe(5);
-    expect(answer.error).toMatchObject({ data: { cause: 'inadmissible' }, message: expect.stringMatching(/duplicate_key: duplicate key "id"/) });
+    // The key is the server's: the client is told the kind in the warden's words, the warden's stderr which key.
+    expect(answer.error).toMatchObject({ data: { cause: 'inadmissible' }, message: expect.stringMatching(/duplicate_key: a member named twice/) });
+    expect(s.stderr).toMatch(/duplicate_key: duplicate key "id"/);
     expect(s.stdoutBytes.toString()).not.toContain(POISON);
     expect(auditEvents(home).some((e) => e.event === 'exit')).toBe(true);
   });

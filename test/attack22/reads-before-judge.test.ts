@@ -57,13 +57,16 @@ describe('before the handshake is released', () => {
     h.serve({ failFirstInit: true, instructions: `Use greet. ${MARKER}`, payload: MARKER });
     const s = h.session();
     s.send(initialize(1));
-    expect(await answerTo(s, 1)).toMatchObject({ error: { code: -32603, message: 'not ready yet, try again' } });
+    // Its code reaches the client; its message, unjudged, only the warden's stderr (docs/adr/0052).
+    expect(await answerTo(s, 1)).toMatchObject({ error: { code: -32603, message: expect.stringContaining("server 'reads' answered this request with an error") } });
     s.send(initialize(2));
     const answer = await answerTo(s, 2);
     expect(answer.result).toBeUndefined();
     expect(answer.error).toMatchObject({ code: -32001, data: { cause: 'surface_refused', server: 'reads' } });
     expect((await s.exited).code).toBe(3);
     expect(s.stdoutBytes.toString()).not.toContain(MARKER);
+    expect(s.stdoutBytes.toString()).not.toContain('not ready yet');
+    expect(s.stderr).toContain('"not ready yet, try again"');
   });
 
   it('a retried initialize of an unchanged server opens a judged session whose reads are admitted', async () => {

@@ -35,11 +35,14 @@ describe('schemas under the rules', () => {
     expect(names).not.toContain('odd_dialect');
     expect(names).toContain('local_ref');
     const call = await request(s, 'tools/call', { name: 'fetch_ref', arguments: {} });
-    expect((call.error as { message: string }).message).toMatch(/\(schema_refused\): its inputSchema is not self-contained: \$ref at \/properties\/x\/\$ref points outside the schema/);
+    expect((call.error as { message: string }).message).toMatch(/\(schema_refused\): its locked schema cannot be checked/);
     const dialect = await request(s, 'tools/call', { name: 'odd_dialect', arguments: {} });
-    expect((dialect.error as { message: string }).message).toMatch(/\$schema at \/\$schema is not a JSON Schema dialect URL/);
+    expect((dialect.error as { message: string }).message).toMatch(/\(schema_refused\): its locked schema cannot be checked/);
     s.close();
     await s.exited;
+    // Where in the server's schema is the warden's report on stderr, not the client's answer.
+    expect(s.stderr).toMatch(/\(schema_refused\): its inputSchema is not self-contained: \$ref at \/properties\/x\/\$ref points outside the schema/);
+    expect(s.stderr).toMatch(/\$schema at \/\$schema is not a JSON Schema dialect URL/);
     expect(s.stderr).toMatch(/schema_refused: fetch_ref, odd_dialect/);
     const refused = auditEvents(sh.home).filter((e) => e.event === 'call_refused');
     expect(refused.at(-1)).toEqual(expect.objectContaining({ tool: 'odd_dialect', reason: 'schema_refused' }));
@@ -53,11 +56,14 @@ describe('schemas under the rules', () => {
     expect(names).not.toContain('combo');
     expect(names).not.toContain('via_ref');
     const combo = await request(s, 'tools/call', { name: 'combo', arguments: { path: '/x' } });
-    expect((combo.error as { message: string }).message).toMatch(/its input schema requires the hidden parameter "mode" at \/anyOf\/0/);
+    expect((combo.error as { message: string }).message).toMatch(/\(schema_refused\): its locked schema cannot be checked/);
     const viaRef = await request(s, 'tools/call', { name: 'via_ref', arguments: { path: '/x' } });
-    expect((viaRef.error as { message: string }).message).toMatch(/requires the hidden parameter "mode" at \/\$defs\/base/);
+    expect((viaRef.error as { message: string }).message).toMatch(/\(schema_refused\): its locked schema cannot be checked/);
     s.close();
     await s.exited;
+    // Where in the server's schema is the warden's report on stderr, not the client's answer.
+    expect(s.stderr).toMatch(/its input schema requires the hidden parameter "mode" at \/anyOf\/0/);
+    expect(s.stderr).toMatch(/requires the hidden parameter "mode" at \/\$defs\/base/);
   });
 
   it('shows a schema without the denied parameter and keeps every other byte of meaning, a number beyond 2^53 included', async () => {

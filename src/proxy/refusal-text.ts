@@ -1,0 +1,103 @@
+import { printable } from '../escape.js';
+import { JsonNumber, type JsonObject } from '../protocol/json/reader.js';
+import { errorResponse } from '../protocol/message.js';
+import type { WardenErrorCode } from '../error.js';
+import type { OwnWords } from '../own-words.js';
+import type { ServerRefusal } from '../surface/posture.js';
+
+// What the warden says to the client in its own name when it refuses a server's answer or closes a session: a
+// fixed sentence chosen by a stable code, the server's id (the operator's name for it) and the command to run
+// next. Never a string the server chose (member, tool or catalog names, paths, its error messages), cut, quoted
+// or escaped or not: the client, and the model behind it, reads the error of its initialize as the warden's word
+// (issue 26, sixth review; docs/adr/0052). What exactly happened goes to the warden's stderr report and the
+// audit log, through the one escaper (src/escape.ts).
+
+export const WARDEN_REFUSED = -32001;
+const INTERNAL_ERROR = -32603;
+
+/** How a session ends when the warden closes it (the exit event's cause). */
+export type ClosingCause = 'protocol_error' | 'verification_failed' | 'surface_refused' | 'inadmissible';
+
+/** What the client is told, by code. `canary_failed` carries the failures as the operator's probes and the
+ *  warden's failure classes name them (session-canaries.ts): no text of the server's is in them. */
+export type Said =
+  | { code: ServerRefusal['code']; fields?: readonly string[] }
+  | { code: 'canary_failed'; failures: string }
+  | { code: 'inadmissible' | 'protocol_error'; words?: OwnWords }
+  | { code: 'verification_failed'; wardenCode?: WardenErrorCode }
+  | { code: 'server_exited'; exitCode?: number | null }
+  | { code: 'surface_refused' | 'module_guard' };
+
+/** The members of an initialize result the revisions define: the only member names the warden writes to a
+ *  client (as its own words, from this list), the others counted. */
+const REVISION_MEMBERS = ['protocolVersion', 'capabilities', 'serverInfo', 'instructions', '_meta'];
+
+function members(fields: readonly string[]): string {
+  const named = REVISION_MEMBERS.filter((m) => fields.includes(m));
+  const others = fields.length - named.length;
+  const parts = [...named, ...(others > 0 ? [`${others} other${others === 1 ? '' : 's'} (named on the warden's stderr)`] : [])];
+  return parts.length === 0 ? '' : ` (member${fields.length === 1 ? '' : 's'} ${parts.join(', ')})`;
+}
+
+/** What happened, in the warden's words, after "server 'ID' ". */
+export function whatHappened(serverId: string, said: Said): string {
+  switch (said.code) {
+    case 'instructions_changed':
+      return 'was refused: its instructions changed since they were locked';
+    case 'handshake_unlocked':
+      return "was refused: warden.lock holds no print of its initialize result (its serverInfo, capabilities and other members: an entry taken before mcp-warden locked them), so nothing proves what the client would be shown; review what it serves, then accept it with 'mcp-warden pin'";
+    case 'handshake_changed':
+      return `was refused: its initialize result changed since it was locked${members(said.fields ?? [])}`;
+    case 'not_locked':
+      return `was refused: it has no entry in tools.lock; review its tools and run 'mcp-warden lock ${serverId}'`;
+    case 'canary_failed':
+      return `was refused: ${said.failures}`;
+    case 'surface_refused':
+      return 'was refused: what it serves is not what warden.lock holds';
+    case 'inadmissible':
+      if (said.words) return `served what cannot be admitted: ${said.words} (the warden's stderr has the detail)`;
+      return "served what cannot be admitted: a message, listing or page that cannot be read one way only, is malformed, or exceeds a cap (the warden's stderr says which)";
+    case 'protocol_error':
+      if (said.words) return `broke the protocol: ${said.words}`;
+      return "broke the protocol: an answer the warden could not use (an error, a line over the cap, too many messages no request waits for, or none in time); the warden's stderr says which";
+    case 'verification_failed':
+      if (said.wardenCode === 'STREAM_HELD_ELSEWHERE') return `was stopped (STREAM_HELD_ELSEWHERE): a process the warden did not attest holds the stdout of server '${serverId}', or it runs another command line than the one digested; the warden's stderr names it`;
+      if (said.wardenCode) return `could not be verified as the program that was attested (${said.wardenCode}); the warden's stderr says why`;
+      return "could not be verified as the program that was attested; the warden's stderr says why";
+    case 'server_exited':
+      return typeof said.exitCode === 'number' ? `exited with code ${said.exitCode} before answering` : 'exited before answering';
+    case 'module_guard':
+      return "was ended by the warden's module guard: it tried to load a file outside its attested set, or one that changed after it was digested (the warden's stderr names it)";
+  }
+}
+
+const REFUSED = 'was refused: ';
+const next = (serverId: string): string => `Run 'mcp-warden status ${serverId}' or 'mcp-warden diff ${serverId}' for details.`;
+
+/** The error a waiting request of the client's gets when the warden closes the session. */
+export function sessionClosed(clientId: string, serverId: string, cause: ClosingCause, said: Said): Buffer {
+  return errorResponse(clientId, WARDEN_REFUSED, `mcp-warden closed the session: server '${serverId}' ${whatHappened(serverId, said)}. ${next(serverId)}`, { cause, server: serverId });
+}
+
+/** The error a client request gets in place of a server's answer the warden refused (a listing page, a
+ *  server/discover result); `what` is the warden's own name for it ("this tools/list page"). */
+export function answerRefused(clientId: string, serverId: string, what: string, cause: ClosingCause, said: Said): Buffer {
+  const happened = whatHappened(serverId, said);
+  const said0 = happened.startsWith(REFUSED) ? happened.slice(REFUSED.length) : `it ${happened}`;
+  // A 2026-07-28 server/discover result is judged as an initialize result (surface/discover.ts): say which it was.
+  const why = what === 'the server/discover answer' ? said0.replace('its initialize result', 'its server/discover result (read as an initialize result)') : said0;
+  return errorResponse(clientId, WARDEN_REFUSED, `mcp-warden refused ${what} of server '${serverId}': ${why}. ${next(serverId)}`, { cause, server: serverId });
+}
+
+/** A server's error answer before the session was released, when nothing of it was judged: the client gets its
+ *  code (a JSON-RPC integer, else −32603) and the warden's sentence; its message, escaped and cut, goes to stderr. */
+export function unjudgedError(cfg: { serverId: string; report: (message: string) => void }, clientId: string, method: string, value: JsonObject): Buffer {
+  const error = value.get('error');
+  const code = error instanceof Map ? error.get('code') : undefined;
+  const message = error instanceof Map ? error.get('message') : undefined;
+  const lexeme = code instanceof JsonNumber ? code.lexeme : undefined;
+  const said = typeof message === 'string' ? `"${printable(message, 200)}"` : 'no message';
+  cfg.report(`server '${cfg.serverId}' answered ${printable(method, 64)} with an error before its handshake was judged (code ${lexeme === undefined ? 'none' : printable(lexeme, 24)}): ${said}; the client was told the code only`);
+  const n = lexeme !== undefined && /^-?\d{1,9}$/.test(lexeme) ? Number(lexeme) : INTERNAL_ERROR;
+  return errorResponse(clientId, n, `mcp-warden: server '${cfg.serverId}' answered this request with an error (code ${n}) before its handshake was judged; its message is not relayed (the warden's stderr shows it). ${next(cfg.serverId)}`, { server: cfg.serverId });
+}
