@@ -10,15 +10,8 @@ import { command } from './rules-print.js';
 // `mcp-warden sandbox <id> [--json]`: shows a server's sandbox; the flags change it (validated, pinned in
 // warden.lock, audited). Parses and prints only: sandbox/edit.ts and sandbox/view.ts do the work.
 
-export interface SandboxOptions {
+export interface SandboxOptions extends SandboxEdits {
   json?: boolean;
-  network?: string;
-  allowWrite?: string[];
-  allowRead?: string[];
-  denyRead?: string[];
-  allowDomain?: string[];
-  unconfined?: boolean;
-  clear?: boolean;
   pin?: boolean;
   yes?: boolean;
 }
