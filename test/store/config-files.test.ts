@@ -49,12 +49,12 @@ describe('servers.json that the warden refuses', () => {
   });
 
   it('names a key it does not know in plain words, and what to do, for run as for the other verbs', () => {
-    writeServers('{"version":1,"servers":{"fx":{"command":"/bin/true","sandbox":{"mode":"strict"}}}}');
+    writeServers('{"version":1,"servers":{"fx":{"command":"/bin/true","quarantine":{"mode":"strict"}}}}');
     for (const args of [['status'], ['run', 'fx']]) {
       const r = cli(home, args);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('FILE_INVALID: ');
-      expect(r.stderr).toContain("unknown key 'sandbox' in servers.json at /servers/fx");
+      expect(r.stderr).toContain("unknown key 'quarantine' in servers.json at /servers/fx");
       expect(r.stderr).toContain('Remove it, or upgrade mcp-warden if a newer version wrote it');
       expect(r.stderr).not.toMatch(/Invalid key|Expected never/);
     }
