@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 // Which node release a server's interpreter is, for what the module guard must do there that argv decides:
 // on node 20.17+, 22.0–22.14 and 23.0–23.4 node loads the imports of an ES module that require() loads
@@ -45,9 +48,12 @@ export async function nodeRelease(file: string, sha256: string, own: boolean, me
   if (own) return parseRelease(process.version);
   const known = memo.get(sha256);
   if (known !== undefined && parseRelease(known)) return parseRelease(known);
+  // In an empty directory of its own, removed after: whatever the executable writes where it stands (an
+  // interpreter that is a wrapper script) lands nowhere the warden or the user keeps anything.
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-warden-node-release-'));
   const answer = await new Promise<string>((resolve) => {
-    execFile(file, ['--version'], { env: {}, timeout: 5_000, maxBuffer: MAX_ANSWER, killSignal: 'SIGKILL' }, (err, stdout) => resolve(err ? '' : String(stdout).trim()));
-  });
+    execFile(file, ['--version'], { env: {}, cwd, timeout: 5_000, maxBuffer: MAX_ANSWER, killSignal: 'SIGKILL' }, (err, stdout) => resolve(err ? '' : String(stdout).trim()));
+  }).finally(() => fs.rmSync(cwd, { recursive: true, force: true }));
   const release = parseRelease(answer);
   if (release) memo.set(sha256, answer);
   return release;
