@@ -37,12 +37,12 @@ export function servedItems(served: Served): ScanItem[] {
 /** The other locked servers' tool names (shadowing is judged against what is enrolled and locked). Another
  *  instance of the same program (the same command and first argument, as servers.json runs it: server-filesystem
  *  twice, for two directories) shares its names by construction and shadows nothing. */
-export function neighboursOf(paths: HomePaths, id: string): Neighbour[] {
+export function neighboursOf(paths: HomePaths, id: string, locks = loadLocks(paths)): Neighbour[] {
   const servers = loadServers(paths).servers;
   const own = Object.hasOwn(servers, id) ? servers[id] : undefined;
   const program = (command: string | undefined, args: readonly string[] | undefined): string => JSON.stringify([command, args?.[0]]);
   const mine = own ? program(own.command, own.args) : undefined;
-  return [...loadLocks(paths).tools]
+  return [...locks.tools]
     .filter(([other, entry]) => other !== id && program(entry.target, entry.args) !== mine)
     .map(([server, entry]) => ({ server, tools: entry.tools.map((t) => t.name) }));
 }
@@ -55,13 +55,14 @@ export function scanServed(paths: HomePaths, id: string, served: Served): ScanRe
  *  lock keeps only digests of the rest of the initialize result and of prompts and resources: those are scanned
  *  when they are fetched, by add, lock, pin and diff). */
 export function scanLocked(paths: HomePaths, id: string): ScanResult {
-  const entry = loadLocks(paths).tools.get(id);
+  const locks = loadLocks(paths);
+  const entry = locks.tools.get(id);
   if (!entry) throw new WardenError('LOCK_MISSING', `tools.lock has no entry for server '${id}'. Capture one with: mcp-warden lock ${id}`);
   const items: ScanItem[] = [];
   if (entry.server_info) items.push({ kind: 'server', name: '', value: { serverInfo: entry.server_info } });
   if (entry.instructions !== undefined) items.push({ kind: 'instructions', name: '', value: entry.instructions });
   for (const t of entry.tools) items.push({ kind: 'tool', name: t.name, value: t.tool });
-  return scanSurface(id, items, neighboursOf(paths, id));
+  return scanSurface(id, items, neighboursOf(paths, id, locks));
 }
 
 /** One line per finding, for a person: severity, code, item, pointer, the excerpt (escaped by the scan). */
