@@ -34,9 +34,28 @@ describe('the release of a node interpreter read from its file', () => {
     const none = path.join(dir, 'none');
     fs.writeFileSync(none, Buffer.concat([Buffer.alloc(4096, 7), Buffer.from('v24.1.0\0node v24.1.0\0')]));
     const two = path.join(dir, 'two');
-    fs.writeFileSync(two, Buffer.from('\0node.js/v24.1.0\0https://nodejs.org/dist/v20.1.0/node-v20.1.0.tar.gz\0'));
+    fs.writeFileSync(two, Buffer.from('\0https://nodejs.org/dist/v24.1.0/node-v24.1.0.tar.gz\0https://nodejs.org/dist/v20.1.0/node-v20.1.0-headers.tar.gz\0'));
     expect(await nodeRelease(none, sha256(none), false, noMemo)).toBeUndefined();
     expect(await nodeRelease(two, sha256(two), false, noMemo)).toBeUndefined();
+  });
+
+  it('is the one its user agent names when it names no release tarball (a build without release URLs)', async () => {
+    const agent = path.join(dir, 'agent');
+    fs.writeFileSync(agent, Buffer.from('\0node.js/v22.3.1\0v22.3.1 is not read alone\0'));
+    expect(await nodeRelease(agent, sha256(agent), false, noMemo)).toEqual([22, 3, 1]);
+  });
+});
+
+describe('the release of a node interpreter read from its file, across the reader\'s 1 MiB chunks', () => {
+  it('is read whole when its name is cut by a chunk\'s end at every offset', async () => {
+    const name = 'node-v24.10.3.tar.gz';
+    const files = Array.from({ length: name.length + 1 }, (_, cut) => {
+      const file = path.join(dir, `cut-${cut}`);
+      fs.writeFileSync(file, Buffer.concat([Buffer.alloc((1 << 20) - cut, 0), Buffer.from(name)]));
+      return file;
+    });
+    const read = await Promise.all(files.map((f) => nodeRelease(f, sha256(f), false, noMemo)));
+    expect(read).toEqual(files.map(() => [24, 10, 3]));
   });
 });
 
