@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE, RawSession, SERVERS, addServer, tempDir } from '../helpers/warden.js';
+import { NODE, RawSession, SERVERS, addServer, cli, tempDir } from '../helpers/warden.js';
 import { MARKER, answerTo, modernLine } from '../attack27/helpers.js';
 
 // Issue 26, seventh closing review. On a 2025 connection nothing but ping is relayed before the handshake is
@@ -25,15 +25,17 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function session(lines: string, ids: (string | number)[]): Promise<{ answers: Record<string, unknown>[]; stdout: string }> {
-  const s = new RawSession(home, 'early');
+async function session(lines: string, ids: (string | number)[], id = 'early'): Promise<{ answers: Record<string, unknown>[]; stdout: string }> {
+  const s = new RawSession(home, id);
   try {
     s.send(lines);
     const answers: Record<string, unknown>[] = [];
     for (const id of ids) answers.push(await answerTo(s, id));
     // A later judged request: everything the warden relayed before it is on stdout by the time it is answered.
-    s.send(modernLine('last', 'tools/list'));
-    await answerTo(s, 'last');
+    if (id === 'early') {
+      s.send(modernLine('last', 'tools/list'));
+      await answerTo(s, 'last');
+    }
     return { answers, stdout: s.stdoutBytes.toString() };
   } finally {
     s.close();
@@ -50,6 +52,18 @@ describe('a 2026-07-28 connection before its surface is judged, against a drifte
 
   it("relays neither the subscriptions/listen acknowledgement's own text nor its result before the judge exists", async () => {
     const { stdout } = await session(modernLine('sub', 'subscriptions/listen', { notifications: { toolsListChanged: true } }), ['sub']);
+    expect(stdout).not.toContain(MARKER);
+  });
+
+  it("relays no completion/complete answer of a server that has no entry in tools.lock (a 2025 session of it is refused)", async () => {
+    const scenario = path.join(dir, 'unlocked.json');
+    fs.writeFileSync(scenario, JSON.stringify({ unlockable: true }));
+    const add = cli(home, ['add', 'unlocked', '--yes', '--env', `SCENARIO_FILE=${scenario}`, '--', NODE, path.join(SERVERS, 'attack30/before-judge.mjs')]);
+    expect(add.stdout + add.stderr).toContain('could not be locked');
+    expect(fs.readFileSync(path.join(home, 'tools.lock'), 'utf8')).not.toContain('"unlocked"');
+    fs.writeFileSync(scenario, '{}');
+    const { answers, stdout } = await session(modernLine(1, 'completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'a', value: 'x' } }), [1], 'unlocked');
+    expect(answers[0]?.result).toBeUndefined();
     expect(stdout).not.toContain(MARKER);
   });
 });
