@@ -1,0 +1,49 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NODE, RawSession, SERVERS, addServer, tempDir } from '../helpers/warden.js';
+import { answerTo, modernLine } from '../attack27/helpers.js';
+
+// Issue 26, seventh closing review (item 16's class: server-driven reports capped per session). On a 2026-07-28
+// connection a prompts list change for a subscription makes the warden list the catalogs again and judge them
+// (modern-session.ts relistCatalogs); each judgement of a drifted catalog is audited as `catalog_drift`, an alert,
+// with no cap per session, where re-listed tool surfaces stop being recorded past 64 and refused pages past 5.
+
+const FLOOD = 300;
+let dir: string;
+let home: string;
+let scenarioFile: string;
+beforeAll(() => {
+  dir = tempDir();
+  home = path.join(dir, 'home');
+  scenarioFile = path.join(dir, 'scenario.json');
+  fs.writeFileSync(scenarioFile, '{}');
+  addServer(home, 'flood', [NODE, path.join(SERVERS, 'attack30/catalog-flood.mjs')], ['--env', `SCENARIO_FILE=${scenarioFile}`]);
+  fs.writeFileSync(scenarioFile, JSON.stringify({ drift: true, flood: FLOOD }));
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const events = (name: string): number =>
+  fs
+    .readFileSync(path.join(home, 'audit.log'), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes(`"event":"${name}"`)).length;
+
+describe('prompt list changes on a 2026-07-28 subscription, against a drifted catalog', () => {
+  it('are recorded as catalog drift a bounded number of times in a session', async () => {
+    const before = events('catalog_drift');
+    const s = new RawSession(home, 'flood');
+    try {
+      s.send(modernLine(1, 'tools/list'));
+      await answerTo(s, 1);
+      s.send(modernLine('sub', 'subscriptions/listen', { notifications: { promptsListChanged: true } }));
+      // Each change reaches the client once the warden has listed and judged the catalogs again.
+      await s.until(() => s.stdoutBytes.toString().split('notifications/prompts/list_changed').length - 1 === FLOOD, `${FLOOD} list changes`, 60_000);
+    } finally {
+      s.close();
+      await s.exited;
+    }
+    expect(events('catalog_drift') - before).toBeGreaterThan(0);
+    expect(events('catalog_drift') - before).toBeLessThanOrEqual(64);
+  });
+});
