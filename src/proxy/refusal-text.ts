@@ -101,3 +101,45 @@ export function unjudgedError(cfg: { serverId: string; report: (message: string)
   const n = lexeme !== undefined && /^-?\d{1,9}$/.test(lexeme) ? Number(lexeme) : INTERNAL_ERROR;
   return errorResponse(clientId, n, `mcp-warden: server '${cfg.serverId}' answered this request with an error (code ${n}) before its handshake was judged; its message is not relayed (the warden's stderr shows it). ${next(cfg.serverId)}`, { server: cfg.serverId });
 }
+
+/** Why a launch was refused, by its code, in the warden's words (what was found is on the warden's stderr). */
+function launchReason(code: WardenErrorCode): string {
+  switch (code) {
+    case 'NOT_ALLOWLISTED':
+    case 'ALLOWLIST_STALE':
+      return 'a file it would run is not in the allowlist';
+    case 'DIGEST_MISMATCH':
+    case 'DIGEST_AT_OTHER_PATH':
+    case 'ARTIFACT_CHANGED':
+    case 'EXEC_MISMATCH':
+    case 'STORE_ENTRY_CHANGED':
+      return 'a file it would run is not the one that was attested';
+    case 'REGISTRY_LAUNCHER':
+      return 'its command is a registry launcher, which fetches code at each launch. Install a pinned copy and add that instead';
+    case 'SERVER_UNKNOWN':
+      return 'servers.json has no server of that id';
+    case 'LOCK_MISSING':
+    case 'LOCK_INVALID':
+      return 'its lock is missing or cannot be read';
+    case 'RULES_NOT_PINNED':
+      return 'its rules are not the ones pinned in warden.lock';
+    case 'SANDBOX_NOT_PINNED':
+      return 'its sandbox is not the one pinned in warden.lock';
+    case 'SANDBOX_ENGINE_MISSING':
+    case 'SANDBOX_UNAVAILABLE':
+    case 'SANDBOX_UNSUPPORTED':
+    case 'SANDBOX_INVALID':
+      return 'its sandbox cannot be applied on this host as declared';
+    default:
+      return 'a check made before its launch failed';
+  }
+}
+
+/** The message a refused launch answers the client's first request with: the server's id when it is one the
+ *  warden could have written (else none), the refusal's code, and a sentence chosen by it. Never the refusal's own
+ *  message: it can name files inside a package tree, a shebang line or other text a package chose. */
+export function launchRefused(serverId: string | undefined, code: WardenErrorCode): string {
+  const who = serverId === undefined ? 'the server its command line names' : `server '${serverId}'`;
+  const more = serverId === undefined ? "Run 'mcp-warden status' for details." : `Run 'mcp-warden status ${serverId}' for details.`;
+  return `mcp-warden refused to launch ${who} (${code}): ${launchReason(code)}. The warden's stderr says what it found. ${more}`;
+}

@@ -3,6 +3,7 @@ import { EXIT_REFUSED } from '../launch/preload/guard.js';
 import type { ExitEvent } from '../audit/events.js';
 import { WardenError } from '../error.js';
 import { answerRefusal } from '../proxy/refuse.js';
+import { launchRefused } from '../proxy/refusal-text.js';
 import type { Session } from '../proxy/session.js';
 import { openHome } from '../store/home.js';
 import { loadLocksOf } from '../store/lock-entry-cache.js';
@@ -10,7 +11,7 @@ import { resolveHome, type HomePaths } from '../store/paths.js';
 import { defaultToolOf, probesOf } from '../canary/probe.js';
 import { sweepAndAudit } from './orphan-sweep.js';
 import { recorder, type Recorder } from './recorder.js';
-import { loadServers } from '../store/servers.js';
+import { SERVER_ID_RE, loadServers } from '../store/servers.js';
 import { settlePendingCommit } from '../store/update.js';
 import { saveClientSeen } from '../store/client-seen.js';
 import { sessionRules } from '../rules/gate.js';
@@ -30,9 +31,10 @@ const say = (msg: string): void => void process.stderr.write(`mcp-warden: ${esca
 
 /** Refuses the session before launch: tell the client (its first request gets the error) and exit. */
 async function refuse(id: string, err: WardenError): Promise<number> {
-  const message = `mcp-warden refused to launch server '${id}': ${err.message} Run 'mcp-warden status ${id}' for details.`;
-  say(`${err.code}: ${message}`);
-  await answerRefusal(process.stdin, process.stdout, message, { code: err.code, server: id, hint: `mcp-warden status ${id}` });
+  say(`${err.code}: mcp-warden refused to launch server '${id}': ${err.message} Run 'mcp-warden status ${id}' for details.`);
+  // The client is told the code in the warden's words: the refusal's own message can quote what a package chose.
+  const named = SERVER_ID_RE.test(id) ? id : undefined;
+  await answerRefusal(process.stdin, process.stdout, launchRefused(named, err.code), { code: err.code, ...(named ? { server: named, hint: `mcp-warden status ${named}` } : {}) });
   // The error's own exit code (2 invalid config, 3 refused, 4 lockfile, 5 inadmissible); only the codes that
   // mean "a check reported" (1) become a refusal here, since no session was held.
   return err.exitCode >= 2 ? err.exitCode : 3;

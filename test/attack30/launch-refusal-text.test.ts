@@ -48,6 +48,7 @@ describe('the refusal of a launch', () => {
     }
     expect(await s.exited).toMatchObject({ code: 3 });
     expect((answer.error as { data: { code: string } }).data.code).toBe('DIGEST_MISMATCH');
+    expect((answer.error as { message: string }).message).toMatch(/^mcp-warden refused to launch server 'pkgsrv' \(DIGEST_MISMATCH\): a file it would run is not the one that was attested\./);
     expect(s.stderr).toContain(MARKER); // the operator is told which file, on stderr
     expect(s.stdoutBytes.toString()).not.toContain(MARKER);
   });

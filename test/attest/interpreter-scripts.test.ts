@@ -55,7 +55,7 @@ describe('a script named on an interpreter\'s command line', () => {
     const r = await refusedInitialize(home, 'py');
     expect(r.code).toBe(3);
     expect(r.error.data.code).toBe('DIGEST_MISMATCH');
-    expect(r.error.message).toMatch(new RegExp(`script ${script} changed: expected sha256 [0-9a-f]{64}, got [0-9a-f]{64}`));
+    expect(r.session.stderr).toMatch(new RegExp(`script ${script} changed: expected sha256 [0-9a-f]{64}, got [0-9a-f]{64}`));
   });
 
   it('sh SCRIPT: a shell script that changed after add is refused at run', async () => {
@@ -68,7 +68,7 @@ describe('a script named on an interpreter\'s command line', () => {
     const r = await refusedInitialize(home, 'shell');
     expect(r.code).toBe(3);
     expect(r.error.data.code).toBe('DIGEST_MISMATCH');
-    expect(r.error.message).toContain(`script ${script} changed`);
+    expect(r.session.stderr).toContain(`script ${script} changed`);
   });
 
   it('runs the script at the realpath it digested, after the permitted options, whichever way it was named', async () => {
@@ -88,7 +88,7 @@ describe('a script named on an interpreter\'s command line', () => {
     fs.symlinkSync(other, link);
     const r = await refusedInitialize(home, 'named');
     expect(r.error.data.code).toBe('NOT_ALLOWLISTED');
-    expect(r.error.message).toContain(`script ${other}`);
+    expect(r.session.stderr).toContain(`script ${other}`);
   });
 });
 

@@ -70,7 +70,7 @@ describe.each(GUARD_NODES)('modules a server loads at start-up from outside its 
     const r = await refusedInitialize(home, 'rel');
     expect(r.code).toBe(3);
     expect(r.error.data.code).toBe('DIGEST_MISMATCH');
-    expect(r.error.message).toContain(`module ${outside} changed`);
+    expect(r.session.stderr).toContain(`module ${outside} changed`);
     expect(markerText(marker)).not.toContain('POISONED');
   });
 
@@ -85,7 +85,7 @@ describe.each(GUARD_NODES)('modules a server loads at start-up from outside its 
     writeModule(outside, marker, 'POISONED');
     const r = await refusedInitialize(home, 'abs');
     expect(r.error.data.code).toBe('DIGEST_MISMATCH');
-    expect(r.error.message).toContain(outside);
+    expect(r.session.stderr).toContain(outside);
     expect(markerText(marker)).not.toContain('POISONED');
   });
 
@@ -102,7 +102,7 @@ describe.each(GUARD_NODES)('modules a server loads at start-up from outside its 
     writeModule(target, marker, 'POISONED');
     const r = await refusedInitialize(home, 'sym');
     expect(r.error.data.code).toBe('DIGEST_MISMATCH');
-    expect(r.error.message).toContain(target);
+    expect(r.session.stderr).toContain(target);
     expect(markerText(marker)).not.toContain('POISONED');
   });
 });
@@ -300,7 +300,7 @@ describe('a bare script with sibling modules', () => {
     const r = await refusedInitialize(home, 'bare');
     expect(r.code).toBe(3);
     expect(r.error.data.code).toBe('DIGEST_MISMATCH');
-    expect(r.error.message).toContain(`module ${sibling} changed`);
+    expect(r.session.stderr).toContain(`module ${sibling} changed`);
     expect(markerText(marker)).not.toContain('POISONED');
   });
 });

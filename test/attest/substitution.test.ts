@@ -58,7 +58,8 @@ describe('resolution through the trusted PATH', () => {
     const r = await refusedInitialize(home, 'basic');
     expect(r.code).toBe(3);
     expect(r.error.data.code).toBe('NOT_ALLOWLISTED');
-    expect(r.error.message).toMatch(/mcp-warden refused to launch server 'basic': .* is not in the allowlist.*Run 'mcp-warden status basic'/);
+    expect(r.error.message).toBe("mcp-warden refused to launch server 'basic' (NOT_ALLOWLISTED): a file it would run is not in the allowlist. The warden's stderr says what it found. Run 'mcp-warden status basic' for details.");
+    expect(r.session.stderr).toMatch(/mcp-warden refused to launch server 'basic': .* is not in the allowlist.*Run 'mcp-warden status basic'/);
     expect(fs.existsSync(marker)).toBe(false);
     const status = cli(home, ['status', 'basic', '--json']);
     expect(status.code).toBe(1);
@@ -104,14 +105,14 @@ describe('substitution after enrollment', () => {
     const changed = await refusedInitialize(home, 'linked');
     expect(changed.code).toBe(3);
     expect(changed.error.data.code).toBe('NOT_ALLOWLISTED');
-    expect(changed.error.message).toContain(path.join(b, 'basic.mjs'));
+    expect(changed.session.stderr).toContain(path.join(b, 'basic.mjs'));
 
     const c = copyFixtures(path.join(dir, 'c'));
     fs.rmSync(link);
     fs.symlinkSync(path.join(c, 'basic.mjs'), link);
     const moved = await refusedInitialize(home, 'linked');
     expect(moved.error.data.code).toBe('DIGEST_AT_OTHER_PATH');
-    expect(moved.error.message).toContain(`has the digest allowlisted for ${path.join(a, 'basic.mjs')}`);
+    expect(moved.session.stderr).toContain(`has the digest allowlisted for ${path.join(a, 'basic.mjs')}`);
   });
 
   it('refuses a package tree in which one dependency file changed', async () => {
@@ -120,7 +121,7 @@ describe('substitution after enrollment', () => {
     fs.appendFileSync(path.join(fixtures, 'lib/rpc.mjs'), '\n// one more line\n');
     const r = await refusedInitialize(home, 'basic');
     expect(r.error.data.code).toBe('DIGEST_MISMATCH');
-    expect(r.error.message).toMatch(new RegExp(`package ${fixtures} changed: expected sha256 [0-9a-f]{64}, got [0-9a-f]{64}`));
+    expect(r.session.stderr).toMatch(new RegExp(`package ${fixtures} changed: expected sha256 [0-9a-f]{64}, got [0-9a-f]{64}`));
   });
 
   it('refuses a registry launcher at run time with the way to pin it', async () => {
@@ -135,7 +136,7 @@ describe('substitution after enrollment', () => {
   it('tells an SDK client why the launch was refused', async () => {
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
     fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify({ version: 1, servers: { basic: { command: NODE, args: [path.join(SERVERS, 'basic.mjs')] } } }), { mode: 0o600 });
-    await expect(connectClient(home, 'basic')).rejects.toThrow(new RegExp(`mcp-warden refused to launch server 'basic': executable ${escapeRegExp(NODE)} .* is not in the allowlist`));
+    await expect(connectClient(home, 'basic')).rejects.toThrow("mcp-warden refused to launch server 'basic' (NOT_ALLOWLISTED): a file it would run is not in the allowlist. The warden's stderr says what it found.");
   });
 });
 
@@ -225,7 +226,7 @@ describe('the inode actually executed', () => {
     for (let i = 0; i < ATTEMPTS; i++) {
       const a = await run(i);
       safe(a);
-      seen.push(`${JSON.stringify(a.swap)} -> ${a.error ? `${a.error.data.code ?? a.error.data.cause}: ${a.error.message}` : 'served'}`);
+      seen.push(`${JSON.stringify(a.swap)} -> ${a.error ? `${a.error.data.code ?? a.error.data.cause}: ${a.stderr}` : 'served'}`);
       if (landed(a)) return a;
     }
     throw new Error(`no swap landed between digest and exec in ${ATTEMPTS} attempts (the test proved nothing):\n${seen.join('\n')}`);
@@ -274,7 +275,7 @@ describe('the inode actually executed', () => {
         if (fs.existsSync(marker)) expect(a.error?.data.code).toBe('EXEC_MISMATCH');
       },
       // Landed: the kernel executed another inode than the one digested.
-      (a) => a.swap.swapped && a.error?.data.code === 'EXEC_MISMATCH' && a.error.message.includes('the file was replaced between digest and exec'),
+      (a) => a.swap.swapped && a.error?.data.code === 'EXEC_MISMATCH' && a.stderr.includes('the file was replaced between digest and exec'),
     );
     expect(r.code).toBe(3);
     const launch = auditEvents(home).filter((e) => e.event === 'launch').pop();
@@ -318,7 +319,7 @@ describe('the inode actually executed', () => {
         // An append that succeeded came before exec (a running ELF cannot be written: ETXTBSY): it must be refused.
         if (a.swap.swapped) expect(a.error?.data.code).toMatch(/^(EXEC_MISMATCH|LAUNCH_FAILED)$/);
       },
-      (a) => a.swap.swapped && a.error?.data.code === 'EXEC_MISMATCH' && a.error.message.includes('was modified between digest and exec'),
+      (a) => a.swap.swapped && a.error?.data.code === 'EXEC_MISMATCH' && a.stderr.includes('was modified between digest and exec'),
     );
   });
 });

@@ -108,7 +108,7 @@ describe('the guide, from "I use Claude Desktop with three servers" to a reviewe
     const st = warden('status', 'memory');
     expect(st.code).toBe(1);
     expect(st.stdout).toMatch(/script +.*server-memory\/dist\/index\.js\n +sha256 [0-9a-f]{64} {2}CHANGED \(allowlisted sha256 [0-9a-f]{64}\)/);
-    await expect(claudeDesktopStarts('memory')).rejects.toThrow(/mcp-warden refused to launch server 'memory': script .*server-memory\/dist\/index\.js changed: expected sha256/);
+    await expect(claudeDesktopStarts('memory')).rejects.toThrow("mcp-warden refused to launch server 'memory' (DIGEST_MISMATCH): a file it would run is not the one that was attested. The warden's stderr says what it found. Run 'mcp-warden status memory' for details.");
   }, 60_000);
 
   it('6. after allowlisting the update, the drifted tool is hidden from the client and alerted', async () => {
