@@ -32,7 +32,7 @@ export function jsonOf(o: SurfaceCheck, details = false): unknown {
     id: o.id,
     status: o.status,
     ...(o.worst ? { worst: o.worst } : {}),
-    ...(o.diff ? { era: o.diff.era ?? null, instructionsChanged: o.diff.instructionsChanged, handshake: o.diff.handshake, tools: o.diff.tools.filter((t) => t.state !== 'matched').map(({ name, state, classes, fields, widening }) => ({ name, state, classes, fields, widening })), catalogs: (o.catalogs ?? []).map((c) => (details ? { ...c, ...servedItem(o, c) } : c)), pageMembers: o.pageMembers ?? [] } : {}),
+    ...(o.diff ? { era: o.diff.era ?? null, instructionsChanged: o.diff.instructionsChanged, handshake: o.diff.handshake, tools: o.diff.tools.filter((t) => t.state !== 'matched').map((t) => ({ name: t.name, state: t.state, classes: t.classes, fields: t.fields, widening: t.widening, ...(details ? { served: Object.fromEntries(servedToolMembers(o, t)) } : {}) })), catalogs: (o.catalogs ?? []).map((c) => (details ? { ...c, ...servedItem(o, c) } : c)), pageMembers: o.pageMembers ?? [] } : {}),
     ...(details && o.findings ? { findings: o.findings.findings, moreFindings: o.findings.more } : {}),
     ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
   };
@@ -44,6 +44,15 @@ function servedMembers(members: JsonObject | undefined, fields: readonly string[
   const out: [string, string][] = [];
   for (const [k, v] of members ?? new Map()) if (!fields || fields.includes(k)) out.push([k, escapedJson(serialize(v))]);
   return out;
+}
+
+/** An added tool's members, or a changed tool's changed members, as served: JSON text, whole (for --json; the
+ *  report escapes it). */
+function servedToolMembers(o: SurfaceCheck, t: SurfaceDiff['tools'][number]): [string, string][] {
+  if (t.state !== 'added' && t.state !== 'changed') return [];
+  const live = o.live?.find((e) => e.name === t.name)?.value;
+  const fields = t.state === 'added' ? undefined : t.fields;
+  return [...(live ?? new Map())].filter(([k]) => !fields || fields.includes(k)).map(([k, v]) => [k, serialize(v)]);
 }
 
 /** A changed or added prompt, resource or template as served: its whole JSON text, never cut (a pin accepts
@@ -81,6 +90,12 @@ export function describeOutcome(o: SurfaceCheck, details: boolean): void {
   if (d.handshake.state === 'unlocked') line(`  initialize result not locked (an entry taken before mcp-warden locked serverInfo and capabilities): review, then mcp-warden pin ${o.id}`);
   for (const t of d.tools.filter((x) => x.state !== 'matched')) {
     line(`  ${t.state.padEnd(8)} ${escaped(t.name)}${t.classes.length ? `  [${t.classes.join(', ')}]` : ''}${t.fields.length ? `  fields: ${t.fields.map(escaped).join(', ')}` : ''}${t.widening.length ? `  (${t.widening.join(', ')})` : ''}`);
+    // What a pin would accept, shown whole to review (in a terminal or not): an added tool, a changed tool's
+    // changed members.
+    if (details) for (const [name, json] of servedToolMembers(o, t)) line(`    served ${escaped(name)}: ${escapedJson(json)}`);
+  }
+  if (details && d.instructionsChanged && !(d.handshake.state === 'changed' && d.handshake.fields.includes('instructions'))) {
+    line(`    served instructions: ${o.liveInstructions === undefined ? 'none' : escapedJson(serialize(o.liveInstructions))}`);
   }
   for (const c of o.catalogs ?? []) {
     line(`  ${c.state.padEnd(8)} ${c.kind} ${escaped(c.id)}`);
