@@ -11,6 +11,7 @@ import { recordCanaries } from '../supervise/canaries.js';
 import { recordModules } from './outside-modules.js';
 import { allowlistArtifacts } from './allowlist-artifacts.js';
 import { captureLock } from '../supervise/capture-lock.js';
+import type { ReviewWords } from '../supervise/review.js';
 import type { FindingCode } from '../scan/rules.js';
 
 // Enrolling a server, shared by `add` and `import`: resolve and digest what it runs, allowlist that, write its
@@ -81,12 +82,12 @@ export async function trustAndAdd(paths: HomePaths, id: string, spec: EnrollSpec
 
 /** Records the modules a node server loads from outside its package, locks the surface and records canary
  *  baselines; a failure is returned, not thrown. */
-export async function lockAndBaseline(paths: HomePaths, id: string, say: (m: string) => void = () => {}, by = `enroll ${id}`, accept: readonly FindingCode[] = [], retry?: string): Promise<Enrollment> {
+export async function lockAndBaseline(paths: HomePaths, id: string, say: (m: string) => void = () => {}, by = `enroll ${id}`, accept: readonly FindingCode[] = [], retry?: string, review?: ReviewWords): Promise<Enrollment> {
   try {
     let modules: Artifact[] = [];
     const lock = await captureLock(paths, id, 'lock', async (seen) => {
       modules = await recordModules(paths, id, seen, by, say);
-    }, accept, retry);
+    }, accept, retry, review);
     const baselines = Object.keys(await recordCanaries(paths, id)).length;
     return { modules, lock, baselines };
   } catch (err) {

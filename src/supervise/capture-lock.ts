@@ -13,7 +13,7 @@ import { fetchSurface, type Fetched, type OnLearned } from './surface-fetch.js';
 import { escaped } from '../escape.js';
 import type { FindingCode } from '../scan/rules.js';
 import { gateFindings, scanServed } from './surface-scan.js';
-import { requireReviewed } from './review.js';
+import { requireReviewed, type ReviewWords } from './review.js';
 
 // Capturing a server's surface into tools.lock and warden.lock, for `lock`, `pin`, enrollment and `npm start`:
 // fresh attested launches (surface-fetch.ts), then the entry written (read-modify-write under the locks' file
@@ -31,14 +31,15 @@ function write(paths: HomePaths, id: string, entry: LockEntry, fetched: Fetched,
 
 /** Captures and writes the lock entry of a server (used by `lock` and by `add`), once the first-trust scan of
  *  what it served passed (`accept`: the codes of high-severity findings the operator accepted). */
-export async function captureLock(paths: HomePaths, id: string, source: 'lock' | 'pin', onLearned?: OnLearned, accept: readonly FindingCode[] = [], retry?: string): Promise<LockEntry> {
+export async function captureLock(paths: HomePaths, id: string, source: 'lock' | 'pin', onLearned?: OnLearned, accept: readonly FindingCode[] = [], retry?: string, review?: ReviewWords): Promise<LockEntry> {
   const server = serverById(loadServers(paths), id, paths);
   const previous = loadLocks(paths).tools.get(id);
   // A locked server is fetched over the flow its entry records; a new one is probed with server/discover first
   // (docs/adr/0046).
   const fetched = await fetchSurface(paths, id, previous?.protocol ?? { offered: MODERN_REVISION }, say, onLearned);
-  // A pin accepts only what diff showed (review.ts); a first lock has nothing to compare with.
-  const reviewed = source === 'pin' && previous ? requireReviewed(paths, id, previous, fetched) : undefined;
+  // A pin accepts only what diff showed (review.ts), an upgrade what it showed (`review`); a first lock has nothing
+  // to compare with.
+  const reviewed = (source === 'pin' || review) && previous ? requireReviewed(paths, id, previous, fetched, undefined, review) : undefined;
   await gateFindings(paths, id, source, scanServed(paths, id, fetched), accept, server.posture, say, retry);
   const entry = entryFor(server.command, server.args, fetched.offered, fetched.handshake, fetched.tools, fetched.flow);
   await write(paths, id, entry, fetched, fetched.tools);

@@ -49,16 +49,25 @@ function differs(review: Review, now: Review, tool: string | undefined): string 
   return undefined;
 }
 
+/** Who showed the review and what to do again, for the refusal: `pin` after `diff`, or an upgrade (which shows
+ *  the new version's diff and then locks it, on launches of its own). */
+export interface ReviewWords {
+  taken: string;
+  shown: string;
+  again: string;
+}
+
+const pinWords = (id: string): ReviewWords => ({ taken: 'nothing was pinned', shown: `'mcp-warden diff ${id}' showed`, again: `Run 'mcp-warden diff ${id}', read what it shows, then pin again.` });
+
 /** Refuses a pin that would lock anything `diff` did not show; on success the review is used up. */
-export function requireReviewed(paths: HomePaths, id: string, locked: LockEntry, fetched: Fetch, tool?: string): () => void {
+export function requireReviewed(paths: HomePaths, id: string, locked: LockEntry, fetched: Fetch, tool?: string, said: ReviewWords = pinWords(id)): () => void {
   const review = loadReview(paths, id);
-  const again = `Run 'mcp-warden diff ${id}', read what it shows, then pin again.`;
   if (!review || review.lockedSurfaceHash !== locked.surface_hash) {
-    throw new WardenError('SURFACE_NOT_REVIEWED', `nothing was pinned for server '${id}': pin accepts what 'mcp-warden diff ${id}' showed, and ${review ? 'the lock changed since that diff' : 'no diff was recorded since the last pin'}. ${again}`);
+    throw new WardenError('SURFACE_NOT_REVIEWED', `${said.taken} for server '${id}': what is locked must be what ${said.shown}, and ${review ? 'the lock changed since then' : 'nothing shown was recorded since the last pin'}. ${said.again}`);
   }
   const what = differs(review, reviewOf(fetched, locked), tool);
   if (what !== undefined) {
-    throw new WardenError('SURFACE_NOT_REVIEWED', `nothing was pinned for server '${id}': what it serves now differs from what 'mcp-warden diff ${id}' showed at ${review.at} (${what}). A server that serves one launch differently from the next deserves a closer look. ${again}`);
+    throw new WardenError('SURFACE_NOT_REVIEWED', `${said.taken} for server '${id}': what it serves now differs from what ${said.shown} at ${review.at} (${what}). A server that serves one launch differently from the next deserves a closer look. ${said.again}`);
   }
   return () => clearReview(paths, id);
 }

@@ -10,6 +10,7 @@ import { loadLocks, updateLocks, type Locks } from '../../store/locks.js';
 import { resolveHome, type HomePaths } from '../../store/paths.js';
 import { loadServers, type ServerConfig } from '../../store/servers.js';
 import { checkSurface, type SurfaceCheck } from '../../supervise/surface-check.js';
+import { recordReview } from '../../supervise/review.js';
 import type { FindingCode } from '../../scan/rules.js';
 import { lockAndBaseline, type Enrollment } from '../enrollment.js';
 import { saveTreeListing } from '../../store/tree-listings.js';
@@ -58,9 +59,16 @@ export async function stageUpgrade(real: HomePaths, id: string, server: ServerCo
       if (entry) locks.tools.set(id, entry);
       if (extra) locks.warden.set(id, extra);
     });
-    const diff = await checkSurface(paths, id);
+    // What the upgrade shows is what it locks: the diff's launches record what they fetched, and the launch that
+    // locks the new version must serve the same, part by part, or nothing is switched (docs/adr/0054).
+    const diff = await checkSurface(paths, id, { review: true });
+    if (diff.review) recordReview(paths, id, diff.review);
     // The new version's surface is scanned as a first trust (issue 30); accepted findings come from --accept-findings.
-    const enrollment = await lockAndBaseline(paths, id, say, `upgrade ${id} (staged)`, accept, `mcp-warden upgrade ${id}`);
+    const enrollment = await lockAndBaseline(paths, id, say, `upgrade ${id} (staged)`, accept, `mcp-warden upgrade ${id}`, {
+      taken: 'nothing was switched',
+      shown: `this upgrade showed of the new version`,
+      again: `Nothing was changed; run 'mcp-warden upgrade ${id} --preview' to look at it again.`,
+    });
     return {
       paths,
       diff,
