@@ -4,8 +4,10 @@
 // With --crowded, a second home of this build has server-everything, -filesystem and -memory enrolled beside
 // the server: what the rest of a home costs the launch of one server.
 //   node bench/launch-ab.mjs [--server basic|everything] [--launches N] [--before OTHER/dist/cli/main.js] [--crowded]
+//                             [--node PATH] [--server-node PATH]
+// --node: the node the raw relay, the warden and the servers run on (default: this one); --server-node: the servers only.
 import path from 'node:path';
-import { add, benchDir, ROOT, sidesFor, WARDEN } from './lib/setup.mjs';
+import { add, benchDir, nodeOptions, RELAY_NODE, ROOT, sidesFor, WARDEN } from './lib/setup.mjs';
 import { launchTimes } from './lib/launch.mjs';
 import { fmt, quantile, signed } from './lib/stats.mjs';
 
@@ -17,6 +19,7 @@ const ID = arg('server', 'basic');
 const LAUNCHES = Number(arg('launches', 40));
 const BEFORE = arg('before', undefined) && path.resolve(arg('before'));
 const CROWDED = process.argv.includes('--crowded');
+nodeOptions();
 
 const { dir, servers } = benchDir();
 const homes = { warden: { warden: WARDEN, home: path.join(dir, 'home') } };
@@ -32,7 +35,7 @@ if (CROWDED) {
 const sides = sidesFor(servers[ID], ID, homes);
 delete sides.direct;
 const r = await launchTimes(sides, { launches: LAUNCHES, warmup: 3 });
-console.log(`${ID}: spawn → initialize result (ms), ${LAUNCHES} launches a side, interleaved, 3 warm-up`);
+console.log(`${ID}: spawn → initialize result (ms), ${LAUNCHES} launches a side, interleaved, 3 warm-up, relays on ${RELAY_NODE}`);
 console.log('| side | p25 | p50 | min | p50 − warden |');
 console.log('|---|---|---|---|---|');
 for (const [side, s] of Object.entries(r)) {
