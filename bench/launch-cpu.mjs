@@ -2,10 +2,10 @@
 // costs, from spawn to the initialize result: the relaying process (raw relay or mcp-warden run) plus the
 // server under it, read from /proc/PID/stat when the result arrives. Then 10 at once: wall time until all
 // are initialized and the CPU all of them used, so that the wall ratio can be read against the CPU ratio.
-//   node bench/launch-cpu.mjs [--launches N] [--rounds N] [--count 10] [--servers basic,everything]
+//   node bench/launch-cpu.mjs [--launches N] [--rounds N] [--count 10] [--servers basic,everything] [--node PATH]
 import fs from 'node:fs';
 import path from 'node:path';
-import { add, benchDir, sidesFor, WARDEN } from './lib/setup.mjs';
+import { add, benchDir, nodeOptions, sidesFor, WARDEN } from './lib/setup.mjs';
 import { initialize, session } from './lib/session.mjs';
 import { removeDir, stopAll } from './lib/procs.mjs';
 import { median } from './lib/stats.mjs';
@@ -68,6 +68,7 @@ async function atOnce([cmd, args], count) {
   return { ms, cpu: cpus.reduce((a, c) => a + c.relay + c.server, 0) };
 }
 
+nodeOptions();
 const { dir, servers } = benchDir('warden-launchcpu-');
 try {
   const home = path.join(dir, 'home');

@@ -5,14 +5,15 @@
 // afterwards (--heapsnapshot-signal), summarized side by side (bench/lib/heap-summary.mjs).
 // With --latency N, N more calls after that, in the same blocks: round trips and the relay's CPU in steady state.
 //   node bench/run-memory.mjs [--calls N] [--rounds R] [--latency N] [--before OTHER/dist/cli/main.js] [--snapshot]
-//                             [--variant 'NAME=--node-option ...'] ...
+//                             [--variant 'NAME=--node-option ...'] ... [--node PATH]
+// --node: the node the raw relay, the warden and the server run on (default: this one).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { summarize } from './lib/heap-summary.mjs';
 import { removeDir, stopAll, tempDir } from './lib/procs.mjs';
 import { open } from './lib/session.mjs';
-import { add, benchDir, sidesFor, WARDEN } from './lib/setup.mjs';
+import { add, benchDir, nodeOptions, RELAY_NODE, sidesFor, WARDEN } from './lib/setup.mjs';
 import { median, quantile } from './lib/stats.mjs';
 
 const argv = process.argv.slice(2);
@@ -53,6 +54,7 @@ function status(pid) {
   return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile'), hwm: kb('VmHWM'), ...smaps(pid) };
 }
 
+nodeOptions();
 const { dir, servers } = benchDir('warden-mem-');
 const snapDir = SNAPSHOT ? tempDir('warden-heap-') : undefined;
 try {
@@ -69,7 +71,7 @@ try {
   for (const [name, words] of VARIANTS) {
     const env = words.filter((w) => /^[A-Z][A-Z0-9_]*=/.test(w));
     const flags = words.filter((w) => !/^[A-Z][A-Z0-9_]*=/.test(w));
-    base[name] = env.length ? ['/usr/bin/env', [...env, process.execPath, ...flags, ...base.warden[1]]] : [process.execPath, [...flags, ...base.warden[1]]];
+    base[name] = env.length ? ['/usr/bin/env', [...env, RELAY_NODE, ...flags, ...base.warden[1]]] : [RELAY_NODE, [...flags, ...base.warden[1]]];
   }
   const snapFlags = SNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapDir}`] : [];
   const names = Object.keys(base);
@@ -85,7 +87,7 @@ try {
     const order = names.map((_, k) => names[(k + r) % names.length]);
     const sessions = {};
     try {
-      for (const n of order) sessions[n] = await open(base[n][0] === process.execPath ? [base[n][0], [...snapFlags, ...base[n][1]]] : base[n]);
+      for (const n of order) sessions[n] = await open(base[n][0] === RELAY_NODE ? [base[n][0], [...snapFlags, ...base[n][1]]] : base[n]);
       for (const n of order) (atStart[n] ??= []).push(status(sessions[n].pid));
       for (let done = 0; done < CALLS; done += BLOCK) {
         for (const n of order) {

@@ -2,13 +2,14 @@
 //   npm run bench          (= npm run build && node bench/run.mjs)
 //   node bench/run.mjs [--quick] [--launches N] [--rounds N] [--concurrent-rounds N] [--bulk-calls N]
 //                      [--rss-calls N] [--relist-calls N] [--digest-mb N] [--only a,b] [--before OTHER/dist/cli/main.js]
-//                      [--server-node PATH]
+//                      [--node PATH] [--server-node PATH]
 // Sides: direct (the client spawns the server itself), raw relay (bench/raw-relay.mjs: a node process that only
 // pipes bytes) and mcp-warden run; the warden − raw relay difference is the warden's own work. Everything goes
 // through the CLI (`add`, `run`) in a temporary home; only the listing cost and the digest import dist modules.
 // --quick: small counts, for a smoke test (< 1 minute). --only: launch,concurrent,relay,bulk,rss,listing,digest,relist.
 // With --before, a second build of the warden (e.g. the previous commit's, built in a git worktree) is measured
 // beside this one for the launches and round trips, so that what a change costs is read off one table.
+// --node: the node the raw relay, the warden and the servers run on (default: the one running the bench).
 // --server-node: the node the servers run on, on every side (e.g. test/nodes/node_modules/node24/bin/node: the
 // module guard's hooks then run in the server's own thread, docs/adr/0032-in-thread-module-hooks.md).
 // Prints a Markdown table per measure (target, met?) and writes bench/out/results.json.
@@ -22,7 +23,7 @@ import { leftovers, removeDir, stopAll } from './lib/procs.mjs';
 import { bulk, relayMemory, roundTrips } from './lib/relay.mjs';
 import { relistCost } from './lib/relist.mjs';
 import { report } from './lib/report.mjs';
-import { add, benchDir, ROOT, sidesFor, useServerNode, WARDEN } from './lib/setup.mjs';
+import { add, benchDir, nodeOptions, RELAY_NODE, ROOT, sidesFor, WARDEN } from './lib/setup.mjs';
 import { median } from './lib/stats.mjs';
 
 const QUICK = process.argv.includes('--quick');
@@ -49,7 +50,7 @@ const opts = {
 };
 const ONLY = strArg('only')?.split(',');
 const BEFORE = strArg('before') && path.resolve(strArg('before'));
-if (strArg('server-node')) useServerNode(strArg('server-node'));
+nodeOptions();
 const wanted = (m) => !ONLY || ONLY.includes(m);
 
 /** Admitting a 1,000-tool listing (lossless parse, RFC 8785 and exact digests, per-field prints) vs a floor. */
@@ -85,7 +86,7 @@ const results = {
   date: new Date().toISOString(),
   commit: git('rev-parse', '--short', 'HEAD'),
   dirty: git('status', '--porcelain', '--', 'src') ? 'src/ has uncommitted changes' : undefined,
-  machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, loadavgStart: os.loadavg() },
+  machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, relayNode: RELAY_NODE, loadavgStart: os.loadavg() },
   options: { ...opts, only: ONLY, before: BEFORE },
   errors: {},
 };

@@ -18,6 +18,8 @@ const bundledEntry = path.join(dist, 'cli/main.bundled-source.js');
 // tsc rewrote dist/cli/main.js; keep its output as the bundle's source and the stub in its place.
 fs.renameSync(entry, bundledEntry);
 fs.rmSync(outdir, { recursive: true, force: true });
+// node's compile cache of the warden's code (src/compile-cache.ts): entries of the last build's chunks would stay.
+fs.rmSync(path.join(dist, '.compile-cache'), { recursive: true, force: true });
 await build({
   entryPoints: { main: bundledEntry },
   outdir,

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { removeDir, tempDir } from './procs.mjs';
 import { open } from './session.mjs';
-import { add, configure, EVERYTHING, WARDEN } from './setup.mjs';
+import { add, configure, EVERYTHING, RELAY_NODE, WARDEN } from './setup.mjs';
 import { summary } from './stats.mjs';
 
 export const NEVER = 'never';
@@ -27,7 +27,7 @@ export async function relistCost({ every = [50, 200], calls = 2000, block = 100,
     // Each session reads servers.json when it starts: set, start, set the next, start the next.
     for (const n of [NEVER, ...every]) {
       configure(home, id, (s) => (s.relistEvery = n === NEVER ? { calls: 2 ** 31 - 1, seconds: 1e9 } : { calls: n, seconds: 1e9 }));
-      sessions[n] = await open([process.execPath, [WARDEN, '--home', home, 'run', id]]);
+      sessions[n] = await open([RELAY_NODE, [WARDEN, '--home', home, 'run', id]]);
     }
     const names = Object.keys(sessions);
     const ms = Object.fromEntries(names.map((n) => [n, []]));

@@ -118,7 +118,7 @@ export function report(res) {
   const m = res.machine;
   const out = [
     `mcp-warden bench, commit ${res.commit ?? '?'}${res.dirty ? ` (${res.dirty})` : ''}, ${res.date}${o.quick ? ', --quick' : ''}`,
-    `machine: ${m.cpus} × ${m.model}, node ${m.node}; load average ${m.loadavgStart.map((x) => x.toFixed(2)).join(' ')} at start, ${m.loadavgEnd?.map((x) => x.toFixed(2)).join(' ')} at end; ${fmt(res.seconds, 0)} s\n`,
+    `machine: ${m.cpus} × ${m.model}, node ${m.node}${m.relayNode && m.relayNode !== process.execPath ? ` (raw relay, warden and servers on ${m.relayNode})` : ''}; load average ${m.loadavgStart.map((x) => x.toFixed(2)).join(' ')} at start, ${m.loadavgEnd?.map((x) => x.toFixed(2)).join(' ')} at end; ${fmt(res.seconds, 0)} s\n`,
   ];
   const parts = { launch, concurrent, relay, bulk, rss, listing, digest, relist };
   for (const [name, render] of Object.entries(parts)) {

@@ -16,6 +16,22 @@ let SERVER_NODE = process.execPath;
 export function useServerNode(node) {
   SERVER_NODE = path.resolve(node);
 }
+/** The node the raw relay and the warden run on (--node sets it and the servers' alike). */
+export let RELAY_NODE = process.execPath;
+export function useNode(node) {
+  RELAY_NODE = path.resolve(node);
+  SERVER_NODE = RELAY_NODE;
+}
+/** `--node PATH` (the warden, the raw relay and the servers on that node) and `--server-node PATH` (the servers
+ *  only), read from argv: a bench calls this before it enrolls anything. */
+export function nodeOptions(argv = process.argv) {
+  const value = (name) => {
+    const i = argv.indexOf(`--${name}`);
+    return i > 0 ? argv[i + 1] : undefined;
+  };
+  if (value('node')) useNode(value('node'));
+  if (value('server-node')) useServerNode(value('server-node'));
+}
 
 /**
  * Makes the bench directory: `servers/` (a copy of test/servers: the one-file basic.mjs) and `bulk/` (a copy
@@ -35,7 +51,7 @@ export function benchDir(prefix = 'warden-bench-') {
 
 /** `mcp-warden add id --yes -- node ...argv` into `home` with the warden build `warden`. */
 export function add(warden, home, id, argv) {
-  const r = spawnSync(process.execPath, [warden, '--home', home, 'add', id, '--yes', '--', SERVER_NODE, ...argv], { encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync(RELAY_NODE, [warden, '--home', home, 'add', id, '--yes', '--', SERVER_NODE, ...argv], { encoding: 'utf8', timeout: 300_000 });
   if (r.status !== 0) throw new Error(`mcp-warden add ${id} failed (${r.status ?? r.signal}): ${r.stderr}${r.stdout}`);
 }
 
@@ -52,9 +68,9 @@ export function configure(home, id, change) {
 export function sidesFor(argv, id, homes) {
   const sides = {
     direct: [SERVER_NODE, argv],
-    raw: [process.execPath, [RAW_RELAY, SERVER_NODE, ...argv]],
+    raw: [RELAY_NODE, [RAW_RELAY, SERVER_NODE, ...argv]],
   };
-  for (const [side, { warden, home }] of Object.entries(homes)) sides[side] = [process.execPath, [warden, '--home', home, 'run', id]];
+  for (const [side, { warden, home }] of Object.entries(homes)) sides[side] = [RELAY_NODE, [warden, '--home', home, 'run', id]];
   return sides;
 }
 

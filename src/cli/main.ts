@@ -10,6 +10,7 @@ import type { RulesOptions } from './rules.js';
 import type { SandboxOptions } from './sandbox.js';
 import { escaped } from '../escape.js';
 import { wardenVersion } from '../daemon/version.js';
+import { enableOwnCompileCache } from '../compile-cache.js';
 
 /** Help of --accept-findings, for every verb that locks (cli/accept-findings.ts reads it). */
 const ACCEPT_FINDINGS_HELP = 'lock despite high-severity scan findings of these codes (comma-separated; audited)';
@@ -70,6 +71,8 @@ function plainRun(args: string[]): { home?: string; id: string } | undefined {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // Before any verb's module is imported: their compiled code may come from node's cache (compile-cache.ts).
+  enableOwnCompileCache();
   // node ignores SIGXFSZ, so a write past a file size limit fails with EFBIG, which is reported (FILE_UNWRITABLE)
   // with the file left as it was; signal-exit (in proper-lockfile) would re-raise it and end the command mid-way
   // unless another listener is present.

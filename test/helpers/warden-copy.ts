@@ -14,6 +14,7 @@ export function wardenCopy(dir: string, alterable: string): { main: string; alte
   const lay = (from: string, to: string): void => {
     fs.mkdirSync(to);
     for (const e of fs.readdirSync(from, { withFileTypes: true })) {
+      if (e.name === '.compile-cache') continue; // node's cache of the original's code, written in place: the copy makes its own
       const a = path.join(from, e.name);
       const b = path.join(to, e.name);
       if (e.isDirectory()) lay(a, b);

@@ -3,6 +3,7 @@ import Module, { register, syncBuiltinESMExports } from 'node:module';
 import { MessageChannel, type MessagePort, getEnvironmentData, isMainThread, setEnvironmentData } from 'node:worker_threads';
 import { EXIT_REFUSED, createGuard, endProcess, isGuardState, type GuardState } from './guard.js';
 import { guardLoaders } from './loaders.js';
+import { loadNativeGuardModules } from './native.js';
 import { guardWorkers } from './workers.js';
 
 // The warden's module guard, loaded into a node server with `node --import <this file>` before its script.
@@ -95,6 +96,9 @@ function guardHooksThread(): MessagePort {
 }
 const toHooksThread = registerHooks === undefined ? guardHooksThread() : undefined;
 
+// node's modules the native checks patch are loaded while the warden may still be judging: the gate's wait,
+// not the server's start-up, then pays for them (native.ts).
+if (isMainThread) loadNativeGuardModules();
 const state: GuardState = isMainThread ? readSetFromGate() : (getEnvironmentData(ENV_KEY) as GuardState);
 if (!isGuardState(state)) failClosed('the thread that started this worker left no attested set');
 if (isMainThread) setEnvironmentData(ENV_KEY, state);
