@@ -101,3 +101,10 @@ export function unjudgedError(cfg: { serverId: string; report: (message: string)
   const n = lexeme !== undefined && /^-?\d{1,9}$/.test(lexeme) ? Number(lexeme) : INTERNAL_ERROR;
   return errorResponse(clientId, n, `mcp-warden: server '${cfg.serverId}' answered this request with an error (code ${n}) before its handshake was judged; its message is not relayed (the warden's stderr shows it). ${next(cfg.serverId)}`, { server: cfg.serverId });
 }
+
+/** The error a 2026-07-28 request gets in place of an answer whose `_meta` names the server otherwise than the
+ *  lock does (modern-judge.ts judgeServerInfo): the serverInfo every result of that revision carries. */
+export function serverInfoRefused(clientId: string, serverId: string, said: Said): Buffer {
+  const why = said.code === 'handshake_unlocked' ? 'warden.lock holds no print of its server/discover result, so nothing proves the serverInfo its answers carry' : 'the serverInfo its answers carry in their _meta changed since it was locked';
+  return errorResponse(clientId, WARDEN_REFUSED, `mcp-warden refused this answer of server '${serverId}': ${why}. ${next(serverId)}`, { cause: 'surface_refused', server: serverId });
+}

@@ -5,7 +5,9 @@ import { MARKER, RawSession, answerTo, hostileHome, modernLine, toolsOf, type Sd
 // server's name" (response-shape.ts MODERN_META): the member `io.modelcontextprotocol/serverInfo` is kept whole,
 // whatever object it holds. The lock holds the server's serverInfo (the discover print maps that very member to
 // `serverInfo`), and a 2025 session whose serverInfo gained a `description` is refused; the same text on every
-// modern page reaches the client, beside items judged equal to the lock.
+// modern page reaches the client, beside items judged equal to the lock. (Fixed: a result whose _meta serverInfo is
+// not the locked one is refused as a 2025 session refuses a changed serverInfo: the request gets the warden's
+// refusal and the session closes, in enforce; the locked one passes.)
 
 let h: Sdk2Home;
 beforeAll(() => {
@@ -20,8 +22,28 @@ describe("a 2026-07-28 listing page's _meta", () => {
     try {
       s.send(modernLine(1, 'tools/list'));
       const answer = await answerTo(s, 1);
+      expect(answer.result).toBeUndefined();
+      expect(answer.error).toEqual({
+        code: -32001,
+        message: "mcp-warden refused this answer of server 'pageinfo': the serverInfo its answers carry in their _meta changed since it was locked. Run 'mcp-warden status pageinfo' or 'mcp-warden diff pageinfo' for details.",
+        data: { cause: 'surface_refused', server: 'pageinfo' },
+      });
+      expect((await s.exited).code).not.toBe(0);
+      expect(s.stdoutBytes.toString()).not.toContain(MARKER);
+    } finally {
+      s.close();
+      await s.exited;
+    }
+  });
+
+  it('carries the serverInfo the lock holds, whole', async () => {
+    h.scenario({ pageMeta: { 'io.modelcontextprotocol/serverInfo': { name: 'modern-hostile', version: '1.0.0' } } });
+    const s = new RawSession(h.home, 'pageinfo');
+    try {
+      s.send(modernLine(1, 'tools/list'));
+      const answer = await answerTo(s, 1);
       expect(toolsOf(answer).map((t) => t.name)).toEqual(['echo', 'poke', 'confirm']);
-      expect(JSON.stringify(answer)).not.toContain(MARKER);
+      expect((answer.result as { _meta?: unknown })._meta).toEqual({ 'io.modelcontextprotocol/serverInfo': { name: 'modern-hostile', version: '1.0.0' } });
     } finally {
       s.close();
       await s.exited;
