@@ -20,8 +20,8 @@ import type { SurfaceGate } from './surface-gate.js';
 import { answerRefused, serverInfoRefused } from './refusal-text.js';
 import { listenAnswer, shapedBytes, shapedResponse, subscriptionNotification } from './response-shape.js';
 
-// A session of revision 2026-07-28 (docs/adr/0044-modern-era.md): no handshake, every request with the client's
-// `_meta` envelope, judged request by request against the server's lock entry:
+// A session of revision 2026-07-28 (docs/adr/0044-modern-era.md, 0059-modern-judge-first.md): no handshake,
+// every request with the client's `_meta` envelope, judged request by request against the server's lock entry:
 // - the era is decided from the client's first message (era.ts) and kept; a message of the other era, or a
 //   modern one without a valid envelope, is answered by the warden with the revision's error, never relayed;
 // - a client's server/discover is relayed and its result judged like an initialize result (instructions, the
