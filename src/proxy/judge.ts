@@ -1,7 +1,7 @@
 import type { AuditEvent, ToolChangeRecord } from '../audit/events.js';
 import type { Handshake, LiveTool } from '../surface/admit.js';
 import { diffSurface, type SurfaceDiff } from '../surface/diff.js';
-import { lockedExtra, type WardenLockEntry } from '../surface/warden-lock.js';
+import { catalogsHash, lockedExtra, type WardenLockEntry } from '../surface/warden-lock.js';
 import { liveSurfaceHash, type LockEntry } from '../surface/lockfile.js';
 import { decide, decideUnpinned, type Decisions, type Posture } from '../surface/posture.js';
 import { diffCatalogs, type CatalogChange, type Catalogs } from '../surface/catalog.js';
@@ -51,7 +51,8 @@ export class SurfaceJudge {
   private wideningsCapped = false;
   private surfacesRecorded = 0;
   private surfacesCapped = false;
-  /** The catalog drift recorded last (a judgement that finds the same is not recorded again), and how many. */
+  /** The drifted catalogs recorded last, by digest (a judgement that finds the same is not recorded again), and
+   *  how many were recorded. */
   private lastCatalogDrift: string | undefined;
   private catalogDriftsRecorded = 0;
 
@@ -67,7 +68,7 @@ export class SurfaceJudge {
   judgeCatalogs(live: Catalogs): CatalogChange[] {
     this.reads.listed(live);
     const changes = diffCatalogs(this.cfg.extra?.catalogs, live);
-    const key = changes.length === 0 ? undefined : JSON.stringify(changes);
+    const key = changes.length === 0 ? undefined : catalogsHash(live);
     if (key === this.lastCatalogDrift) return changes;
     this.lastCatalogDrift = key;
     if (key === undefined) return changes;
