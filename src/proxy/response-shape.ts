@@ -117,9 +117,9 @@ export function listenAnswer(value: JsonObject, serverId: string, clientId: stri
 const FILTER_FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'];
 
 /** A notification of a subscription as the warden relays it (revision 2026-07-28): the method, the stamp of the
- *  client's own listen id, and for an acknowledgement the part of the server's filter that is the client's own
- *  (a flag the client sent, as a JSON boolean; of `resourceSubscriptions`, the URIs the client sent). Nothing
- *  else of the server's line: its other params and `_meta` members are not relayed. */
+ *  client's own listen id, and for an acknowledgement the part of the server's filter the client's proves (a
+ *  flag `false`, or `true` where the client asked `true`; of `resourceSubscriptions`, the URIs the client sent).
+ *  Nothing else of the server's line: its other params and `_meta` members are not relayed. */
 export function subscriptionNotification(method: string, clientId: string, ack?: { server: JsonValue | undefined; asked: JsonValue | undefined }): Buffer {
   const params: JsonObject = new Map();
   if (ack) {
@@ -127,7 +127,7 @@ export function subscriptionNotification(method: string, clientId: string, ack?:
     const { server, asked } = ack;
     if (server instanceof Map && asked instanceof Map) {
       for (const [k, v] of server) {
-        if (FILTER_FLAGS.includes(k) && typeof v === 'boolean' && asked.has(k)) filter.set(k, v);
+        if (FILTER_FLAGS.includes(k) && (v === false || (v === true && asked.get(k) === true))) filter.set(k, v);
         const mine = asked.get(k);
         if (k === 'resourceSubscriptions' && Array.isArray(v) && Array.isArray(mine)) filter.set(k, v.filter((u) => typeof u === 'string' && mine.includes(u)));
       }
