@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MARKER, RawSession, answerTo, hostileHome, modernLine, toolsOf, type Sdk2Home } from '../attack27/helpers.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { NODE, addServer, tempDir } from '../helpers/warden.js';
+import { HOSTILE, MARKER, RawSession, answerTo, hostileHome, modernLine, toolsOf, type Sdk2Home } from '../attack27/helpers.js';
 
 // Issue 26, seventh closing review. On a 2026-07-28 connection a judged listing page keeps "its `_meta` only the
 // server's name" (response-shape.ts MODERN_META): the member `io.modelcontextprotocol/serverInfo` is kept whole,
@@ -48,5 +51,28 @@ describe("a 2026-07-28 listing page's _meta", () => {
       s.close();
       await s.exited;
     }
+  });
+
+  it('in monitor, carries a changed serverInfo as a 2025 monitor session relays it, and says so once on stderr', async () => {
+    const dir = tempDir();
+    const home = path.join(dir, 'home');
+    const scenario = path.join(dir, 'scenario.json');
+    fs.writeFileSync(scenario, '{}');
+    addServer(home, 'watched', [NODE, HOSTILE], ['--env', `SCENARIO_FILE=${scenario}`, '--posture', 'monitor']);
+    const changed = { name: 'modern-hostile', version: '1.0.1' };
+    fs.writeFileSync(scenario, JSON.stringify({ pageMeta: { 'io.modelcontextprotocol/serverInfo': changed } }));
+    const s = new RawSession(home, 'watched');
+    try {
+      s.send(modernLine(1, 'tools/list') + modernLine(2, 'tools/list'));
+      await answerTo(s, 2);
+      const first = await answerTo(s, 1);
+      expect((first.result as { _meta?: unknown })._meta).toEqual({ 'io.modelcontextprotocol/serverInfo': changed });
+    } finally {
+      s.close();
+      await s.exited;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    // Read once the warden exited: all of its stderr is in.
+    expect(s.stderr.split('the serverInfo in the _meta of its answers is not the one warden.lock holds: allowed (monitor)').length - 1).toBe(1);
   });
 });
