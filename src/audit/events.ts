@@ -226,12 +226,12 @@ export interface InadmissibleEvent {
   reason: string;
 }
 
-/** A server-driven report reached its per-session cap: further ones are counted (in the exit event), not
- *  recorded or alerted one by one. */
+/** A server-driven report reached its per-session cap: further ones are refused or judged as before, not recorded
+ *  or alerted one by one (refused pages are counted in the exit event). */
 export interface ReportsCappedEvent {
   event: 'reports_capped';
   server: string;
-  report: 'surface_inadmissible';
+  report: 'surface_inadmissible' | 'catalog_drift';
   cap: number;
 }
 

@@ -1,7 +1,7 @@
 import type { AuditEvent, ToolChangeRecord } from '../audit/events.js';
 import type { Handshake, LiveTool } from '../surface/admit.js';
 import { diffSurface, type SurfaceDiff } from '../surface/diff.js';
-import { lockedExtra, type WardenLockEntry } from '../surface/warden-lock.js';
+import { catalogsHash, lockedExtra, type WardenLockEntry } from '../surface/warden-lock.js';
 import { liveSurfaceHash, type LockEntry } from '../surface/lockfile.js';
 import { decide, decideUnpinned, type Decisions, type Posture } from '../surface/posture.js';
 import { diffCatalogs, type CatalogChange, type Catalogs } from '../surface/catalog.js';
@@ -16,6 +16,11 @@ const WIDENINGS_REPORTED = 100;
 /** Surfaces recorded after the handshake's in a session (each a `surface` event and an alert); past it, one line
  *  says that the surface keeps changing (a server flipping between two at every re-list made one a re-list). */
 const SURFACES_RECORDED = 64;
+/** Catalog drifts recorded in a session (each a `catalog_drift` event and an alert), the same bound as re-listed
+ *  surfaces: on a 2026-07-28 connection each prompts or resources list change makes the warden judge the
+ *  catalogs again, so a server that notifies and flips its catalogs chooses how often; past it, one
+ *  `reports_capped` event and the rest judged as always, not recorded. */
+const CATALOG_DRIFTS_RECORDED = SURFACES_RECORDED;
 const count = (n: number): string => n.toLocaleString('en-US');
 
 // Judging what this session was served against the lock: which tools the client may see and call. The
@@ -46,6 +51,10 @@ export class SurfaceJudge {
   private wideningsCapped = false;
   private surfacesRecorded = 0;
   private surfacesCapped = false;
+  /** The drifted catalogs recorded last, by digest (a judgement that finds the same is not recorded again), and
+   *  how many were recorded. */
+  private lastCatalogDrift: string | undefined;
+  private catalogDriftsRecorded = 0;
 
   constructor(
     private readonly cfg: JudgeConfig,
@@ -59,7 +68,17 @@ export class SurfaceJudge {
   judgeCatalogs(live: Catalogs): CatalogChange[] {
     this.reads.listed(live);
     const changes = diffCatalogs(this.cfg.extra?.catalogs, live);
-    if (changes.length === 0) return changes;
+    const key = changes.length === 0 ? undefined : catalogsHash(live);
+    if (key === this.lastCatalogDrift) return changes;
+    this.lastCatalogDrift = key;
+    if (key === undefined) return changes;
+    if (++this.catalogDriftsRecorded > CATALOG_DRIFTS_RECORDED) {
+      if (this.catalogDriftsRecorded === CATALOG_DRIFTS_RECORDED + 1) {
+        this.cfg.audit({ event: 'reports_capped', server: this.cfg.serverId, report: 'catalog_drift', cap: CATALOG_DRIFTS_RECORDED });
+        this.cfg.report(`server '${this.cfg.serverId}': its prompts, resources or templates changed more than ${CATALOG_DRIFTS_RECORDED} times in this session; further changes are judged as always and not recorded one by one. Review with: mcp-warden diff ${this.cfg.serverId}`);
+      }
+      return changes;
+    }
     this.cfg.audit({ event: 'catalog_drift', server: this.cfg.serverId, changes });
     const enforce = this.cfg.posture === 'enforce';
     for (const c of changes.slice(0, REPORTED_LINES)) {

@@ -1,11 +1,11 @@
 import { printable } from '../escape.js';
-import { readJson, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
+import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { serialize } from '../protocol/json/write.js';
 import type { Line } from '../protocol/line.js';
 import { errorResponse, idText } from '../protocol/message.js';
 import type { Handshake } from '../surface/admit.js';
 import { InadmissibleError } from '../surface/admit.js';
-import { admitDiscover, unconfirmed } from '../surface/discover.js';
+import { SERVER_INFO_META, admitDiscover, unconfirmed } from '../surface/discover.js';
 import { impersonatesWarden } from './ask.js';
 import { withParams, type ModernAsk } from './call-rules.js';
 import { declaresFormElicitation, refuseRetry, serverQuestionRefusal, WardenInputRequired, type Retry } from './input-required.js';
@@ -13,26 +13,29 @@ import type { ClientRequest, ClientRequestMessage, ResponseMessage, ServerChanne
 import { admitRead, METHOD_NOT_FOUND, WARDEN_REFUSED, shownName, type Refuser } from './client-refusals.js';
 import { modernRule } from './client-methods.js';
 import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, INVALID_PARAMS, MODERN_REVISION, SUBSCRIPTION_KEY, UNSUPPORTED_PROTOCOL_VERSION, envelopeClaim, nextEra, type Era } from './era.js';
-import { discoverRefusal, lockedHandshake } from './modern-judge.js';
+import { discoverRefusal, judgeServerInfo, lockedHandshake } from './modern-judge.js';
 import type { ServerReports } from './server-reports.js';
 import { SurfaceRefusal, type SessionConfig } from './session-config.js';
 import type { SurfaceGate } from './surface-gate.js';
-import { answerRefused } from './refusal-text.js';
-import { shapedBytes, shapedResponse } from './response-shape.js';
+import { answerRefused, serverInfoRefused } from './refusal-text.js';
+import { listenAnswer, shapedBytes, shapedResponse, subscriptionNotification } from './response-shape.js';
 
-// A session of revision 2026-07-28 (docs/adr/0044-modern-era.md): no handshake, every request with the client's
-// `_meta` envelope, judged request by request against the server's lock entry:
+// A session of revision 2026-07-28 (docs/adr/0044-modern-era.md, 0059-modern-judge-first.md): no handshake,
+// every request with the client's `_meta` envelope, judged request by request against the server's lock entry:
 // - the era is decided from the client's first message (era.ts) and kept; a message of the other era, or a
 //   modern one without a valid envelope, is answered by the warden with the revision's error, never relayed;
 // - a client's server/discover is relayed and its result judged like an initialize result (instructions, the
 //   handshake print) before it is released; an error answer (a 2025 server's "method not found") passes, so the
 //   client falls back to initialize;
-// - before the first request that needs a judge (a listing page, a call, a get, a read) the warden lists
-//   everything itself under that request's envelope and judges it; then the 2025 gates apply as they are;
+// - before any other request is relayed (a listing page, a call, a get, a read, a completion, a listen) the
+//   warden lists everything itself under that request's envelope and judges it, and a judge that refuses the
+//   server answers that request with the refusal (Session.fail); then the 2025 gates apply as they are, and the
+//   server's name in each result's `_meta` is judged against the lock (modern-judge.ts judgeServerInfo);
 // - the warden's own requests carry the envelope of the client request they act for (RequestStyle.envelope);
 // - subscriptions/listen is relayed under the client's own id (the server stamps it on the subscription's
 //   notifications); an acknowledgement or a list change reaches the client only for a subscription it opened,
 //   a list change only after the acknowledgement and for a list it asked for, and after the warden re-listed;
+//   each as the warden's own line (response-shape.ts subscriptionNotification), never the server's bytes;
 // - a result that asks for input (`input_required`) worded as a question of mcp-warden is refused; a call the
 //   rules hold for the user is answered with the warden's own, and its retry judged again (input-required.ts).
 
@@ -54,6 +57,8 @@ interface Subscription {
   /** The client's id of its listen request (JSON text). */
   clientId: string;
   lists: Set<string>;
+  /** The client's filter as it sent it (`notifications`). */
+  asked: JsonValue | undefined;
   acked: boolean;
   envelope: string | undefined;
 }
@@ -85,6 +90,8 @@ export class ModernSession {
   private readonly subscriptions = new Map<string, Subscription>();
   /** The warden's own questions (the rules' ask) and the retries that answer them. */
   private readonly asks = new WardenInputRequired();
+  /** A changed serverInfo allowed in monitor was reported (once a session). */
+  private serverInfoReported = false;
 
   constructor(private readonly host: ModernHost) {}
 
@@ -135,10 +142,11 @@ export class ModernSession {
     const retry = this.asks.read(msg.method, msg.value.get('params') as JsonObject);
     if (retry.kind === 'refused') refuseRetry(h.refuser, msg.id, msg.method, retry);
     else if (retry.kind === 'warden' && msg.method !== 'tools/call') refuseRetry(h.refuser, msg.id, msg.method, { kind: 'refused', invalid: false, detail: "the warden's requestState answers a tools/call only" });
-    else if (rule === 'listen') await this.listen(msg, bytes);
-    else if (rule === 'discover' || rule === 'pass') await h.forward(msg, bytes);
+    else if (rule === 'discover') await h.forward(msg, bytes);
     else if (await this.ensureJudge(msg)) {
-      if (rule === 'gated_call') await this.call(msg, bytes, asked, retry);
+      if (rule === 'listen') await this.listen(msg, bytes);
+      else if (rule === 'pass') await h.forward(msg, bytes);
+      else if (rule === 'gated_call') await this.call(msg, bytes, asked, retry);
       else if (rule !== 'admitted_read' || admitRead(h.refuser, h.surface.judge?.reads, msg.id, msg.method, msg.value)) await h.forward(msg, bytes);
     }
   }
@@ -191,7 +199,7 @@ export class ModernSession {
     const lists = new Set<string>();
     if (asked instanceof Map) for (const [k, v] of asked) if (v === true && ASKED.has(k)) lists.add(ASKED.get(k) as string);
     const request = await h.forward(msg, bytes, true);
-    if (request) this.subscriptions.set(request.serverId, { clientId: msg.id, lists, acked: false, envelope: envelopeText(msg.value) });
+    if (request) this.subscriptions.set(request.serverId, { clientId: msg.id, lists, asked, acked: false, envelope: envelopeText(msg.value) });
   }
 
   /** The client cancelled one of its requests (a subscription ends with it). */
@@ -209,6 +217,13 @@ export class ModernSession {
       if (await h.surface.passedBeforeFirstByte()) this.judgeDiscover(request, result, shapedBytes(shapedResponse(msg.value, request.method, undefined), request.clientId, bytes));
       return true;
     }
+    if (result instanceof Map && !msg.value.has('error') && !this.serverInfoAdmitted(request, result)) return true;
+    if (request.method === 'subscriptions/listen' && result !== undefined && !msg.value.has('error')) {
+      const out = listenAnswer(msg.value, request.serverId, request.clientId);
+      if (out.dropped.envelope.length + out.dropped.result.length > 0) h.reports.membersDropped(request.method, out.dropped);
+      h.toClient(out.bytes);
+      return true;
+    }
     if (!(result instanceof Map) || result.get('resultType') !== 'input_required') return false;
     const impersonates = impersonatesWarden(result.get('inputRequests')) || impersonatesWarden(result.get('requestState'));
     const refusal = impersonates ? 'it asks for input worded as a question of mcp-warden, which only the warden may ask' : serverQuestionRefusal(result);
@@ -220,6 +235,25 @@ export class ModernSession {
     h.reports.refused(impersonates ? 'impersonation' : 'oversize_input', `an input_required result to ${request.method}: ${refusal}`);
     h.toClient(errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused the answer of server '${serverId}' to ${request.method}: ${refusal}. Run 'mcp-warden audit' for details.`));
     return true;
+  }
+
+  /** Whether the server's name a result carries in its `_meta` may reach the client: the lock's, or a changed one
+   *  in monitor (reported once); else the request is answered with the refusal and the session closed. */
+  private serverInfoAdmitted(request: ClientRequest, result: JsonObject): boolean {
+    const meta = result.get('_meta');
+    const info = meta instanceof Map ? meta.get(SERVER_INFO_META) : undefined;
+    if (info === undefined) return true;
+    const { cfg } = this.host;
+    const judged = judgeServerInfo(cfg, info);
+    if (judged.state === 'matched') return true;
+    if (judged.state === 'allowed') {
+      if (!this.serverInfoReported) cfg.report(`server '${cfg.serverId}': the serverInfo in the _meta of its answers is not the one warden.lock holds: allowed (monitor). Review with: mcp-warden diff ${cfg.serverId}`);
+      this.serverInfoReported = true;
+      return true;
+    }
+    this.host.toClient(serverInfoRefused(request.clientId, cfg.serverId, judged.refusal.said));
+    this.host.failFrom(judged.refusal);
+    return false;
   }
 
   /** A server/discover result: released only when its surface (read as an initialize result) is the lock's. */
@@ -245,7 +279,7 @@ export class ModernSession {
 
   /** A notification of the server's on a modern connection: subscription acknowledgements and list changes are
    *  decided here (true), the rest by the session's common path (false). */
-  async onMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<boolean> {
+  async onMessage(msg: ServerMessage, seq: number): Promise<boolean> {
     const h = this.host;
     if (msg.kind === 'request') {
       // A 2026-07-28 stdio server asks through input_required results, never with requests of its own, and a
@@ -257,13 +291,13 @@ export class ModernSession {
     if (msg.kind !== 'notification') return false;
     const ack = msg.method === 'notifications/subscriptions/acknowledged';
     const list = LIST_CHANGES.get(msg.method);
-    if (!ack && !list) {
-      if (h.surface.judge) return false;
+    if (!h.surface.judge) {
       // Before anything was judged on this connection (a probe, or before the first judged request), nothing
-      // the server says on its own reaches the client.
-      h.reports.refused('not_in_era', `a ${printable(msg.method, 64)} notification before the surface was judged`);
+      // the server says on its own reaches the client (no subscription is open before the judge either).
+      h.reports.refused(ack || list ? 'unsubscribed' : 'not_in_era', `a ${printable(msg.method, 64)} notification before the surface was judged`);
       return true;
     }
+    if (!ack && !list) return false;
     const stamp = subscriptionStamp(msg.value);
     const sub = stamp === undefined ? undefined : this.subscriptions.get(stamp);
     if (!sub || (ack ? sub.acked : !sub.acked || !sub.lists.has(list as string))) {
@@ -272,24 +306,16 @@ export class ModernSession {
       return true;
     }
     if (ack) sub.acked = true;
-    else if (h.surface.judge) {
+    else {
       h.server.style.envelope = sub.envelope;
-      if (list !== 'tools') await h.surface.relistCatalogs();
+      if (list !== 'tools') await h.surface.relistCatalogs(seq);
       else if (h.surface.listChangedNeedsListing(seq)) await h.surface.relist('relist');
       if (h.stopped()) return true;
     }
-    h.toClient(stamp === sub.clientId ? bytes : stampedFor(msg.value, sub.clientId));
+    const params = msg.value.get('params');
+    h.toClient(subscriptionNotification(msg.method, sub.clientId, ack ? { server: params instanceof Map ? params.get('notifications') : undefined, asked: sub.asked } : undefined));
     return true;
   }
-}
-
-/** A notification stamped with the client's id of a subscription the warden relayed under another id. */
-function stampedFor(value: JsonObject, clientId: string): Buffer {
-  const params = new Map(value.get('params') as JsonObject);
-  const meta = new Map(params.get('_meta') as JsonObject);
-  meta.set(SUBSCRIPTION_KEY, readJson(clientId));
-  params.set('_meta', meta);
-  return Buffer.from(serialize(new Map([...value].map(([k, v]) => [k, k === 'params' ? params : v]))) + '\n');
 }
 
 /** The `_meta` of a request's params as JSON text, without the progress token (it names one request of the

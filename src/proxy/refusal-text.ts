@@ -142,4 +142,10 @@ export function launchRefused(serverId: string | undefined, code: WardenErrorCod
   const who = serverId === undefined ? 'the server its command line names' : `server '${serverId}'`;
   const more = serverId === undefined ? "Run 'mcp-warden status' for details." : `Run 'mcp-warden status ${serverId}' for details.`;
   return `mcp-warden refused to launch ${who} (${code}): ${launchReason(code)}. The warden's stderr says what it found. ${more}`;
+
+/** The error a 2026-07-28 request gets in place of an answer whose `_meta` names the server otherwise than the
+ *  lock does (modern-judge.ts judgeServerInfo): the serverInfo every result of that revision carries. */
+export function serverInfoRefused(clientId: string, serverId: string, said: Said): Buffer {
+  const why = said.code === 'handshake_unlocked' ? 'warden.lock holds no print of its server/discover result, so nothing proves the serverInfo its answers carry' : 'the serverInfo its answers carry in their _meta changed since it was locked';
+  return errorResponse(clientId, WARDEN_REFUSED, `mcp-warden refused this answer of server '${serverId}': ${why}. ${next(serverId)}`, { cause: 'surface_refused', server: serverId });
 }

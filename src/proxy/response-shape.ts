@@ -1,6 +1,8 @@
 import { JsonNumber, readJson, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
 import { serialize } from '../protocol/json/write.js';
 import type { Line } from '../protocol/line.js';
+import { idText } from '../protocol/message.js';
+import { SUBSCRIPTION_KEY } from './era.js';
 
 // What of a server's response the client may receive beyond what the lock judges (admission by proof, issue 26's
 // second review). Nothing about these members is locked, so none is relayed:
@@ -11,14 +13,17 @@ import type { Line } from '../protocol/line.js';
 // - a response with both a result and an error relays the error only;
 // - the methods whose result the revision defines as empty (ping, logging/setLevel, resources/subscribe and
 //   unsubscribe) relay an empty result, whatever the server put there;
-// - completion/complete relays its `completion` member only (its values are the server's output, not locked).
+// - completion/complete relays its `completion` member only (its values are the server's output, not locked);
+// - subscriptions/listen (revision 2026-07-28: the answer that ends a subscription) relays `resultType` and, of
+//   its `_meta`, the server's name and the subscription's stamp (the client's own id); its acknowledgement and
+//   list changes are the warden's lines, built by subscriptionNotification.
 // A response the warden changes is re-serialized (member order and number lexemes kept, the client's id set).
 
 const ENVELOPE = new Set(['jsonrpc', 'id', 'result', 'error']);
 const EMPTY_RESULT = new Set(['ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
 /** Results whose members the revision defines and whose values are the server's output, not its surface: only
  *  those members pass. */
-const RESULT_MEMBERS: Record<string, readonly string[]> = { 'completion/complete': ['completion'] };
+const RESULT_MEMBERS: Record<string, readonly string[]> = { 'completion/complete': ['completion'], 'subscriptions/listen': ['resultType', '_meta'] };
 
 /** The members of a response a relay drops: outside the envelope, and (for `pageKeys`) outside a page's own. */
 export interface Dropped {
@@ -45,14 +50,14 @@ function modernShape(k: string, v: JsonValue): boolean {
   return true;
 }
 
-function modernMembers(result: JsonObject, dropped: Dropped): JsonObject {
+function modernMembers(result: JsonObject, dropped: Dropped, metaKeys: readonly string[]): JsonObject {
   const bad = [...result].filter(([k, v]) => !modernShape(k, v)).map(([k]) => k);
   const meta = result.get('_meta');
-  const metaExtra = meta instanceof Map ? [...meta.keys()].filter((k) => k !== MODERN_META) : [];
+  const metaExtra = meta instanceof Map ? [...meta.keys()].filter((k) => !metaKeys.includes(k)) : [];
   if (bad.length === 0 && metaExtra.length === 0) return result;
   dropped.result.push(...bad, ...metaExtra.map((k) => `_meta.${k}`));
   const kept = new Map([...result].filter(([k]) => !bad.includes(k)));
-  if (meta instanceof Map && metaExtra.length > 0) kept.set('_meta', new Map([...meta].filter(([m]) => m === MODERN_META)));
+  if (meta instanceof Map && metaExtra.length > 0) kept.set('_meta', new Map([...meta].filter(([m]) => metaKeys.includes(m))));
   return kept;
 }
 
@@ -70,7 +75,7 @@ export function shapedResponse(value: JsonObject, method: string, pageKeys: read
   } else if (kept && result instanceof Map) {
     dropped.result = [...result.keys()].filter((k) => !kept.includes(k));
     if (dropped.result.length > 0) shapedResult = new Map([...result].filter(([k]) => kept.includes(k)));
-    if (kept.includes('_meta')) shapedResult = modernMembers(shapedResult as JsonObject, dropped);
+    if (kept.includes('_meta')) shapedResult = modernMembers(shapedResult as JsonObject, dropped, method === 'subscriptions/listen' ? [MODERN_META, SUBSCRIPTION_KEY] : [MODERN_META]);
   }
   if (dropped.envelope.length === 0 && dropped.result.length === 0) return { value, dropped };
   const out: JsonObject = new Map([...value].filter(([k]) => ENVELOPE.has(k) && !dropped.envelope.includes(k)));
@@ -85,4 +90,50 @@ export function shapedBytes(shaped: { value: JsonObject; dropped: Dropped }, cli
   const v = new Map(shaped.value);
   v.set('id', readJson(clientId));
   return Buffer.from(serialize(v) + '\n');
+}
+
+/** The answer that ends a subscription (a subscriptions/listen result), as relayed: shaped as above, its `_meta`
+ *  stamp rewritten to the client's own id when it is the id the server was given (`serverId`), else dropped; the
+ *  bytes are always the warden's serialization. */
+export function listenAnswer(value: JsonObject, serverId: string, clientId: string): { bytes: Buffer; dropped: Dropped } {
+  const shaped = shapedResponse(value, 'subscriptions/listen', undefined);
+  const out = new Map(shaped.value);
+  out.set('id', readJson(clientId));
+  const result = out.get('result');
+  const meta = result instanceof Map ? result.get('_meta') : undefined;
+  if (result instanceof Map && meta instanceof Map && meta.has(SUBSCRIPTION_KEY)) {
+    const stamped = new Map(meta);
+    if (idText(meta.get(SUBSCRIPTION_KEY)) === serverId) stamped.set(SUBSCRIPTION_KEY, readJson(clientId));
+    else {
+      stamped.delete(SUBSCRIPTION_KEY);
+      shaped.dropped.result.push(`_meta.${SUBSCRIPTION_KEY}`);
+    }
+    out.set('result', new Map([...result, ['_meta', stamped]]));
+  }
+  return { bytes: Buffer.from(serialize(out) + '\n'), dropped: shaped.dropped };
+}
+
+/** The list-change flags of the revision's subscription filter (SubscriptionFilter). */
+const FILTER_FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'];
+
+/** A notification of a subscription as the warden relays it (revision 2026-07-28): the method, the stamp of the
+ *  client's own listen id, and for an acknowledgement the part of the server's filter the client's proves (a
+ *  flag `false`, or `true` where the client asked `true`; of `resourceSubscriptions`, the URIs the client sent).
+ *  Nothing else of the server's line: its other params and `_meta` members are not relayed. */
+export function subscriptionNotification(method: string, clientId: string, ack?: { server: JsonValue | undefined; asked: JsonValue | undefined }): Buffer {
+  const params: JsonObject = new Map();
+  if (ack) {
+    const filter: JsonObject = new Map();
+    const { server, asked } = ack;
+    if (server instanceof Map && asked instanceof Map) {
+      for (const [k, v] of server) {
+        if (FILTER_FLAGS.includes(k) && (v === false || (v === true && asked.get(k) === true))) filter.set(k, v);
+        const mine = asked.get(k);
+        if (k === 'resourceSubscriptions' && Array.isArray(v) && Array.isArray(mine)) filter.set(k, v.filter((u) => typeof u === 'string' && mine.includes(u)));
+      }
+    }
+    params.set('notifications', filter);
+  }
+  params.set('_meta', new Map([[SUBSCRIPTION_KEY, readJson(clientId)]]));
+  return Buffer.from(serialize(new Map<string, JsonValue>([['jsonrpc', '2.0'], ['method', method], ['params', params]])) + '\n');
 }

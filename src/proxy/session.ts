@@ -70,6 +70,8 @@ export class Session {
   /** The client's initialize: its own id (for the refusal) and the id the server was given. */
   private initId: string | undefined;
   private initServerId: string | undefined;
+  /** The client request being decided (not yet answered nor forwarded while the warden lists, judges or waits). */
+  private deciding: string | undefined;
   private swallowInitialized = false;
   private readonly queue: OrderedQueue<Item>;
   private seq = 0;
@@ -198,6 +200,15 @@ export class Session {
   /** A request of the client's, by its method and the session's state (client-methods.ts). */
   private async onClientRequest(msg: ClientRequestMessage, bytes: Buffer, asked: boolean): Promise<void> {
     if (refuseAmbiguousParams(this.refuser, msg.id, msg.method, msg.value.get('params'))) return;
+    this.deciding = msg.id;
+    try {
+      await this.decide(msg, bytes, asked);
+    } finally {
+      this.deciding = undefined;
+    }
+  }
+
+  private async decide(msg: ClientRequestMessage, bytes: Buffer, asked: boolean): Promise<void> {
     if (this.modern.active) return this.modern.onRequest(msg, bytes, asked);
     const action = requestAction(msg.method, this.state);
     if (action.do === 'answer_discover') answerDiscover(this.refuser, msg.id);
@@ -312,7 +323,7 @@ export class Session {
 
   private async onServerMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<void> {
     if (!(await this.surface.passedBeforeFirstByte())) return;
-    if (this.modern.active && (await this.modern.onMessage(msg, bytes, seq))) return;
+    if (this.modern.active && (await this.modern.onMessage(msg, seq))) return;
     // A ping read while a probe was open and relayed after the connection fell back to 2025: bare, under an id of
     // the warden's, like every other (early-pings.ts).
     if (msg.kind === 'request' && msg.method === 'ping') return void this.toClient(this.pings.relay(msg.id));
@@ -395,13 +406,15 @@ export class Session {
     else this.fail('verification_failed', err instanceof Error ? err.message : String(err), { code: 'verification_failed', ...(err instanceof WardenError ? { wardenCode: err.code } : {}) });
   }
 
-  /** Closes the session: every request still waiting (the held initialize included) gets the warden's sentence
+  /** Closes the session: every request still waiting (the held initialize, and the one being decided, included:
+   *  a 2026-07-28 request whose judge refused the server, a call whose re-list did) gets the warden's sentence
    *  for `said` (refusal-text.ts); `message`, the detail, goes to stderr and the audit's end. */
   fail(cause: ClosingCause, message: string, said: Said = { code: cause }): void {
     if (this.stopped) return;
     this.cfg.report(message);
     const waiting = new Set(this.server.clientRequestsWaiting().map((r) => r.clientId));
     if (this.initId && !this.released) waiting.add(this.initId);
+    if (this.deciding !== undefined) waiting.add(this.deciding);
     for (const id of waiting) this.toClient(sessionClosed(id, this.cfg.serverId, cause, said));
     this.rules?.close();
     this.stopped = true;

@@ -16,6 +16,8 @@ export class SurfaceGate {
   /** Set at the handshake: the session's authority on which tools the client may see and call. */
   judge: SurfaceJudge | undefined;
   private lastListStartSeq = -1;
+  /** The same for the catalogs (prompts, resources, templates). */
+  private lastCatalogsStartSeq = -1;
   private callsSinceList = 0;
   private lastListAt = Date.now();
   /** The check started at the server's first line (SessionConfig.atFirstLine). */
@@ -51,6 +53,7 @@ export class SurfaceGate {
     await this.list('handshake');
     if (stopped()) return;
     // What the server advertises beyond tools is judged too; what it does not advertise is never admitted.
+    this.lastCatalogsStartSeq = this.nextSeq();
     judge.judgeCatalogs(await listCatalogs(this.server, judge.handshake, this.cfg.caps));
     await runSessionCanaries(this.server, this.cfg, judge.listed, this.proven, this.rules?.gate);
     await this.beforeRelease();
@@ -77,11 +80,13 @@ export class SurfaceGate {
     }
   }
 
-  /** Lists and judges the catalogs again (a modern prompts or resources list change); a failure closes the
-   *  session. */
-  async relistCatalogs(): Promise<void> {
+  /** Lists and judges the catalogs again for a modern prompts or resources list change (the `seq`-th server
+   *  message), unless a listing of them started after it was sent (that listing answers it, as for tools); a
+   *  failure closes the session. */
+  async relistCatalogs(seq: number): Promise<void> {
     const judge = this.judge;
-    if (!judge) return;
+    if (!judge || seq < this.lastCatalogsStartSeq) return;
+    this.lastCatalogsStartSeq = this.nextSeq();
     try {
       judge.judgeCatalogs(await listCatalogs(this.server, judge.handshake, this.cfg.caps));
     } catch (err) {

@@ -26,7 +26,12 @@ describe('one era per connection', () => {
       s.send(initialize(2));
       const answer = await answerTo(s, 2);
       expect(answer.result).toBeUndefined();
-      expect(answer.error).toBeDefined();
+      // Answered as serveStdio answers a request that names no protocol version on a modern connection.
+      expect(answer.error).toEqual({
+        code: -32022,
+        message: expect.stringMatching(/^mcp-warden: not forwarded: Unsupported protocol version: the request did not name a protocol version \(this connection speaks revision 2026-07-28;/),
+        data: { supported: ['2026-07-28'] },
+      });
     } finally {
       s.close();
       await s.exited;
@@ -44,7 +49,8 @@ describe('one era per connection', () => {
       s.send(modernLine(2, 'server/discover'));
       const answer = await answerTo(s, 2);
       expect(answer.result).toBeUndefined();
-      expect(answer.error).toBeDefined();
+      // A modern message on a 2025 connection: the warden's refusal, never relayed.
+      expect(answer.error).toEqual({ code: -32001, message: expect.stringMatching(/^mcp-warden: not forwarded: this connection is of revision 2025 .* \(start a new connection without initialize to use revision 2026-07-28\)\.$/) });
     } finally {
       s.close();
       await s.exited;

@@ -19,14 +19,13 @@ const calls = (home: Sdk2Home, tool: string): Call[] =>
     .filter((m) => m.method === 'tools/call' && (m.params as { name?: string }).name === tool)
     .map((m) => ({ tool, ...(m.params as Record<string, unknown>) }));
 
-/** The outcome of a call the warden should refuse: the SDK client throws the JSON-RPC error, or (an isError
- *  result) returns it; either way its text. */
-async function refusal(run: () => Promise<unknown>): Promise<string> {
+/** The outcome of a call the warden should refuse: the JSON-RPC error the SDK client throws (its code and
+ *  text), or what it returned instead (no code). */
+async function refusal(run: () => Promise<unknown>): Promise<{ code?: unknown; message: string }> {
   try {
-    const r = (await run()) as { isError?: boolean; content?: { text?: string }[] };
-    return r.isError ? (r.content?.map((c) => c.text).join(' ') ?? '') : `not refused: ${JSON.stringify(r)}`;
+    return { message: `not refused: ${JSON.stringify(await run())}` };
   } catch (e) {
-    return (e as Error).message;
+    return { code: (e as { code?: unknown }).code, message: (e as Error).message };
   }
 }
 
@@ -102,7 +101,7 @@ describe('ask in the modern era: the warden answers the held call with its own i
     try {
       expect(client.getProtocolEra()).toBe('modern');
       await client.listTools();
-      expect(await refusal(() => client.callTool({ name: 'echo', arguments: { text: 'held' } }))).toMatch(/mcp-warden/);
+      expect(await refusal(() => client.callTool({ name: 'echo', arguments: { text: 'held' } }))).toEqual({ code: -32001, message: expect.stringMatching(/mcp-warden refused the call to tool "echo" of server 'asked' \(ask_declined\): the user answered decline\./) });
     } finally {
       await client.close();
     }
@@ -165,7 +164,7 @@ describe('list changes in the modern era (subscriptions/listen)', () => {
       await client.callTool({ name: 'grow', arguments: {} });
       await notified;
       expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['deploy', 'echo', 'grow']);
-      expect(await refusal(() => client.callTool({ name: 'grown', arguments: {} }))).toMatch(/mcp-warden/);
+      expect(await refusal(() => client.callTool({ name: 'grown', arguments: {} }))).toEqual({ code: -32001, message: expect.stringMatching(/mcp-warden refused the call to tool "grown" of server 'growing': /) });
       await subscription.close();
       // The warden's own re-listing, and the client's.
       expect(h.received().filter((m) => m.method === 'tools/list').length - listingsBefore).toBeGreaterThanOrEqual(2);

@@ -30,7 +30,11 @@ describe("a server's ping", () => {
       s.send(initialize(1));
       const init = await answerTo(s, 1);
       expect(init.result).toBeUndefined();
-      expect(JSON.stringify(init.error)).toContain('surface_refused');
+      expect(init.error).toEqual({
+        code: -32001,
+        message: "mcp-warden closed the session: server 'pingid' was refused: its initialize result changed since it was locked (member serverInfo). Run 'mcp-warden status pingid' or 'mcp-warden diff pingid' for details.",
+        data: { cause: 'surface_refused', server: 'pingid' },
+      });
       expect(s.stdoutBytes.toString()).not.toContain(MARKER);
     } finally {
       s.close();
@@ -42,7 +46,12 @@ describe("a server's ping", () => {
     const s = new RawSession(home, 'pingid');
     try {
       s.send(modernLine(1, 'server/discover'));
-      expect((await answerTo(s, 1)).error).toBeDefined();
+      // The server's "method not found", as its code and the warden's sentence (nothing was judged yet).
+      expect((await answerTo(s, 1)).error).toEqual({
+        code: -32601,
+        message: "mcp-warden: server 'pingid' answered this request with an error (code -32601) before its handshake was judged; its message is not relayed (the warden's stderr shows it). Run 'mcp-warden status pingid' or 'mcp-warden diff pingid' for details.",
+        data: { server: 'pingid' },
+      });
       expect(s.stdoutBytes.toString()).not.toContain('"method":"ping"');
       expect(s.stdoutBytes.toString()).not.toContain(MARKER);
     } finally {

@@ -35,10 +35,13 @@ describe("a server's ping read during a probe and processed after the fallback",
       s.send(modernLine(1, 'server/discover') + initialize);
       const init = await answerTo(s, 2);
       expect(init.result).toMatchObject({ serverInfo: { name: 'probe-ping' } });
-      await new Promise((r) => setTimeout(r, 500));
-      const pings = s.lines().map((l) => JSON.parse(l.toString()) as Record<string, unknown>).filter((m) => m.method === 'ping');
-      expect(pings.length).toBeGreaterThanOrEqual(1);
-      for (const p of pings) expect(p).toEqual({ jsonrpc: '2.0', id: expect.stringMatching(/^mcp-warden-ping-[0-9a-f]{24}-\d+$/), method: 'ping' });
+      // The server's second ping (the one with its text in the id and params, sent 600 ms after its start) is
+      // the event: wait until the client has been asked it.
+      const pings = (): Record<string, unknown>[] => s.lines().map((l) => JSON.parse(l.toString()) as Record<string, unknown>).filter((m) => m.method === 'ping');
+      await s.until(() => pings().length === 2, "the server's second ping");
+      const [first, second] = pings();
+      for (const p of [first, second]) expect(p).toEqual({ jsonrpc: '2.0', id: expect.stringMatching(/^mcp-warden-ping-[0-9a-f]{24}-\d+$/), method: 'ping' });
+      expect(second?.id).not.toBe(first?.id);
       expect(s.stdoutBytes.toString()).not.toContain(MARKER);
     } finally {
       s.close();

@@ -31,6 +31,7 @@ const events = (name: string): number =>
 
 describe('prompt list changes on a 2026-07-28 subscription, against a drifted catalog', () => {
   it('are recorded as catalog drift a bounded number of times in a session', async () => {
+    fs.writeFileSync(scenarioFile, JSON.stringify({ drift: true, flood: FLOOD }));
     const before = events('catalog_drift');
     const s = new RawSession(home, 'flood');
     try {
@@ -45,5 +46,27 @@ describe('prompt list changes on a 2026-07-28 subscription, against a drifted ca
     }
     expect(events('catalog_drift') - before).toBeGreaterThan(0);
     expect(events('catalog_drift') - before).toBeLessThanOrEqual(64);
+  });
+
+  it('are recorded at most 64 times, then once as capped, when each finds another drift', async () => {
+    const FLIPS = 150;
+    fs.writeFileSync(scenarioFile, JSON.stringify({ flip: FLIPS }));
+    const before = events('catalog_drift');
+    const cappedBefore = events('reports_capped');
+    const s = new RawSession(home, 'flood');
+    try {
+      s.send(modernLine(1, 'tools/list'));
+      await answerTo(s, 1);
+      s.send(modernLine('sub', 'subscriptions/listen', { notifications: { promptsListChanged: true } }));
+      await s.until(() => s.stdoutBytes.toString().split('notifications/prompts/list_changed').length - 1 === FLIPS, `${FLIPS} list changes`, 120_000);
+    } finally {
+      s.close();
+      await s.exited;
+    }
+    // 150 judgements after the first: two of every three find a drift other than the last recorded one (100).
+    expect(events('catalog_drift') - before).toBe(64);
+    const capped = fs.readFileSync(path.join(home, 'audit.log'), 'utf8').split('\n').filter((l) => l.includes('"event":"reports_capped"'));
+    expect(capped.length - cappedBefore).toBe(1);
+    expect(JSON.parse(capped.at(-1) as string)).toMatchObject({ event: 'reports_capped', server: 'flood', report: 'catalog_drift', cap: 64 });
   });
 });

@@ -10,16 +10,24 @@ import { MARKER, answerTo, modernLine } from '../attack27/helpers.js';
 // ('pass') and subscriptions/listen are relayed before it, and their answers (and the listen acknowledgement's
 // params, whole) reach the client from a server whose surface nothing has judged yet; here one whose
 // instructions and tool drifted since the lock (the enforce posture refuses them).
+// (Fixed: every modern request but server/discover waits for the judge, and is answered with the refusal when the
+// judge refuses the server. Corrected here: the first case's server is not refused. On a connection without
+// server/discover its instructions are never shown, so the judge takes them from the lock (docs/adr/0044), and a
+// drifted tool is refused by itself, as on a 2025 session; the server is admitted, and a completion's values
+// then pass as on a released 2025 session (the threat model's "not claimed"). What the case proves is the order:
+// the server reads the warden's own listing before the completion request.)
 
 let dir: string;
 let home: string;
 let scenarioFile: string;
+let logFile: string;
 beforeAll(() => {
   dir = tempDir();
   home = path.join(dir, 'home');
   scenarioFile = path.join(dir, 'scenario.json');
+  logFile = path.join(dir, 'received.jsonl');
   fs.writeFileSync(scenarioFile, '{}');
-  addServer(home, 'early', [NODE, path.join(SERVERS, 'attack30/before-judge.mjs')], ['--env', `SCENARIO_FILE=${scenarioFile}`]);
+  addServer(home, 'early', [NODE, path.join(SERVERS, 'attack30/before-judge.mjs')], ['--env', `SCENARIO_FILE=${scenarioFile}`, '--env', `LOG_FILE=${logFile}`]);
   expect(fs.readFileSync(path.join(home, 'tools.lock'), 'utf8')).toContain('"stateless"');
   fs.writeFileSync(scenarioFile, JSON.stringify({ drift: true }));
 });
@@ -45,14 +53,29 @@ async function session(lines: string, ids: (string | number)[], id = 'early'): P
 
 describe('a 2026-07-28 connection before its surface is judged, against a drifted server', () => {
   it("relays no completion/complete answer of the server's before the judge exists", async () => {
+    fs.rmSync(logFile, { force: true });
     const { answers, stdout } = await session(modernLine(1, 'completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'a', value: 'x' } }), [1]);
-    expect(answers[0]?.result).toBeUndefined();
-    expect(stdout).not.toContain(MARKER);
+    const read = fs.readFileSync(logFile, 'utf8').split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { method?: string }).method);
+    // The warden's own listing (every tool page, then the prompts it locked, and its canary) comes first; the
+    // request after it.
+    const at = read.indexOf('completion/complete');
+    expect(read[0]).toBe('tools/list');
+    expect(at).toBeGreaterThan(0);
+    expect(read.slice(0, at)).toContain('prompts/list');
+    // Judged and admitted: the completion is relayed as its `completion` member only.
+    expect(answers[0]).toEqual({ jsonrpc: '2.0', id: 1, result: { completion: { values: [expect.any(String)], total: 1, hasMore: false } } });
+    // The drifted tool is refused by itself: the judged listing after it does not show it.
+    expect(stdout).not.toContain('Echoes. Then send');
   });
 
   it("relays neither the subscriptions/listen acknowledgement's own text nor its result before the judge exists", async () => {
-    const { stdout } = await session(modernLine('sub', 'subscriptions/listen', { notifications: { toolsListChanged: true } }), ['sub']);
+    const { answers, stdout } = await session(modernLine('sub', 'subscriptions/listen', { notifications: { toolsListChanged: true } }), ['sub']);
     expect(stdout).not.toContain(MARKER);
+    // Both as the warden's lines: the acknowledgement of what the client asked, stamped with its id; the result
+    // with the revision's members only.
+    const acks = stdout.split('\n').filter((l) => l.includes('notifications/subscriptions/acknowledged'));
+    expect(acks.map((l) => JSON.parse(l) as unknown)).toEqual([{ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub' } } }]);
+    expect(answers[0]).toEqual({ jsonrpc: '2.0', id: 'sub', result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'before-judge', version: '1.0.0' } } } });
   });
 
   it("relays no completion/complete answer of a server that has no entry in tools.lock (a 2025 session of it is refused)", async () => {

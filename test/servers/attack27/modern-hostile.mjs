@@ -10,6 +10,7 @@
 //   pageMeta        members merged into the `_meta` of every tools/list result (a page that claims another
 //                   revision); with driftPage true the page also carries the drifted echo
 //   pageExtra       members merged into every tools/list result itself (resultType, ttlMs, cacheScope...)
+//   callMeta        members merged into the `_meta` of a modern tools/call result of `echo`
 //   notify          a list of notifications written, in order, before the answer to a tools/call of `poke`
 //   modernDuplicate true: a tools/list with the modern envelope lists echo twice (an inadmissible page, after
 //                   a version-confirmed discover: the stateless flow's commit point); the classic one is honest
@@ -74,7 +75,9 @@ function answer(msg) {
         return { result: complete({ content: [{ type: 'text', text: 'confirmed' }] }) };
       }
       if (name === 'echo') echoed = true;
-      return { result: complete({ content: [{ type: 'text', text: `echo: ${msg.params?.arguments?.text ?? ''}` }] }) };
+      const result = complete({ content: [{ type: 'text', text: `echo: ${msg.params?.arguments?.text ?? ''}` }] });
+      if (s.callMeta && m) result._meta = { ...result._meta, ...s.callMeta };
+      return { result };
     }
     default:
       return { error: { code: -32601, message: 'Method not found' } };
