@@ -142,6 +142,7 @@ export function launchRefused(serverId: string | undefined, code: WardenErrorCod
   const who = serverId === undefined ? 'the server its command line names' : `server '${serverId}'`;
   const more = serverId === undefined ? "Run 'mcp-warden status' for details." : `Run 'mcp-warden status ${serverId}' for details.`;
   return `mcp-warden refused to launch ${who} (${code}): ${launchReason(code)}. The warden's stderr says what it found. ${more}`;
+}
 
 /** The error a 2026-07-28 request gets in place of an answer whose `_meta` names the server otherwise than the
  *  lock does (modern-judge.ts judgeServerInfo): the serverInfo every result of that revision carries. */
