@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { checkTemplate, copyTemplateHome, type TemplateSpec } from '../helpers/enrolled-template.js';
 import { markerLibrary } from '../helpers/marker-library.js';
-import { addServer, auditEvents, INITIALIZE, RawSession, SERVERS } from '../helpers/warden.js';
+import { addServerWarm } from '../helpers/warm-digest.js';
+import { auditEvents, INITIALIZE, RawSession, SERVERS } from '../helpers/warden.js';
 
 // Shared by the module guard's red-team tests (attack13 and after): a hostile server laid out as a package (the
 // files it uses inside it, so attested with it), enrolled, and driven through one tool call that loads a file
@@ -80,9 +81,10 @@ export interface CallOutcome {
   serverExit: unknown;
 }
 
-/** Enrolls the server as `loader` with `node`, then calls it (loaderSession). */
+/** Enrolls the server as `loader` with `node` (its digest warmed: test/helpers/warm-digest.ts), then calls it
+ *  (loaderSession). */
 export async function loaderCall(home: string, node: string, server: string, tool: string, args: Record<string, unknown>): Promise<CallOutcome> {
-  addServer(home, 'loader', [node, server]);
+  addServerWarm(home, 'loader', [node, server]);
   return loaderSession(home, tool, args);
 }
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { NODE, RawSession, SERVERS, addServer, tempDir } from '../helpers/warden.js';
+import { copyOfRunTemplate } from '../helpers/run-template.js';
+import { NODE, RawSession, SERVERS, addServer } from '../helpers/warden.js';
 
 // One home with test/servers/attack22/reads-hostile.mjs enrolled as 'reads' (locked honest), for the reads-*
 // tests: each test says what the server serves next (and the posture), so no test depends on another's order.
@@ -19,12 +20,14 @@ export interface ReadsHome {
 }
 
 export function readsHome(): ReadsHome {
-  const dir = tempDir();
+  // added once per run, each call getting a copy (test/helpers/run-template.ts)
+  const { dir } = copyOfRunTemplate(`readsHome ${NODE}`, (d) => {
+    fs.writeFileSync(path.join(d, 'scenario.json'), '{}');
+    addServer(path.join(d, 'home'), 'reads', [NODE, path.join(SERVERS, 'attack22/reads-hostile.mjs')], ['--env', `SCENARIO_FILE=${path.join(d, 'scenario.json')}`, '--env', `LOG_FILE=${path.join(d, 'received.log')}`]);
+  });
   const home = path.join(dir, 'home');
   const scenarioFile = path.join(dir, 'scenario.json');
   const logFile = path.join(dir, 'received.log');
-  fs.writeFileSync(scenarioFile, '{}');
-  addServer(home, 'reads', [NODE, path.join(SERVERS, 'attack22/reads-hostile.mjs')], ['--env', `SCENARIO_FILE=${scenarioFile}`, '--env', `LOG_FILE=${logFile}`]);
   return {
     dir,
     home,

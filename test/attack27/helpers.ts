@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { NODE, RawSession, SERVERS, WARDEN, addServer, cli, tempDir, type CliResult } from '../helpers/warden.js';
+import { copyOfRunTemplate } from '../helpers/run-template.js';
+import { NODE, RawSession, SERVERS, WARDEN, addServer, cli, type CliResult } from '../helpers/warden.js';
 
 // Issue 27: revision 2026-07-28 through the warden. The real SDK v2 client (@modelcontextprotocol/client 2.4.0)
 // in its three negotiation modes, and raw modern lines shaped exactly as that client sends them (captured
@@ -44,13 +45,16 @@ export interface Sdk2Home {
 }
 
 export function sdk2Home(id: string, atAdd: Record<string, unknown>, options: { add?: 'expect-ok' | 'any' } = {}): Sdk2Home & { added: CliResult } {
-  const dir = tempDir();
+  // enrolled once per run for each id, scenario and option, each test getting a copy (test/helpers/run-template.ts)
+  const { dir, made: added } = copyOfRunTemplate(`sdk2Home ${NODE} ${id} ${JSON.stringify(atAdd)} ${options.add ?? 'expect-ok'}`, (d) => {
+    const scenarioFile = path.join(d, 'scenario.json');
+    fs.writeFileSync(scenarioFile, JSON.stringify(atAdd));
+    const flags = ['--env', `SCENARIO_FILE=${scenarioFile}`, '--env', `LOG_FILE=${path.join(d, 'received.jsonl')}`];
+    return options.add === 'any' ? cli(path.join(d, 'home'), ['add', id, '--yes', ...flags, '--', NODE, SDK2_SERVER]) : addServer(path.join(d, 'home'), id, [NODE, SDK2_SERVER], flags);
+  });
   const home = path.join(dir, 'home');
   const scenarioFile = path.join(dir, 'scenario.json');
   const logFile = path.join(dir, 'received.jsonl');
-  fs.writeFileSync(scenarioFile, JSON.stringify(atAdd));
-  const flags = ['--env', `SCENARIO_FILE=${scenarioFile}`, '--env', `LOG_FILE=${logFile}`];
-  const added = options.add === 'any' ? cli(home, ['add', id, '--yes', ...flags, '--', NODE, SDK2_SERVER]) : addServer(home, id, [NODE, SDK2_SERVER], flags);
   return {
     home,
     added,
@@ -63,12 +67,14 @@ export function sdk2Home(id: string, atAdd: Record<string, unknown>, options: { 
 
 /** A home with test/servers/attack27/modern-hostile.mjs enrolled as `id` (locked honest). */
 export function hostileHome(id: string): Sdk2Home {
-  const dir = tempDir();
+  // enrolled once per run for each id, each test getting a copy (test/helpers/run-template.ts)
+  const { dir } = copyOfRunTemplate(`hostileHome ${NODE} ${id}`, (d) => {
+    fs.writeFileSync(path.join(d, 'scenario.json'), '{}');
+    addServer(path.join(d, 'home'), id, [NODE, HOSTILE], ['--env', `SCENARIO_FILE=${path.join(d, 'scenario.json')}`, '--env', `LOG_FILE=${path.join(d, 'received.jsonl')}`]);
+  });
   const home = path.join(dir, 'home');
   const scenarioFile = path.join(dir, 'scenario.json');
   const logFile = path.join(dir, 'received.jsonl');
-  fs.writeFileSync(scenarioFile, '{}');
-  addServer(home, id, [NODE, HOSTILE], ['--env', `SCENARIO_FILE=${scenarioFile}`, '--env', `LOG_FILE=${logFile}`]);
   return {
     home,
     scenario: (s) => fs.writeFileSync(scenarioFile, JSON.stringify(s)),

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { NODE, RawSession, SERVERS, addServer, tempDir } from '../helpers/warden.js';
+import { copyOfRunTemplate } from '../helpers/run-template.js';
+import { NODE, RawSession, SERVERS, addServer } from '../helpers/warden.js';
 import { writeRules } from '../helpers/rules.js';
 
 // A home with one server (test/servers/attack6/recorder.mjs) that logs every line it receives, so a test knows
@@ -40,18 +41,20 @@ export interface Home {
 }
 
 export function recorderHome(options: { drift?: unknown[]; rules?: unknown } = {}): Home {
-  const dir = tempDir();
+  // added once per run for each drift, each call getting a copy (test/helpers/run-template.ts)
+  const { dir } = copyOfRunTemplate(`recorderHome ${NODE} ${JSON.stringify(options.drift ?? null)}`, (d) => {
+    const toolsFile = path.join(d, 'tools.json');
+    fs.writeFileSync(toolsFile, JSON.stringify(TOOLS));
+    const env = ['--env', `TOOLS_FILE=${toolsFile}`, '--env', `LOG_FILE=${path.join(d, 'received.jsonl')}`];
+    if (options.drift) {
+      const driftFile = path.join(d, 'drift.json');
+      fs.writeFileSync(driftFile, JSON.stringify(options.drift));
+      env.push('--env', `DRIFT_FILE=${driftFile}`);
+    }
+    addServer(path.join(d, 'home'), 'rec', [NODE, RECORDER], env);
+  });
   const home = path.join(dir, 'home');
   const log = path.join(dir, 'received.jsonl');
-  const toolsFile = path.join(dir, 'tools.json');
-  fs.writeFileSync(toolsFile, JSON.stringify(TOOLS));
-  const env = ['--env', `TOOLS_FILE=${toolsFile}`, '--env', `LOG_FILE=${log}`];
-  if (options.drift) {
-    const driftFile = path.join(dir, 'drift.json');
-    fs.writeFileSync(driftFile, JSON.stringify(options.drift));
-    env.push('--env', `DRIFT_FILE=${driftFile}`);
-  }
-  addServer(home, 'rec', [NODE, RECORDER], env);
   writeRules(home, 'rec', options.rules ?? RULES);
   return {
     dir,

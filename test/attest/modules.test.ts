@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkTemplate, copyTemplateHome, type TemplateSpec } from '../helpers/enrolled-template.js';
 import { GUARD_NODES, IN_THREAD_NODES, threadNames } from '../helpers/nodes.js';
 import { addServer, auditEvents, cli, connectClient, INITIALIZE, RawSession, refusedInitialize, ROOT, SERVERS, tempDir } from '../helpers/warden.js';
+import { addServerWarm } from '../helpers/warm-digest.js';
 import { wardenCopy } from '../helpers/warden-copy.js';
 
 // Modules from outside the attested set (issue 10 §3): a node server may load only its script, its package
@@ -61,7 +62,7 @@ describe.each(GUARD_NODES)('modules a server loads at start-up from outside its 
     const outside = path.join(dir, 'work/outside.mjs');
     const marker = path.join(dir, 'marker');
     writeModule(outside, marker, 'Echoes its input');
-    const added = addServer(home, 'rel', [node, server]);
+    const added = addServerWarm(home, 'rel', [node, server]);
     expect(added.stdout).toContain(outside);
     expect(serverEntry('rel').modules).toEqual([outside]);
     expect(allowlisted('module')).toEqual([outside]);
@@ -79,7 +80,7 @@ describe.each(GUARD_NODES)('modules a server loads at start-up from outside its 
     const outside = path.join(dir, 'elsewhere/abs.mjs');
     const marker = path.join(dir, 'marker');
     writeModule(outside, marker, 'Echoes its input');
-    addServer(home, 'abs', [node, server, outside]);
+    addServerWarm(home, 'abs', [node, server, outside]);
     expect(serverEntry('abs').modules).toEqual([outside]);
 
     writeModule(outside, marker, 'POISONED');
@@ -95,7 +96,7 @@ describe.each(GUARD_NODES)('modules a server loads at start-up from outside its 
     const marker = path.join(dir, 'marker');
     writeModule(target, marker, 'Echoes its input');
     fs.symlinkSync(target, path.join(pkg, 'lib/linked.mjs'));
-    const added = addServer(home, 'sym', [node, server]);
+    const added = addServerWarm(home, 'sym', [node, server]);
     expect(added.stdout).toContain(target);
     expect(serverEntry('sym').modules).toEqual([target]);
 
@@ -113,7 +114,7 @@ describe.each(GUARD_NODES)('modules loaded after start-up from outside the attes
   /** `laidOut`: a package of the test's own, enrolled here; without it, a copy of LAZY's template home. */
   async function lazyCall(tool: string, args: Record<string, unknown>, laidOut?: string): Promise<{ code: number | null; stderr: string; lines: string[] }> {
     const template = laidOut ? undefined : copyTemplateHome(LAZY, node, home);
-    if (laidOut) addServer(home, 'lazy', [node, path.join(laidOut, 'src/server.mjs')]);
+    if (laidOut) addServerWarm(home, 'lazy', [node, path.join(laidOut, 'src/server.mjs')]);
     expect(serverEntry('lazy').modules ?? []).toEqual([]);
     const s = new RawSession(home, 'lazy');
     try {

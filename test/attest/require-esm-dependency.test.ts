@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUARD_NODES, IN_THREAD_NODES } from '../helpers/nodes.js';
-import { addServer, cli, perTestDirs } from '../helpers/warden.js';
+import { addServerWarm, warmNodeDigest } from '../helpers/warm-digest.js';
+import { cli, perTestDirs } from '../helpers/warden.js';
 import { layoutServerPackage, loaderCall, loaderSession, markerText, outsideEsm, type CallOutcome } from '../attack13/loader-session.js';
 
 // Issue 28, item 1: a server whose dependency ships require.mjs for require() (the shape of the npm package
@@ -39,7 +40,7 @@ const VIA = (label: string): string => (IN_THREAD.has(label) ? 'require.mjs' : '
 /** A call of `requireesm` that loads `inner` (lib/inner.mjs of the package, with `writes` beside it). */
 async function requireInner(node: string, inner: string, writes: Record<string, string> = {}, nodeOptions: string[] = []): Promise<CallOutcome> {
   const server = layoutSyncDepUser(tmp.dir, { 'lib/inner.mjs': inner, ...writes });
-  addServer(tmp.home, 'loader', [node, ...nodeOptions, server]);
+  addServerWarm(tmp.home, 'loader', [node, ...nodeOptions, server]);
   return loaderSession(tmp.home, 'requireesm', { file: path.join(path.dirname(server), '../lib/inner.mjs') });
 }
 
@@ -71,7 +72,7 @@ describe.each(GUARD_NODES)(`a dependency that ships require.mjs for require() ($
   it('says at enrollment which ES module the server require()d where require(esm) is off, naming the node release that checks it; elsewhere it loads', async () => {
     const server = layoutSyncDepUser(tmp.dir, { 'lib/esm-only.mjs': "export const description = 'esm only';\n" });
     const esmOnly = path.join(path.dirname(server), '../lib/esm-only.mjs');
-    const added = addServer(tmp.home, 'loader', [node, server], ['--env', `REQUIRE_AT_START=${esmOnly}`]);
+    const added = addServerWarm(tmp.home, 'loader', [node, server], ['--env', `REQUIRE_AT_START=${esmOnly}`]);
     const r = await loaderSession(tmp.home, 'which', {});
     expect(r.refused).toEqual([]);
     expect(r.code).toBe(0);
@@ -140,11 +141,12 @@ describe.each(GUARD_NODES)(`a dependency that ships require.mjs for require() ($
     const server = layoutSyncDepUser(tmp.dir, { 'lib/inner.mjs': `export { description } from ${JSON.stringify(outside)};\n` });
     const commandLine = [node, '--experimental-require-module', server];
     if (IN_THREAD.has(label)) {
-      addServer(tmp.home, 'loader', commandLine);
+      addServerWarm(tmp.home, 'loader', commandLine);
       const r = await loaderSession(tmp.home, 'requireesm', { file: path.join(path.dirname(server), '../lib/inner.mjs') });
       expectEnded(r);
     } else {
       // sync-dep resolves to its require.mjs again, which the guard refuses as the server starts: `add` says so.
+      warmNodeDigest(tmp.home, 'loader', node);
       const added = cli(tmp.home, ['add', 'loader', '--yes', '--', ...commandLine]);
       expect(added.code).toBe(3);
       expect(added.stdout + added.stderr).toContain('node_modules/sync-dep/require.mjs with require() as an ES module'); // the end of its stderr

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { INITIALIZE, NODE, RawSession, SERVERS, addServer, cli, tempDir } from './warden.js';
+import { copyOfRunTemplate } from './run-template.js';
+import { INITIALIZE, NODE, RawSession, SERVERS, addServer, cli } from './warden.js';
 
 // A home with one shapeshifter server (test/servers/shapeshifter.mjs): lock one surface, then serve another.
 
@@ -20,12 +21,15 @@ export interface Shifter {
 }
 
 export function shapeshifter(locked: Record<string, unknown>, flags: string[] = []): Shifter {
-  const dir = tempDir();
+  // added once per run for each surface and flags, each call getting a copy (test/helpers/run-template.ts)
+  const { dir } = copyOfRunTemplate(`shapeshifter ${NODE} ${JSON.stringify(flags)} ${JSON.stringify(locked)}`, (d) => {
+    const scenario = path.join(d, 'scenario.json');
+    fs.writeFileSync(scenario, JSON.stringify(locked));
+    addServer(path.join(d, 'home'), 'shifty', [NODE, path.join(SERVERS, 'shapeshifter.mjs')], ['--env', `SCENARIO_FILE=${scenario}`, ...flags]);
+  });
   const home = path.join(dir, 'home');
   const scenarioFile = path.join(dir, 'scenario.json');
   const serve = (s: Record<string, unknown>): void => fs.writeFileSync(scenarioFile, JSON.stringify(s));
-  serve(locked);
-  addServer(home, 'shifty', [NODE, path.join(SERVERS, 'shapeshifter.mjs')], ['--env', `SCENARIO_FILE=${scenarioFile}`, ...flags]);
   return { dir, home, serve, session: () => new RawSession(home, 'shifty'), cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { copyOfRunTemplate } from '../helpers/run-template.js';
 import { FILESYSTEM, MEMORY, NODE, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
 
 // A server with a sandbox (src/sandbox/, docs/guide.md "Confining a server"), launched for real under
@@ -35,8 +36,16 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 const warden = (...args: string[]) => cli(home, args, { env });
 
 function enroll(id: string, argv: string[], sandboxFlags: string[]): void {
-  const add = warden('add', id, '--yes', '--', NODE, ...argv);
-  expect(add.code, add.stderr).toBe(0);
+  if (id === 'probe' && argv.length === 1 && argv[0] === PROBE) {
+    // the probe of the checkout is added once per run, each test getting a copy of that home (run-template.ts)
+    copyOfRunTemplate(`confinement: add probe ${NODE} ${PROBE}`, (d) => {
+      const add = cli(path.join(d, 'home'), ['add', id, '--yes', '--', NODE, ...argv], { env });
+      expect(add.code, add.stderr).toBe(0);
+    }, dir);
+  } else {
+    const add = warden('add', id, '--yes', '--', NODE, ...argv);
+    expect(add.code, add.stderr).toBe(0);
+  }
   const set = warden('sandbox', id, ...sandboxFlags);
   expect(set.code, set.stderr).toBe(0);
 }

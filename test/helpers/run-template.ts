@@ -1,0 +1,38 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { makingDir, nameOf, publish, published } from './run-scratch.js';
+import { tempDir } from './warden.js';
+
+// A test directory (a home and the files its servers.json names: a scenario, a log) made once per test run by
+// the same commands a test would run, then copied for each test that asks for it: for helpers whose every call
+// enrolls the same server from the same scenario (`add` launches the server up to three times and digests the
+// node binary, most of such a test's time). The template is made in the run's scratch directory
+// (test/helpers/run-scratch.ts) and never used itself. A home names no path inside itself (the trust files name
+// the server's files, the digest cache their inodes), so a copy is a home like the one the commands would have
+// made there; what servers.json names in the template's directory (an `add --env` of a scenario or log file) is
+// made to name the copy's, as `add` would have written it there: servers.json is the only file of a home that
+// holds such a path. The server's own files are shared, so a template is only for servers kept in the checkout
+// (test/servers/), which no test changes.
+
+/** A copy, in `to` (a fresh temporary directory unless given; what it holds stays), of the directory `make` filled
+ *  at the first call of the run with this `key`, the servers.json of each home* directory in it naming the copy; `made` is what
+ *  `make` returned (as JSON). */
+export function copyOfRunTemplate<T>(key: string, make: (dir: string) => T, to: string = tempDir()): { dir: string; made: T } {
+  const name = `dir-${nameOf(key)}`;
+  let template = published(name);
+  if (!template) {
+    const fresh = makingDir('dir');
+    const result = make(fresh);
+    fs.writeFileSync(path.join(fresh, '.made.json'), JSON.stringify(result ?? null));
+    template = publish(fresh, name);
+  }
+  const made = JSON.parse(fs.readFileSync(path.join(template, '.made.json'), 'utf8')) as T;
+  const madeFile = path.join(template, '.made.json');
+  fs.cpSync(template, to, { recursive: true, preserveTimestamps: true, errorOnExist: true, force: false, filter: (src) => src !== madeFile });
+  for (const entry of fs.readdirSync(template)) {
+    const servers = path.join(to, entry, 'servers.json');
+    if (!entry.startsWith('home') || !fs.existsSync(servers)) continue;
+    fs.writeFileSync(servers, fs.readFileSync(servers, 'utf8').replaceAll(`${template}/`, `${to}/`));
+  }
+  return { dir: to, made };
+}
