@@ -44,4 +44,17 @@ describe("a page whose _meta claims another revision", () => {
     expect(names).toEqual(['echo', 'poke', 'confirm']);
     expect(raw).not.toContain(MARKER);
   });
+
+  it('a page\'s cache hint in the revision\'s shape reaches the client: cacheScope "public" or "private" (schema/2026-07-28 CacheableResult)', async () => {
+    h.scenario({ pageExtra: { ttlMs: 60000, cacheScope: 'public' } });
+    const s = new RawSession(h.home, 'claims');
+    try {
+      s.send(modernLine(1, 'tools/list'));
+      const result = (await answerTo(s, 1)).result as Record<string, unknown>;
+      expect({ ttlMs: result.ttlMs, cacheScope: result.cacheScope }).toEqual({ ttlMs: 60000, cacheScope: 'public' });
+    } finally {
+      s.close();
+      await s.exited;
+    }
+  });
 });

@@ -31,7 +31,7 @@ describe('a server/discover result read as the surface of an initialize result',
 
   it('negotiation and caching members (supportedVersions, resultType, ttlMs, cacheScope) are not surface', () => {
     const classic = admitHandshake(read(INITIALIZE)).print;
-    const d = discover((o) => Object.assign(o, { supportedVersions: ['2026-07-28', '2027-01-01'], ttlMs: 60000, cacheScope: 'shared', resultType: 'complete' }));
+    const d = discover((o) => Object.assign(o, { supportedVersions: ['2026-07-28', '2027-01-01'], ttlMs: 60000, cacheScope: 'public', resultType: 'complete' }));
     expect(handshakeDrift([classic], d.handshake.print)).toEqual({ state: 'matched', fields: [] });
   });
 
@@ -54,6 +54,8 @@ describe('a server/discover result read as the surface of an initialize result',
     ['_meta that is not an object', (o: Record<string, unknown>) => (o._meta = 'x'), '"_meta" of the server/discover result is not an object'],
     ['no supportedVersions', (o: Record<string, unknown>) => delete o.supportedVersions, '"supportedVersions"'],
     ['instructions that are not a string', (o: Record<string, unknown>) => (o.instructions = 7), '"instructions" is not a string'],
+    // The revision's schema (schema/2026-07-28/schema.ts, CacheableResult): cacheScope is "public" or "private".
+    ['a cacheScope the revision does not define', (o: Record<string, unknown>) => (o.cacheScope = 'shared'), '"cacheScope" of the server/discover result is neither "public" nor "private"'],
   ])('%s is refused as inadmissible', (_what, patch, message) => {
     let err: unknown;
     try {
