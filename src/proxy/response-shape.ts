@@ -46,7 +46,7 @@ export function modernPageKeys(keys: readonly string[]): string[] {
 function modernShape(k: string, v: JsonValue): boolean {
   if (k === 'resultType') return v === 'complete';
   if (k === 'ttlMs') return v instanceof JsonNumber && /^\d{1,12}$/.test(v.lexeme);
-  if (k === 'cacheScope') return v === 'private' || v === 'shared';
+  if (k === 'cacheScope') return v === 'public' || v === 'private'; // schema/2026-07-28 CacheableResult
   return true;
 }
 

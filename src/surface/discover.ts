@@ -46,7 +46,7 @@ export function admitDiscover(result: JsonValue | undefined, era: string, caps: 
   const ttl = result.get('ttlMs');
   if (ttl !== undefined && !(ttl instanceof JsonNumber && /^\d{1,12}$/.test(ttl.lexeme))) throw new InadmissibleError('"ttlMs" of the server/discover result is not a whole number of milliseconds');
   const scope = result.get('cacheScope');
-  if (scope !== undefined && scope !== 'private' && scope !== 'shared') throw new InadmissibleError('"cacheScope" of the server/discover result is neither "private" nor "shared"');
+  if (scope !== undefined && scope !== 'public' && scope !== 'private') throw new InadmissibleError('"cacheScope" of the server/discover result is neither "public" nor "private"');
   const shaped: JsonObject = new Map([['protocolVersion', era]]);
   for (const [k, v] of result) {
     if (NEGOTIATION.includes(k)) continue;
