@@ -38,21 +38,16 @@ export function jsonOf(o: SurfaceCheck, details = false): unknown {
   };
 }
 
-/** The served members named by `fields` (all when undefined), each whole, as escaped JSON: a review sees all of
- *  what a pin accepts (bounded by the surface caps the fetch admitted it under). */
+/** The served members named by `fields` (all when undefined), each whole, as JSON text: a review sees all of
+ *  what a pin accepts (bounded by the surface caps the fetch admitted it under). The report escapes it. */
 function servedMembers(members: JsonObject | undefined, fields: readonly string[] | undefined): [string, string][] {
-  const out: [string, string][] = [];
-  for (const [k, v] of members ?? new Map()) if (!fields || fields.includes(k)) out.push([k, escapedJson(serialize(v))]);
-  return out;
+  return [...(members ?? new Map())].filter(([k]) => !fields || fields.includes(k)).map(([k, v]) => [k, serialize(v)]);
 }
 
-/** An added tool's members, or a changed tool's changed members, as served: JSON text, whole (for --json; the
- *  report escapes it). */
+/** An added tool's members, or a changed tool's changed members, as served (JSON text, whole). */
 function servedToolMembers(o: SurfaceCheck, t: SurfaceDiff['tools'][number]): [string, string][] {
   if (t.state !== 'added' && t.state !== 'changed') return [];
-  const live = o.live?.find((e) => e.name === t.name)?.value;
-  const fields = t.state === 'added' ? undefined : t.fields;
-  return [...(live ?? new Map())].filter(([k]) => !fields || fields.includes(k)).map(([k, v]) => [k, serialize(v)]);
+  return servedMembers(o.live?.find((e) => e.name === t.name)?.value, t.state === 'added' ? undefined : t.fields);
 }
 
 /** A changed or added prompt, resource or template as served: its whole JSON text, never cut (a pin accepts
@@ -85,7 +80,7 @@ export function describeOutcome(o: SurfaceCheck, details: boolean): void {
   if (details && d.handshake.state !== 'matched') {
     const fields = d.handshake.state === 'changed' ? d.handshake.fields : undefined;
     const forms: [string, JsonObject | undefined][] = [[o.liveBareHandshake ? ' to a client offering capabilities' : '', o.liveHandshake], [' to a client offering none', o.liveBareHandshake], [o.liveClassicBareHandshake ? ' to a 2025 client offering capabilities' : ' to a 2025 client', o.liveClassicHandshake], [' to a 2025 client offering none', o.liveClassicBareHandshake]];
-    for (const [to, members] of forms) for (const [name, json] of servedMembers(members, fields)) line(`    served${to} ${escaped(name)}: ${json}`);
+    for (const [to, members] of forms) for (const [name, json] of servedMembers(members, fields)) line(`    served${to} ${escaped(name)}: ${escapedJson(json)}`);
   }
   if (d.handshake.state === 'unlocked') line(`  initialize result not locked (an entry taken before mcp-warden locked serverInfo and capabilities): review, then mcp-warden pin ${o.id}`);
   for (const t of d.tools.filter((x) => x.state !== 'matched')) {
