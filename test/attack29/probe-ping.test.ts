@@ -1,7 +1,6 @@
-import path from 'node:path';
-import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE, RawSession, SERVERS, addServer, tempDir } from '../helpers/warden.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RawSession } from '../helpers/warden.js';
+import { scenarioHome } from '../helpers/scenario-home.js';
 import { MARKER, answerTo, modernLine } from '../attack27/helpers.js';
 
 // Issue 26, sixth closing review, ADR 0051. Session.ts decides where a server's ping goes when it is read
@@ -11,24 +10,14 @@ import { MARKER, answerTo, modernLine } from '../attack27/helpers.js';
 // once the connection is 2025: held with the handshake, then relayed after release as the server wrote it, its
 // free-text id and params included ("a server's ping as a bare ping under an id of the warden's", threat model).
 
-let dir: string;
-let home: string;
-let scenarioFile: string;
-beforeAll(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-  scenarioFile = path.join(dir, 'scenario.json');
-  fs.writeFileSync(scenarioFile, '{}');
-  addServer(home, 'probeping', [NODE, path.join(SERVERS, 'attack29/probe-ping.mjs')], ['--env', `SCENARIO_FILE=${scenarioFile}`]);
-  fs.writeFileSync(scenarioFile, JSON.stringify({ ping: true }));
-});
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const sc = scenarioHome([{ id: 'probeping', server: 'attack29/probe-ping.mjs' }]);
+beforeAll(() => sc.serve({ ping: true }));
 
 const initialize = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) + '\n';
 
 describe("a server's ping read during a probe and processed after the fallback", () => {
   it('reaches the 2025 client bare and under an id of the warden\'s', async () => {
-    const s = new RawSession(home, 'probeping');
+    const s = new RawSession(sc.home, 'probeping');
     try {
       await s.until(() => s.stdoutBytes.includes('"method":"ping"'), 'the first ping');
       // The client probes and falls back at once (no pong to the first ping yet).

@@ -1,7 +1,7 @@
-import path from 'node:path';
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE, RawSession, SERVERS, addServer, tempDir } from '../helpers/warden.js';
+import { describe, expect, it } from 'vitest';
+import { RawSession } from '../helpers/warden.js';
+import { scenarioHome } from '../helpers/scenario-home.js';
 import { MARKER, answerTo } from '../attack27/helpers.js';
 
 // Issue 26, sixth closing review. ADR 0051 rejected "an id the warden checks" because "any string that passes it
@@ -10,23 +10,13 @@ import { MARKER, answerTo } from '../attack27/helpers.js';
 // the client as the error of its initialize, in the warden's voice ("mcp-warden closed the session: ..."), before
 // (indeed because) the handshake was refused. None of these needs more than 64 characters a name.
 
-let dir: string;
-let home: string;
-let scenarioFile: string;
-beforeAll(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-  scenarioFile = path.join(dir, 'scenario.json');
-  fs.writeFileSync(scenarioFile, '{}');
-  addServer(home, 'reftext', [NODE, path.join(SERVERS, 'attack29/refusal-text.mjs')], ['--env', `SCENARIO_FILE=${scenarioFile}`]);
-});
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const sc = scenarioHome([{ id: 'reftext', server: 'attack29/refusal-text.mjs' }]);
 
 const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) + '\n';
 
 async function initializeAnswer(mode: string): Promise<{ answer: Record<string, unknown>; stdout: string }> {
-  fs.writeFileSync(scenarioFile, JSON.stringify({ mode }));
-  const s = new RawSession(home, 'reftext');
+  fs.writeFileSync(sc.scenario, JSON.stringify({ mode }));
+  const s = new RawSession(sc.home, 'reftext');
   try {
     s.send(initialize);
     const answer = await answerTo(s, 1);
@@ -87,8 +77,8 @@ describe("a server's error answer to initialize", () => {
   });
 
   it("reaches the client as its code and the warden's sentence, the server's message on the warden's stderr", async () => {
-    fs.writeFileSync(scenarioFile, JSON.stringify({ mode: 'initerror' }));
-    const s = new RawSession(home, 'reftext');
+    fs.writeFileSync(sc.scenario, JSON.stringify({ mode: 'initerror' }));
+    const s = new RawSession(sc.home, 'reftext');
     try {
       s.send(initialize);
       const answer = await answerTo(s, 1);
@@ -107,8 +97,8 @@ describe('the "jsonrpc" member of a client\'s message', () => {
   // The same rule in the other direction: what a server's JSON-RPC 2.0 reader takes for no message is not relayed
   // to it as one (the SDK clients send "2.0" on every message).
   it('other than "2.0" is answered with the warden\'s error and not forwarded', async () => {
-    fs.writeFileSync(scenarioFile, '{}');
-    const s = new RawSession(home, 'reftext');
+    fs.writeFileSync(sc.scenario, '{}');
+    const s = new RawSession(sc.home, 'reftext');
     try {
       s.send(JSON.stringify({ jsonrpc: '1.0', id: 3, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) + '\n');
       const answer = await answerTo(s, 3);
@@ -137,8 +127,8 @@ describe('the "jsonrpc" member of a response', () => {
   });
 
   it('other than "2.0", in a pong before any handshake, makes the line unreadable: the ping gets the warden\'s refusal and the value reaches no client', async () => {
-    fs.writeFileSync(scenarioFile, JSON.stringify({ mode: 'jsonrpc' }));
-    const s = new RawSession(home, 'reftext');
+    fs.writeFileSync(sc.scenario, JSON.stringify({ mode: 'jsonrpc' }));
+    const s = new RawSession(sc.home, 'reftext');
     try {
       s.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' }) + '\n');
       const pong = await answerTo(s, 7);

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE, RawSession, SERVERS, addServer, tempDir } from '../helpers/warden.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RawSession } from '../helpers/warden.js';
+import { scenarioHome } from '../helpers/scenario-home.js';
 import { answerTo, modernLine } from '../attack27/helpers.js';
 
 // Issue 26, seventh closing review (item 16's class: server-driven reports capped per session). On a 2026-07-28
@@ -10,30 +11,20 @@ import { answerTo, modernLine } from '../attack27/helpers.js';
 // with no cap per session, where re-listed tool surfaces stop being recorded past 64 and refused pages past 5.
 
 const FLOOD = 300;
-let dir: string;
-let home: string;
-let scenarioFile: string;
-beforeAll(() => {
-  dir = tempDir();
-  home = path.join(dir, 'home');
-  scenarioFile = path.join(dir, 'scenario.json');
-  fs.writeFileSync(scenarioFile, '{}');
-  addServer(home, 'flood', [NODE, path.join(SERVERS, 'attack30/catalog-flood.mjs')], ['--env', `SCENARIO_FILE=${scenarioFile}`]);
-  fs.writeFileSync(scenarioFile, JSON.stringify({ drift: true, flood: FLOOD }));
-});
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const sc = scenarioHome([{ id: 'flood', server: 'attack30/catalog-flood.mjs' }]);
+beforeAll(() => sc.serve({ drift: true, flood: FLOOD }));
 
 const events = (name: string): number =>
   fs
-    .readFileSync(path.join(home, 'audit.log'), 'utf8')
+    .readFileSync(path.join(sc.home, 'audit.log'), 'utf8')
     .split('\n')
     .filter((l) => l.includes(`"event":"${name}"`)).length;
 
 describe('prompt list changes on a 2026-07-28 subscription, against a drifted catalog', () => {
   it('are recorded as catalog drift a bounded number of times in a session', async () => {
-    fs.writeFileSync(scenarioFile, JSON.stringify({ drift: true, flood: FLOOD }));
+    fs.writeFileSync(sc.scenario, JSON.stringify({ drift: true, flood: FLOOD }));
     const before = events('catalog_drift');
-    const s = new RawSession(home, 'flood');
+    const s = new RawSession(sc.home, 'flood');
     try {
       s.send(modernLine(1, 'tools/list'));
       await answerTo(s, 1);
@@ -50,10 +41,10 @@ describe('prompt list changes on a 2026-07-28 subscription, against a drifted ca
 
   it('are recorded at most 64 times, then once as capped, when each finds another drift', async () => {
     const FLIPS = 150;
-    fs.writeFileSync(scenarioFile, JSON.stringify({ flip: FLIPS }));
+    fs.writeFileSync(sc.scenario, JSON.stringify({ flip: FLIPS }));
     const before = events('catalog_drift');
     const cappedBefore = events('reports_capped');
-    const s = new RawSession(home, 'flood');
+    const s = new RawSession(sc.home, 'flood');
     try {
       s.send(modernLine(1, 'tools/list'));
       await answerTo(s, 1);
@@ -65,7 +56,7 @@ describe('prompt list changes on a 2026-07-28 subscription, against a drifted ca
     }
     // 150 judgements after the first: two of every three find a drift other than the last recorded one (100).
     expect(events('catalog_drift') - before).toBe(64);
-    const capped = fs.readFileSync(path.join(home, 'audit.log'), 'utf8').split('\n').filter((l) => l.includes('"event":"reports_capped"'));
+    const capped = fs.readFileSync(path.join(sc.home, 'audit.log'), 'utf8').split('\n').filter((l) => l.includes('"event":"reports_capped"'));
     expect(capped.length - cappedBefore).toBe(1);
     expect(JSON.parse(capped.at(-1) as string)).toMatchObject({ event: 'reports_capped', server: 'flood', report: 'catalog_drift', cap: 64 });
   });
