@@ -1,0 +1,37 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NODE, ROOT, SERVERS, cli, tempDir } from '../helpers/warden.js';
+
+// A write grant may not reach what the warden itself runs: its own code (dist/), its dependencies
+// (node_modules/), the node that runs it, or the engine that confines. A confined server granted one of them could
+// rewrite the warden the user starts next, and through it every attestation (docs/adr/0050-sandbox-engine.md).
+// The grant is judged at each launch (the sandbox's own check: refused before bwrap starts), as grants over
+// the warden's home are.
+
+let dir: string;
+let home: string;
+beforeAll(() => {
+  dir = tempDir();
+  home = path.join(dir, 'home');
+  const add = cli(home, ['add', 'probe', '--yes', '--', NODE, path.join(SERVERS, 'sandbox-probe.mjs')]);
+  expect(add.code, add.stderr).toBe(0);
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const bwrap = ['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'].find((f) => fs.existsSync(f)) ?? '/usr/bin/bwrap';
+
+describe("a write grant over the warden's own install", () => {
+  it.each([
+    ["its code (a directory of dist/ that holds no module-guard file)", path.join(ROOT, 'dist/cli')],
+    ['its dependencies', path.join(ROOT, 'node_modules')],
+    ['the node that runs it', path.dirname(fs.realpathSync(process.execPath))],
+    ['the confining engine', path.dirname(fs.realpathSync(bwrap))],
+  ])('refuses the launch when it reaches %s (SANDBOX_UNAVAILABLE), and nothing runs', (_what, grant) => {
+    const set = cli(home, ['sandbox', 'probe', '--clear', '--network', 'none', '--allow-write', grant]);
+    expect(set.code, set.stderr).toBe(0);
+    const r = cli(home, ['verify', 'probe']);
+    expect(r.code).toBe(3);
+    expect(r.stderr + r.stdout).toMatch(/SANDBOX_UNAVAILABLE: .*the write grant \S+ overlaps the warden's own /);
+  });
+});
