@@ -20,6 +20,8 @@ export interface PlanContext {
   dataDir: string;
   /** The attested files and trees of this launch, and the module guard's directory. */
   ownFiles: string[];
+  /** What the warden itself runs: its install (code and dependencies), its node, the engine. Never writable. */
+  wardenFiles: string[];
   /** The server's working directory, if configured. */
   cwd: string | undefined;
 }
@@ -61,6 +63,8 @@ function checkGrants(c: Confinement, ctx: PlanContext): void {
   for (const p of c.write) {
     const own = ctx.ownFiles.find((f) => overlaps(p, f));
     if (own !== undefined) refuse(ctx.id, `the write grant ${p} overlaps the server's own attested ${own}, which stays read-only`);
+    const warden = ctx.wardenFiles.find((f) => overlaps(p, f));
+    if (warden !== undefined) refuse(ctx.id, `the write grant ${p} overlaps the warden's own ${warden} (what the warden runs: its code and dependencies, its node, the engine), which no server may change`);
     if (kindOf(p) === undefined) refuse(ctx.id, `the write grant ${p} does not exist (create it first: the warden creates only the data directory)`);
   }
 }

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE, ROOT, SERVERS, cli, tempDir } from '../helpers/warden.js';
+import { IN_THREAD_NODES } from '../helpers/nodes.js';
+import { addServerWarm } from '../helpers/warm-digest.js';
+import { ROOT, SERVERS, auditEvents, cli, tempDir } from '../helpers/warden.js';
 
 // A write grant may not reach what the warden itself runs: its own code (dist/), its dependencies
 // (node_modules/), the node that runs it, or the engine that confines. A confined server granted one of them could
@@ -14,8 +16,10 @@ let home: string;
 beforeAll(() => {
   dir = tempDir();
   home = path.join(dir, 'home');
-  const add = cli(home, ['add', 'probe', '--yes', '--', NODE, path.join(SERVERS, 'sandbox-probe.mjs')]);
-  expect(add.code, add.stderr).toBe(0);
+  // The server runs on another node than the warden's, so that a grant of the warden's node is not also one of
+  // the server's own files (refused as such).
+  const [, node24] = IN_THREAD_NODES.find(([l]) => l === 'node 24') as [string, string];
+  addServerWarm(home, 'probe', [node24, path.join(SERVERS, 'sandbox-probe.mjs')]);
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -33,5 +37,7 @@ describe("a write grant over the warden's own install", () => {
     const r = cli(home, ['verify', 'probe']);
     expect(r.code).toBe(3);
     expect(r.stderr + r.stdout).toMatch(/SANDBOX_UNAVAILABLE: .*the write grant \S+ overlaps the warden's own /);
+    const launches = auditEvents(home).filter((e) => e.event === 'launch' && e.server === 'probe');
+    expect(launches.at(-1)).toMatchObject({ decision: 'refuse', code: 'SANDBOX_UNAVAILABLE' });
   });
 });
