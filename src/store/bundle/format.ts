@@ -8,6 +8,8 @@ import { indentCanonical } from '../../surface/indent.js';
 import { LockfileError, parseToolsLock, renderToolsLock, type ToolsLock } from '../../surface/lockfile.js';
 import { parseWardenLock, renderWardenLock, type WardenLock } from '../../surface/warden-lock.js';
 import { ARTIFACT_KINDS } from '../../attest/plan.js';
+import { rulesHash } from '../../rules/schema.js';
+import { sandboxHash } from '../../sandbox/schema.js';
 import { inexactNumber } from '../json-file.js';
 import { envName, serverSchema, SERVER_ID_RE } from '../servers.js';
 import { bundlePackageSchema, packagesProblem, type BundlePackage } from './packages.js';
@@ -138,6 +140,16 @@ function checkConsistent(b: TrustBundle, file: string): void {
     const missing = ids.filter((k) => !keys.includes(k));
     if (extra.length) throw invalid(file, `/${name} has an entry for '${extra[0]}', which is not among its servers`);
     if (missing.length) throw invalid(file, `/${name} has no entry for server '${missing[0]}'`);
+  }
+  // A server's rules and sandbox are what its warden.lock entry pins, as on the machine that made the bundle: one
+  // that is not would run there with rules the signer's setup never pinned, or refuse its launches.
+  for (const id of ids) {
+    const server = b.servers[id] as BundleServer;
+    const extra = b.warden.get(id);
+    const rules = server.rules ? rulesHash(server.rules) : undefined;
+    const sandbox = server.sandbox !== undefined ? sandboxHash(server.sandbox) : undefined;
+    if (rules !== extra?.rules) throw invalid(file, `server '${id}' carries ${rules ? 'rules' : 'no rules'} while its /wardenLock entry pins ${extra?.rules ? 'other rules' : 'none'} (h_rules): its rules are not the ones its setup pinned`);
+    if (sandbox !== extra?.sandbox) throw invalid(file, `server '${id}' carries ${sandbox ? 'a sandbox' : 'no sandbox'} while its /wardenLock entry pins ${extra?.sandbox ? 'another' : 'none'} (h_sandbox): its sandbox is not the one its setup pinned`);
   }
   const seen = new Set<string>();
   for (const a of b.artifacts) {
