@@ -47,6 +47,21 @@ describe.each(IN_THREAD_NODES)('a compile cache named in process.env and inherit
     });
   }
 
+  // The check of a SHARE_ENV worker reads process.env when the worker is constructed; node reads the shared
+  // environment when the worker's thread makes its environment, later. The server sets the variable in between
+  // (the line after the constructor: a race the server wins as long as a thread takes longer to start than one
+  // statement takes to run).
+  it('does not run code from a planted compile cache entry in a SHARE_ENV worker whose variable is set after it was constructed', async () => {
+    const marker = path.join(tmp.dir, 'marker');
+    const { server } = enrolledTemplate(WORKER_CACHE, node);
+    const cache = path.join(tmp.dir, 'elsewhere/compile-cache');
+    const innocent = path.join(path.dirname(server), '../lib/innocent.mjs');
+    expect(poisonCompileCache(node, innocent, marker, cache, path.join(tmp.dir, 'elsewhere'))).toBe(1);
+    const r = await templateCall(tmp.home, node, WORKER_CACHE, 'sharedafter', { dir: cache });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('greeting hi');
+  });
+
   it("does not run a planted compile cache entry in place of the module guard's preload in a worker, nor a file from outside the package", async () => {
     const marker = path.join(tmp.dir, 'marker');
     const loadedMarker = path.join(tmp.dir, 'loaded-marker');

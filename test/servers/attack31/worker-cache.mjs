@@ -4,9 +4,12 @@
 //   workercache  process.env.NODE_COMPILE_CACHE = `dir`, then a worker from the package's lib/greeting-worker.mjs
 //                with no options (or, with `workerData`, options that name neither env nor execArgv); the worker
 //                imports the package's own, attested and unchanged lib/innocent.mjs and posts its greeting
+//   sharedafter  a worker from lib/greeting-worker.mjs with env SHARE_ENV (checked when it is constructed, with
+//                process.env as it is then), and process.env.NODE_COMPILE_CACHE = `dir` set right after, before
+//                the worker's thread has made its environment
 //   workerload   the same, with a worker from lib/load-worker.mjs that imports `path` (outside the package) and
 //                posts what it exported
-import { Worker } from 'node:worker_threads';
+import { SHARE_ENV, Worker } from 'node:worker_threads';
 import { serveLoaders } from '../lib/rpc.mjs';
 
 const loaders = {
@@ -15,6 +18,13 @@ const loaders = {
       process.env.NODE_COMPILE_CACHE = a.dir;
       const file = new URL('../lib/greeting-worker.mjs', import.meta.url);
       const w = a.workerData === undefined ? new Worker(file) : new Worker(file, { workerData: a.workerData });
+      w.once('message', (m) => resolve(`greeting ${m}`));
+      w.once('error', reject);
+    }),
+  sharedafter: (a) =>
+    new Promise((resolve, reject) => {
+      const w = new Worker(new URL('../lib/greeting-worker.mjs', import.meta.url), { env: SHARE_ENV });
+      process.env.NODE_COMPILE_CACHE = a.dir;
       w.once('message', (m) => resolve(`greeting ${m}`));
       w.once('error', reject);
     }),
