@@ -26,7 +26,7 @@ const WORKER_CACHE = loaderTemplate('attack31-worker-cache', (dir) =>
   layoutServerPackage(dir, {
     name: 'attack31-worker-cache',
     server: 'attack31/worker-cache.mjs',
-    copies: { 'lib/innocent.mjs': 'attack14/innocent.mjs', 'lib/greeting-worker.mjs': 'attack31/greeting-worker.mjs', 'lib/load-worker.mjs': 'attack31/load-worker.mjs' },
+    copies: { 'lib/innocent.mjs': 'attack14/innocent.mjs', 'lib/greeting-worker.mjs': 'attack31/greeting-worker.mjs', 'lib/load-worker.mjs': 'attack31/load-worker.mjs', 'lib/noop-hooks.mjs': 'attack31/noop-hooks.mjs' },
   }),
 );
 
@@ -60,6 +60,19 @@ describe.each(IN_THREAD_NODES)('a compile cache named in process.env and inherit
     const r = await templateCall(tmp.home, node, WORKER_CACHE, 'sharedafter', { dir: cache });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('greeting hi');
+  });
+
+  // node's own loader-hooks thread (module.register) is a worker no constructor of the guard's sees: node gives it
+  // a copy of process.env, and it loads the server's hooks module there.
+  it('does not run code from a planted compile cache entry for an attested hooks module that module.register loads on the hooks thread', async () => {
+    const marker = path.join(tmp.dir, 'marker');
+    const { server } = enrolledTemplate(WORKER_CACHE, node);
+    const cache = path.join(tmp.dir, 'elsewhere/compile-cache');
+    const hooks = path.join(path.dirname(server), '../lib/noop-hooks.mjs');
+    expect(poisonCompileCache(node, hooks, marker, cache, path.join(tmp.dir, 'elsewhere'))).toBe(1);
+    const r = await templateCall(tmp.home, node, WORKER_CACHE, 'registercache', { dir: cache });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('registered; greeting');
   });
 
   it("does not run a planted compile cache entry in place of the module guard's preload in a worker, nor a file from outside the package", async () => {

@@ -7,8 +7,12 @@
 //   sharedafter  a worker from lib/greeting-worker.mjs with env SHARE_ENV (checked when it is constructed, with
 //                process.env as it is then), and process.env.NODE_COMPILE_CACHE = `dir` set right after, before
 //                the worker's thread has made its environment
+//   registercache process.env.NODE_COMPILE_CACHE = `dir`, then module.register of the package's own, attested and
+//                unchanged lib/noop-hooks.mjs: node starts its loader-hooks thread (a worker of node's own, with a
+//                copy of process.env) and loads the hooks module there
 //   workerload   the same, with a worker from lib/load-worker.mjs that imports `path` (outside the package) and
 //                posts what it exported
+import { register } from 'node:module';
 import { SHARE_ENV, Worker } from 'node:worker_threads';
 import { serveLoaders } from '../lib/rpc.mjs';
 
@@ -28,6 +32,12 @@ const loaders = {
       w.once('message', (m) => resolve(`greeting ${m}`));
       w.once('error', reject);
     }),
+  registercache: async (a) => {
+    process.env.NODE_COMPILE_CACHE = a.dir;
+    register('../lib/noop-hooks.mjs', import.meta.url);
+    const { greeting } = await import('../lib/innocent.mjs');
+    return `registered; greeting ${greeting}`;
+  },
   workerload: (a) =>
     new Promise((resolve, reject) => {
       process.env.NODE_COMPILE_CACHE = a.dir;
