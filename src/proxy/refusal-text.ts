@@ -116,6 +116,13 @@ function launchReason(code: WardenErrorCode): string {
       return 'a file it would run is not the one that was attested';
     case 'REGISTRY_LAUNCHER':
       return 'its command is a registry launcher, which fetches code at each launch. Install a pinned copy and add that instead';
+    case 'FILE_INSECURE':
+    case 'HOME_INSECURE':
+      return "the warden's home or one of its files is open to other users";
+    case 'FILE_UNREADABLE':
+    case 'FILE_NOT_JSON':
+    case 'FILE_INVALID':
+      return "one of the warden's own files (servers.json, the allowlist, the locks) cannot be read or is not valid";
     case 'SERVER_UNKNOWN':
       return 'servers.json has no server of that id';
     case 'LOCK_MISSING':

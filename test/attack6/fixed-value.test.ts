@@ -29,7 +29,8 @@ describe('a fixed number a double cannot hold as written', () => {
     const init = await answerTo(s, 1, 'initialize answer');
     s.close();
     expect((await s.exited).code).toBe(2);
-    expect(init.error).toMatchObject({ data: { code: 'FILE_INVALID', server: 'rec' }, message: expect.stringContaining('/servers/rec/rules/tools/note/fixed/text (0.10000000000000000001)') });
+    expect(init.error).toMatchObject({ data: { code: 'FILE_INVALID', server: 'rec' }, message: expect.stringMatching(/^mcp-warden refused to launch server 'rec' \(FILE_INVALID\): /) });
+    expect(s.stderr).toContain('/servers/rec/rules/tools/note/fixed/text (0.10000000000000000001)'); // the detail, for the operator
     expect(parsed(s)).toHaveLength(1);
     expect(h.received()).toBe(before);
   });

@@ -64,7 +64,7 @@ describe('bundle apply: a server the next bundle no longer names', () => {
     expect(read(homeB, 'bundle-state.json').applied).toMatchObject({ serial: 11, servers: ['basic'] });
     expect(auditEvents(homeB).find((e) => e.event === 'bundle_applied' && e.serial === 11)).toMatchObject({ servers: ['basic'], removed: ['second'], endedSessions: [{ server: 'second', pid: expect.any(Number) }] });
 
-    await expect(connectClient(homeB, 'second').then(({ client }) => client.close())).rejects.toThrow(/no server 'second'/);
+    await expect(connectClient(homeB, 'second').then(({ client }) => client.close())).rejects.toThrow("mcp-warden refused to launch server 'second' (SERVER_UNKNOWN): servers.json has no server of that id.");
     for (const id of ['basic', 'own']) {
       const { client } = await connectClient(homeB, id);
       await client.close();

@@ -82,7 +82,8 @@ describe('run with an invalid trust file', () => {
     const answer = JSON.parse(r.stdout.trim()) as { id: number; error: { message: string; data: { code: string } } };
     expect(answer.id).toBe(1);
     expect(answer.error.data.code).toBe('FILE_NOT_JSON');
-    expect(answer.error.message).toContain('allowlist.json');
+    expect(answer.error.message).toContain("(FILE_NOT_JSON): one of the warden's own files (servers.json, the allowlist, the locks) cannot be read or is not valid");
+    expect(r.stderr).toContain('allowlist.json');
   });
 
   it('exits 2 for a schema error too (a value of the wrong type)', () => {

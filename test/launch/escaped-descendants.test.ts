@@ -38,12 +38,17 @@ function killSeen(): void {
   seen.clear();
 }
 
+// `add` launches each server four times (the discover probe, the lock's two forms, the canary baseline), and
+// 'escaper-stay' ignores the end of its stdin and SIGTERM: each of its launches ends only after the warden's grace
+// and its SIGTERM wait (2 s + 2 s, launch/kill.ts DEFAULT_STOP), ~18 s of waiting by design for that one add. The
+// set-up gets a bound that holds those waits on a loaded machine; no test's own bound changes.
+const SETUP_MS = 90_000;
 beforeAll(() => {
   home = tempDir();
   addServer(home, 'escaper', [process.execPath, path.join(SERVERS, 'escaper.mjs'), pidFile(), 'detached,setsid,orphan']);
   addServer(home, 'escaper-stay', [process.execPath, path.join(SERVERS, 'escaper.mjs'), pidFile(), 'detached,setsid,cleared,orphan', 'stay']);
   addServer(home, 'basic', [process.execPath, path.join(SERVERS, 'basic.mjs')]);
-});
+}, SETUP_MS);
 /** Kills whatever `add` or a test left (their pids are in the file), and starts a fresh file. */
 async function reset(): Promise<void> {
   await escapers([], 0).catch(() => ({}));

@@ -22,6 +22,11 @@ static void escape(const char *pidfile) {
     if (middle > 0) waitpid(middle, NULL, 0);
     return;
   }
+  /* The session's stdout is the warden's to check: the middle process (a fork of this one, whose parent waits
+     for it) gives its stdio up before it forks again, so the grandchild is never born holding it (the holder
+     check would then stop the session, which is not what this server is about: the cgroup is). */
+  int quiet = open("/dev/null", O_RDWR);
+  if (quiet >= 0) { dup2(quiet, 0); dup2(quiet, 1); dup2(quiet, 2); if (quiet > 2) close(quiet); }
   setsid();
   if (fork() != 0) _exit(0);
   char cg[512] = "";
