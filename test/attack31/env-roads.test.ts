@@ -33,6 +33,7 @@ const ENV_ROADS = loaderTemplate('attack31-env-roads', (dir) =>
       'lib/nest-worker.mjs': 'attack31/nest-worker.mjs',
       'lib/worker-hooks.mjs': 'attack31/worker-hooks.mjs',
       'lib/env-worker.mjs': 'attack31/env-worker.mjs',
+      'lib/enable-worker.mjs': 'attack31/enable-worker.mjs',
     },
   }),
 );
@@ -84,6 +85,14 @@ describe.each(IN_THREAD_NODES)('a compile cache reaching the environment of a wo
     const r = await templateCall(tmp.home, node, ENV_ROADS, 'hooksworker', { dir: cache });
     expect(markerText(marker)).toBe('');
     expect(r.answer).toContain('greeting hello');
+  });
+
+  // Not through the environment: node's own API, in a worker's thread (the main thread's: test/attack14).
+  it('does not run code from a planted compile cache entry after a worker enabled the cache in its own thread with module.enableCompileCache', async () => {
+    const { cache, marker } = planted(node);
+    const r = await templateCall(tmp.home, node, ENV_ROADS, 'workerenable', { dir: cache });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).toContain('greeting hello (cache failed)');
   });
 });
 

@@ -12,6 +12,8 @@
 //                the greeting worker itself
 //   hooksworker  module.register of lib/worker-hooks.mjs, whose initialize (on node's loader-hooks thread) sets that
 //                thread's process.env.NODE_COMPILE_CACHE and starts the greeting worker from there
+//   workerenable a worker with no options (lib/enable-worker.mjs) calls module.enableCompileCache(dir) in its own
+//                thread, then imports lib/innocent.mjs
 //   nodeoptions  process.env.NODE_OPTIONS = `--require <path>`, then process.env replaced by a copy without it, then
 //                a worker with execArgv [] (node reads NODE_OPTIONS for a worker given an execArgv, from the
 //                environment it copies, and runs --require before the module guard's --import)
@@ -65,6 +67,7 @@ const loaders = {
       });
       register('../lib/worker-hooks.mjs', import.meta.url, { data: { dir: a.dir, worker: greetingWorker.href, port: port2 }, transferList: [port2] });
     }),
+  workerenable: (a) => settle(new Worker(new URL('../lib/enable-worker.mjs', import.meta.url), { workerData: a.dir })),
   nodeoptions: (a) => {
     process.env.NODE_OPTIONS = `--require ${a.path}`;
     process.env = withoutKey(process.env, 'NODE_OPTIONS');
