@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUARD_NODES, IN_THREAD_NODES } from '../helpers/nodes.js';
-import { perTestDirs } from '../helpers/warden.js';
+import { ROOT, perTestDirs } from '../helpers/warden.js';
 import { enrolledTemplate } from '../helpers/enrolled-template.js';
 import { layoutServerPackage, loaderTemplate, markerText, outsideCjs, templateCall } from '../attack13/loader-session.js';
 import { poisonCompileCache } from '../attack14/session.js';
@@ -38,14 +38,14 @@ const ENV_ROADS = loaderTemplate('attack31-env-roads', (dir) =>
   }),
 );
 
-/** Enrolls ENV_ROADS with `node` and plants a compile cache entry for its lib/innocent.mjs; returns the cache
- *  directory and the marker the planted code would write. */
-function planted(node: string): { cache: string; marker: string } {
+/** Enrolls ENV_ROADS with `node` and plants a compile cache entry for its lib/innocent.mjs (or for the module
+ *  guard's preload); returns the cache directory and the marker the planted code would write. */
+function planted(node: string, target: 'innocent' | 'preload' = 'innocent'): { cache: string; marker: string } {
   const marker = path.join(tmp.dir, 'marker');
   const { server } = enrolledTemplate(ENV_ROADS, node);
   const cache = path.join(tmp.dir, 'elsewhere/compile-cache');
-  const innocent = path.join(path.dirname(server), '../lib/innocent.mjs');
-  expect(poisonCompileCache(node, innocent, marker, cache, path.join(tmp.dir, 'elsewhere'))).toBe(1);
+  const file = target === 'innocent' ? path.join(path.dirname(server), '../lib/innocent.mjs') : path.join(ROOT, 'dist/launch/preload/preload.js');
+  expect(poisonCompileCache(node, file, marker, cache, path.join(tmp.dir, 'elsewhere'))).toBe(1);
   return { cache, marker };
 }
 
@@ -55,6 +55,26 @@ describe.each(IN_THREAD_NODES)('a compile cache reaching the environment of a wo
     const file = path.join(tmp.dir, 'elsewhere/cache.env');
     fs.writeFileSync(file, `NODE_COMPILE_CACHE=${cache}\n`);
     const r = await templateCall(tmp.home, node, ENV_ROADS, 'envfile', { file });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).toContain('greeting hello');
+  });
+
+  // node's store of the process environment (the main thread's, and SHARE_ENV workers') hands a name to setenv(3),
+  // which reads it up to its first NUL: another name to JavaScript, NODE_COMPILE_CACHE to node. Written after a
+  // SHARE_ENV worker was constructed (as in worker-compile-cache.test.ts), before its thread reads the store. The
+  // entry is planted for the preload, which would otherwise see the variable in the worker and end the server.
+  it('does not run code from a planted compile cache entry named in process.env by a name that goes on past a NUL', async () => {
+    const { cache, marker } = planted(node, 'preload');
+    const r = await templateCall(tmp.home, node, ENV_ROADS, 'nulkey', { dir: cache, suffix: 'x' });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).toContain('greeting hello');
+  });
+
+  it('does not run code from a planted compile cache entry named in an .env file by a name that goes on past a NUL', async () => {
+    const { cache, marker } = planted(node, 'preload');
+    const file = path.join(tmp.dir, 'elsewhere/cache.env');
+    fs.writeFileSync(file, `NODE_COMPILE_CACHE\0x=${cache}\n`);
+    const r = await templateCall(tmp.home, node, ENV_ROADS, 'envfile', { file, shared: true });
     expect(markerText(marker)).toBe('');
     expect(r.answer).toContain('greeting hello');
   });

@@ -3,7 +3,10 @@
 // starts a worker thread of its own package (lib/greeting-worker.mjs, which imports the package's own, attested
 // and unchanged lib/innocent.mjs and posts its greeting) and answers `greeting <what the worker posted>`:
 //   envfile      process.loadEnvFile(`file`), a file naming NODE_COMPILE_CACHE=dir (node writes it into the
-//                environment itself), then a worker with no options
+//                environment itself), then a worker with no options (with `shared`: a worker with env SHARE_ENV
+//                constructed before the file is loaded)
+//   nulkey       a worker with env SHARE_ENV, then process.env['NODE_COMPILE_CACHE\0' + `suffix`] = dir (node's store of
+//                the process environment hands the name to setenv(3), which reads it up to the NUL)
 //   defineenv    Object.defineProperty(process.env, 'NODE_COMPILE_CACHE', { value: dir }), then a worker with no options
 //   replacedenv  process.env.NODE_COMPILE_CACHE = dir, then process.env replaced by a copy without it (what the
 //                server's own code now reads), then a worker with no options (node copies its environment, not
@@ -45,8 +48,14 @@ const withoutKey = (env, key) => {
 
 const loaders = {
   envfile: (a) => {
+    const shared = a.shared ? new Worker(greetingWorker, { env: SHARE_ENV }) : undefined;
     process.loadEnvFile(a.file);
-    return settle(new Worker(greetingWorker));
+    return settle(shared ?? new Worker(greetingWorker));
+  },
+  nulkey: (a) => {
+    const w = new Worker(greetingWorker, { env: SHARE_ENV });
+    process.env[`NODE_COMPILE_CACHE\0${a.suffix}`] = a.dir;
+    return settle(w);
   },
   defineenv: (a) => {
     Object.defineProperty(process.env, 'NODE_COMPILE_CACHE', { value: a.dir, enumerable: true, configurable: true, writable: true });
