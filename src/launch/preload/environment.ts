@@ -38,6 +38,12 @@ export function compileCacheInStore(): string | undefined {
   return hasCompileCache ? store[COMPILE_CACHE_VARIABLE] : undefined;
 }
 
+/** Whether a name written to the store is the variable as node reads it: the process environment's store (the main
+ *  thread's, shared with SHARE_ENV workers) hands the name to setenv(3), which reads it up to its first NUL. */
+function isCompileCacheName(name: string | symbol): boolean {
+  return typeof name === 'string' && name.split('\0', 1)[0] === COMPILE_CACHE_VARIABLE;
+}
+
 /** A write of the variable is dropped, as module.enableCompileCache answers FAILED (loaders.ts): the server runs
  *  on, compiling from source. Said once per thread on stderr, best-effort. */
 let told = false;
@@ -57,10 +63,10 @@ export function keepCompileCacheOutOfEnvironment(): void {
   if (!hasCompileCache) return;
   const guarded = new Proxy(store, {
     set(target, key, value): boolean {
-      return key === COMPILE_CACHE_VARIABLE ? dropped() : Reflect.set(target, key, value);
+      return isCompileCacheName(key) ? dropped() : Reflect.set(target, key, value);
     },
     defineProperty(target, key, descriptor): boolean {
-      return key === COMPILE_CACHE_VARIABLE ? dropped() : Reflect.defineProperty(target, key, descriptor);
+      return isCompileCacheName(key) ? dropped() : Reflect.defineProperty(target, key, descriptor);
     },
   });
   Object.defineProperty(process, 'env', { value: guarded, writable: true, enumerable: true, configurable: true });
@@ -71,7 +77,7 @@ export function keepCompileCacheOutOfEnvironment(): void {
     process.loadEnvFile = function guardedLoadEnvFile(path?: string | URL | Buffer): void {
       const parsed = parseEnv(readFileSync(path ?? '.env', 'utf8'));
       for (const [name, value] of Object.entries(parsed)) {
-        if (name === COMPILE_CACHE_VARIABLE) dropped();
+        if (isCompileCacheName(name)) dropped();
         else if (!(name in store)) store[name] = value;
       }
     };
