@@ -14,7 +14,7 @@ import { STATE_MAGIC, type GuardState } from './preload/guard.js';
 // server loaded from outside the set.
 
 export const PRELOAD_DIR = fileURLToPath(new URL('../launch/preload/', import.meta.url));
-const GUARD_FILES = ['guard.js', 'hooks.js', 'loaders.js', 'native.js', 'preload.js', 'workers.js'];
+const GUARD_FILES = ['environment.js', 'guard.js', 'hooks.js', 'loaders.js', 'native.js', 'preload.js', 'workers.js'];
 /** The report's descriptor in the server (the set is on 3, read and closed by the preload). */
 const REPORT_FD = 4;
 

@@ -1,5 +1,6 @@
 import Module from 'node:module';
 import { compileFunction } from 'node:vm';
+import { keepCompileCacheOutOfEnvironment } from './environment.js';
 import type { Guard } from './guard.js';
 import { guardOpenSslEnginesNow, guardSqliteExtensions } from './native.js';
 
@@ -8,7 +9,8 @@ import { guardOpenSslEnginesNow, guardSqliteExtensions } from './native.js';
 // Module._extensions handler, which can be called on its own, and require() of an ES module), native addons
 // (process.dlopen), shared libraries others load (SQLite extensions, OpenSSL engines: native.ts), the process
 // replacing itself (process.execve: the new node would start without the guard), and node's compile cache (kept
-// off: code taken from a cache file instead of compiled from the checked source). Installed in every thread that
+// off, and out of the environment threads are made from: environment.ts; code taken from a cache file instead of
+// compiled from the checked source). Installed in every thread that
 // can run server code: the main thread and worker threads (preload.ts) and node's loader-hooks thread
 // (hooks.ts), where the preload never runs. `current` gives the thread's guard, or refuses when it has none yet.
 
@@ -120,6 +122,7 @@ export function guardLoaders(current: () => Guard, options: LoaderOptions): void
   guardSqliteExtensions(current);
   guardOpenSslEnginesNow(current);
   keepCompileCacheOff();
+  keepCompileCacheOutOfEnvironment();
 
   // node 22.15+/23.11+: the server's process replaced by another program, or by a node without the guard.
   const proc = process as unknown as { execve?: unknown };

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import Module, { register, syncBuiltinESMExports } from 'node:module';
 import { MessageChannel, type MessagePort, getEnvironmentData, isMainThread, setEnvironmentData } from 'node:worker_threads';
+import { COMPILE_CACHE_VARIABLE, compileCacheInStore } from './environment.js';
 import { EXIT_REFUSED, createGuard, endProcess, isGuardState, type GuardState } from './guard.js';
 import { guardLoaders } from './loaders.js';
 import { loadNativeGuardModules } from './native.js';
@@ -109,6 +110,15 @@ if (isMainThread) setEnvironmentData(ENV_KEY, state);
 const reallyExit = (process as unknown as { reallyExit?: (code: number) => void }).reallyExit?.bind(process);
 const guard = createGuard(state, () => endProcess(isMainThread && reallyExit ? () => reallyExit(EXIT_REFUSED) : undefined));
 
+// node enables a thread's compile cache from its environment before this file runs (environment.ts): the warden
+// starts the server without NODE_COMPILE_CACHE and a worker is admitted only from an environment without it. A
+// thread that has it anyway ends here (if this file is not the cache's code already: that is why it is kept out).
+const noCompileCache = (what: string): void => {
+  const value = compileCacheInStore();
+  if (value !== undefined) guard.refuse(`${what} with ${COMPILE_CACHE_VARIABLE}=${JSON.stringify(String(value).slice(0, 64))} in its environment`, `, which makes node take code from that cache instead of the files the module guard checks; leave ${COMPILE_CACHE_VARIABLE} out of the environment`);
+};
+noCompileCache(isMainThread ? 'its modules' : 'a worker thread');
+
 guardLoaders(() => guard, { extensions: registerHooks === undefined });
 guardWorkers(() => guard, import.meta.url);
 
@@ -128,6 +138,8 @@ if (registerHooks === undefined) {
   // first, as on node 20, so they check those loads too.
   let hooksThreadGuarded = false;
   (Module as unknown as { register: (...args: unknown[]) => void }).register = function guardedRegister(this: unknown, ...args: unknown[]): void {
+    // node starts its loader-hooks thread in the first call, from a copy of this thread's environment store.
+    noCompileCache("node's loader-hooks thread");
     if (!hooksThreadGuarded) {
       hooksThreadGuarded = true;
       const port = guardHooksThread();

@@ -1,4 +1,5 @@
 import workerThreads, { SHARE_ENV, type WorkerOptions } from 'node:worker_threads';
+import { COMPILE_CACHE_VARIABLE, compileCacheInStore, threadEnvironment } from './environment.js';
 import type { Guard } from './guard.js';
 
 /** The option the warden gives node to turn require(esm) off (src/launch/node-release.ts; the preload imports
@@ -10,7 +11,10 @@ const REQUIRE_ESM_OFF = '--no-experimental-require-module';
 // execArgv may hold only what this process was started with and memory tuning: anything else (another --import
 // or --require, an option that takes the preload's URL as its value) could run before the guard. So could
 // --require in NODE_OPTIONS, which node reads from a worker's environment: it and node's other loader variables
-// must be what this process had.
+// must be what this process had. node reads them from the environment it makes the worker from: the env option's
+// copy, else this thread's store (environment.ts), not whatever object process.env names now. A worker made from
+// the store (no env option, or SHARE_ENV) is admitted only while the store holds no NODE_COMPILE_CACHE, which
+// node would enable the worker's compile cache from before the preload runs there (environment.ts keeps it out).
 // The options are read once, into a copy the checks and node both see (a getter could answer each differently),
 // and node's own Worker class is reachable from no property of the wrapper or of its instances.
 
@@ -26,7 +30,8 @@ export function guardWorkers(current: () => Guard, preloadUrl: string): void {
   // require(esm) off where the warden turned it off (docs/adr/0049-require-esm-on-node-20.md): kept so in a worker
   // given an execArgv of its own, which would otherwise start with node's default.
   const keptOff = ownExecArgv.has(REQUIRE_ESM_OFF) ? [REQUIRE_ESM_OFF] : [];
-  const own = new Map(LOADER_VARIABLES.map((name) => [name, process.env[name]]));
+  const store = threadEnvironment();
+  const own = new Map(LOADER_VARIABLES.map((name) => [name, store[name]]));
   const NodeWorker: WorkerClass = workerThreads.Worker;
 
   /** The worker's environment holds node's loader variables as this process started with them. */
@@ -37,8 +42,17 @@ export function guardWorkers(current: () => Guard, preloadUrl: string): void {
     }
   };
 
+  /** A worker made from this thread's store: node reads NODE_COMPILE_CACHE there when it makes the thread. */
+  const noCompileCacheInStore = (): void => {
+    const value = compileCacheInStore();
+    if (value !== undefined) guard.refuse(`a worker thread with ${COMPILE_CACHE_VARIABLE}=${JSON.stringify(String(value).slice(0, 64))} in its environment`, `, which would make node take the worker's code from that cache instead of the files the module guard checks; leave ${COMPILE_CACHE_VARIABLE} out of the environment`);
+  };
+
   const checked = (options: WorkerOptions | undefined): WorkerOptions | undefined => {
-    if (options === undefined || options === null) return options; // node reads no NODE_OPTIONS for such a worker
+    if (options === undefined || options === null) {
+      noCompileCacheInStore();
+      return options; // node reads no NODE_OPTIONS for such a worker
+    }
     const copy: WorkerOptions = { ...options };
     if (copy.eval) guard.refuse('a worker thread from code to eval', ', which would run without the module guard; give the worker a file of the attested set');
     if (copy.execArgv !== undefined) {
@@ -48,9 +62,10 @@ export function guardWorkers(current: () => Guard, preloadUrl: string): void {
       copy.execArgv = ['--import', preloadUrl, ...keptOff, ...argv];
     }
     if (copy.env !== undefined && copy.env !== SHARE_ENV) copy.env = { ...(copy.env as NodeJS.Dict<string>) };
-    // node reads the loader variables for a worker given an env or an execArgv of its own (process.env's when
-    // it has no env); a worker with neither starts with this process's options, whatever process.env says now.
-    if (copy.env !== undefined || copy.execArgv !== undefined) sameLoaderVariables(copy.env === undefined || copy.env === SHARE_ENV ? process.env : (copy.env as NodeJS.Dict<string>));
+    else noCompileCacheInStore();
+    // node reads the loader variables for a worker given an env or an execArgv of its own (the store's when it
+    // has no env); a worker with neither starts with this process's options, whatever the store says now.
+    if (copy.env !== undefined || copy.execArgv !== undefined) sameLoaderVariables(copy.env === undefined || copy.env === SHARE_ENV ? store : (copy.env as NodeJS.Dict<string>));
     return copy;
   };
 
