@@ -3,8 +3,9 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { WardenMetrics } from '../../src/daemon/metrics.js';
 import { copyOfRunTemplate } from '../helpers/run-template.js';
-import { INITIALIZE, NODE, RawSession, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
+import { INITIALIZE, NODE, ROOT, RawSession, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
 
 // A server with `network: { "domains": [...] }` (src/sandbox/egress.ts, docs/adr/0060-egress-proxy.md): its own
 // network namespace, and the warden's proxy on its loopback (HTTPS_PROXY), which carries only what a grant names.
@@ -148,6 +149,23 @@ describe('a server granted network domains', () => {
   });
 });
 
+describe("a node server's own fetch", () => {
+  it('on node 24 goes through the proxy (NODE_USE_ENV_PROXY=1 is set for it): a granted host answers, another is refused', async () => {
+    const node24 = path.join(ROOT, 'test/nodes/node_modules/node24/bin/node');
+    const add = warden('add', 'probe', '--yes', '--', node24, PROBE);
+    expect(add.code, add.stderr).toBe(0);
+    expect(warden('sandbox', 'probe', '--allow-domain', `localhost:${port}`).code).toBe(0);
+    const { out } = await probes([
+      ['fetch', { url: `http://localhost:${port}/by-fetch` }],
+      ['fetch', { url: `http://localhost:${otherPort}/by-fetch` }],
+    ]);
+    expect(out[0]).toBe('ok: 200 hello from the host');
+    expect(out[1]).toMatch(/^denied: /);
+    expect(requests).toEqual(['granted /by-fetch']);
+    expect(denials()).toMatchObject([{ host: 'localhost', port: otherPort, reason: 'not_granted' }]);
+  });
+});
+
 describe('a sandbox with domains is applied or the launch refused', () => {
   /** A trusted path of bwrap and the given nsenter only. */
   function onlyPath(nsenter: string | undefined): void {
@@ -186,5 +204,16 @@ describe('a sandbox with domains is applied or the launch refused', () => {
     const refused = auditEvents(home).filter((e) => e.event === 'launch').slice(-2);
     expect(refused).toMatchObject([{ decision: 'refuse', code: 'SANDBOX_UNAVAILABLE' }, { decision: 'refuse', code: 'SANDBOX_UNAVAILABLE' }]);
     expect(auditEvents(home).filter((e) => e.event === 'launch' && e.decision === 'allow' && (e.sandbox as { network?: string })?.network === 'domains')).toEqual([]);
+  });
+});
+
+describe('the metric of sandbox denials', () => {
+  it('counts each sandbox_denied event a session sends the daemon, by server and kind', async () => {
+    const metrics = new WardenMetrics();
+    metrics.observe({ event: 'sandbox_denied', server: 'probe', kind: 'connect', host: 'evil.example.com', port: 443, reason: 'not_granted' });
+    metrics.observe({ event: 'sandbox_denied', server: 'probe', kind: 'connect', host: 'localhost', port: 8080, reason: 'not_granted' });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('mcp_warden_sandbox_denied_total{server="probe",kind="connect"} 2');
+    expect(text).not.toContain('evil.example.com');
   });
 });

@@ -5,6 +5,7 @@
 //   connect {host, port}   opens a TCP connection ({path}: a unix socket)
 //   proxy {host, port, times}  asks the proxy in HTTPS_PROXY for a tunnel to host:port (times: that many in turn)
 //                          and, through it, GET /: "ok: <status> <body>" or "refused: <the proxy's status line>"
+//   fetch {url}            the node's own fetch() (through HTTPS_PROXY only where node reads it: NODE_USE_ENV_PROXY)
 //   load {path}            imports a module (outside its attested set: the module guard refuses it)
 //   whoami                 its pid, cwd, TMPDIR, network namespace, HTTPS_PROXY
 import fs from 'node:fs';
@@ -63,13 +64,14 @@ async function viaProxy({ host, port, times = 1 }) {
 const tool = (name) => ({ name, description: `Tries to ${name}`, inputSchema: { type: 'object' } });
 serve({
   initialize: (p) => initializeResult(p, 'sandbox-probe'),
-  'tools/list': () => ({ tools: ['read', 'write', 'connect', 'proxy', 'load', 'whoami'].map(tool) }),
+  'tools/list': () => ({ tools: ['read', 'write', 'connect', 'proxy', 'fetch', 'load', 'whoami'].map(tool) }),
   'tools/call': (p) => {
     const a = p.arguments ?? {};
     if (p.name === 'read') return attempt(() => fs.readFileSync(a.path, 'utf8').length + ' bytes');
     if (p.name === 'write') return attempt(() => (fs.appendFileSync(a.path, 'written by sandbox-probe\n'), 'written'));
     if (p.name === 'connect') return connect(a);
     if (p.name === 'proxy') return viaProxy(a);
+    if (p.name === 'fetch') return fetch(a.url).then(async (r) => textResult(`ok: ${r.status} ${await r.text()}`), (e) => textResult(`denied: ${e.cause?.code ?? e.cause?.message ?? e.message}`));
     if (p.name === 'load') return import(a.path).then((m) => textResult(`ok: ${m.default}`), (e) => textResult(`denied: ${e.code ?? e.message}`));
     if (p.name === 'whoami') return textResult(JSON.stringify({ pid: process.pid, cwd: process.cwd(), tmpdir: process.env.TMPDIR ?? null, netns: fs.readlinkSync('/proc/self/ns/net'), proxy: process.env.HTTPS_PROXY ?? null }));
     return { isError: true, content: [{ type: 'text', text: `Unknown tool: ${p.name}` }] };
