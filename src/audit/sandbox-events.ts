@@ -22,7 +22,7 @@ export interface SandboxDeniedEvent {
   kind: 'connect';
   host: string;
   port: number;
-  reason: 'not_granted' | 'loopback_address' | 'malformed';
+  reason: 'not_granted' | 'loopback_address';
 }
 
 export type SandboxEvent = SandboxChangedEvent | SandboxDeniedEvent;

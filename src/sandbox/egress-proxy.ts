@@ -23,7 +23,7 @@ export interface EgressDenial {
   kind: 'connect';
   host: string;
   port: number;
-  reason: 'not_granted' | 'loopback_address' | 'malformed';
+  reason: 'not_granted' | 'loopback_address';
 }
 
 export interface EgressProxyConfig {
