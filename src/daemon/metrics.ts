@@ -2,8 +2,8 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { wardenVersion } from './version.js';
 
 // Prometheus metrics of the daemon, per server: launches by decision, refusals by code, drift, canaries and
-// their latency, last verification time, binary changes, rules changes, orphan sweeps, refused modules, sandbox denials; the
-// daemon's version, start time, stalled loops and digest cache; what a fleet needs to know of each server
+// their latency, last verification time, binary changes, rules changes, orphan sweeps, refused modules, sandbox
+// denials; the daemon's version, start time, stalled loops and digest cache; what a fleet needs to know of each server
 // (posture, pinned, verification interval); and signed trust bundles. Labels hold server ids, event codes and
 // the version, never paths, commands, arguments or environment values (docs/operations.md, "Running a fleet").
 

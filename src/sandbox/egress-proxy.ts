@@ -35,7 +35,7 @@ const isLoopbackOrAny = (a: string): boolean => /^127\./.test(a) || a === '::1' 
 
 /** host and port of an authority ("name:port", "[v6]:port"), lower-cased, or undefined. */
 function authority(text: string, defaultPort: number | undefined): { host: string; port: number } | undefined {
-  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]/@\s]+)(?::([0-9]{1,5}))?$/.exec(text);
+  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._%~-]{1,255})(?::([0-9]{1,5}))?$/.exec(text);
   if (!m) return undefined;
   const port = m[2] === undefined ? defaultPort : Number(m[2]);
   if (port === undefined || port < 1 || port > 65535) return undefined;
