@@ -95,16 +95,16 @@ function packageRoot(file: string): string | undefined {
 /** The warden's install: the directory above dist/, with its package.json and node_modules. */
 const WARDEN_INSTALL = path.resolve(fileURLToPath(new URL('../../', import.meta.url)));
 
-/** What the warden runs, which no write grant may reach: its install, the node running it, the engine. */
-function wardenFiles(engine: Engine): string[] {
-  return [WARDEN_INSTALL, fs.realpathSync(process.execPath), engine.file];
+/** What the warden runs, which no write grant may reach: its install, the node running it, the engines. */
+function wardenFiles(s: SandboxLaunch): string[] {
+  return [WARDEN_INSTALL, fs.realpathSync(process.execPath), s.engine.file, ...(s.egress ? [s.egress.nsenter.file] : [])];
 }
 
 /** bwrap's arguments (before `--` and the server's command line), with the data directory created. */
 export function sandboxArgs(paths: HomePaths, id: string, s: SandboxLaunch, plan: LaunchPlan, cwd: string | undefined): string[] {
   const dataDir = ensureDataDir(paths.home, id);
   const userHome = process.env.HOME && path.isAbsolute(process.env.HOME) ? path.resolve(process.env.HOME) : os.homedir();
-  return bwrapArgs(s.confinement, { id, userHome, wardenHome: paths.home, dataDir, ownFiles: ownFiles(plan), wardenFiles: wardenFiles(s.engine), cwd });
+  return bwrapArgs(s.confinement, { id, userHome, wardenHome: paths.home, dataDir, ownFiles: ownFiles(plan), wardenFiles: wardenFiles(s), cwd });
 }
 
 /** How long bwrap may take to set the sandbox up and exec the server. */
