@@ -85,10 +85,13 @@ export async function trustAndAdd(paths: HomePaths, id: string, spec: EnrollSpec
 export async function lockAndBaseline(paths: HomePaths, id: string, say: (m: string) => void = () => {}, by = `enroll ${id}`, accept: readonly FindingCode[] = [], retry?: string, review?: ReviewWords): Promise<Enrollment> {
   try {
     let modules: Artifact[] = [];
+    let baselines = 0;
+    // The baselines are recorded on the lock's last launch, once the lock is written (docs/adr/0061).
     const lock = await captureLock(paths, id, 'lock', async (seen) => {
       modules = await recordModules(paths, id, seen, by, say);
-    }, accept, retry, review);
-    const baselines = Object.keys(await recordCanaries(paths, id)).length;
+    }, accept, retry, review, async (held) => {
+      baselines = Object.keys(await recordCanaries(paths, id, held)).length;
+    });
     return { modules, lock, baselines };
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;

@@ -78,17 +78,17 @@ export async function openStateless(io: ServerStreams, client: OutOfBandClient, 
   return { channel, handshake };
 }
 
-/** Fetches the surface once over an open server, by the flow given. */
-export async function fetchByFlow(flow: Flow, io: ServerStreams, client: OutOfBandClient, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ handshake: Handshake; tools: Awaited<ReturnType<typeof listAllTools>>; catalogs: Catalogs; servedCatalogs: ServedCatalogs; pageMembers: string[] }> {
-  if (flow === 'classic') return fetchOnce(io, client, capabilities, caps, limits, onNoise);
+/** Fetches the surface once over an open server, by the flow given (`keep`: the session stays open, as in fetchOnce). */
+export async function fetchByFlow(flow: Flow, io: ServerStreams, client: OutOfBandClient, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void, keep = false): Promise<{ channel: ServerChannel; handshake: Handshake; tools: Awaited<ReturnType<typeof listAllTools>>; catalogs: Catalogs; servedCatalogs: ServedCatalogs; pageMembers: string[] }> {
+  if (flow === 'classic') return fetchOnce(io, client, capabilities, caps, limits, onNoise, keep);
   const { channel, handshake } = await openStateless(io, client, capabilities, caps, limits, onNoise);
   const members: string[] = [];
   const tools = await listAllTools(channel, caps, members);
   const servedCatalogs: ServedCatalogs = {};
   const catalogs = await listCatalogs(channel, handshake, caps, members, servedCatalogs);
-  channel.end();
+  if (!keep) channel.end();
   const pageMembers = members.filter((m) => !MODERN_RESULT.has(m.slice(m.indexOf(' ') + 1)));
-  return { handshake, tools, catalogs, servedCatalogs, pageMembers };
+  return { channel, handshake, tools, catalogs, servedCatalogs, pageMembers };
 }
 
 /** Opens a session by a committed flow (canaries). */

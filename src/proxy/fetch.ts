@@ -68,13 +68,13 @@ export async function openAsClient(io: ServerStreams, client: OutOfBandClient, c
   return { channel, handshake };
 }
 
-/** Fetches the surface once over an open server. */
-export async function fetchOnce(io: ServerStreams, client: OutOfBandClient, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; servedCatalogs: ServedCatalogs; pageMembers: string[] }> {
+/** Fetches the surface once over an open server; `keep`: the session stays open, for the caller to go on and end. */
+export async function fetchOnce(io: ServerStreams, client: OutOfBandClient, capabilities: Record<string, unknown>, caps: SurfaceCaps, limits: ChannelLimits, onNoise: (reason: string) => void, keep = false): Promise<{ channel: ServerChannel; handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; servedCatalogs: ServedCatalogs; pageMembers: string[] }> {
   const { channel, handshake } = await openAsClient(io, client, capabilities, caps, limits, onNoise);
   const pageMembers: string[] = [];
   const tools = await listAllTools(channel, caps, pageMembers);
   const servedCatalogs: ServedCatalogs = {};
   const catalogs = await listCatalogs(channel, handshake, caps, pageMembers, servedCatalogs);
-  channel.end();
-  return { handshake, tools, catalogs, servedCatalogs, pageMembers };
+  if (!keep) channel.end();
+  return { channel, handshake, tools, catalogs, servedCatalogs, pageMembers };
 }

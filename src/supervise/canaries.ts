@@ -18,23 +18,20 @@ import { loadLocks, saveCanaryBaselines } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
 import { attestAndLaunch, stopLaunched } from './attested-launch.js';
+import type { HeldSession } from './surface-fetch.js';
 import { escaped } from '../escape.js';
 
 // Out-of-band canary runs, for `canary record`, `canary check`, enrollment and the daemon's schedule: recording
-// pins each probe's answer and latency envelope on a fresh launch; checking runs them again and compares.
+// pins each probe's answer and latency envelope on a fresh launch (at enrollment, on the lock's last launch, held
+// open after the listing the lock was built from: docs/adr/0061); checking runs them again and compares.
 // Canary answers never reach any client.
 
 const say = (m: string): void => void process.stderr.write(`mcp-warden: ${escaped(m)}\n`);
 export const RECORD_SAMPLES = 10;
 export const CHECK_SAMPLES = 5;
 
-/**
- * Runs every probe of a server on one fresh, attested launch, as a client would: initialize, list the tools,
- * then one warm-up call of each probe and `n` samples. `defaultTool` is the default probe's tool, or 'draw' to
- * draw a new one (recording).
- */
-async function sample(paths: HomePaths, id: string, n: number, defaultTool: string | 'draw'): Promise<{ server: ReturnType<typeof serverById>; results: { probe: ProbeSpec; obs?: Observation[]; bar?: ProbeBar }[] }> {
-  const server = serverById(loadServers(paths), id, paths);
+/** A fresh attested launch of the server, opened as a client offering no capabilities and its tools listed. */
+async function openFresh(paths: HomePaths, id: string): Promise<HeldSession> {
   // Over the flow the lock records (docs/adr/0046); an entry without one that offered revision 2026-07-28 speaks
   // the stateless flow (a canary run has no surface to settle a flow by).
   const protocol = loadLocks(paths).tools.get(id)?.protocol ?? { offered: DEFAULT_OFFERED };
@@ -43,9 +40,38 @@ async function sample(paths: HomePaths, id: string, n: number, defaultTool: stri
   const launched = await attestAndLaunch(paths, id, say);
   launched.child.stderr.resume();
   let noise = 0;
+  const end: HeldSession['end'] = (cause, grace) => stopLaunched(paths, id, launched, cause, { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace, say });
   try {
-    const { channel, handshake } = await openByFlow(flow, { serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered: protocol.offered, clientInfo: loadClientSeen(paths, id) }, {}, DEFAULT_CAPS, DEFAULT_CHANNEL_LIMITS, () => noise++);
+    const limits = { ...DEFAULT_CHANNEL_LIMITS };
+    const { channel, handshake } = await openByFlow(flow, { serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered: protocol.offered, clientInfo: loadClientSeen(paths, id) }, {}, DEFAULT_CAPS, limits, () => noise++);
     const tools = await listAllTools(channel, DEFAULT_CAPS);
+    return { launched, channel, limits, handshake, tools, noise: () => noise, end };
+  } catch (thrown) {
+    await end('protocol_error', false);
+    throw canaryError(id, thrown);
+  }
+}
+
+function canaryError(id: string, thrown: unknown): unknown {
+  const err = thrown instanceof PreCommitError ? thrown.inner : thrown;
+  if (err instanceof ProtocolError) return new WardenError('PROTOCOL_FAILURE', `could not run the canaries of server '${id}': ${err.message}.`);
+  if (err instanceof InadmissibleError) return new WardenError('SURFACE_INADMISSIBLE', `server '${id}': ${err.reason}.`);
+  return err;
+}
+
+/**
+ * Runs every probe of a server on one attested launch, as a client would: initialize, list the tools, then one
+ * warm-up call of each probe and `n` samples. The launch is a fresh one, or `held` (enrollment: the lock's last
+ * launch, its listing judged against the lock just written), and is ended here either way. `defaultTool` is the
+ * default probe's tool, or 'draw' to draw a new one (recording).
+ */
+async function sample(paths: HomePaths, id: string, n: number, defaultTool: string | 'draw', held?: HeldSession): Promise<{ server: ReturnType<typeof serverById>; results: { probe: ProbeSpec; obs?: Observation[]; bar?: ProbeBar }[] }> {
+  const server = serverById(loadServers(paths), id, paths);
+  const session = held ?? (await openFresh(paths, id));
+  // A canary's request waits as long as on a fresh launch's channel.
+  session.limits.requestTimeoutMs = DEFAULT_CHANNEL_LIMITS.requestTimeoutMs;
+  const { channel, handshake, tools } = session;
+  try {
     const listed = new Set(tools.map((t) => t.name));
     const probes = probesOf(server.canaries, defaultTool === 'draw' ? drawUnknownTool(listed) : defaultTool);
     // As at session start: a probe is called only when a session of this listing would admit its call.
@@ -63,20 +89,17 @@ async function sample(paths: HomePaths, id: string, n: number, defaultTool: stri
       await runProbe(channel, r.probe, 1);
       r.obs = await runProbe(channel, r.probe, n);
     }
-    await stopLaunched(paths, id, launched, 'client_eof', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: true, say });
+    await session.end('client_eof', true);
     return { server, results };
   } catch (thrown) {
-    const err = thrown instanceof PreCommitError ? thrown.inner : thrown;
-    await stopLaunched(paths, id, launched, 'protocol_error', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: false, say });
-    if (err instanceof ProtocolError) throw new WardenError('PROTOCOL_FAILURE', `could not run the canaries of server '${id}': ${err.message}.`);
-    if (err instanceof InadmissibleError) throw new WardenError('SURFACE_INADMISSIBLE', `server '${id}': ${err.reason}.`);
-    throw err;
+    await session.end('protocol_error', false);
+    throw canaryError(id, thrown);
   }
 }
 
-/** Records baselines (used by `canary record` and by `add`). */
-export async function recordCanaries(paths: HomePaths, id: string): Promise<Record<string, Baseline>> {
-  const { results } = await sample(paths, id, RECORD_SAMPLES, 'draw');
+/** Records baselines (used by `canary record`, and by `add` on the lock's held launch). */
+export async function recordCanaries(paths: HomePaths, id: string, held?: HeldSession): Promise<Record<string, Baseline>> {
+  const { results } = await sample(paths, id, RECORD_SAMPLES, 'draw', held);
   const baselines: Record<string, Baseline> = {};
   for (const { probe, obs } of results) {
     try {

@@ -9,7 +9,7 @@ import { loadLocks, saveLockEntry } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById, type ServerConfig } from '../store/servers.js';
 import { artifactRecords } from './attested-launch.js';
-import { fetchSurface, type Fetched, type OnLearned } from './surface-fetch.js';
+import { fetchSurface, type Fetched, type HeldSession, type OnLearned } from './surface-fetch.js';
 import { escaped } from '../escape.js';
 import type { FindingCode } from '../scan/rules.js';
 import { gateFindings, scanServed } from './surface-scan.js';
@@ -30,22 +30,30 @@ function write(paths: HomePaths, id: string, entry: LockEntry, fetched: Fetched,
 }
 
 /** Captures and writes the lock entry of a server (used by `lock` and by `add`), once the first-trust scan of
- *  what it served passed (`accept`: the codes of high-severity findings the operator accepted). */
-export async function captureLock(paths: HomePaths, id: string, source: 'lock' | 'pin', onLearned?: OnLearned, accept: readonly FindingCode[] = [], retry?: string, review?: ReviewWords): Promise<LockEntry> {
+ *  what it served passed (`accept`: the codes of high-severity findings the operator accepted). `onLocked`
+ *  (enrollment): the fetch's last launch is held open and handed over once the entry is written, for the canary
+ *  baselines (docs/adr/0061); it is ended here when anything before fails, and after `onLocked` in any case. */
+export async function captureLock(paths: HomePaths, id: string, source: 'lock' | 'pin', onLearned?: OnLearned, accept: readonly FindingCode[] = [], retry?: string, review?: ReviewWords, onLocked?: (held: HeldSession) => Promise<void>): Promise<LockEntry> {
   const server = serverById(loadServers(paths), id, paths);
   const previous = loadLocks(paths).tools.get(id);
   // A locked server is fetched over the flow its entry records; a new one is probed with server/discover first
   // (docs/adr/0046).
-  const fetched = await fetchSurface(paths, id, previous?.protocol ?? { offered: MODERN_REVISION }, say, onLearned);
-  // A pin accepts only what diff showed (review.ts), an upgrade what it showed (`review`); a first lock has nothing
-  // to compare with.
-  const reviewed = (source === 'pin' || review) && previous ? requireReviewed(paths, id, previous, fetched, undefined, review) : undefined;
-  await gateFindings(paths, id, source, scanServed(paths, id, fetched), accept, server.posture, say, retry);
-  const entry = entryFor(server.command, server.args, fetched.offered, fetched.handshake, fetched.tools, fetched.flow);
-  await write(paths, id, entry, fetched, fetched.tools);
-  reviewed?.();
-  await appendAudit(paths.audit, { event: 'surface', server: id, source, pinState: previous ? 'changed' : 'unpinned', surfaceHash: entry.surface_hash, ...(previous ? { lockedSurfaceHash: previous.surface_hash, lockedRevision: previous.protocol.era } : {}), revision: entry.protocol.era, changed: [] });
-  return entry;
+  const fetched = await fetchSurface(paths, id, previous?.protocol ?? { offered: MODERN_REVISION }, say, onLearned, true, onLocked !== undefined);
+  try {
+    // A pin accepts only what diff showed (review.ts), an upgrade what it showed (`review`); a first lock has nothing
+    // to compare with.
+    const reviewed = (source === 'pin' || review) && previous ? requireReviewed(paths, id, previous, fetched, undefined, review) : undefined;
+    await gateFindings(paths, id, source, scanServed(paths, id, fetched), accept, server.posture, say, retry);
+    const entry = entryFor(server.command, server.args, fetched.offered, fetched.handshake, fetched.tools, fetched.flow);
+    await write(paths, id, entry, fetched, fetched.tools);
+    reviewed?.();
+    await appendAudit(paths.audit, { event: 'surface', server: id, source, pinState: previous ? 'changed' : 'unpinned', surfaceHash: entry.surface_hash, ...(previous ? { lockedSurfaceHash: previous.surface_hash, lockedRevision: previous.protocol.era } : {}), revision: entry.protocol.era, changed: [] });
+    if (onLocked && fetched.held) await onLocked(fetched.held);
+    return entry;
+  } finally {
+    // The fetch succeeded: a session not handed over (or handed over and left open) ends as a client's end.
+    await fetched.held?.end('client_eof', true);
+  }
 }
 
 /** Accepts the served form of one tool of a locked server (or drops it from the lock when the server no longer

@@ -2,14 +2,14 @@ import { WardenError } from '../error.js';
 import { printable } from '../escape.js';
 import { GUARDS_REQUIRE_ESM } from '../launch/node-release.js';
 import { InadmissibleError, DEFAULT_CAPS, type Handshake, type LiveTool } from '../surface/admit.js';
-import { DEFAULT_CHANNEL_LIMITS, ProtocolError } from '../proxy/channel.js';
+import { DEFAULT_CHANNEL_LIMITS, ProtocolError, type ChannelLimits, type ServerChannel } from '../proxy/channel.js';
 import { FULL_CAPABILITIES, openAsClient } from '../proxy/fetch.js';
 import { PROBE_TIMEOUT_MS, PreCommitError, fetchByFlow, offeredFor, selectedFlow, type Flow } from '../proxy/fetch-stateless.js';
 import { loadClientSeen } from '../store/client-seen.js';
 import type { HomePaths } from '../store/paths.js';
 import { appendAudit } from '../audit/log.js';
 import type { LearnedModule } from '../launch/module-guard.js';
-import { attestAndLaunch } from './attested-launch.js';
+import { attestAndLaunch, type Launched } from './attested-launch.js';
 import { stopLaunched } from './attested-launch.js';
 import type { LaunchPlan } from '../attest/plan.js';
 import type { Catalogs, ServedCatalogs } from '../surface/catalog.js';
@@ -20,7 +20,9 @@ import { distinctPrints, type HandshakePrint } from '../surface/handshake-print.
 // client offering nothing (to learn which tools depend on capabilities). The flow (docs/adr/0046) is the one the
 // lock records, and only it; with none recorded and a modern offer (a new server: `add`, `lock`), the first
 // launch probes server/discover: confirmed, the stateless flow goes on there; not confirmed, that launch ends
-// and the classic flow runs on a fresh one. The second launch speaks the flow the first one settled.
+// and the classic flow runs on a fresh one. The second launch speaks the flow the first one settled. At enrollment
+// the last launch (the one offering no capabilities) may be held open after its listing, for the canary baselines
+// to be recorded on it once the lock is written (docs/adr/0061).
 
 export interface Fetched {
   handshake: Handshake;
@@ -50,6 +52,19 @@ export interface Fetched {
 /** At enrollment: receives what the server loaded from outside its attested set during the first fetch. */
 export type OnLearned = (seen: LearnedModule[]) => Promise<void>;
 
+/** A launch of the fetch left open after its listing: the session (a client offering no capabilities, over the
+ *  settled flow) and what it served. Whoever holds it ends it, once (a second `end` does nothing). */
+export interface HeldSession {
+  launched: Launched;
+  channel: ServerChannel;
+  /** The channel's limits, the fetch's until the holder sets its own request timeout. */
+  limits: ChannelLimits;
+  handshake: Handshake;
+  tools: LiveTool[];
+  noise: () => number;
+  end: (cause: 'client_eof' | 'protocol_error', grace: boolean) => Promise<{ code: number | null; refusedModules: string[] }>;
+}
+
 /** How one launch is spoken to: the flow, the revision offered, and whether a failure before the stateless flow's
  *  commit point is handed back (a PreCommitError, after the launch ended) for the classic flow to be tried. */
 interface Speech {
@@ -58,13 +73,19 @@ interface Speech {
   probe?: boolean;
 }
 
-async function fetchWith(paths: HomePaths, id: string, speech: Speech, capabilities: Record<string, unknown>, say: (m: string) => void, learn = false): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; servedCatalogs: ServedCatalogs; pageMembers: string[]; plan: LaunchPlan; learned: LearnedModule[] }> {
+async function fetchWith(paths: HomePaths, id: string, speech: Speech, capabilities: Record<string, unknown>, say: (m: string) => void, learn = false, hold = false): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; servedCatalogs: ServedCatalogs; pageMembers: string[]; plan: LaunchPlan; learned: LearnedModule[]; held?: HeldSession }> {
   const launched = await attestAndLaunch(paths, id, say, undefined, { learnModules: learn });
   let stderr = '';
   launched.child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2000)));
   let noise = 0;
   try {
-    const got = await fetchByFlow(speech.flow, { serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered: speech.offered, clientInfo: loadClientSeen(paths, id) }, capabilities, DEFAULT_CAPS, { ...DEFAULT_CHANNEL_LIMITS, requestTimeoutMs: 20_000 }, () => noise++);
+    const limits = { ...DEFAULT_CHANNEL_LIMITS, requestTimeoutMs: 20_000 };
+    const { channel, ...got } = await fetchByFlow(speech.flow, { serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered: speech.offered, clientInfo: loadClientSeen(paths, id) }, capabilities, DEFAULT_CAPS, limits, () => noise++, hold);
+    if (hold) {
+      let ended: ReturnType<HeldSession['end']> | undefined;
+      const end: HeldSession['end'] = (cause, grace) => (ended ??= stopLaunched(paths, id, launched, cause, { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace, say }));
+      return { ...got, plan: launched.plan, learned: [], held: { launched, channel, limits, handshake: got.handshake, tools: got.tools, noise: () => noise, end } };
+    }
     await stopLaunched(paths, id, launched, 'client_eof', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: true, say });
     if (learn) sayRequiredEsm(id, launched.guard?.report().requireEsm ?? [], say);
     return { ...got, plan: launched.plan, learned: launched.guard?.report().learned ?? [] };
@@ -101,8 +122,9 @@ function sayRequiredEsm(id: string, files: string[], say: (m: string) => void): 
 /** With `onLearned` (enrollment), the first launch runs the module guard in learn mode and hands over what the
  *  server loaded from outside its package before the second launch, which enforces. `protocol` is the lock's
  *  record (a new server: an offer of revision 2026-07-28 and no flow). `classic` (lock, pin, diff; verify and the
- *  daemon when the lock holds a classic print): over the stateless flow, the classic answer is fetched too. */
-export async function fetchSurface(paths: HomePaths, id: string, protocol: { offered: string; flow?: Flow }, say: (m: string) => void, onLearned?: OnLearned, classic = true): Promise<Fetched> {
+ *  daemon when the lock holds a classic print): over the stateless flow, the classic answer is fetched too, before
+ *  the second launch. `hold` (enrollment): the second launch, the last, is left open (`held`) for its holder to end. */
+export async function fetchSurface(paths: HomePaths, id: string, protocol: { offered: string; flow?: Flow }, say: (m: string) => void, onLearned?: OnLearned, classic = true, hold = false): Promise<Fetched & { held?: HeldSession }> {
   const learn = onLearned !== undefined;
   const selected = selectedFlow(protocol);
   let speech: Speech = selected === 'probe' ? { flow: 'stateless', offered: protocol.offered, probe: true } : { flow: selected, offered: protocol.offered };
@@ -122,10 +144,11 @@ export async function fetchSurface(paths: HomePaths, id: string, protocol: { off
   }
   if (onLearned) await onLearned(full.learned);
   const settled: Speech = { flow: speech.flow, offered: speech.offered };
-  const bare = await fetchWith(paths, id, settled, {}, say);
-  const bareNames = new Set(bare.tools.map((t) => t.name));
+  // The classic face before the second launch, so that a held second launch runs beside no other launch of the server.
   const face = classic && settled.flow === 'stateless' ? await classicFace(paths, id, say) : undefined;
-  return { ...full, conditional: full.tools.map((t) => t.name).filter((n) => !bareNames.has(n)), handshakes: distinctPrints([full.handshake.print, bare.handshake.print]), bareHandshake: bare.handshake, flow: settled.flow, offered: settled.offered, ...(face ? { classic: face } : {}) };
+  const bare = await fetchWith(paths, id, settled, {}, say, false, hold);
+  const bareNames = new Set(bare.tools.map((t) => t.name));
+  return { ...full, conditional: full.tools.map((t) => t.name).filter((n) => !bareNames.has(n)), handshakes: distinctPrints([full.handshake.print, bare.handshake.print]), bareHandshake: bare.handshake, flow: settled.flow, offered: settled.offered, ...(face ? { classic: face } : {}), ...(bare.held ? { held: bare.held } : {}) };
 }
 
 /** The classic initialize result of a server fetched over the stateless flow, for its print only (its tools are

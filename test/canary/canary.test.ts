@@ -13,7 +13,7 @@ let files: string;
 let dir: string;
 let home: string;
 
-// One enrolled home (lock and baselines: four launches of the real server), copied for each test.
+// One enrolled home (lock and baselines: three launches of the real server), copied for each test.
 beforeAll(() => {
   shared = tempDir();
   template = path.join(shared, 'home');

@@ -38,9 +38,10 @@ function killSeen(): void {
   seen.clear();
 }
 
-// `add` launches each server four times (the discover probe, the lock's two forms, the canary baseline), and
-// 'escaper-stay' ignores the end of its stdin and SIGTERM: each of its launches ends only after the warden's grace
-// and its SIGTERM wait (2 s + 2 s, launch/kill.ts DEFAULT_STOP), ~18 s of waiting by design for that one add. The
+// `add` launches each server three times (the discover probe, the lock's two forms, the second of which records
+// the canary baseline: docs/adr/0061), and 'escaper-stay' ignores the end of its stdin and SIGTERM: each of its
+// launches ends only after the warden's grace and its SIGTERM wait (2 s + 2 s, launch/kill.ts DEFAULT_STOP), ~12 s
+// of waiting by design for that one add. The
 // set-up gets a bound that holds those waits on a loaded machine; no test's own bound changes.
 const SETUP_MS = 90_000;
 beforeAll(() => {
