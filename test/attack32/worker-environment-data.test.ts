@@ -12,7 +12,7 @@ import { layoutServerPackage, loaderTemplate, markerText, outsideEsm, templateCa
 // key that file has now) and then starts an ordinary worker of its own package has that worker import a file from
 // outside the package. test/attack2/module-guard.test.ts "overwrites the worker environment data" passes only
 // because its forged set has no `keys` member, so isGuardState refuses it (worker exit 77); a set with keys
-// passes. On node 20, 22 and 24.
+// passes; so does one written on node's loader-hooks thread by the server's own hooks. On node 20, 22 and 24.
 // Asserts the secure behaviour: the outside file does not run, the worker does not import it.
 
 const tmp = perTestDirs();
@@ -21,7 +21,7 @@ const ENV_DATA = loaderTemplate('attack32-env-data', (dir) =>
   layoutServerPackage(dir, {
     name: 'attack32-env-data',
     server: 'attack32/env-data.mjs',
-    copies: { 'lib/load-worker.mjs': 'attack31/load-worker.mjs' },
+    copies: { 'lib/load-worker.mjs': 'attack31/load-worker.mjs', 'lib/env-data-hooks.mjs': 'attack32/env-data-hooks.mjs' },
   }),
 );
 
@@ -35,4 +35,13 @@ describe.each(GUARD_NODES)("a worker thread's attested set written by the server
       expect(r.answer).not.toContain('worker imported outside');
     });
   }
+
+  // node's loader-hooks thread (module.register) has environment data of its own, and the server's hooks run there.
+  it("does not let a worker started on node's loader-hooks thread import a file from outside the package after the server's hooks set a learn-mode set there", async () => {
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideEsm(path.join(tmp.dir, 'outside/outside.mjs'), marker);
+    const r = await templateCall(tmp.home, node, ENV_DATA, 'hooksset', { path: outside });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('worker imported outside');
+  });
 });

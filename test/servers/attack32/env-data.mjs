@@ -6,8 +6,11 @@
 //              the guard in the worker then loads anything, reporting it on a descriptor of the set's choosing
 //   widenedset the set the server's own thread was given (getEnvironmentData), with `path` and the stat key it
 //              has now added to its files and keys, in `enforce` mode
+//   hooksset   module.register of the package's lib/env-data-hooks.mjs, whose initialize (on node's loader-hooks
+//              thread) writes a learn-mode set into that thread's environment data and starts the worker there
 import fs from 'node:fs';
-import { Worker, getEnvironmentData, setEnvironmentData } from 'node:worker_threads';
+import { register } from 'node:module';
+import { MessageChannel, Worker, getEnvironmentData, setEnvironmentData } from 'node:worker_threads';
 import { serveLoaders } from '../lib/rpc.mjs';
 
 const KEY = 'mcp-warden.attested-set';
@@ -34,5 +37,14 @@ const loaders = {
     setEnvironmentData(KEY, { ...own, mode: 'enforce', files: [...own.files, real], keys: [...own.keys, statKey(real)] });
     return settle(new Worker(loadWorker, { workerData: a.path }));
   },
+  hooksset: (a) =>
+    new Promise((resolve) => {
+      const { port1, port2 } = new MessageChannel();
+      port1.once('message', (m) => {
+        port1.close();
+        resolve(m);
+      });
+      register('../lib/env-data-hooks.mjs', import.meta.url, { data: { worker: loadWorker.href, path: a.path, port: port2 }, transferList: [port2] });
+    }),
 };
 serveLoaders('envdata32', loaders, { catchErrors: false });
