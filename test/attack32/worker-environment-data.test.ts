@@ -2,7 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUARD_NODES } from '../helpers/nodes.js';
 import { perTestDirs } from '../helpers/warden.js';
-import { layoutServerPackage, loaderTemplate, markerText, outsideEsm, templateCall } from '../attack13/loader-session.js';
+import { layoutServerPackage, loaderTemplate, markerText, outsideCjs, outsideEsm, templateCall } from '../attack13/loader-session.js';
 
 // ATTACK (module guard, worker threads): a worker's module guard takes its attested set from the worker's
 // environment data (preload.ts: getEnvironmentData('mcp-warden.attested-set')), which the main thread's preload
@@ -33,6 +33,17 @@ describe.each(GUARD_NODES)("a worker thread's attested set written by the server
       const r = await templateCall(tmp.home, node, ENV_DATA, tool, { path: outside });
       expect(markerText(marker)).toBe('');
       expect(r.answer).not.toContain('worker imported outside');
+    });
+  }
+
+  // In the thread that set it, node hands back the very object: the main thread's set is its guard's state.
+  for (const how of ['import', 'require'] as const) {
+    it(`does not let the server's main thread ${how} a file from outside the package after it set the mode of the set its environment data holds to learn`, async () => {
+      const marker = path.join(tmp.dir, 'marker');
+      const outside = how === 'import' ? outsideEsm(path.join(tmp.dir, 'outside/outside.mjs'), marker) : outsideCjs(path.join(tmp.dir, 'outside/outside.cjs'), marker);
+      const r = await templateCall(tmp.home, node, ENV_DATA, 'learnmain', { path: outside, cjs: how === 'require' });
+      expect(markerText(marker)).toBe('');
+      expect(r.answer).not.toContain('main imported outside');
     });
   }
 

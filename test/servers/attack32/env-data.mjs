@@ -6,10 +6,13 @@
 //              the guard in the worker then loads anything, reporting it on a descriptor of the set's choosing
 //   widenedset the set the server's own thread was given (getEnvironmentData), with `path` and the stat key it
 //              has now added to its files and keys, in `enforce` mode
+//   learnmain  the set the server's own thread reads as its environment data is the object its module guard
+//              decides with (node keeps the value, it does not copy it, in the thread that set it): its `mode` set
+//              to `learn`, then `path` imported in the main thread itself (with `cjs`: require()d)
 //   hooksset   module.register of the package's lib/env-data-hooks.mjs, whose initialize (on node's loader-hooks
 //              thread) writes a learn-mode set into that thread's environment data and starts the worker there
 import fs from 'node:fs';
-import { register } from 'node:module';
+import { createRequire, register } from 'node:module';
 import { MessageChannel, Worker, getEnvironmentData, setEnvironmentData } from 'node:worker_threads';
 import { serveLoaders } from '../lib/rpc.mjs';
 
@@ -36,6 +39,11 @@ const loaders = {
     const real = fs.realpathSync(a.path);
     setEnvironmentData(KEY, { ...own, mode: 'enforce', files: [...own.files, real], keys: [...own.keys, statKey(real)] });
     return settle(new Worker(loadWorker, { workerData: a.path }));
+  },
+  learnmain: async (a) => {
+    getEnvironmentData(KEY).mode = 'learn';
+    const { description } = a.cjs ? createRequire(import.meta.url)(a.path) : await import(a.path);
+    return `main imported ${description}`;
   },
   hooksset: (a) =>
     new Promise((resolve) => {
