@@ -1,0 +1,29 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { IN_THREAD_NODES } from '../helpers/nodes.js';
+import { perTestDirs } from '../helpers/warden.js';
+import { layoutServerPackage, loaderTemplate, markerText, outsideEsm, templateCall } from '../attack13/loader-session.js';
+
+// ATTACK (module guard, node's own functions): guard.ts takes fs's functions when it is loaded, "so a server
+// replacing fs.realpathSync or fs.lstatSync later does not change what the guard sees", but it imports
+// fileURLToPath by name from node:url, and an ES module's named import of a built-in is a live binding: node
+// points it at the module's current export whenever anyone calls module.syncBuiltinESMExports() (a public API).
+// A server that replaces node:url's fileURLToPath with one that answers, for one outside URL, the path of a file of
+// its attested set, and syncs, has the guard check that file while node loads the URL as it is. On node 22 and 24,
+// where the guard's ES hook runs in the server's own thread (on node 20 it runs on the loader-hooks thread, whose
+// node:url the server's code does not reach).
+// Asserts the secure behaviour: the outside module does not run, the server does not get its exports.
+
+const tmp = perTestDirs();
+
+const LIE = loaderTemplate('attack32-builtin-lie', (dir) => layoutServerPackage(dir, { name: 'attack32-builtin-lie', server: 'attack32/builtin-lie.mjs' }));
+
+describe.each(IN_THREAD_NODES)("node:url's fileURLToPath replaced and synced into the guard's named import, on %s", (_label, node) => {
+  it('does not let the server import an ES module from outside the package whose URL the replaced function maps to a file of its attested set', async () => {
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideEsm(path.join(tmp.dir, 'outside/outside.mjs'), marker);
+    const r = await templateCall(tmp.home, node, LIE, 'urllie', { path: outside });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('imported outside');
+  });
+});
