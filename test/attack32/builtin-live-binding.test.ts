@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { IN_THREAD_NODES } from '../helpers/nodes.js';
+import { GUARD_NODES, IN_THREAD_NODES } from '../helpers/nodes.js';
 import { perTestDirs } from '../helpers/warden.js';
-import { layoutServerPackage, loaderTemplate, markerText, outsideEsm, templateCall } from '../attack13/loader-session.js';
+import { layoutServerPackage, loaderTemplate, markerText, outsideCjs, outsideEsm, templateCall } from '../attack13/loader-session.js';
 
 // ATTACK (module guard, node's own functions): guard.ts takes fs's functions when it is loaded, "so a server
 // replacing fs.realpathSync or fs.lstatSync later does not change what the guard sees", but it imports
@@ -12,11 +12,17 @@ import { layoutServerPackage, loaderTemplate, markerText, outsideEsm, templateCa
 // its attested set, and syncs, has the guard check that file while node loads the URL as it is. On node 22 and 24,
 // where the guard's ES hook runs in the server's own thread (on node 20 it runs on the loader-hooks thread, whose
 // node:url the server's code does not reach).
+// The same holds for workers.ts's named import of node:worker_threads' SHARE_ENV: replaced by an env object of the
+// server's own, that object is taken for SHARE_ENV (the environment store is checked, and the object handed to
+// node as it is), and node reads NODE_OPTIONS from it, whose --require runs in the worker before the guard's
+// --import. On node 20, 22 and 24.
 // Asserts the secure behaviour: the outside module does not run, the server does not get its exports.
 
 const tmp = perTestDirs();
 
-const LIE = loaderTemplate('attack32-builtin-lie', (dir) => layoutServerPackage(dir, { name: 'attack32-builtin-lie', server: 'attack32/builtin-lie.mjs' }));
+const LIE = loaderTemplate('attack32-builtin-lie', (dir) =>
+  layoutServerPackage(dir, { name: 'attack32-builtin-lie', server: 'attack32/builtin-lie.mjs', copies: { 'lib/idle-worker.mjs': 'attack13/idle-worker.mjs' } }),
+);
 
 describe.each(IN_THREAD_NODES)("node:url's fileURLToPath replaced and synced into the guard's named import, on %s", (_label, node) => {
   it('does not let the server import an ES module from outside the package whose URL the replaced function maps to a file of its attested set', async () => {
@@ -25,5 +31,15 @@ describe.each(IN_THREAD_NODES)("node:url's fileURLToPath replaced and synced int
     const r = await templateCall(tmp.home, node, LIE, 'urllie', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('imported outside');
+  });
+});
+
+describe.each(GUARD_NODES)("node:worker_threads' SHARE_ENV replaced and synced into the guard's named import, on %s", (_label, node) => {
+  it("does not run a --require file from outside the package named in NODE_OPTIONS of a worker's env object the replaced SHARE_ENV is", async () => {
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideCjs(path.join(tmp.dir, 'outside/outside.cjs'), marker);
+    const r = await templateCall(tmp.home, node, LIE, 'sharelie', { path: outside });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('worker posted worker started');
   });
 });

@@ -4,10 +4,22 @@
 // module outside the package, and answers what it exported:
 //   urllie  node:url's fileURLToPath answers, for `path`'s URL only, the real path of the package's own attested
 //           lib/rpc.mjs; the guard then checks that file, and node loads the URL as it is
+//   sharelie node:worker_threads' SHARE_ENV replaced by an env object of the server's own that names `--require
+//           <path>` (a CommonJS file outside the package) in NODE_OPTIONS, then a worker of the package's
+//           lib/idle-worker.mjs given that object as its env: the guard takes it for SHARE_ENV and checks the
+//           environment store, which holds no NODE_OPTIONS; node, for which it is an env object like any other,
+//           reads NODE_OPTIONS from it and runs the --require before the guard's --import in the worker
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serveLoaders } from '../lib/rpc.mjs';
+
+const settle = (w) =>
+  new Promise((resolve) => {
+    w.once('message', (m) => resolve(`worker posted ${m}`));
+    w.once('error', (e) => resolve(`worker error ${e.message}`));
+    w.once('exit', (c) => resolve(`worker exit ${c}`));
+  });
 
 const loaders = {
   urllie: async (a) => {
@@ -20,6 +32,13 @@ const loaders = {
     };
     syncBuiltinESMExports();
     return `imported ${(await import(target)).description}`;
+  },
+  sharelie: (a) => {
+    const wt = process.getBuiltinModule('node:worker_threads');
+    const env = { ...process.env, NODE_OPTIONS: `--require ${a.path}` };
+    wt.SHARE_ENV = env;
+    syncBuiltinESMExports();
+    return settle(new wt.Worker(new URL('../lib/idle-worker.mjs', import.meta.url), { env }));
   },
 };
 serveLoaders('lie32', loaders, { catchErrors: false });
