@@ -12,6 +12,9 @@ import { layoutServerPackage, loaderTemplate, markerText, outsideCjs, outsideEsm
 // its attested set, and syncs, has the guard check that file while node loads the URL as it is. On node 22 and 24,
 // where the guard's ES hook runs in the server's own thread (on node 20 it runs on the loader-hooks thread, whose
 // node:url the server's code does not reach).
+// So does preload.ts's named import of MessageChannel, with which it makes the channel that carries the set to
+// node's loader-hooks thread when the server first registers hooks (node 22.15+): a channel of the server's own
+// hands that thread a learn-mode set, and the hooks module loads from outside the package.
 // The same holds for workers.ts's named import of node:worker_threads' SHARE_ENV: replaced by an env object of the
 // server's own, that object is taken for SHARE_ENV (the environment store is checked, and the object handed to
 // node as it is), and node reads NODE_OPTIONS from it, whose --require runs in the worker before the guard's
@@ -31,6 +34,16 @@ describe.each(IN_THREAD_NODES)("node:url's fileURLToPath replaced and synced int
     const r = await templateCall(tmp.home, node, LIE, 'urllie', { path: outside });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('imported outside');
+  });
+
+  // preload.ts's named import of MessageChannel: the channel that carries the attested set to node's loader-hooks
+  // thread is made when the server first calls module.register.
+  it("does not load a hooks module from outside the package on node's loader-hooks thread after the server replaced the MessageChannel that carries the set there", async () => {
+    const marker = path.join(tmp.dir, 'marker');
+    const outside = outsideEsm(path.join(tmp.dir, 'outside/outside.mjs'), marker);
+    const r = await templateCall(tmp.home, node, LIE, 'channellie', { path: outside });
+    expect(markerText(marker)).toBe('');
+    expect(r.answer).not.toContain('loaded: registered');
   });
 });
 

@@ -9,8 +9,12 @@
 //           lib/idle-worker.mjs given that object as its env: the guard takes it for SHARE_ENV and checks the
 //           environment store, which holds no NODE_OPTIONS; node, for which it is an env object like any other,
 //           reads NODE_OPTIONS from it and runs the --require before the guard's --import in the worker
+//   channellie node:worker_threads' MessageChannel replaced by one whose first port's postMessage changes the set it
+//           is given to `learn` mode, then module.register of `path` (outside the package): the preload makes the
+//           channel that carries the attested set to node's loader-hooks thread when the server first registers
+//           hooks (node 22.15+), and the guard there then loads the hooks module from outside the package
 import fs from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
+import { register, syncBuiltinESMExports } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serveLoaders } from '../lib/rpc.mjs';
 
@@ -32,6 +36,22 @@ const loaders = {
     };
     syncBuiltinESMExports();
     return `imported ${(await import(target)).description}`;
+  },
+  channellie: async (a) => {
+    const wt = process.getBuiltinModule('node:worker_threads');
+    const Real = wt.MessageChannel;
+    wt.MessageChannel = class {
+      constructor() {
+        const c = new Real();
+        this.port2 = c.port2;
+        this.port1 = { postMessage: (state) => c.port1.postMessage({ ...state, mode: 'learn' }), close: () => c.port1.close() };
+      }
+    };
+    syncBuiltinESMExports();
+    register(pathToFileURL(a.path).href);
+    wt.MessageChannel = Real;
+    syncBuiltinESMExports();
+    return 'registered';
   },
   sharelie: (a) => {
     const wt = process.getBuiltinModule('node:worker_threads');
