@@ -2,8 +2,9 @@
 // as it runs, started directly, under bubblewrap with the arguments the warden gives it (dist/sandbox/plan.js),
 // and, with --srt, under @anthropic-ai/sandbox-runtime's CLI (run by a node >= 22.12; it needs bwrap, socat and
 // rg). Spawn → first line, interleaved rounds, on node 20 (this one) and node 24 (test/nodes). Then the whole
-// `mcp-warden run` of a server, unconfined and confined: spawn → initialize result.
-//   node bench/sandbox-launch.mjs [--launches N] [--srt PATH/TO/sandbox-runtime/dist/cli.js]
+// `mcp-warden run` of a server, unconfined, confined (network none) and confined with network domains (its
+// proxy's listener started in the sandbox's namespace: docs/adr/0060-egress-proxy.md): spawn → initialize result.
+//   node bench/sandbox-launch.mjs [--launches N] [--srt PATH/TO/sandbox-runtime/dist/cli.js] [--warden-only]
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -48,26 +49,28 @@ for (const [label, node] of [[`node ${process.versions.node}`, process.execPath]
   if (SRT) sides[`${label} srt`] = () => firstLine(NODE24, [SRT, '-s', srtSettings, node, script]);
 }
 const samples = Object.fromEntries(Object.keys(sides).map((k) => [k, []]));
-for (let i = 0; i < LAUNCHES + 3; i++) {
+for (let i = 0; i < (process.argv.includes('--warden-only') ? 0 : LAUNCHES + 3); i++) {
   for (const k of rotate(Object.keys(sides), i)) {
     const ms = await sides[k]();
     if (i >= 3) samples[k].push(ms);
   }
 }
-console.log(`one-file server: spawn → first line (ms), ${LAUNCHES} launches a side, interleaved, 3 warm-up`);
-console.log('| side | p25 | p50 | p90 | min |');
-console.log('|---|---|---|---|---|');
-for (const [k, s] of Object.entries(samples)) console.log(`| ${k} | ${fmt(quantile(s, 0.25))} | ${fmt(quantile(s, 0.5))} | ${fmt(quantile(s, 0.9))} | ${fmt(Math.min(...s))} |`);
+if (!process.argv.includes('--warden-only')) console.log(`one-file server: spawn → first line (ms), ${LAUNCHES} launches a side, interleaved, 3 warm-up`);
+if (!process.argv.includes('--warden-only')) console.log('| side | p25 | p50 | p90 | min |\n|---|---|---|---|---|');
+if (!process.argv.includes('--warden-only')) for (const [k, s] of Object.entries(samples)) console.log(`| ${k} | ${fmt(quantile(s, 0.25))} | ${fmt(quantile(s, 0.5))} | ${fmt(quantile(s, 0.9))} | ${fmt(Math.min(...s))} |`);
 
 // The whole launch through the warden: the same server enrolled twice, the second confined.
 const { dir: bdir, servers } = benchDir();
 const home = path.join(bdir, 'home');
 add(WARDEN, home, 'basic', servers.basic);
 add(WARDEN, home, 'confined', servers.basic);
-const set = spawn(process.execPath, [WARDEN, '--home', home, 'sandbox', 'confined', '--network', 'none'], { stdio: 'ignore' });
-await new Promise((r) => set.once('exit', r));
+add(WARDEN, home, 'domains', servers.basic);
+for (const [id, flags] of [['confined', ['--network', 'none']], ['domains', ['--allow-domain', 'api.example.com']]]) {
+  const set = spawn(process.execPath, [WARDEN, '--home', home, 'sandbox', id, ...flags], { stdio: 'ignore' });
+  await new Promise((r) => set.once('exit', r));
+}
 const r = await launchTimes(
-  { unconfined: [process.execPath, [WARDEN, '--home', home, 'run', 'basic']], confined: [process.execPath, [WARDEN, '--home', home, 'run', 'confined']] },
+  { unconfined: [process.execPath, [WARDEN, '--home', home, 'run', 'basic']], confined: [process.execPath, [WARDEN, '--home', home, 'run', 'confined']], domains: [process.execPath, [WARDEN, '--home', home, 'run', 'domains']] },
   { launches: LAUNCHES, warmup: 3 },
 );
 console.log(`\nmcp-warden run, test server 'basic': spawn → initialize result (ms), ${LAUNCHES} launches a side`);

@@ -96,8 +96,7 @@ export type WardenErrorCode =
   | 'SANDBOX_INVALID'
   | 'SANDBOX_NOT_PINNED'
   | 'SANDBOX_ENGINE_MISSING'
-  | 'SANDBOX_UNAVAILABLE'
-  | 'SANDBOX_UNSUPPORTED';
+  | 'SANDBOX_UNAVAILABLE';
 
 const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   USAGE: 2,
@@ -194,7 +193,6 @@ const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   SANDBOX_NOT_PINNED: 3,
   SANDBOX_ENGINE_MISSING: 3,
   SANDBOX_UNAVAILABLE: 3,
-  SANDBOX_UNSUPPORTED: 3,
 };
 
 export class WardenError extends Error {

@@ -28,6 +28,7 @@ export function isAlert(e: AuditEvent): boolean {
     case 'config_invalid':
     case 'verify_failed':
     case 'module_refused':
+    case 'sandbox_denied':
     case 'bundle_rejected':
     case 'bundle_applied':
       return true;

@@ -29,7 +29,7 @@ export interface LaunchEvent {
   pgid?: number;
   /** The server's sandbox: confined (network level, the pinned hash, the engine), explicitly unconfined, or
    *  none declared. */
-  sandbox?: { state: 'unconfined' | 'none' } | { state: 'confined'; network: string; hash: string; engine: string };
+  sandbox?: { state: 'unconfined' | 'none' } | { state: 'confined'; network: string; hash: string; engine: string; domains?: string[] };
   /** A confined server's own pid (pid and pgid are the sandbox engine's, the leader of its group). */
   serverPid?: number;
 }
@@ -231,7 +231,7 @@ export interface InadmissibleEvent {
 export interface ReportsCappedEvent {
   event: 'reports_capped';
   server: string;
-  report: 'surface_inadmissible' | 'catalog_drift';
+  report: 'surface_inadmissible' | 'catalog_drift' | 'sandbox_denied';
   cap: number;
 }
 

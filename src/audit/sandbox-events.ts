@@ -13,4 +13,16 @@ export interface SandboxChangedEvent {
   state: 'confined' | 'unconfined' | 'none';
 }
 
-export type SandboxEvent = SandboxChangedEvent;
+/** What a confined server's sandbox refused at run time: a connection its network proxy did not carry (a host
+ *  or port no `network.domains` entry grants, or a granted name resolving to a loopback address). The host and
+ *  port as asked (at most 255 characters), never a byte of what would have been sent. */
+export interface SandboxDeniedEvent {
+  event: 'sandbox_denied';
+  server: string;
+  kind: 'connect';
+  host: string;
+  port: number;
+  reason: 'not_granted' | 'loopback_address';
+}
+
+export type SandboxEvent = SandboxChangedEvent | SandboxDeniedEvent;

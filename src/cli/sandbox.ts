@@ -27,7 +27,7 @@ function printView(v: SandboxView, cmd: (rest: string) => string): void {
   else if (s === 'unconfined') line(`Server '${v.server}' runs unconfined, by the operator's explicit choice (audited).`);
   else {
     line(`Server '${v.server}' runs in a sandbox:`);
-    line(`  network:    ${typeof s.network === 'string' ? s.network : `domains ${s.network.domains.map((d) => printable(d)).join(', ')} (not enforced by this version: the launch is refused)`}`);
+    line(`  network:    ${typeof s.network === 'string' ? s.network : `only through the warden's proxy, to ${s.network.domains.map((d) => printable(d)).join(', ')} (a name alone: ports 443 and 80)`}`);
     line(`  writes:     its data directory, a private /tmp${s.write.map((p) => `, ${printable(p, 200)}`).join('')}`);
     line(`  home reads: ${s.read.allow.length ? s.read.allow.map((p) => printable(p, 200)).join(', ') : 'none'}`);
     if (s.read.deny.length) line(`  hidden too: ${s.read.deny.map((p) => printable(p, 200)).join(', ')}`);

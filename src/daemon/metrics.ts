@@ -2,8 +2,8 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { wardenVersion } from './version.js';
 
 // Prometheus metrics of the daemon, per server: launches by decision, refusals by code, drift, canaries and
-// their latency, last verification time, binary changes, rules changes, orphan sweeps, refused modules; the
-// daemon's version, start time, stalled loops and digest cache; what a fleet needs to know of each server
+// their latency, last verification time, binary changes, rules changes, orphan sweeps, refused modules, sandbox
+// denials; the daemon's version, start time, stalled loops and digest cache; what a fleet needs to know of each server
 // (posture, pinned, verification interval); and signed trust bundles. Labels hold server ids, event codes and
 // the version, never paths, commands, arguments or environment values (docs/operations.md, "Running a fleet").
 
@@ -34,6 +34,7 @@ export class WardenMetrics {
   private readonly rulesChanged = new Counter({ name: 'mcp_warden_rules_changed_total', help: "Changes of a server's operator rules found by the daemon outside the CLI (via outside_cli)", labelNames: ['server', 'via'], registers: [this.registry] });
   private readonly orphans = new Counter({ name: 'mcp_warden_orphans_killed_total', help: 'Sessions left by a dead supervisor that the daemon swept', labelNames: ['server'], registers: [this.registry] });
   private readonly modules = new Counter({ name: 'mcp_warden_modules_refused_total', help: 'Node servers ended by the module guard for loading code outside their attested set', labelNames: ['server'], registers: [this.registry] });
+  private readonly sandboxDenied = new Counter({ name: 'mcp_warden_sandbox_denied_total', help: "What a confined server's sandbox refused at run time (kind connect: its network proxy), recorded up to 64 a session", labelNames: ['server', 'kind'], registers: [this.registry] });
   readonly lastVerification = new Gauge({ name: 'mcp_warden_last_verification_timestamp_seconds', help: 'When a surface of the server was last verified', labelNames: ['server'], registers: [this.registry] });
   readonly cacheHits = new Gauge({ name: 'mcp_warden_digest_cache_hits', help: 'Digest cache hits of the daemon', registers: [this.registry] });
   readonly cacheMisses = new Gauge({ name: 'mcp_warden_digest_cache_misses', help: 'Digest cache misses of the daemon', registers: [this.registry] });
@@ -126,6 +127,9 @@ export class WardenMetrics {
         break;
       case 'module_refused':
         this.modules.inc({ server });
+        break;
+      case 'sandbox_denied':
+        this.sandboxDenied.inc({ server, kind: label(e.kind) });
         break;
       case 'bundle_applied':
         if (typeof e.serial === 'number') this.setBundle({ serial: e.serial, appliedAt: new Date() });

@@ -134,7 +134,6 @@ function launchReason(code: WardenErrorCode): string {
       return 'its sandbox is not the one pinned in warden.lock';
     case 'SANDBOX_ENGINE_MISSING':
     case 'SANDBOX_UNAVAILABLE':
-    case 'SANDBOX_UNSUPPORTED':
     case 'SANDBOX_INVALID':
       return 'its sandbox cannot be applied on this host as declared';
     default:

@@ -35,9 +35,8 @@ const touchesConfinement = (e: SandboxEdits): boolean =>
 /** The sandbox after `e`, as plain JSON for the schema to judge (undefined: none). */
 function applyEdits(before: Sandbox | undefined, e: SandboxEdits, id: string): unknown {
   if (e.unconfined && (touchesConfinement(e) || e.clear)) throw new WardenError('USAGE', `--unconfined runs server '${id}' without a sandbox; it cannot be combined with --clear or a confinement flag. Nothing was changed.`);
-  if (e.allowDomain && e.allowDomain.length > 0) {
-    throw new WardenError('SANDBOX_UNSUPPORTED', `--allow-domain: this mcp-warden cannot enforce network domains yet (they need the proxy of a later version). Choose --network none, loopback or any for server '${id}'. Nothing was changed.`);
-  }
+  const domains = e.allowDomain ?? [];
+  if (domains.length > 0 && e.network !== undefined) throw new WardenError('USAGE', `--network ${e.network} and --allow-domain both set the network of server '${id}'; give one (--allow-domain makes it { "domains": [...] }). Nothing was changed.`);
   if (e.unconfined) return 'unconfined';
   let s: Record<string, unknown> | undefined = e.clear || before === undefined || before === 'unconfined' ? undefined : structuredClone(before) as unknown as Record<string, unknown>;
   if (!touchesConfinement(e)) return s;
@@ -47,6 +46,11 @@ function applyEdits(before: Sandbox | undefined, e: SandboxEdits, id: string): u
   const add = (list: unknown[], more: string[] | undefined): void => {
     for (const p of more ?? []) if (!list.includes(p)) list.push(p);
   };
+  if (domains.length > 0) {
+    // A level becomes the list of the names granted; names add to a list already there.
+    if (typeof s.network !== 'object' || s.network === null) s.network = { domains: [] };
+    add((s.network as { domains: unknown[] }).domains, domains);
+  }
   add(s.write as unknown[], e.allowWrite);
   add(read.allow, e.allowRead);
   add(read.deny, e.denyRead);

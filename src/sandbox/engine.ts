@@ -21,9 +21,24 @@ export function installHint(id: string): string {
 
 /** Finds bwrap on `trustedPath`; refuses with SANDBOX_ENGINE_MISSING or SANDBOX_UNAVAILABLE. */
 export function findEngine(trustedPath: string, id: string): Engine {
+  return findTrusted('bwrap', trustedPath, id) ?? missing(`server '${id}' declares a sandbox, but bubblewrap (bwrap) is not on the trusted path ${trustedPath}, so the warden does not launch it unconfined. ${installHint(id)}`);
+}
+
+/** Finds nsenter (util-linux), which starts the network proxy's listener inside a sandbox with domains
+ *  (sandbox/egress.ts); the same refusals. */
+export function findNsenter(trustedPath: string, id: string): Engine {
+  return findTrusted('nsenter', trustedPath, id) ?? missing(`server '${id}' declares network domains, but nsenter (util-linux) is not on the trusted path ${trustedPath}, so its proxy cannot be started and the warden does not launch it. Install util-linux into a directory of the trusted path, choose another network (mcp-warden sandbox ${id} --network none), or run this one server without confinement on purpose: mcp-warden sandbox ${id} --unconfined`);
+}
+
+function missing(message: string): never {
+  throw new WardenError('SANDBOX_ENGINE_MISSING', message);
+}
+
+/** `name` on `trustedPath`: a root- or warden-owned executable nobody else can write, or undefined. */
+function findTrusted(name: string, trustedPath: string, id: string): Engine | undefined {
   const uid = process.getuid?.() ?? 0;
   for (const dir of trustedPath.split(':')) {
-    const candidate = path.join(dir, 'bwrap');
+    const candidate = path.join(dir, name);
     let real: string;
     try {
       real = fs.realpathSync(candidate);
@@ -33,10 +48,10 @@ export function findEngine(trustedPath: string, id: string): Engine {
     const st = fs.statSync(real, { bigint: true });
     if (!st.isFile()) continue;
     if ((st.uid !== 0n && st.uid !== BigInt(uid)) || (st.mode & 0o022n) !== 0n) {
-      throw new WardenError('SANDBOX_UNAVAILABLE', `server '${id}' declares a sandbox, but its engine ${real} is owned by uid ${st.uid} or writable by others (mode ${(st.mode & 0o7777n).toString(8)}), so it cannot be trusted to confine it. Reinstall bubblewrap, or run: chown root ${real} && chmod go-w ${real}`);
+      throw new WardenError('SANDBOX_UNAVAILABLE', `server '${id}' declares a sandbox, but its engine ${real} is owned by uid ${st.uid} or writable by others (mode ${(st.mode & 0o7777n).toString(8)}), so it cannot be trusted to confine it. Reinstall ${name === 'bwrap' ? 'bubblewrap' : 'util-linux'}, or run: chown root ${real} && chmod go-w ${real}`);
     }
     if ((st.mode & 0o111n) === 0n) continue;
     return { file: real, key: statKey(st) };
   }
-  throw new WardenError('SANDBOX_ENGINE_MISSING', `server '${id}' declares a sandbox, but bubblewrap (bwrap) is not on the trusted path ${trustedPath}, so the warden does not launch it unconfined. ${installHint(id)}`);
+  return undefined;
 }

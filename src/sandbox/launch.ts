@@ -11,10 +11,10 @@ import { liveProcesses } from '../launch/proc.js';
 import type { HomePaths } from '../store/paths.js';
 import type { ServerConfig } from '../store/servers.js';
 import type { WardenLockEntry } from '../surface/warden-lock.js';
-import { findEngine, type Engine } from './engine.js';
+import { findEngine, findNsenter, type Engine } from './engine.js';
 import { sandboxPin } from './pin.js';
 import { bwrapArgs, ensureDataDir } from './plan.js';
-import type { Confinement } from './schema.js';
+import { parseDomainGrant, type Confinement, type DomainGrant } from './schema.js';
 
 // The sandbox at launch (docs/adr/0050-sandbox-engine.md): a server whose entry declares one is started only
 // inside it, and only when it is the one pinned in warden.lock; never unconfined for want of an engine. The
@@ -26,6 +26,8 @@ export interface SandboxLaunch {
   confinement: Confinement;
   hash: string;
   engine: Engine;
+  /** A sandbox with network domains: nsenter, and what its proxy admits (sandbox/egress.ts). */
+  egress?: { nsenter: Engine; grants: DomainGrant[] };
 }
 
 /** What the audit log records of a launch's sandbox. */
@@ -34,8 +36,8 @@ export type SandboxFacts = NonNullable<LaunchEvent['sandbox']>;
 /**
  * The sandbox a launch of `id` must apply, or undefined (no sandbox, or an explicit "unconfined"), judged
  * against `extra`, the server's warden.lock entry. Refuses a sandbox that is not the pinned one
- * (SANDBOX_NOT_PINNED, also a removed or added one), network domains (SANDBOX_UNSUPPORTED) and a missing
- * engine (SANDBOX_ENGINE_MISSING).
+ * (SANDBOX_NOT_PINNED, also a removed or added one) and a missing engine, or nsenter for network domains
+ * (SANDBOX_ENGINE_MISSING).
  */
 export function sandboxForLaunch(paths: HomePaths, id: string, server: ServerConfig, trustedPath: string, extra: WardenLockEntry | undefined): { launch?: SandboxLaunch; facts: SandboxFacts } {
   const pin = sandboxPin(server, extra);
@@ -49,11 +51,13 @@ export function sandboxForLaunch(paths: HomePaths, id: string, server: ServerCon
   const sandbox = server.sandbox;
   if (sandbox === undefined) return { facts: { state: 'none' } };
   if (sandbox === 'unconfined') return { facts: { state: 'unconfined' } };
-  if (typeof sandbox.network === 'object') {
-    throw new WardenError('SANDBOX_UNSUPPORTED', `server '${id}' asks for network domains (${sandbox.network.domains.slice(0, 3).join(', ')}${sandbox.network.domains.length > 3 ? ', ...' : ''}), which this mcp-warden cannot enforce yet, so it is not launched. Choose none, loopback or any, e.g.: mcp-warden sandbox ${id} --network none`);
-  }
   const engine = findEngine(trustedPath, id);
-  return { launch: { confinement: sandbox, hash: pin.now as string, engine }, facts: { state: 'confined', network: sandbox.network, hash: pin.now as string, engine: engine.file } };
+  const facts: SandboxFacts = { state: 'confined', network: typeof sandbox.network === 'object' ? 'domains' : sandbox.network, hash: pin.now as string, engine: engine.file };
+  if (typeof sandbox.network === 'object') {
+    const grants = sandbox.network.domains.map((d) => parseDomainGrant(d) as DomainGrant); // the schema admitted each
+    return { launch: { confinement: sandbox, hash: pin.now as string, engine, egress: { nsenter: findNsenter(trustedPath, id), grants } }, facts: { ...facts, domains: sandbox.network.domains } };
+  }
+  return { launch: { confinement: sandbox, hash: pin.now as string, engine }, facts };
 }
 
 /** The attested paths of a plan, and the module guard's directory: read-only inside the sandbox. A package tree
@@ -91,16 +95,16 @@ function packageRoot(file: string): string | undefined {
 /** The warden's install: the directory above dist/, with its package.json and node_modules. */
 const WARDEN_INSTALL = path.resolve(fileURLToPath(new URL('../../', import.meta.url)));
 
-/** What the warden runs, which no write grant may reach: its install, the node running it, the engine. */
-function wardenFiles(engine: Engine): string[] {
-  return [WARDEN_INSTALL, fs.realpathSync(process.execPath), engine.file];
+/** What the warden runs, which no write grant may reach: its install, the node running it, the engines. */
+function wardenFiles(s: SandboxLaunch): string[] {
+  return [WARDEN_INSTALL, fs.realpathSync(process.execPath), s.engine.file, ...(s.egress ? [s.egress.nsenter.file] : [])];
 }
 
 /** bwrap's arguments (before `--` and the server's command line), with the data directory created. */
 export function sandboxArgs(paths: HomePaths, id: string, s: SandboxLaunch, plan: LaunchPlan, cwd: string | undefined): string[] {
   const dataDir = ensureDataDir(paths.home, id);
   const userHome = process.env.HOME && path.isAbsolute(process.env.HOME) ? path.resolve(process.env.HOME) : os.homedir();
-  return bwrapArgs(s.confinement, { id, userHome, wardenHome: paths.home, dataDir, ownFiles: ownFiles(plan), wardenFiles: wardenFiles(s.engine), cwd });
+  return bwrapArgs(s.confinement, { id, userHome, wardenHome: paths.home, dataDir, ownFiles: ownFiles(plan), wardenFiles: wardenFiles(s), cwd });
 }
 
 /** How long bwrap may take to set the sandbox up and exec the server. */

@@ -74,6 +74,10 @@ export function bwrapArgs(c: Confinement, ctx: PlanContext): string[] {
   checkGrants(c, ctx);
   const a: string[] = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--cap-drop', 'ALL'];
   if (c.network !== 'any') a.push('--unshare-net');
+  // Unprivileged, bwrap makes a user namespace; with --dev it would nest a second one, and the warden (its owner)
+  // could not join the first, which owns the network namespace its proxy listens in (sandbox/egress.ts). Mapping
+  // the server to uid 0 there (still without a capability) keeps one.
+  if (typeof c.network === 'object' && process.getuid?.() !== 0) a.push('--unshare-user', '--uid', '0', '--gid', '0');
   a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   const hidden = [...new Set(['/home', '/root', '/run', ctx.userHome, ctx.wardenHome, ...c.read.deny])];
   const hiddenDirs: string[] = [];

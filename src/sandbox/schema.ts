@@ -25,17 +25,43 @@ export function pathProblem(p: string): string | undefined {
   return undefined;
 }
 
-/** Why `d` is not a well-formed domain name (letters, digits and hyphens in dot-separated labels, or a
- *  leading "*." for its subdomains), or undefined. */
+/** Why `d` is not a well-formed domain name (letters, digits and hyphens in dot-separated labels), or undefined.
+ *  Exact names only: the contract (DESIGN.md "Confinement") lists names, so `*.example.com` is not one. */
 export function domainProblem(d: string): string | undefined {
-  const name = d.startsWith('*.') ? d.slice(2) : d;
-  if (name.length === 0 || name.length > 253) return 'expected a domain name of 1 to 253 characters';
-  const labels = name.split('.');
-  if (labels.length < 2) return 'expected a domain name with at least two labels (example.com)';
+  if (d.startsWith('*.')) return 'expected an exact domain name: a wildcard (*.) is not granted, list each name';
+  if (d.length === 0 || d.length > 253) return 'expected a domain name of 1 to 253 characters';
+  const labels = d.split('.');
+  if (labels.length < 2) return 'expected a domain name with at least two labels (example.com), or localhost:PORT';
   if (!labels.every((l) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(l))) return 'expected lower-case letters, digits and inner hyphens in each label of at most 63 characters';
   if (/^[0-9]+$/.test(labels[labels.length - 1] as string)) return 'expected a domain name, not an address';
   return undefined;
 }
+
+/** The ports a name without one is granted: HTTPS and HTTP. */
+export const DEFAULT_PORTS: readonly number[] = [443, 80];
+
+/** A `network.domains` entry as what the proxy admits: `name` (ports 443 and 80), `name:PORT` (that port only),
+ *  or `localhost:PORT` (that port of the host's loopback: a port is required). */
+export interface DomainGrant {
+  host: string;
+  ports: readonly number[];
+}
+
+/** The grant an entry names, or why it names none. */
+export function parseDomainGrant(entry: string): DomainGrant | { problem: string } {
+  const m = /^(.*?)(?::([0-9]{1,5}))?$/.exec(entry) as RegExpExecArray;
+  const host = m[1] as string;
+  const port = m[2] === undefined ? undefined : Number(m[2]);
+  if (port !== undefined && (port < 1 || port > 65535 || String(port) !== m[2])) return { problem: 'expected a port from 1 to 65535 without leading zeros' };
+  if (host === 'localhost') return port === undefined ? { problem: "expected localhost with a port (localhost:8080): the host's loopback is granted one port at a time" } : { host, ports: [port] };
+  const problem = domainProblem(host);
+  return problem !== undefined ? { problem } : { host, ports: port === undefined ? DEFAULT_PORTS : [port] };
+}
+
+const grantProblem = (d: string): string | undefined => {
+  const g = parseDomainGrant(d);
+  return 'problem' in g ? g.problem : undefined;
+};
 
 const grantPath = v.pipe(v.string(), v.check((p) => pathProblem(p) === undefined, (issue) => pathProblem(String(issue.input)) ?? 'expected a path'));
 const pathList = v.pipe(
@@ -43,11 +69,11 @@ const pathList = v.pipe(
   v.maxLength(MAX_ENTRIES, `expected at most ${MAX_ENTRIES} paths`),
   v.check((a) => new Set(a).size === a.length, 'a path is listed twice'),
 );
-const domain = v.pipe(v.string(), v.check((d) => domainProblem(d) === undefined, (issue) => domainProblem(String(issue.input)) ?? 'expected a domain name'));
+const domain = v.pipe(v.string(), v.check((d) => grantProblem(d) === undefined, (issue) => grantProblem(String(issue.input)) ?? 'expected a domain name'));
 
 export const confinementSchema = v.strictObject({
-  /** none: no network outside the sandbox; loopback: the sandbox's own loopback only (this increment: see the
-   *  guide); any: the host's network; domains: through a proxy (not in this increment: refused at launch). */
+  /** none: no network outside the sandbox; loopback: the sandbox's own loopback only; any: the host's network;
+   *  domains: the names listed (and localhost:PORT entries), through the warden's proxy only (sandbox/egress.ts). */
   network: v.union(
     [
       v.picklist(NETWORKS),

@@ -1,7 +1,7 @@
 import { loadLocks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
-import { findEngine } from './engine.js';
+import { findEngine, findNsenter } from './engine.js';
 import { sandboxPin, type SandboxPin } from './pin.js';
 import type { Sandbox } from './schema.js';
 
@@ -26,13 +26,13 @@ export function sandboxView(paths: HomePaths, id: string): SandboxView {
   if (server.sandbox !== undefined && server.sandbox !== 'unconfined') {
     try {
       engine = { file: findEngine(file.path, id).file };
+      if (typeof server.sandbox.network === 'object') findNsenter(file.path, id);
     } catch (err) {
       const e = err as { code?: string; message: string };
       engine = { code: e.code ?? 'SANDBOX_UNAVAILABLE', message: e.message };
     }
   }
-  const domains = typeof server.sandbox === 'object' && typeof server.sandbox.network === 'object';
-  const launchable = (pin.state === 'none' || pin.state === 'pinned') && !domains && (engine === undefined || 'file' in engine);
+  const launchable = (pin.state === 'none' || pin.state === 'pinned') && (engine === undefined || 'file' in engine);
   return { server: id, sandbox: server.sandbox, pin, launchable, engine };
 }
 
@@ -45,10 +45,17 @@ export interface SandboxStatus {
   launchable: boolean;
   problem?: { code: string; message: string };
   lastRefusal?: { code: string; at: string };
+  /** What its sandbox refused at run time, the last ones first (at most DENIALS_SHOWN; the audit log has them all). */
+  denied?: { kind: string; host: string; port: number; reason: string; at: string }[];
 }
+
+/** How many sandbox_denied events `status` shows. */
+export const DENIALS_SHOWN = 5;
 
 export function sandboxStatus(v: SandboxView, history: readonly Record<string, unknown>[]): SandboxStatus {
   const s = v.sandbox;
+  const denied = history.filter((e) => e.event === 'sandbox_denied' && e.server === v.server).slice(-DENIALS_SHOWN).reverse()
+    .map((e) => ({ kind: String(e.kind), host: String(e.host), port: Number(e.port), reason: String(e.reason), at: String(e.ts) }));
   const refusal = history.filter((e) => e.event === 'launch' && e.server === v.server && e.decision === 'refuse' && typeof e.code === 'string' && e.code.startsWith('SANDBOX_')).at(-1);
   return {
     state: s === undefined ? 'none' : s === 'unconfined' ? 'unconfined' : 'confined',
@@ -57,5 +64,6 @@ export function sandboxStatus(v: SandboxView, history: readonly Record<string, u
     launchable: v.launchable,
     ...(v.engine && 'code' in v.engine ? { problem: v.engine } : {}),
     ...(refusal ? { lastRefusal: { code: refusal.code as string, at: String(refusal.ts) } } : {}),
+    ...(denied.length > 0 ? { denied } : {}),
   };
 }

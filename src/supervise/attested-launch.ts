@@ -4,7 +4,7 @@ import { completePlan, resolveLaunch, type Artifact, type CommandSpec, type Laun
 import type { DigestCache } from '../attest/cache.js';
 import { isOwnNode, refuseIfPreloaded } from '../attest/self.js';
 import { appendAudit } from '../audit/log.js';
-import type { ArtifactRecord, ExitEvent, LaunchEvent } from '../audit/events.js';
+import type { ArtifactRecord, AuditEvent, ExitEvent, LaunchEvent } from '../audit/events.js';
 import { WardenError } from '../error.js';
 import { buildEnv } from '../launch/env.js';
 import { createSessionCgroup, removeCgroup, type Cgroup } from '../launch/cgroup.js';
@@ -25,6 +25,8 @@ import type { Locks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById, type ServerConfig } from '../store/servers.js';
 import { sandboxArgs, sandboxForLaunch, sandboxedServer, type SandboxLaunch } from '../sandbox/launch.js';
+import { egressArgs, proxyEnv, recordDenials, startEgress, type Egress } from '../sandbox/egress.js';
+import type { Readable, Writable } from 'node:stream';
 import { recordNodeRelease, recordedNodeRelease } from '../store/node-releases.js';
 import { packageChangeText } from './tree-change.js';
 
@@ -49,11 +51,14 @@ export interface Launched {
   verifyWriter: () => void;
   /** The module guard of a node server (its report() says what it refused, or at enrollment what was loaded outside the set). */
   guard?: ModuleGuard;
+  /** The network proxy of a sandbox with domains (sandbox/egress.ts): closed with the session. */
+  egress?: Egress;
 }
 
 export type LaunchRefusal = WardenError & { facts?: Partial<LaunchEvent> };
 
-type RecordLaunch = (e: LaunchEvent) => unknown;
+/** Records the launch's events: its decision, and what a sandbox's proxy refused while it runs. */
+type RecordLaunch = (e: AuditEvent) => unknown;
 
 /** `learnModules`: the enrollment launch; the module guard records what is loaded outside the set instead of refusing it.
  *  `locks`: the locks as the caller read them (`run`), else read here for the sandbox's pin. */
@@ -105,7 +110,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   }
   // The session marker goes last, so no configured value can replace it (docs/adr/0013).
   const marker = newMarker();
-  const env = { ...buildEnv({ trustedPath: config.path, env: server.env, passEnv: server.passEnv }), [MARKER_ENV]: marker };
+  const env = { ...buildEnv({ trustedPath: config.path, env: server.env, passEnv: server.passEnv }), ...(sandbox.launch?.egress ? proxyEnv() : {}), [MARKER_ENV]: marker };
   const facts: Partial<LaunchEvent> = {
     resolvedPath: resolved.file,
     chain: resolved.executable.chain,
@@ -143,7 +148,9 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const args = [...(guard?.args ?? []), ...resolved.args];
   facts.argv = [resolved.argv0, ...args];
   const engine = sandbox.launch?.engine;
-  const command = engine && confine ? { file: engine.file, args: [...confine, '--', resolved.file, ...args], argv0: engine.file } : { file: resolved.file, args, argv0: resolved.argv0 };
+  // A sandbox with domains: bwrap reports its namespace and waits on the two fds after the module guard's.
+  const egressFds = sandbox.launch?.egress ? [3 + (guard?.stdio.length ?? 0), 4 + (guard?.stdio.length ?? 0)] as const : undefined;
+  const command = engine && confine ? { file: engine.file, args: [...confine, ...(egressFds ? egressArgs(...egressFds) : []), '--', resolved.file, ...args], argv0: engine.file } : { file: resolved.file, args, argv0: resolved.argv0 };
 
   let child: ServerProcess;
   let cgroup = createSessionCgroup();
@@ -154,7 +161,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const held = resolved.gated && guard !== undefined && isOwnNode(resolved.executable.key) && !engine;
   let contained: Promise<boolean>;
   try {
-    ({ child, contained } = await spawnServer({ ...command, cwd: engine ? undefined : server.cwd, env, cgroup, held, extraStdio: guard?.stdio ?? [] }));
+    ({ child, contained } = await spawnServer({ ...command, cwd: engine ? undefined : server.cwd, env, cgroup, held, extraStdio: [...(guard?.stdio ?? []), ...(egressFds ? (['pipe', 'pipe'] as const) : [])] }));
   } catch (err) {
     guard?.close();
     if (cgroup) await removeCgroup(cgroup);
@@ -190,9 +197,12 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   let allowed = false; // once the launch was audited as allowed, a later refusal is audited by verifyWriter
   let serverPid = pid; // a confined server's own pid: bwrap's grandchild
   let enginePids: number[] = [];
+  let egress: Egress | undefined;
   try {
     if (!held) await settleCgroup();
     recordRun();
+    const outward = sandbox.launch?.egress;
+    if (outward && egressFds) egress = await startEgress({ id, ...outward, info: child.stdio[egressFds[0]] as Readable, block: child.stdio[egressFds[1]] as Writable, denied: recordDenials(id, record, say) });
     if (engine) ({ server: serverPid, enginePids } = await sandboxedServer(pid, engine, () => child.exitCode === null && child.signalCode === null));
     if (engine) facts.serverPid = serverPid;
     if (!exe.key) throw new WardenError('EXEC_MISMATCH', 'no digested executable to verify against.');
@@ -234,6 +244,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     holders = new HolderCheck(id, exe.path, attested, readStreamEnds(serverPid, wardenEndOf(child)), new SessionScanner(target));
   } catch (err) {
     guard?.close();
+    egress?.close();
     await settleCgroup();
     const stop = await killSessionNow(target);
     if (cgroup && stop.gone) await removeCgroup(cgroup);
@@ -245,7 +256,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   }
   await record({ event: 'launch', server: id, decision: 'allow', reason: 'all artifacts allowlisted', ...facts, pid, pgid: pid });
   allowed = true;
-  return { child, pid, plan: plan as LaunchPlan, server, started, target, cgroup, exited, verifyWriter, ...(guard ? { guard } : {}) };
+  return { child, pid, plan: plan as LaunchPlan, server, started, target, cgroup, exited, verifyWriter, ...(guard ? { guard } : {}), ...(egress ? { egress } : {}) };
 }
 
 export interface SessionCounts {
@@ -277,6 +288,7 @@ export async function stopLaunched(paths: HomePaths, id: string, launched: Launc
     await orTimeout(exited, DEFAULT_STOP.graceMs, undefined);
   }
   const stop = await stopSession(launched.target, DEFAULT_STOP);
+  launched.egress?.close();
   const exit = await orTimeout(exited, 1000, { code: null, signal: null });
   if (stop.gone) {
     if (launched.cgroup) await removeCgroup(launched.cgroup);

@@ -228,11 +228,14 @@ describe('a sandbox is applied or the launch refused', () => {
     expect(launches('probe').at(-1)).toMatchObject({ decision: 'allow', sandbox: { state: 'unconfined' } });
   });
 
-  it('network domains, the root as a grant and a non-normalized path in servers.json are refused with their codes', () => {
+  it('a wildcard domain, --network with --allow-domain, the root as a grant and a non-normalized path in servers.json are refused with their codes', () => {
     enroll('probe', [PROBE], ['--network', 'none']);
-    const domain = warden('sandbox', 'probe', '--allow-domain', 'api.example.com');
-    expect(domain.code).toBe(3);
-    expect(domain.stderr).toContain('SANDBOX_UNSUPPORTED');
+    const wildcard = warden('sandbox', 'probe', '--allow-domain', '*.example.com');
+    expect(wildcard.code).toBe(2);
+    expect(wildcard.stderr).toMatch(/SANDBOX_INVALID: .*\/servers\/probe\/sandbox\/network\/domains\/0.*a wildcard \(\*\.\) is not granted/);
+    const both = warden('sandbox', 'probe', '--network', 'any', '--allow-domain', 'api.example.com');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--network any and --allow-domain both set the network');
     const root = warden('sandbox', 'probe', '--allow-write', '/');
     expect(root.code).toBe(2);
     expect(root.stderr).toMatch(/SANDBOX_INVALID: .*\/servers\/probe\/sandbox\/write\/0.*the root is never granted whole/);
@@ -245,7 +248,7 @@ describe('a sandbox is applied or the launch refused', () => {
     expect(bad.stderr + bad.stdout).toMatch(/FILE_INVALID: .*\/servers\/probe\/sandbox\/write\/0.*normalized path \(\/etc\)/);
   });
 
-  it('domains in servers.json must be well-formed, lists are bounded, and well-formed domains are refused at launch (SANDBOX_UNSUPPORTED)', () => {
+  it('domains in servers.json must be exact names, NAME:PORT or localhost:PORT, and lists are bounded', () => {
     enroll('probe', [PROBE], ['--network', 'none']);
     const file = path.join(home, 'servers.json');
     const write = (sandbox: unknown): void => {
@@ -253,20 +256,25 @@ describe('a sandbox is applied or the launch refused', () => {
       json.servers.probe.sandbox = sandbox;
       fs.writeFileSync(file, JSON.stringify(json, null, 2));
     };
-    write({ network: { domains: ['api.example.com', 'evil..example'] } });
-    const malformed = warden('verify', 'probe');
-    expect(malformed.code).toBe(2);
-    expect(malformed.stderr + malformed.stdout).toMatch(/FILE_INVALID: .*\/servers\/probe\/sandbox\/network\/domains\/1/);
+    const refused = (domains: string[], index: number, why: RegExp): void => {
+      write({ network: { domains } });
+      const r = warden('verify', 'probe');
+      expect(r.code).toBe(2);
+      expect(r.stderr + r.stdout).toMatch(new RegExp(`FILE_INVALID: .*/servers/probe/sandbox/network/domains/${index}.*${why.source}`));
+    };
+    refused(['api.example.com', 'evil..example'], 1, /lower-case letters/);
+    refused(['api.example.com', '*.example.org'], 1, /a wildcard \(\*\.\) is not granted/);
+    refused(['localhost'], 0, /localhost with a port/);
+    refused(['api.example.com:0'], 0, /a port from 1 to 65535/);
+    refused(['api.example.com:08080'], 0, /without leading zeros/);
+    refused(['10.0.0.1:443'], 0, /not an address/);
     write({ network: 'none', write: Array.from({ length: 65 }, (_, i) => `/srv/p${i}`) });
     const many = warden('verify', 'probe');
     expect(many.code).toBe(2);
     expect(many.stderr + many.stdout).toMatch(/FILE_INVALID: .*\/servers\/probe\/sandbox\/write.*at most 64 paths/);
-    write({ network: { domains: ['api.example.com', '*.example.org'] } });
+    write({ network: { domains: ['api.example.com', 'api.example.com:8443', 'localhost:8080'] } });
     expect(warden('sandbox', 'probe', '--pin').code).toBe(0);
-    const r = warden('verify', 'probe');
-    expect(r.code).toBe(3);
-    expect(r.stderr + r.stdout).toContain("SANDBOX_UNSUPPORTED: server 'probe' asks for network domains (api.example.com, *.example.org)");
-    expect(launches('probe').at(-1)).toMatchObject({ decision: 'refuse', code: 'SANDBOX_UNSUPPORTED' });
+    expect(warden('sandbox', 'probe').stdout).toContain("network:    only through the warden's proxy, to api.example.com, api.example.com:8443, localhost:8080");
   });
 });
 
