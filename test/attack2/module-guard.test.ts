@@ -63,14 +63,16 @@ describe('module guard, lazy loads after the first line', () => {
     expect(auditEvents(home).filter((e) => e.event === 'module_refused' && e.server === 'late')).toHaveLength(1);
   });
 
-  it('a server that overwrites the worker environment data the preload trusts (setEnvironmentData) has its ordinary worker ended by the guard (exit 77) before the worker imports an outside file', async () => {
+  it('a server that writes a well-formed set naming an outside file (with its stat key) into the worker environment data (setEnvironmentData) is ended by its worker\'s guard (the whole process, killed) before the worker imports that file', async () => {
     const marker = path.join(dir, 'marker');
     const { server } = layout(marker);
     const outside = path.join(dir, 'elsewhere/outside.mjs');
     writeModule(outside, marker, 'OUTSIDE CODE');
     addServer(home, 'forge', [NODE, server]);
-    expect(await call('forge', 'forge', { path: outside })).toBe('loaded: worker exit 77');
+    // A worker's guard kills the process (process.exit would end that worker only): no exit status 77 to read.
+    expect(await call('forge', 'forge', { path: outside })).toMatch(/^error: .*mcp-warden closed the session: server 'forge' exited before answering/);
     expect(read(marker)).toBe('');
+    expect(auditEvents(home).filter((e) => e.event === 'module_refused' && e.server === 'forge')).toHaveLength(1);
   });
 
   it('a worker whose execArgv names the preload URL as the value of another flag (--conditions URL) ends the server before the worker loads an outside file', async () => {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import Module from 'node:module';
-import { parseEnv } from 'node:util';
+import util from 'node:util';
 
 // node 22.1+ enables a thread's compile cache from NODE_COMPILE_CACHE in the environment it makes the thread from,
 // before any JavaScript runs there, the module guard's preload included (node's LoadEnvironment): a planted cache
@@ -26,6 +26,9 @@ const store: NodeJS.ProcessEnv = process.env;
 
 /** Taken before any server code runs, like the guard's other fs functions. */
 const { readFileSync, writeSync } = fs;
+// Read from node's modules once, when the guard is loaded: a named import of a built-in is a live binding, which
+// module.syncBuiltinESMExports() (a public API) points at whatever the server put on the module since.
+const { parseEnv } = util;
 
 /** The thread's environment store as node reads it to make a thread (workers.ts checks what a worker gets). */
 export function threadEnvironment(): NodeJS.ProcessEnv {

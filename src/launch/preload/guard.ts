@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import nodeUrl from 'node:url';
 
 // The module guard's one decision, shared by the preload (CommonJS loads, native addons) and the loader hooks
 // (ES modules): a file may be loaded when its realpath is in the attested set the warden passed in. This file
@@ -39,6 +39,9 @@ export interface Guard {
   /** Records that the server require()d `p`, which node loads only as an ES module, where the warden started
    *  node with require(esm) off (node threw ERR_REQUIRE_ESM to the server; `add` says so). */
   requireEsm(p: string): void;
+  /** A copy of the set this guard decides with, never the guard's own, for a worker thread this thread starts
+   *  (workers.ts): the thread's own environment data under a key only it knows, which node clones for the worker. */
+  handDown(): GuardState;
 }
 
 // Taken when the guard is loaded, before any server code: a server replacing fs.realpathSync or fs.lstatSync
@@ -47,6 +50,9 @@ const { lstatSync, statSync, writeSync } = fs;
 /** realpath(3): the kernel's reading of a name ("link/.." is where link leads, then up), not node's lexical one,
  *  which removes "x/.." before following any link and so could name another file than the one opened. */
 const realpathSync = fs.realpathSync.native;
+/** Read from node:url once, here: a named import of a built-in is a live binding, which
+ *  module.syncBuiltinESMExports() (a public API) points at whatever the server put on node:url since. */
+const fileURLToPath = nodeUrl.fileURLToPath;
 
 // Taken when the guard is loaded, in every thread before any server code runs there.
 const kill = process.kill.bind(process);
@@ -87,7 +93,10 @@ function statKeyOf(p: string): string {
 }
 
 /** `end` stops the whole server process; it is called after the report is on stderr. */
-export function createGuard(state: GuardState, end: () => never): Guard {
+export function createGuard(given: GuardState, end: () => never): Guard {
+  // The guard's own copy, made before any server code runs: the object it was given may be reachable by the
+  // server (node's environment data hands the thread that set a value the very object), its copy is not.
+  const state: GuardState = copyState(given);
   const allowed = new Map(state.files.map((f, i) => [f, state.keys[i] as string]));
   const learned = new Set<string>();
   const report = (record: object): void => {
@@ -144,5 +153,13 @@ export function createGuard(state: GuardState, end: () => never): Guard {
     refuse(u.length > 100 ? `${u.slice(0, 100)}…` : u, '; only files of its attested set and node: built-ins may be loaded');
   };
   const requireEsm = (p: string): void => report({ requireEsm: p });
-  return { file, url, refuse, requireEsm };
+  // Copied now, before any server code: node's environment data clones it into each worker it is handed to.
+  const handed = copyState(state);
+  const handDown = (): GuardState => handed;
+  return { file, url, refuse, requireEsm, handDown };
+}
+
+/** A new set with the same members, sharing nothing with `s`. */
+function copyState(s: GuardState): GuardState {
+  return { magic: STATE_MAGIC, server: s.server, mode: s.mode, files: s.files.slice(), keys: s.keys.slice(), reportFd: s.reportFd };
 }

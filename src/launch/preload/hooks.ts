@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
-import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import Module from 'node:module';
+import workerThreads, { type MessagePort } from 'node:worker_threads';
 import { EXIT_REFUSED, createGuard, endProcess, isGuardState, type Guard, type GuardState } from './guard.js';
 import { guardLoaders } from './loaders.js';
 import { guardWorkers } from './workers.js';
@@ -19,6 +19,11 @@ interface InitData {
   /** The preload's URL, for the --import of worker threads started on this thread. */
   preloadUrl: string;
 }
+
+// Read from node's modules once, when the hooks are loaded: a named import of a built-in is a live binding, which
+// module.syncBuiltinESMExports() (a public API) points at whatever the server put on the module since.
+const { syncBuiltinESMExports } = Module;
+const { receiveMessageOnPort } = workerThreads;
 
 let guard: Guard | undefined;
 let port: MessagePort | undefined;

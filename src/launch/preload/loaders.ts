@@ -1,5 +1,5 @@
 import Module from 'node:module';
-import { compileFunction } from 'node:vm';
+import vm from 'node:vm';
 import { keepCompileCacheOutOfEnvironment } from './environment.js';
 import type { Guard } from './guard.js';
 import { guardOpenSslEnginesNow, guardSqliteExtensions } from './native.js';
@@ -13,6 +13,10 @@ import { guardOpenSslEnginesNow, guardSqliteExtensions } from './native.js';
 // compiled from the checked source). Installed in every thread that
 // can run server code: the main thread and worker threads (preload.ts) and node's loader-hooks thread
 // (hooks.ts), where the preload never runs. `current` gives the thread's guard, or refuses when it has none yet.
+
+// Read from node's modules once, when the guard is loaded: a named import of a built-in is a live binding, which
+// module.syncBuiltinESMExports() (a public API) points at whatever the server put on the module since.
+const { compileFunction } = vm;
 
 type ExtensionHandler = (this: unknown, module: unknown, filename: string) => unknown;
 type CompileMethod = (this: unknown, content: string, filename: string, format?: string) => unknown;

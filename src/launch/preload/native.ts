@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
+import Module from 'node:module';
 import type { Guard } from './guard.js';
 
 // Shared libraries loaded by something other than process.dlopen, each checked as a file of the attested set:
@@ -8,6 +8,9 @@ import type { Guard } from './guard.js';
 
 /** Taken before any server code runs, like the guard's own fs functions. */
 const { existsSync } = fs;
+// Read from node's modules once, when the guard is loaded: a named import of a built-in is a live binding, which
+// module.syncBuiltinESMExports() (a public API) points at whatever the server put on the module since.
+const { createRequire } = Module;
 
 interface SqliteModule {
   DatabaseSync: { prototype: { loadExtension: (this: unknown, file: string, entryPoint?: string) => unknown } };

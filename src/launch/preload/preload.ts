@@ -1,25 +1,37 @@
 import fs from 'node:fs';
-import Module, { register, syncBuiltinESMExports } from 'node:module';
-import { MessageChannel, type MessagePort, getEnvironmentData, isMainThread, setEnvironmentData } from 'node:worker_threads';
+import Module from 'node:module';
+import workerThreads, { type MessagePort } from 'node:worker_threads';
 import { COMPILE_CACHE_VARIABLE, compileCacheInStore } from './environment.js';
 import { EXIT_REFUSED, createGuard, endProcess, isGuardState, type GuardState } from './guard.js';
 import { guardLoaders } from './loaders.js';
 import { loadNativeGuardModules } from './native.js';
-import { guardWorkers } from './workers.js';
+import { guardWorkers, handedDownSet } from './workers.js';
+
+// Read from node's modules once, when the preload is loaded: a named import of a built-in is a live binding, which
+// module.syncBuiltinESMExports() (a public API) points at whatever the server put on the module since.
+const { register, syncBuiltinESMExports } = Module;
+const { MessageChannel, MessagePort: PortClass, isMainThread } = workerThreads;
+/** Calls on the port made here are node's own methods, whatever the server later puts on MessagePort.prototype. */
+const { postMessage: portPostMessage, close: portClose } = PortClass.prototype;
+const apply = Reflect.apply;
+/** Hands node's loader-hooks thread a copy of the set through `port`, then closes it. */
+const postSet = (port: MessagePort, set: GuardState): void => {
+  apply(portPostMessage, port, [set]);
+  apply(portClose, port, []);
+};
 
 // The warden's module guard, loaded into a node server with `node --import <this file>` before its script.
 // It waits for the attested set on the file descriptor 3 the warden passed, which the warden writes only once
 // every file in it was digested and allowlisted (and closes it before the server's first line runs), then
 // guards every way node loads code from a file: ES modules through loader hooks (here), CommonJS, native addons,
 // process.execve and the compile cache (loaders.ts), SQLite extensions and OpenSSL engines (native.ts), worker
-// threads (workers.ts). Worker threads run this file again (they inherit --import) and take the set the main
-// thread left in the environment data.
+// threads (workers.ts). Worker threads run this file again (they inherit --import) and take the set the thread
+// that started them handed down (workers.ts).
 
 type LoadHook = (url: string, context: object, nextLoad: (url: string, context: object) => object) => object;
 type RegisterHooks = (hooks: { load: LoadHook }) => unknown;
 
 const SET_FD = 3;
-const ENV_KEY = 'mcp-warden.attested-set';
 /** Far above any real set (server-everything's is ~0.6 MB); a bound all the same. */
 const MAX_SET_BYTES = 256 << 20;
 
@@ -87,7 +99,7 @@ function readSetFromGate(): GuardState {
 // module-hooks.md): they are registered first, so that node starts that thread while the warden is still
 // digesting; they get the set through a port once it is here, and hold every load until then.
 const registerHooks = (Module as unknown as { registerHooks?: RegisterHooks }).registerHooks;
-/** node's own module.register: the binding imported above follows the replacement made below. */
+/** node's own module.register, taken before the replacement made below. */
 const registerOnThread = register as unknown as (...args: unknown[]) => void;
 /** Registers the guard's hooks on node's loader-hooks thread; they check every load there once given the set. */
 function guardHooksThread(): MessagePort {
@@ -100,9 +112,9 @@ const toHooksThread = registerHooks === undefined ? guardHooksThread() : undefin
 // node's modules the native checks patch are loaded while the warden may still be judging: the gate's wait,
 // not the server's start-up, then pays for them (native.ts).
 if (isMainThread) loadNativeGuardModules();
-const state: GuardState = isMainThread ? readSetFromGate() : (getEnvironmentData(ENV_KEY) as GuardState);
-if (!isGuardState(state)) failClosed('the thread that started this worker left no attested set');
-if (isMainThread) setEnvironmentData(ENV_KEY, state);
+// The guard decides with a copy of its own (createGuard): this object is handed to nothing.
+const state: GuardState = isMainThread ? readSetFromGate() : (handedDownSet() as GuardState);
+if (!isGuardState(state)) failClosed('the thread that started this worker handed it no attested set');
 
 // A refusal ends the server at once. Not process.exit: it runs the server's 'exit' listeners first, and one that
 // throws makes process.exit throw into the code that asked for the load, which could catch it and go on. In a
@@ -124,8 +136,7 @@ guardWorkers(() => guard, import.meta.url);
 
 // ES modules, and CommonJS reached through import: checked from now on, before any server code is loaded.
 if (registerHooks === undefined) {
-  (toHooksThread as MessagePort).postMessage(state);
-  (toHooksThread as MessagePort).close();
+  postSet(toHooksThread as MessagePort, guard.handDown());
 } else {
   registerHooks({
     load(url, context, nextLoad) {
@@ -142,9 +153,7 @@ if (registerHooks === undefined) {
     noCompileCache("node's loader-hooks thread");
     if (!hooksThreadGuarded) {
       hooksThreadGuarded = true;
-      const port = guardHooksThread();
-      port.postMessage(state);
-      port.close();
+      postSet(guardHooksThread(), guard.handDown());
     }
     registerOnThread.apply(this, args);
   };

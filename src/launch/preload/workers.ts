@@ -1,6 +1,34 @@
-import workerThreads, { SHARE_ENV, type WorkerOptions } from 'node:worker_threads';
+import crypto from 'node:crypto';
+import workerThreads, { type WorkerOptions } from 'node:worker_threads';
 import { COMPILE_CACHE_VARIABLE, compileCacheInStore, threadEnvironment } from './environment.js';
 import type { Guard } from './guard.js';
+
+// Read from node's modules once, when the guard is loaded: a named import of a built-in is a live binding, which
+// module.syncBuiltinESMExports() (a public API) points at whatever the server put on the module since.
+const { SHARE_ENV, getEnvironmentData, setEnvironmentData } = workerThreads;
+const { randomBytes } = crypto;
+const construct = Reflect.construct;
+
+// A worker's attested set: the thread that starts it puts a copy of its own in its environment data (node clones
+// a thread's environment data into each worker it starts) under a key made for that worker alone, random, and
+// removes it once the worker is made; the key reaches the worker as the last of its process.argv, which its
+// preload takes away before any of the worker's code runs. Nothing of the server can name the key while the
+// copy is there, so nothing can put another set under it (a fixed key could be written with setEnvironmentData,
+// a public API, on any thread, node's loader-hooks thread included).
+const HANDED_SET_PREFIX = 'mcp-warden-attested-set=';
+
+/** In a worker thread, before any of its code: the set the thread that started it handed down, taken out of the
+ *  worker's process.argv and environment data; undefined when there is none. */
+export function handedDownSet(): unknown {
+  const argv = process.argv;
+  const last = argv[argv.length - 1];
+  if (typeof last !== 'string' || !last.startsWith(HANDED_SET_PREFIX)) return undefined;
+  argv.pop();
+  const key = last;
+  const state = getEnvironmentData(key);
+  setEnvironmentData(key, undefined);
+  return state;
+}
 
 /** The option the warden gives node to turn require(esm) off (src/launch/node-release.ts; the preload imports
  *  node built-ins and its own files only). */
@@ -71,7 +99,17 @@ export function guardWorkers(current: () => Guard, preloadUrl: string): void {
 
   function GuardedWorker(this: unknown, filename: string | URL, options?: WorkerOptions): object {
     if (new.target === undefined) throw new TypeError("Class constructor Worker cannot be invoked without 'new'");
-    return Reflect.construct(NodeWorker, [filename, checked(options)], new.target) as object;
+    const copy: WorkerOptions = checked(options) ?? {};
+    const key = HANDED_SET_PREFIX + randomBytes(24).toString('hex');
+    if (copy.argv === undefined) copy.argv = [key];
+    else if (Array.isArray(copy.argv)) copy.argv = [...copy.argv.map((a) => String(a)), key];
+    // (any other argv: node refuses it, and a worker without the key refuses to run)
+    setEnvironmentData(key, current().handDown());
+    try {
+      return construct(NodeWorker, [filename, copy], new.target) as object;
+    } finally {
+      setEnvironmentData(key, undefined);
+    }
   }
   GuardedWorker.prototype = NodeWorker.prototype;
   Object.setPrototypeOf(GuardedWorker, Object.getPrototypeOf(NodeWorker) as object);
