@@ -2,9 +2,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IN_THREAD_NODES } from '../helpers/nodes.js';
 import { perTestDirs } from '../helpers/warden.js';
-import { enrolledTemplate } from '../helpers/enrolled-template.js';
 import { markerText, templateCall } from '../attack13/loader-session.js';
-import { HOSTILE, poisonCompileCache } from './session.js';
+import { HOSTILE, libFile, plantedEntry } from './session.js';
 
 // ATTACK (module guard, node's compile cache): module.enableCompileCache(dir) (node 22.1+; also NODE_COMPILE_CACHE,
 // default dir under the shared tmpdir) makes node take a module's compiled code from a cache file in dir when its
@@ -19,11 +18,7 @@ const tmp = perTestDirs();
 
 describe.each(IN_THREAD_NODES)('a compile cache outside the attested set, on %s', (_label, node) => {
   it('does not run code from a planted compile cache entry for an attested, unchanged module', async () => {
-    const marker = path.join(tmp.dir, 'marker');
-    const { server } = enrolledTemplate(HOSTILE, node);
-    const cache = path.join(tmp.dir, 'elsewhere/compile-cache');
-    const innocent = path.join(path.dirname(server), '../lib/innocent.mjs');
-    expect(poisonCompileCache(node, innocent, marker, cache, path.join(tmp.dir, 'elsewhere'))).toBe(1);
+    const { cache, marker } = plantedEntry(tmp.dir, HOSTILE, node, libFile('innocent.mjs'));
     const r = await templateCall(tmp.home, node, HOSTILE, 'compilecache', { dir: cache });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('greeting hi');

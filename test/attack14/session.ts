@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { expect } from 'vitest';
+import { enrolledTemplate, type TemplateSpec } from '../helpers/enrolled-template.js';
 import { layoutServerPackage, loaderTemplate } from '../attack13/loader-session.js';
 import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
@@ -53,3 +55,17 @@ export function poisonCompileCache(node: string, target: string, marker: string,
 
 /** layoutHostile's package (nothing added), enrolled once per run and node (templateCall of ../attack13/loader-session.ts). */
 export const HOSTILE = loaderTemplate('attack14-hostile', layoutHostile);
+
+/** The file `name` of the lib/ directory beside an enrolled server's script. */
+export const libFile = (name: string) => (server: string): string => path.join(path.dirname(server), '../lib', name);
+
+/** Enrolls `spec` with `node` (its template) and plants, in a cache under `dir`/elsewhere, an entry for the file
+ *  `target` names (given the enrolled server's script); returns the cache directory and the marker the planted
+ *  code would write. */
+export function plantedEntry(dir: string, spec: TemplateSpec, node: string, target: (server: string) => string): { cache: string; marker: string } {
+  const marker = path.join(dir, 'marker');
+  const { server } = enrolledTemplate(spec, node);
+  const cache = path.join(dir, 'elsewhere/compile-cache');
+  expect(poisonCompileCache(node, target(server), marker, cache, path.join(dir, 'elsewhere'))).toBe(1);
+  return { cache, marker };
+}

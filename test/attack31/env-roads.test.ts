@@ -3,9 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUARD_NODES, IN_THREAD_NODES } from '../helpers/nodes.js';
 import { ROOT, perTestDirs } from '../helpers/warden.js';
-import { enrolledTemplate } from '../helpers/enrolled-template.js';
 import { layoutServerPackage, loaderTemplate, markerText, outsideCjs, templateCall } from '../attack13/loader-session.js';
-import { poisonCompileCache } from '../attack14/session.js';
+import { libFile, plantedEntry } from '../attack14/session.js';
 
 // ATTACK (module guard, node's compile cache, the environment a thread is made from): neighbours of
 // worker-compile-cache.test.ts. node enables a thread's compile cache from NODE_COMPILE_CACHE in the environment it
@@ -41,12 +40,7 @@ const ENV_ROADS = loaderTemplate('attack31-env-roads', (dir) =>
 /** Enrolls ENV_ROADS with `node` and plants a compile cache entry for its lib/innocent.mjs (or for the module
  *  guard's preload); returns the cache directory and the marker the planted code would write. */
 function planted(node: string, target: 'innocent' | 'preload' = 'innocent'): { cache: string; marker: string } {
-  const marker = path.join(tmp.dir, 'marker');
-  const { server } = enrolledTemplate(ENV_ROADS, node);
-  const cache = path.join(tmp.dir, 'elsewhere/compile-cache');
-  const file = target === 'innocent' ? path.join(path.dirname(server), '../lib/innocent.mjs') : path.join(ROOT, 'dist/launch/preload/preload.js');
-  expect(poisonCompileCache(node, file, marker, cache, path.join(tmp.dir, 'elsewhere'))).toBe(1);
-  return { cache, marker };
+  return plantedEntry(tmp.dir, ENV_ROADS, node, target === 'innocent' ? libFile('innocent.mjs') : () => path.join(ROOT, 'dist/launch/preload/preload.js'));
 }
 
 describe.each(IN_THREAD_NODES)('a compile cache reaching the environment of a worker thread by another road, on %s', (_label, node) => {

@@ -2,9 +2,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IN_THREAD_NODES } from '../helpers/nodes.js';
 import { ROOT, perTestDirs } from '../helpers/warden.js';
-import { enrolledTemplate } from '../helpers/enrolled-template.js';
 import { layoutServerPackage, loaderTemplate, markerText, outsideEsm, templateCall } from '../attack13/loader-session.js';
-import { poisonCompileCache } from '../attack14/session.js';
+import { libFile, plantedEntry } from '../attack14/session.js';
 
 // ATTACK (module guard, node's compile cache, worker threads): the guard keeps module.enableCompileCache off in a
 // server (loaders.ts keepCompileCacheOff) and refuses a worker whose env or execArgv differs in
@@ -36,11 +35,7 @@ describe.each(IN_THREAD_NODES)('a compile cache named in process.env and inherit
     ['with options naming neither env nor execArgv', { workerData: 1 }],
   ] as const) {
     it(`does not run code from a planted compile cache entry in a worker started ${how}`, async () => {
-      const marker = path.join(tmp.dir, 'marker');
-      const { server } = enrolledTemplate(WORKER_CACHE, node);
-      const cache = path.join(tmp.dir, 'elsewhere/compile-cache');
-      const innocent = path.join(path.dirname(server), '../lib/innocent.mjs');
-      expect(poisonCompileCache(node, innocent, marker, cache, path.join(tmp.dir, 'elsewhere'))).toBe(1);
+      const { cache, marker } = plantedEntry(tmp.dir, WORKER_CACHE, node, libFile('innocent.mjs'));
       const r = await templateCall(tmp.home, node, WORKER_CACHE, 'workercache', { dir: cache, ...args });
       expect(markerText(marker)).toBe('');
       expect(r.answer).not.toContain('greeting hi');
@@ -52,11 +47,7 @@ describe.each(IN_THREAD_NODES)('a compile cache named in process.env and inherit
   // (the line after the constructor: a race the server wins as long as a thread takes longer to start than one
   // statement takes to run).
   it('does not run code from a planted compile cache entry in a SHARE_ENV worker whose variable is set after it was constructed', async () => {
-    const marker = path.join(tmp.dir, 'marker');
-    const { server } = enrolledTemplate(WORKER_CACHE, node);
-    const cache = path.join(tmp.dir, 'elsewhere/compile-cache');
-    const innocent = path.join(path.dirname(server), '../lib/innocent.mjs');
-    expect(poisonCompileCache(node, innocent, marker, cache, path.join(tmp.dir, 'elsewhere'))).toBe(1);
+    const { cache, marker } = plantedEntry(tmp.dir, WORKER_CACHE, node, libFile('innocent.mjs'));
     const r = await templateCall(tmp.home, node, WORKER_CACHE, 'sharedafter', { dir: cache });
     expect(markerText(marker)).toBe('');
     expect(r.answer).not.toContain('greeting hi');
@@ -67,23 +58,15 @@ describe.each(IN_THREAD_NODES)('a compile cache named in process.env and inherit
   // whose code cannot change the answer: the marker says whether it ran; the answer, that the server ran on with
   // the cache kept off (the hooks registered, the module imported from its source), the outcome the header admits.
   it('does not run code from a planted compile cache entry for an attested hooks module that module.register loads on the hooks thread', async () => {
-    const marker = path.join(tmp.dir, 'marker');
-    const { server } = enrolledTemplate(WORKER_CACHE, node);
-    const cache = path.join(tmp.dir, 'elsewhere/compile-cache');
-    const hooks = path.join(path.dirname(server), '../lib/noop-hooks.mjs');
-    expect(poisonCompileCache(node, hooks, marker, cache, path.join(tmp.dir, 'elsewhere'))).toBe(1);
+    const { cache, marker } = plantedEntry(tmp.dir, WORKER_CACHE, node, libFile('noop-hooks.mjs'));
     const r = await templateCall(tmp.home, node, WORKER_CACHE, 'registercache', { dir: cache });
     expect(markerText(marker)).toBe('');
     expect(r.answer).toContain('registered; greeting hello');
   });
 
   it("does not run a planted compile cache entry in place of the module guard's preload in a worker, nor a file from outside the package", async () => {
-    const marker = path.join(tmp.dir, 'marker');
     const loadedMarker = path.join(tmp.dir, 'loaded-marker');
-    enrolledTemplate(WORKER_CACHE, node);
-    const cache = path.join(tmp.dir, 'elsewhere/compile-cache');
-    const preload = path.join(ROOT, 'dist/launch/preload/preload.js');
-    expect(poisonCompileCache(node, preload, marker, cache, path.join(tmp.dir, 'elsewhere'))).toBe(1);
+    const { cache, marker } = plantedEntry(tmp.dir, WORKER_CACHE, node, () => path.join(ROOT, 'dist/launch/preload/preload.js'));
     const outside = outsideEsm(path.join(tmp.dir, 'outside/outside.mjs'), loadedMarker);
     const r = await templateCall(tmp.home, node, WORKER_CACHE, 'workerload', { dir: cache, path: outside });
     // soft: each of the three is its own road, and a failure reports all three
