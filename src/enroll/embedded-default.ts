@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { INSTALL_ROOT } from '../launch/module-guard.js';
 import * as v from 'valibot';
 import { matchAllowlist } from '../attest/match.js';
 import { planLaunch } from '../attest/plan.js';
@@ -18,8 +18,8 @@ import { captureLock } from '../supervise/capture-lock.js';
 // checkout), pinned by the checkout's allowlist.json (paths relative to the checkout), with this machine's node
 // interpreter enrolled on first use, loudly, and recorded as trust-on-first-use.
 
-/** This checkout (dist/enroll/ is two levels below it). */
-export const CHECKOUT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** This checkout. */
+export const CHECKOUT = INSTALL_ROOT;
 export const SERVER_ID = 'everything';
 const SCRIPT = 'node_modules/@modelcontextprotocol/server-everything/dist/index.js';
 

@@ -14,6 +14,9 @@ import { STATE_MAGIC, type GuardState } from './preload/guard.js';
 // server loaded from outside the set.
 
 export const PRELOAD_DIR = fileURLToPath(new URL('../launch/preload/', import.meta.url));
+/** The warden's own install (a checkout, or the package npm installed): the directory above dist/, with its
+ *  package.json and node_modules. Made, like PRELOAD_DIR, from a file one level below dist/ (scripts/bundle.mjs). */
+export const INSTALL_ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
 const GUARD_FILES = ['environment.js', 'guard.js', 'hooks.js', 'loaders.js', 'native.js', 'preload.js', 'workers.js'];
 /** The report's descriptor in the server (the set is on 3, read and closed by the preload). */
 const REPORT_FD = 4;

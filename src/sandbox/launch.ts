@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sameInode, statKey } from '../attest/stat-key.js';
 import type { LaunchPlan } from '../attest/plan.js';
 import type { LaunchEvent } from '../audit/events.js';
 import { WardenError } from '../error.js';
-import { PRELOAD_DIR } from '../launch/module-guard.js';
+import { INSTALL_ROOT, PRELOAD_DIR } from '../launch/module-guard.js';
 import { liveProcesses } from '../launch/proc.js';
 import type { HomePaths } from '../store/paths.js';
 import type { ServerConfig } from '../store/servers.js';
@@ -92,12 +91,9 @@ function packageRoot(file: string): string | undefined {
   return undefined;
 }
 
-/** The warden's install: the directory above dist/, with its package.json and node_modules. */
-const WARDEN_INSTALL = path.resolve(fileURLToPath(new URL('../../', import.meta.url)));
-
 /** What the warden runs, which no write grant may reach: its install, the node running it, the engines. */
 function wardenFiles(s: SandboxLaunch): string[] {
-  return [WARDEN_INSTALL, fs.realpathSync(process.execPath), s.engine.file, ...(s.egress ? [s.egress.nsenter.file] : [])];
+  return [INSTALL_ROOT, fs.realpathSync(process.execPath), s.engine.file, ...(s.egress ? [s.egress.nsenter.file] : [])];
 }
 
 /** bwrap's arguments (before `--` and the server's command line), with the data directory created. */
