@@ -14,15 +14,17 @@ export interface SandboxChangedEvent {
 }
 
 /** What a confined server's sandbox refused at run time: a connection its network proxy did not carry (a host
- *  or port no `network.domains` entry grants, or a granted name resolving to a loopback address). The host and
- *  port as asked (at most 255 characters), never a byte of what would have been sent. */
+ *  or port no `network.domains` entry grants, or a granted name resolving to an address that is not public). The
+ *  host and port as asked (at most 255 characters), never a byte of what would have been sent. */
 export interface SandboxDeniedEvent {
   event: 'sandbox_denied';
   server: string;
   kind: 'connect';
   host: string;
   port: number;
-  reason: 'not_granted' | 'loopback_address';
+  reason: 'not_granted' | 'loopback_address' | 'private_address';
+  /** The address that was not public (loopback_address, private_address). */
+  address?: string;
 }
 
 export type SandboxEvent = SandboxChangedEvent | SandboxDeniedEvent;

@@ -1,13 +1,16 @@
 import dns from 'node:dns/promises';
 import net from 'node:net';
+import { classifyAddress } from './public-address.js';
 import type { DomainGrant } from './schema.js';
 
 // The HTTP proxy a server with `network: { domains }` reaches the world through (docs/adr/0060-egress-proxy.md).
 // It runs in the warden's own process, accepting on a listening socket that lives in the sandbox's network
 // namespace (sandbox/egress.ts), and connects out from the host's. It admits a CONNECT to, or a plain request
 // with an absolute http:// URI for, a host:port a grant names exactly, and answers anything else 403. It
-// resolves the name itself; a granted name (other than localhost) that resolves to a loopback or unspecified
-// address is refused too. It reads only the request head (bounded); what flows after is never looked at.
+// resolves the name itself, once; a granted name (other than localhost) with any address that is not public
+// (sandbox/public-address.ts) is refused too, and otherwise it connects to the very address it checked (an IP
+// literal: net.connect does not resolve it again, and is given a resolver that refuses should it try). It reads
+// only the request head (bounded); what flows after is never looked at.
 
 /** Connections open at once for one session; a connection past it is closed at once. */
 export const MAX_CONNECTIONS = 64;
@@ -23,15 +26,29 @@ export interface EgressDenial {
   kind: 'connect';
   host: string;
   port: number;
-  reason: 'not_granted' | 'loopback_address';
+  reason: 'not_granted' | 'loopback_address' | 'private_address';
+  /** For loopback_address and private_address: the address the name resolved to that is not public (an IP
+   *  literal as the resolver gave it, bounded). */
+  address?: string;
 }
+
+/** A name's addresses, as dns.lookup(name, { all: true }) gives them. */
+export type Resolve = (host: string) => Promise<readonly { address: string }[]>;
 
 export interface EgressProxyConfig {
   grants: readonly DomainGrant[];
   denied: (d: EgressDenial) => void;
+  /** How names are resolved: the system's resolver (dns.lookup, /etc/hosts then DNS) unless given. Whatever it
+   *  answers is judged the same way; the tests give one that answers differently on a second lookup. */
+  lookup?: Resolve;
 }
 
-const isLoopbackOrAny = (a: string): boolean => /^127\./.test(a) || a === '::1' || a === '0.0.0.0' || a === '::' || /^::ffff:127\./i.test(a);
+const systemLookup: Resolve = (host) => dns.lookup(host, { all: true });
+
+/** For net.connect: it is handed IP literals only, so a call to this is a resolution the proxy did not judge. */
+function noSecondLookup(host: string, _opts: unknown, cb: (err: Error | null, address: string, family: number) => void): void {
+  cb(Object.assign(new Error(`the egress proxy does not resolve ${JSON.stringify(host.slice(0, 64))} twice`), { code: 'ENOTFOUND' }), '', 0);
+}
 
 /** host and port of an authority ("name:port", "[v6]:port"), lower-cased, or undefined. */
 function authority(text: string, defaultPort: number | undefined): { host: string; port: number } | undefined {
@@ -107,8 +124,9 @@ export class EgressProxy {
   }
 
   private deny(client: net.Socket, d: EgressDenial): void {
-    this.cfg.denied({ ...d, host: bounded(d.host) });
-    this.answer(client, 403, 'Forbidden', `mcp-warden: ${d.reason === 'loopback_address' ? 'the name resolves to a loopback address, which' : 'this host and port'} is not granted to this server's sandbox\n`);
+    this.cfg.denied({ ...d, host: bounded(d.host), ...(d.address === undefined ? {} : { address: bounded(d.address) }) });
+    const what = d.reason === 'loopback_address' ? 'the name resolves to a loopback address, which' : d.reason === 'private_address' ? 'the name resolves to an address that is not public, which' : 'this host and port';
+    this.answer(client, 403, 'Forbidden', `mcp-warden: ${what} is not granted to this server's sandbox\n`);
   }
 
   private async forward(client: net.Socket, head: Buffer, rest: Buffer): Promise<void> {
@@ -118,18 +136,23 @@ export class EgressProxy {
     if (!grant) return this.deny(client, { kind: 'connect', host: t.host, port: t.port, reason: 'not_granted' });
     let address = '127.0.0.1';
     if (grant.host !== 'localhost') {
-      let found: { address: string }[];
+      let found: readonly { address: string }[];
       try {
-        found = await dns.lookup(t.host, { all: true });
+        found = await (this.cfg.lookup ?? systemLookup)(t.host);
       } catch {
         return this.answer(client, 502, 'Bad Gateway', 'mcp-warden: the name does not resolve\n');
       }
       if (found.length === 0) return this.answer(client, 502, 'Bad Gateway', 'mcp-warden: the name does not resolve\n');
-      if (found.some((a) => isLoopbackOrAny(a.address))) return this.deny(client, { kind: 'connect', host: t.host, port: t.port, reason: 'loopback_address' });
+      for (const { address: a } of found) {
+        const c = classifyAddress(String(a));
+        if (c !== 'public') return this.deny(client, { kind: 'connect', host: t.host, port: t.port, reason: c === 'loopback' ? 'loopback_address' : 'private_address', address: String(a) });
+      }
       address = (found[0] as { address: string }).address;
     }
     if (client.destroyed) return;
-    const upstream = net.connect({ host: address, port: t.port });
+    // `address` is an IP literal judged above (or the host's own 127.0.0.1 for a localhost grant): net.connect
+    // connects to it as it is; the lookup given cannot be reached unless it were a name.
+    const upstream = net.connect({ host: address, port: t.port, lookup: noSecondLookup });
     this.track(upstream);
     upstream.setTimeout(HEAD_MS, () => upstream.destroy());
     let connected = false;

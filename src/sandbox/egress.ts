@@ -145,6 +145,7 @@ export function recordDenials(id: string, record: (e: AuditEvent) => unknown, sa
       return;
     }
     void record({ event: 'sandbox_denied', server: id, ...d });
-    say(`server '${id}': its sandbox refused a connection to ${d.host}:${d.port} (${d.reason === 'loopback_address' ? 'the name resolves to a loopback address' : 'not granted'}). Grant it with: mcp-warden sandbox ${id} --allow-domain NAME[:PORT]`);
+    if (d.reason === 'not_granted') say(`server '${id}': its sandbox refused a connection to ${d.host}:${d.port} (not granted). Grant it with: mcp-warden sandbox ${id} --allow-domain NAME[:PORT]`);
+    else say(`server '${id}': its sandbox refused a connection to ${d.host}:${d.port}: the name resolved to ${d.address ?? 'an address'}, ${d.reason === 'loopback_address' ? 'this host\'s own loopback' : 'not a public address'}. A granted name must resolve to public addresses only (docs/guide.md, "Confining a server"); check the name's DNS.`);
   };
 }
