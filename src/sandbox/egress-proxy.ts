@@ -20,6 +20,13 @@ export const MAX_HEAD = 8 * 1024;
 export const HEAD_MS = 10_000;
 /** A tunnel or request with no byte either way for this long is closed. */
 export const IDLE_MS = 5 * 60_000;
+/** New connections a session may open at once before the pace applies, and how many a second after that: one
+ *  past the pace is not refused but waits (unread) for its turn, within MAX_CONNECTIONS open. */
+export const CONNECTION_BURST = 64;
+export const CONNECTIONS_PER_SECOND = 50;
+/** Names resolved at once a session (dns.lookup runs on node's four resolver threads, which the warden's own
+ *  webhook alerts need too); the rest wait their turn. */
+export const MAX_LOOKUPS = 2;
 
 /** What the proxy refused: kind "connect", the host and port asked for (bounded), and why. */
 export interface EgressDenial {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EgressProxy, MAX_CONNECTIONS, MAX_HEAD, type EgressDenial } from '../../src/sandbox/egress-proxy.js';
+import { CONNECTION_BURST, CONNECTIONS_PER_SECOND, EgressProxy, MAX_CONNECTIONS, MAX_HEAD, MAX_LOOKUPS, type EgressDenial, type Resolve } from '../../src/sandbox/egress-proxy.js';
 
 // The proxy of a sandbox with network domains (src/sandbox/egress-proxy.ts) on its own, on real sockets of this
 // process: what it reads of a request head, its bounds, and the plain absolute-URI form. The whole path (the
@@ -15,13 +15,24 @@ let proxyPort: number;
 let denied: EgressDenial[];
 let proxy: EgressProxy;
 
+/** Resolves granted names the test's way (test "resolves at most MAX_LOOKUPS names at once"): each lookup waits
+ *  until the test answers it, with 127.0.0.1 (so it is refused: nothing leaves this host). */
+let pendingLookups: (() => void)[];
+let lookups: number;
+const heldLookup: Resolve = () => {
+  lookups++;
+  return new Promise((resolve) => pendingLookups.push(() => resolve([{ address: '127.0.0.1' }])));
+};
+
 beforeEach(async () => {
   requests = [];
   upstream = http.createServer((req, res) => (requests.push(`${req.method} ${req.url}`), res.end('upstream')));
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
   port = (upstream.address() as net.AddressInfo).port;
   denied = [];
-  proxy = new EgressProxy({ grants: [{ host: 'localhost', ports: [port] }], denied: (d) => denied.push(d) });
+  pendingLookups = [];
+  lookups = 0;
+  proxy = new EgressProxy({ grants: [{ host: 'localhost', ports: [port] }, { host: 'held.test', ports: [port] }], denied: (d) => denied.push(d), lookup: heldLookup });
   listener = net.createServer();
   proxy.serve(listener);
   await new Promise<void>((r) => listener.listen(0, '127.0.0.1', () => r()));
@@ -90,5 +101,31 @@ describe("the sandbox's egress proxy", () => {
     } finally {
       for (const s of open) s.destroy();
     }
+  });
+
+  it(`paces new connections: ${CONNECTION_BURST} at once, then ${CONNECTIONS_PER_SECOND} a second; one past the pace waits its turn and is served, not refused`, async () => {
+    const extra = 20;
+    const started = performance.now();
+    for (let i = 0; i < CONNECTION_BURST + extra; i++) expect(await exchange(`GET http://localhost:${port}/${i} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    // The bucket holds CONNECTION_BURST tokens and gains CONNECTIONS_PER_SECOND a second: serving `extra` more than
+    // it holds takes at least extra / rate seconds, however fast or loaded the machine.
+    expect(performance.now() - started).toBeGreaterThanOrEqual((extra / CONNECTIONS_PER_SECOND) * 1000 - 5);
+    expect(requests).toHaveLength(CONNECTION_BURST + extra);
+  });
+
+  it(`resolves at most ${MAX_LOOKUPS} names at once (the rest wait), so a name whose DNS hangs cannot take node's resolver threads from the warden`, async () => {
+    const answers = Array.from({ length: 4 }, () => exchange(`CONNECT held.test:${port} HTTP/1.1\r\n\r\n`));
+    // A request refused at once, sent after the four: by its answer the proxy has read the four heads.
+    expect(await exchange(`CONNECT localhost:${port + 1} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 /);
+    expect(lookups).toBe(MAX_LOOKUPS);
+    while (lookups < 4 || pendingLookups.length > 0) {
+      const next = pendingLookups.shift();
+      if (next) next();
+      else await new Promise((r) => setImmediate(r));
+    }
+    for (const a of await Promise.all(answers)) expect(a).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/);
+    expect(lookups).toBe(4);
+    expect(denied.filter((d) => d.host === 'held.test')).toHaveLength(4);
+    expect(requests).toEqual([]);
   });
 });
