@@ -2,7 +2,8 @@
 // (docs/adr/0060-egress-proxy.md): the proxy (dist/sandbox/egress-proxy.js) in this process, a client and an
 // upstream HTTP server in two child processes; the client opens a CONNECT tunnel to the upstream and reads
 // MIB MiB through it, then opens and closes CONNS tunnels one after the other. This process's CPU time
-// (process.cpuUsage) per MiB carried and per tunnel opened.
+// (process.cpuUsage) per MiB carried and per tunnel opened. Tunnels past the proxy's burst are paced (50 a second:
+// 500 take about 9 s a round); what a flood costs is bench/egress-flood.mjs.
 //   node bench/egress-proxy.mjs [--mib N] [--conns N] [--rounds R]
 import { spawn } from 'node:child_process';
 import net from 'node:net';

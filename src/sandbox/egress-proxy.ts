@@ -1,5 +1,6 @@
 import dns from 'node:dns/promises';
 import net from 'node:net';
+import { Gate, Pace } from './pace.js';
 import { classifyAddress } from './public-address.js';
 import type { DomainGrant } from './schema.js';
 
@@ -85,6 +86,8 @@ const bounded = (s: string): string => (s.length > 255 ? `${s.slice(0, 252)}...`
 export class EgressProxy {
   private open = 0;
   private readonly sockets = new Set<net.Socket>();
+  private readonly pace = new Pace(CONNECTION_BURST, CONNECTIONS_PER_SECOND);
+  private readonly lookups = new Gate(MAX_LOOKUPS);
 
   constructor(private readonly cfg: EgressProxyConfig) {}
 
@@ -95,6 +98,7 @@ export class EgressProxy {
 
   /** Ends every connection (the session is over). */
   close(): void {
+    this.pace.stop();
     for (const s of this.sockets) s.destroy();
   }
 
@@ -123,7 +127,8 @@ export class EgressProxy {
       client.pause();
       void this.forward(client, buf.subarray(0, end + 4), buf.subarray(end + 4));
     };
-    client.on('data', onData);
+    // Read once the pace allows: until then its bytes wait in the kernel (and count against MAX_CONNECTIONS).
+    this.pace.run(() => void (client.destroyed || client.on('data', onData)));
   }
 
   private answer(client: net.Socket, status: number, text: string, body = ''): void {
@@ -143,12 +148,13 @@ export class EgressProxy {
     if (!grant) return this.deny(client, { kind: 'connect', host: t.host, port: t.port, reason: 'not_granted' });
     let address = '127.0.0.1';
     if (grant.host !== 'localhost') {
-      let found: readonly { address: string }[];
+      let found: readonly { address: string }[] | undefined;
       try {
-        found = await (this.cfg.lookup ?? systemLookup)(t.host);
+        found = await this.lookups.run(async () => (client.destroyed ? undefined : (this.cfg.lookup ?? systemLookup)(t.host)));
       } catch {
         return this.answer(client, 502, 'Bad Gateway', 'mcp-warden: the name does not resolve\n');
       }
+      if (found === undefined) return;
       if (found.length === 0) return this.answer(client, 502, 'Bad Gateway', 'mcp-warden: the name does not resolve\n');
       for (const { address: a } of found) {
         const c = classifyAddress(String(a));
