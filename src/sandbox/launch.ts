@@ -8,11 +8,11 @@ import { WardenError } from '../error.js';
 import { INSTALL_ROOT, PRELOAD_DIR } from '../launch/module-guard.js';
 import { liveProcesses } from '../launch/proc.js';
 import type { HomePaths } from '../store/paths.js';
-import type { ServerConfig } from '../store/servers.js';
+import type { ServerConfig, ServersFile } from '../store/servers.js';
 import type { WardenLockEntry } from '../surface/warden-lock.js';
 import { findEngine, findNsenter, type Engine } from './engine.js';
 import { sandboxPin } from './pin.js';
-import { bwrapArgs, ensureDataDir } from './plan.js';
+import { bwrapArgs, ensureDataDir, type SandboxMounts } from './plan.js';
 import { parseDomainGrant, type Confinement, type DomainGrant } from './schema.js';
 
 // The sandbox at launch (docs/adr/0050-sandbox-engine.md): a server whose entry declares one is started only
@@ -96,11 +96,14 @@ function wardenFiles(s: SandboxLaunch): string[] {
   return [INSTALL_ROOT, fs.realpathSync(process.execPath), s.engine.file, ...(s.egress ? [s.egress.nsenter.file] : [])];
 }
 
-/** bwrap's arguments (before `--` and the server's command line), with the data directory created. */
-export function sandboxArgs(paths: HomePaths, id: string, s: SandboxLaunch, plan: LaunchPlan, cwd: string | undefined): string[] {
+/** bwrap's arguments (before `--` and the server's command line) and the grants' descriptors, with the data
+ *  directory created. `config` is servers.json: its trusted path and every server's sandbox bound the grants. */
+export function sandboxArgs(paths: HomePaths, id: string, s: SandboxLaunch, plan: LaunchPlan, cwd: string | undefined, config: ServersFile): SandboxMounts {
   const dataDir = ensureDataDir(paths.home, id);
   const userHome = process.env.HOME && path.isAbsolute(process.env.HOME) ? path.resolve(process.env.HOME) : os.homedir();
-  return bwrapArgs(s.confinement, { id, userHome, wardenHome: paths.home, dataDir, ownFiles: ownFiles(plan), wardenFiles: wardenFiles(s), cwd });
+  const sandboxes = Object.fromEntries(Object.entries(config.servers).map(([other, server]) => [other, server.sandbox]));
+  const scope = { id, trustedPath: config.path, wardenHome: paths.home, sandboxes };
+  return bwrapArgs(s.confinement, { id, userHome, wardenHome: paths.home, dataDir, ownFiles: ownFiles(plan), wardenFiles: wardenFiles(s), cwd, scope });
 }
 
 /** How long bwrap may take to set the sandbox up and exec the server. */

@@ -30,11 +30,13 @@ beforeAll(() => {
   fs.mkdirSync(bin, { mode: 0o755 });
   addServerWarm(home, 'planter', [NODE, path.join(SERVERS, 'attack33/engine-planter.mjs')]);
   addServerWarm(home, 'victim', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]);
+  for (const set of [cli(home, ['sandbox', 'planter', '--network', 'none', '--allow-write', bin]), cli(home, ['sandbox', 'victim', '--network', 'none'])]) expect(set.code, set.stderr).toBe(0);
+  // The grant was set while its directory was not on the trusted path (`sandbox` refuses one that is: see
+  // grant-policy.test.ts); the operator puts it first on the path afterwards, by hand.
   const file = path.join(home, 'servers.json');
   const config = JSON.parse(fs.readFileSync(file, 'utf8'));
   config.path = `${bin}:/usr/local/bin:/usr/bin:/bin`;
   fs.writeFileSync(file, JSON.stringify(config, null, 2));
-  for (const set of [cli(home, ['sandbox', 'planter', '--network', 'none', '--allow-write', bin]), cli(home, ['sandbox', 'victim', '--network', 'none'])]) expect(set.code, set.stderr).toBe(0);
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -63,4 +65,5 @@ describe("a write grant over a directory where the warden looks up its engine", 
     expect(fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : '').toBe('');
     expect(auditEvents(home).filter((e) => e.event === 'launch' && e.server === 'victim').at(-1)).toMatchObject({ sandbox: { state: 'confined', engine: bwrap } });
   });
+
 });
