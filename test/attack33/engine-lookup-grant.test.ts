@@ -66,4 +66,24 @@ describe("a write grant over a directory where the warden looks up its engine", 
     expect(auditEvents(home).filter((e) => e.event === 'launch' && e.server === 'victim').at(-1)).toMatchObject({ sandbox: { state: 'confined', engine: bwrap } });
   });
 
+  it('never takes the engine from a directory a server may write, even when that server was launched before the directory joined the trusted path and planted a bwrap there: the next launch uses the real one', async () => {
+    const file = path.join(home, 'servers.json');
+    const config = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const withBin = config.path;
+    fs.writeFileSync(file, JSON.stringify({ ...config, path: '/usr/local/bin:/usr/bin:/bin' }, null, 2));
+    const { client } = await connectClient(home, 'planter');
+    let planted: string;
+    try {
+      // The planter runs; the operator then puts its granted directory first on the trusted path.
+      fs.writeFileSync(file, JSON.stringify({ ...config, path: withBin }, null, 2));
+      planted = ((await client.callTool({ name: 'plant', arguments: { dir: bin, marker, real: bwrap } })) as { content: { text: string }[] }).content[0]?.text ?? '';
+    } finally {
+      await client.close();
+    }
+    expect(planted).toBe(`planted ${path.join(bin, 'bwrap')}`);
+    const r = cli(home, ['verify', 'victim']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : '').toBe('');
+    expect(auditEvents(home).filter((e) => e.event === 'launch' && e.server === 'victim').at(-1)).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', engine: bwrap } });
+  });
 });
