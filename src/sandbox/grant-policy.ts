@@ -84,6 +84,16 @@ export function grantProblem(p: string, write: boolean, scope: GrantScope): stri
   return undefined;
 }
 
+/** The first write grant of any server that is, holds or lies inside `dir` (or its realpath), with its server. */
+export function writeGrantOver(dir: string, sandboxes: Record<string, Sandbox | undefined>): { id: string; grant: string } | undefined {
+  const names = bothNames(dir);
+  for (const [id, sandbox] of Object.entries(sandboxes)) {
+    const grant = writeGrants(sandbox).find((g) => names.some((d) => overlaps(g, d)));
+    if (grant !== undefined) return { id, grant };
+  }
+  return undefined;
+}
+
 /** The first problem of any grant of `sandbox`, or undefined. */
 export function sandboxGrantProblem(sandbox: Sandbox | undefined, scope: GrantScope): string | undefined {
   if (sandbox === undefined || sandbox === 'unconfined') return undefined;

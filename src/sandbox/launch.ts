@@ -38,7 +38,7 @@ export type SandboxFacts = NonNullable<LaunchEvent['sandbox']>;
  * (SANDBOX_NOT_PINNED, also a removed or added one) and a missing engine, or nsenter for network domains
  * (SANDBOX_ENGINE_MISSING).
  */
-export function sandboxForLaunch(paths: HomePaths, id: string, server: ServerConfig, trustedPath: string, extra: WardenLockEntry | undefined): { launch?: SandboxLaunch; facts: SandboxFacts } {
+export function sandboxForLaunch(paths: HomePaths, id: string, server: ServerConfig, config: ServersFile, extra: WardenLockEntry | undefined): { launch?: SandboxLaunch; facts: SandboxFacts } {
   const pin = sandboxPin(server, extra);
   if (pin.state === 'added' && !extra) {
     throw new WardenError('SANDBOX_NOT_PINNED', `server '${id}' has a sandbox in ${paths.servers} but is not locked yet, so the sandbox was never pinned and the warden does not launch it. Remove the sandbox from servers.json, lock the server (mcp-warden lock ${id}), then set it with: mcp-warden sandbox ${id} --network none ...`);
@@ -50,11 +50,12 @@ export function sandboxForLaunch(paths: HomePaths, id: string, server: ServerCon
   const sandbox = server.sandbox;
   if (sandbox === undefined) return { facts: { state: 'none' } };
   if (sandbox === 'unconfined') return { facts: { state: 'unconfined' } };
-  const engine = findEngine(trustedPath, id);
+  const lookup = { path: config.path, sandboxes: Object.fromEntries(Object.entries(config.servers).map(([other, s]) => [other, s.sandbox])) };
+  const engine = findEngine(lookup, id);
   const facts: SandboxFacts = { state: 'confined', network: typeof sandbox.network === 'object' ? 'domains' : sandbox.network, hash: pin.now as string, engine: engine.file };
   if (typeof sandbox.network === 'object') {
     const grants = sandbox.network.domains.map((d) => parseDomainGrant(d) as DomainGrant); // the schema admitted each
-    return { launch: { confinement: sandbox, hash: pin.now as string, engine, egress: { nsenter: findNsenter(trustedPath, id), grants } }, facts: { ...facts, domains: sandbox.network.domains } };
+    return { launch: { confinement: sandbox, hash: pin.now as string, engine, egress: { nsenter: findNsenter(lookup, id), grants } }, facts: { ...facts, domains: sandbox.network.domains } };
   }
   return { launch: { confinement: sandbox, hash: pin.now as string, engine }, facts };
 }

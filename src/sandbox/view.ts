@@ -25,8 +25,9 @@ export function sandboxView(paths: HomePaths, id: string): SandboxView {
   let engine: SandboxView['engine'];
   if (server.sandbox !== undefined && server.sandbox !== 'unconfined') {
     try {
-      engine = { file: findEngine(file.path, id).file };
-      if (typeof server.sandbox.network === 'object') findNsenter(file.path, id);
+      const lookup = { path: file.path, sandboxes: Object.fromEntries(Object.entries(file.servers).map(([other, s]) => [other, s.sandbox])) };
+      engine = { file: findEngine(lookup, id).file };
+      if (typeof server.sandbox.network === 'object') findNsenter(lookup, id);
     } catch (err) {
       const e = err as { code?: string; message: string };
       engine = { code: e.code ?? 'SANDBOX_UNAVAILABLE', message: e.message };

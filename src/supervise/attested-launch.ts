@@ -97,7 +97,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   let sandbox: { launch?: SandboxLaunch; facts: LaunchEvent['sandbox'] };
   try {
     // A declared sandbox is applied or the launch refused, before anything is resolved (sandbox/launch.ts).
-    sandbox = sandboxForLaunch(paths, id, server, config.path, (opts.locks ?? loadLocksOf(paths, id, true)).warden.get(id));
+    sandbox = sandboxForLaunch(paths, id, server, config, (opts.locks ?? loadLocksOf(paths, id, true)).warden.get(id));
     resolved = await resolveLaunch(spec, cache);
     // node running a script starts behind the module guard's gate as soon as the interpreter is judged; its
     // script, package tree and modules are digested while node starts, and judged before the gate opens
