@@ -124,13 +124,20 @@ export function bwrapArgs(c: Confinement, ctx: PlanContext): SandboxMounts {
   // the server to uid 0 there (still without a capability) keeps one.
   if (typeof c.network === 'object' && process.getuid?.() !== 0) a.push('--unshare-user', '--uid', '0', '--gid', '0');
   a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
-  const hidden = [...new Set(['/home', '/root', '/run', ctx.userHome, ctx.wardenHome, ...c.read.deny])];
+  // A read.deny path inside a grant (or the data directory) is hidden after the grants are bound, or their bind
+  // would cover it; the others with the homes, so that a grant inside them still shows.
+  const bound = [...c.write, ...c.read.allow, ctx.dataDir];
+  const denyLater = c.read.deny.filter((p) => bound.some((g) => inside(p, g)));
+  const hidden = [...new Set(['/home', '/root', '/run', ctx.userHome, ctx.wardenHome, ...c.read.deny.filter((p) => !denyLater.includes(p))])];
   const hiddenDirs: string[] = [];
-  for (const p of hidden) {
-    const kind = kindOf(p);
-    if (kind === 'dir') a.push('--tmpfs', p), hiddenDirs.push(p);
-    else if (kind === 'file') a.push('--ro-bind', '/dev/null', p);
-  }
+  const hide = (list: string[], into: string[]): void => {
+    for (const p of list) {
+      const kind = kindOf(p);
+      if (kind === 'dir') into.push('--tmpfs', p), hiddenDirs.push(p);
+      else if (kind === 'file') into.push('--ro-bind', '/dev/null', p);
+    }
+  };
+  hide(hidden, a);
   // resolv.conf often points into /run (systemd-resolved): kept readable for a server with the network.
   if (c.network === 'any') {
     try {
@@ -143,6 +150,7 @@ export function bwrapArgs(c: Confinement, ctx: PlanContext): SandboxMounts {
   const before = a;
   const after: string[] = [];
   after.push('--bind', ctx.dataDir, ctx.dataDir);
+  hide(denyLater, after);
   for (const p of [...new Set(ctx.ownFiles)]) if (kindOf(p) !== undefined) after.push('--ro-bind', p, p);
   // The empty tmpfs over a hidden directory is made read-only once everything inside it is mounted (a server
   // installed in the store has its files under the warden's home): a write there would not reach the host, but

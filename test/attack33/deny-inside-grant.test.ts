@@ -9,7 +9,8 @@ import { NODE, SERVERS, cli, connectClient, tempDir } from '../helpers/warden.js
 // (src/sandbox/plan.ts), so the grant's bind covered the empty tmpfs or /dev/null that hid the path, and the
 // server read it anyway (or, with the grant under the sandbox's private /tmp as here, the final --remount-ro of
 // the covered tmpfs failed and no launch was possible). Asserts that a denied directory or file inside a read or write grant stays hidden:
-// the directory is empty, the file reads empty and cannot be written, and the host's files are unchanged.
+// the directory is empty and read-only, the file can be neither read nor written, and the host's files are
+// unchanged.
 
 let dir: string;
 let home: string;
@@ -32,7 +33,7 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('a read.deny path inside a grant', () => {
-  it('stays hidden: a denied file reads empty and cannot be written, a denied directory is empty, and the host keeps its files', async () => {
+  it('stays hidden: a denied file can be neither read nor written (/dev/null, nodev), a denied directory is empty and read-only, and the host keeps its files', async () => {
     const { client } = await connectClient(home, 'probe');
     const out: string[] = [];
     try {
@@ -46,7 +47,7 @@ describe('a read.deny path inside a grant', () => {
     } finally {
       await client.close();
     }
-    expect(out).toEqual(['ok: 0 bytes', 'denied: EROFS', 'denied: ENOENT', 'denied: ENOENT', 'denied: ENOENT']);
+    expect(out).toEqual(['denied: EACCES', 'denied: EACCES', 'denied: ENOENT', 'denied: ENOENT', 'denied: EROFS']);
     expect(fs.readFileSync(path.join(projects, '.env'), 'utf8')).toBe('TOKEN=secret\n');
     expect(fs.readFileSync(path.join(notes, 'keys/key'), 'utf8')).toBe('another key\n');
   });
