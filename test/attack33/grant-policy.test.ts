@@ -69,9 +69,12 @@ describe('a grant no server may hold, pinned without the check (an earlier versi
     ['a read grant of /proc', { read: { allow: ['/proc'], deny: [] }, write: [] }, /the grant \/proc reaches \/proc/],
     ['a write grant of /etc', { read: { allow: [], deny: [] }, write: ['/etc'] }, /the write grant \/etc is, holds or lies inside \/etc/],
     ["a read grant inside another server's write grant", { read: { allow: ['SHARED/sub'], deny: [] }, write: [] }, /lies inside \S+\/shared, a write grant of server 'a'/],
-  ])('%s refuses the launch (SANDBOX_UNAVAILABLE), and nothing runs', async (_what, grants, message) => {
+  ])('%s refuses the launch (SANDBOX_UNAVAILABLE), and nothing runs; `sandbox <id>` says it is not launchable, and why', async (_what, grants, message) => {
     const named = (l: string[]): string[] => l.map((p) => (p === 'SHARED/sub' ? path.join(shared, 'sub') : p));
     await pinByHand(home, 'b', { network: 'none', write: named(grants.write), read: { allow: named(grants.read.allow), deny: [] } });
+    const view = JSON.parse(cli(home, ['sandbox', 'b', '--json']).stdout);
+    expect(view).toMatchObject({ launchable: false, engine: { code: 'SANDBOX_UNAVAILABLE' } });
+    expect(view.engine.message).toMatch(message);
     const r = cli(home, ['verify', 'b']);
     expect(r.code).toBe(3);
     expect(r.stderr + r.stdout).toMatch(/SANDBOX_UNAVAILABLE: /);
