@@ -16,6 +16,10 @@ import type { Sandbox } from './schema.js';
 export interface EngineLookup {
   path: string;
   sandboxes: Record<string, Sandbox | undefined>;
+  /** The server being launched: its own write grants over a directory of the path, or over the engine found,
+   *  refuse its launch before bwrap runs (sandbox/plan.ts: the trusted path, the warden's own files), with their
+   *  own reason, so they are not skipped for it. */
+  self?: string;
 }
 
 export interface Engine {
@@ -49,8 +53,9 @@ function missing(message: string): never {
  *  may write, or undefined. */
 function findTrusted(name: string, lookup: EngineLookup, id: string): Engine | undefined {
   const uid = process.getuid?.() ?? 0;
+  const others = Object.fromEntries(Object.entries(lookup.sandboxes).filter(([other]) => other !== lookup.self));
   for (const dir of lookup.path.split(':')) {
-    if (writeGrantOver(dir, lookup.sandboxes) !== undefined) continue; // what is there may be a server's
+    if (writeGrantOver(dir, others) !== undefined) continue; // what is there may be a server's
     const candidate = path.join(dir, name);
     let real: string;
     try {
@@ -58,7 +63,7 @@ function findTrusted(name: string, lookup: EngineLookup, id: string): Engine | u
     } catch {
       continue;
     }
-    if (writeGrantOver(real, lookup.sandboxes) !== undefined) continue; // a link to a server's file
+    if (writeGrantOver(real, others) !== undefined) continue; // a link to a server's file
     const st = fs.statSync(real, { bigint: true });
     if (!st.isFile()) continue;
     if ((st.uid !== 0n && st.uid !== BigInt(uid)) || (st.mode & 0o022n) !== 0n) {

@@ -50,7 +50,9 @@ export function sandboxForLaunch(paths: HomePaths, id: string, server: ServerCon
   const sandbox = server.sandbox;
   if (sandbox === undefined) return { facts: { state: 'none' } };
   if (sandbox === 'unconfined') return { facts: { state: 'unconfined' } };
-  const lookup = { path: config.path, sandboxes: Object.fromEntries(Object.entries(config.servers).map(([other, s]) => [other, s.sandbox])) };
+  // The engine is never taken from where another server may write; this server's own grants that reach the
+  // trusted path refuse its launch before bwrap runs (sandbox/plan.ts), with their own reason.
+  const lookup = { path: config.path, sandboxes: Object.fromEntries(Object.entries(config.servers).map(([other, s]) => [other, s.sandbox])), self: id };
   const engine = findEngine(lookup, id);
   const facts: SandboxFacts = { state: 'confined', network: typeof sandbox.network === 'object' ? 'domains' : sandbox.network, hash: pin.now as string, engine: engine.file };
   if (typeof sandbox.network === 'object') {

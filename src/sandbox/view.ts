@@ -26,7 +26,8 @@ export function sandboxView(paths: HomePaths, id: string): SandboxView {
   let engine: SandboxView['engine'];
   if (server.sandbox !== undefined && server.sandbox !== 'unconfined') {
     try {
-      const lookup = { path: file.path, sandboxes: Object.fromEntries(Object.entries(file.servers).map(([other, s]) => [other, s.sandbox])) };
+      // As at launch (sandbox/launch.ts): this server's own grants are judged below, with their own reason.
+      const lookup = { path: file.path, sandboxes: Object.fromEntries(Object.entries(file.servers).map(([other, s]) => [other, s.sandbox])), self: id };
       engine = { file: findEngine(lookup, id).file };
       if (typeof server.sandbox.network === 'object') findNsenter(lookup, id);
       // What no grant may reach is judged at launch too (sandbox/plan.ts): a sandbox that reached servers.json
