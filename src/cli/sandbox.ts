@@ -1,5 +1,5 @@
 import { WardenError } from '../error.js';
-import { printable } from '../escape.js';
+import { escaped, printable } from '../escape.js';
 import { changeSandbox, type SandboxChange, type SandboxEdits } from '../sandbox/edit.js';
 import { sandboxView, type SandboxView } from '../sandbox/view.js';
 import { openHome } from '../store/home.js';
@@ -33,7 +33,7 @@ function printView(v: SandboxView, cmd: (rest: string) => string): void {
     if (s.read.deny.length) line(`  hidden too: ${s.read.deny.map((p) => printable(p, 200)).join(', ')}`);
   }
   if (v.pin.state !== 'none' && v.pin.state !== 'pinned') line(`  NOT PINNED (${v.pin.state}): launches are refused until it is pinned: ${cmd(`sandbox ${v.server} --pin`)}`);
-  if (v.engine && 'code' in v.engine) line(`  cannot be applied on this host (${v.engine.code}): ${v.engine.message}`);
+  if (v.engine && 'code' in v.engine) line(`  cannot be applied on this host (${v.engine.code}): ${escaped(v.engine.message)}`);
   else if (v.engine) line(`  engine:     bubblewrap, ${v.engine.file}`);
 }
 

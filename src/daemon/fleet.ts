@@ -6,6 +6,7 @@ import type { BundleEvent } from '../audit/bundle-events.js';
 import { WardenError } from '../error.js';
 import { fetchBundle } from '../fleet/fetch.js';
 import { loadBundleState } from '../store/bundle/state.js';
+import { ungrantedPath } from '../sandbox/grant-policy.js';
 import { describeSource, type FleetConfig } from '../store/fleet-config.js';
 import type { HomePaths } from '../store/paths.js';
 import type { ServersFile } from '../store/servers.js';
@@ -55,7 +56,8 @@ export class FleetSource {
 
   /** Takes the fleet section of a configuration that loaded (at start and after each reload). */
   configure(servers: ServersFile): void {
-    this.trustedPath = servers.path;
+    // git is looked up where no server may write: what a confined server writes is owned by the daemon's user.
+    this.trustedPath = ungrantedPath(servers.path, Object.fromEntries(Object.entries(servers.servers).map(([id, s]) => [id, s.sandbox])));
     const key = servers.fleet ? JSON.stringify(servers.fleet) : '';
     if (key !== this.configKey) {
       this.configKey = key;

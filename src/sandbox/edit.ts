@@ -5,6 +5,7 @@ import { explainIssues } from '../schema/issues.js';
 import { loadLocks, saveSandboxHash } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById, updateServers } from '../store/servers.js';
+import { sandboxGrantProblem } from './grant-policy.js';
 import { sandboxPin } from './pin.js';
 import { sandboxHash, sandboxSchema, type Sandbox } from './schema.js';
 
@@ -80,6 +81,9 @@ export async function changeSandbox(paths: HomePaths, id: string, edits: Sandbox
       throw new WardenError('SANDBOX_NOT_PINNED', `the sandbox of server '${id}' in ${paths.servers} is not the one pinned in warden.lock (${pinState.state} since the last pin, probably by hand). Review it with: mcp-warden sandbox ${id}; then pin it (mcp-warden sandbox ${id} --pin) and edit again, or add --pin to this command. Nothing was changed.`);
     }
     const after = validated(applyEdits(server.sandbox, edits, id), id, paths.servers);
+    const sandboxes = Object.fromEntries(Object.entries(file.servers).map(([other, s]) => [other, other === id ? after : s.sandbox]));
+    const problem = sandboxGrantProblem(after, { id, trustedPath: file.path, wardenHome: paths.home, sandboxes });
+    if (problem !== undefined) throw new WardenError('SANDBOX_INVALID', `${problem}. File: ${paths.servers}. Nothing was changed; grant another path (docs/guide.md, "Confining a server").`);
     const to = after !== undefined ? sandboxHash(after) : undefined;
     state = after === undefined ? 'none' : after === 'unconfined' ? 'unconfined' : 'confined';
     change = { ...(pinState.pinned ? { from: pinState.pinned } : {}), ...(to ? { to } : {}), changed: to !== pinState.pinned };

@@ -8,11 +8,11 @@ import { WardenError } from '../error.js';
 import { INSTALL_ROOT, PRELOAD_DIR } from '../launch/module-guard.js';
 import { liveProcesses } from '../launch/proc.js';
 import type { HomePaths } from '../store/paths.js';
-import type { ServerConfig } from '../store/servers.js';
+import type { ServerConfig, ServersFile } from '../store/servers.js';
 import type { WardenLockEntry } from '../surface/warden-lock.js';
 import { findEngine, findNsenter, type Engine } from './engine.js';
 import { sandboxPin } from './pin.js';
-import { bwrapArgs, ensureDataDir } from './plan.js';
+import { bwrapArgs, ensureDataDir, type SandboxMounts } from './plan.js';
 import { parseDomainGrant, type Confinement, type DomainGrant } from './schema.js';
 
 // The sandbox at launch (docs/adr/0050-sandbox-engine.md): a server whose entry declares one is started only
@@ -38,7 +38,7 @@ export type SandboxFacts = NonNullable<LaunchEvent['sandbox']>;
  * (SANDBOX_NOT_PINNED, also a removed or added one) and a missing engine, or nsenter for network domains
  * (SANDBOX_ENGINE_MISSING).
  */
-export function sandboxForLaunch(paths: HomePaths, id: string, server: ServerConfig, trustedPath: string, extra: WardenLockEntry | undefined): { launch?: SandboxLaunch; facts: SandboxFacts } {
+export function sandboxForLaunch(paths: HomePaths, id: string, server: ServerConfig, config: ServersFile, extra: WardenLockEntry | undefined): { launch?: SandboxLaunch; facts: SandboxFacts } {
   const pin = sandboxPin(server, extra);
   if (pin.state === 'added' && !extra) {
     throw new WardenError('SANDBOX_NOT_PINNED', `server '${id}' has a sandbox in ${paths.servers} but is not locked yet, so the sandbox was never pinned and the warden does not launch it. Remove the sandbox from servers.json, lock the server (mcp-warden lock ${id}), then set it with: mcp-warden sandbox ${id} --network none ...`);
@@ -50,11 +50,14 @@ export function sandboxForLaunch(paths: HomePaths, id: string, server: ServerCon
   const sandbox = server.sandbox;
   if (sandbox === undefined) return { facts: { state: 'none' } };
   if (sandbox === 'unconfined') return { facts: { state: 'unconfined' } };
-  const engine = findEngine(trustedPath, id);
+  // The engine is never taken from where another server may write; this server's own grants that reach the
+  // trusted path refuse its launch before bwrap runs (sandbox/plan.ts), with their own reason.
+  const lookup = { path: config.path, sandboxes: Object.fromEntries(Object.entries(config.servers).map(([other, s]) => [other, s.sandbox])), self: id };
+  const engine = findEngine(lookup, id);
   const facts: SandboxFacts = { state: 'confined', network: typeof sandbox.network === 'object' ? 'domains' : sandbox.network, hash: pin.now as string, engine: engine.file };
   if (typeof sandbox.network === 'object') {
     const grants = sandbox.network.domains.map((d) => parseDomainGrant(d) as DomainGrant); // the schema admitted each
-    return { launch: { confinement: sandbox, hash: pin.now as string, engine, egress: { nsenter: findNsenter(trustedPath, id), grants } }, facts: { ...facts, domains: sandbox.network.domains } };
+    return { launch: { confinement: sandbox, hash: pin.now as string, engine, egress: { nsenter: findNsenter(lookup, id), grants } }, facts: { ...facts, domains: sandbox.network.domains } };
   }
   return { launch: { confinement: sandbox, hash: pin.now as string, engine }, facts };
 }
@@ -96,11 +99,14 @@ function wardenFiles(s: SandboxLaunch): string[] {
   return [INSTALL_ROOT, fs.realpathSync(process.execPath), s.engine.file, ...(s.egress ? [s.egress.nsenter.file] : [])];
 }
 
-/** bwrap's arguments (before `--` and the server's command line), with the data directory created. */
-export function sandboxArgs(paths: HomePaths, id: string, s: SandboxLaunch, plan: LaunchPlan, cwd: string | undefined): string[] {
+/** bwrap's arguments (before `--` and the server's command line) and the grants' descriptors, with the data
+ *  directory created. `config` is servers.json: its trusted path and every server's sandbox bound the grants. */
+export function sandboxArgs(paths: HomePaths, id: string, s: SandboxLaunch, plan: LaunchPlan, cwd: string | undefined, config: ServersFile): SandboxMounts {
   const dataDir = ensureDataDir(paths.home, id);
   const userHome = process.env.HOME && path.isAbsolute(process.env.HOME) ? path.resolve(process.env.HOME) : os.homedir();
-  return bwrapArgs(s.confinement, { id, userHome, wardenHome: paths.home, dataDir, ownFiles: ownFiles(plan), wardenFiles: wardenFiles(s), cwd });
+  const sandboxes = Object.fromEntries(Object.entries(config.servers).map(([other, server]) => [other, server.sandbox]));
+  const scope = { id, trustedPath: config.path, wardenHome: paths.home, sandboxes };
+  return bwrapArgs(s.confinement, { id, userHome, wardenHome: paths.home, dataDir, ownFiles: ownFiles(plan), wardenFiles: wardenFiles(s), cwd, scope });
 }
 
 /** How long bwrap may take to set the sandbox up and exec the server. */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { WardenError } from '../error.js';
+import { sandboxGrantProblem, type GrantScope } from './grant-policy.js';
 import type { Confinement } from './schema.js';
 
 // A confinement as bubblewrap's arguments. Order matters: bwrap applies them in turn, a later mount covering
@@ -8,7 +9,9 @@ import type { Confinement } from './schema.js';
 // read.deny names) under empty tmpfs; then the grants (write read-write, read.allow read-only, the data
 // directory); last, the server's own attested files read-only again on top of everything, so no grant can make
 // them writable, even for root (who keeps no capability inside: --cap-drop ALL). The empty tmpfs are made
-// read-only last (after the grants inside them have their mount points).
+// read-only last (after the grants inside them have their mount points). A grant is bound from the file
+// descriptor it was checked through (--bind-fd), never by its name again: bubblewrap compares what it mounted
+// with that descriptor, so a grant swapped after the check fails the launch instead of binding something else.
 
 export interface PlanContext {
   id: string;
@@ -24,7 +27,19 @@ export interface PlanContext {
   wardenFiles: string[];
   /** The server's working directory, if configured. */
   cwd: string | undefined;
+  /** The trusted path and every server's sandbox: what no grant may reach (sandbox/grant-policy.ts). */
+  scope: GrantScope;
 }
+
+/** bwrap's arguments, and the descriptors of the grants they bind: the child's fds from `base` on, in order. */
+export interface SandboxMounts {
+  fds: number[];
+  args(base: number): string[];
+  close(): void;
+}
+
+// O_PATH (not in node's constants): a descriptor that names the object without opening it for reading.
+const O_PATH = 0o10000000;
 
 const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith('/') ? dir : dir + '/');
 const overlaps = (a: string, b: string): boolean => inside(a, b) || inside(b, a);
@@ -51,27 +66,57 @@ function real(p: string): string {
   }
 }
 
-/** Judges the grants against the warden's home and the server's own files (refuses with SANDBOX_UNAVAILABLE).
- *  bwrap follows a link in a grant on the host's side, so a grant must name its real path: a link replaced
- *  later (by whoever can write where it is) would otherwise bind whatever it then points to. */
-function checkGrants(c: Confinement, ctx: PlanContext): void {
-  const home = real(ctx.wardenHome);
+/** The grant `p` opened without following a link anywhere on its way (O_PATH, O_NOFOLLOW; the kernel's name of
+ *  the descriptor must be `p` itself), a directory or a regular file; undefined when nothing is there. The
+ *  caller closes it. */
+function openGrant(p: string, id: string, fds: number[]): number | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(p, O_PATH | fs.constants.O_NOFOLLOW);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    refuse(id, `the grant ${p} cannot be opened (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  fds.push(fd);
+  const st = fs.fstatSync(fd);
+  if (st.isSymbolicLink() || fs.readlinkSync(`/proc/self/fd/${fd}`) !== p) refuse(id, `the grant ${p} is or lies under a symbolic link (to ${real(p)}); name the real path`);
+  if (!st.isDirectory() && !st.isFile()) refuse(id, `the grant ${p} is neither a directory nor a regular file`);
+  return fd;
+}
+
+/** Judges the grants against the warden's home, the server's own files and what no grant may reach, and opens
+ *  each (refuses with SANDBOX_UNAVAILABLE, the descriptors closed). */
+function checkGrants(c: Confinement, ctx: PlanContext, fds: number[]): Map<string, number> {
+  const opened = new Map<string, number>();
   for (const p of [...c.write, ...c.read.allow]) {
-    if (real(p) !== p) refuse(ctx.id, `the grant ${p} is or lies under a symbolic link (to ${real(p)}); name the real path`);
-    if (overlaps(p, ctx.wardenHome) || overlaps(p, home)) refuse(ctx.id, `${p} is, holds or lies inside the warden's home ${ctx.wardenHome}, which a server never sees`);
+    const fd = openGrant(p, ctx.id, fds);
+    if (fd !== undefined) opened.set(p, fd);
   }
   for (const p of c.write) {
     const own = ctx.ownFiles.find((f) => overlaps(p, f));
     if (own !== undefined) refuse(ctx.id, `the write grant ${p} overlaps the server's own attested ${own}, which stays read-only`);
     const warden = ctx.wardenFiles.find((f) => overlaps(p, f));
     if (warden !== undefined) refuse(ctx.id, `the write grant ${p} overlaps the warden's own ${warden} (what the warden runs: its code and dependencies, its node, the engine), which no server may change`);
-    if (kindOf(p) === undefined) refuse(ctx.id, `the write grant ${p} does not exist (create it first: the warden creates only the data directory)`);
+    if (!opened.has(p)) refuse(ctx.id, `the write grant ${p} does not exist (create it first: the warden creates only the data directory)`);
   }
+  const problem = sandboxGrantProblem(c, ctx.scope);
+  if (problem !== undefined) refuse(ctx.id, problem);
+  return opened;
 }
 
-/** bwrap's arguments up to (not including) `--` and the server's command. */
-export function bwrapArgs(c: Confinement, ctx: PlanContext): string[] {
-  checkGrants(c, ctx);
+/** bwrap's arguments up to (not including) `--` and the server's command, and the grants' descriptors. */
+export function bwrapArgs(c: Confinement, ctx: PlanContext): SandboxMounts {
+  const fds: number[] = [];
+  const close = (): void => {
+    for (const fd of fds.splice(0)) fs.closeSync(fd);
+  };
+  let opened: Map<string, number>;
+  try {
+    opened = checkGrants(c, ctx, fds);
+  } catch (err) {
+    close();
+    throw err;
+  }
   const a: string[] = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--cap-drop', 'ALL'];
   if (c.network !== 'any') a.push('--unshare-net');
   // Unprivileged, bwrap makes a user namespace; with --dev it would nest a second one, and the warden (its owner)
@@ -79,13 +124,20 @@ export function bwrapArgs(c: Confinement, ctx: PlanContext): string[] {
   // the server to uid 0 there (still without a capability) keeps one.
   if (typeof c.network === 'object' && process.getuid?.() !== 0) a.push('--unshare-user', '--uid', '0', '--gid', '0');
   a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
-  const hidden = [...new Set(['/home', '/root', '/run', ctx.userHome, ctx.wardenHome, ...c.read.deny])];
+  // A read.deny path inside a grant (or the data directory) is hidden after the grants are bound, or their bind
+  // would cover it; the others with the homes, so that a grant inside them still shows.
+  const bound = [...c.write, ...c.read.allow, ctx.dataDir];
+  const denyLater = c.read.deny.filter((p) => bound.some((g) => inside(p, g)));
+  const hidden = [...new Set(['/home', '/root', '/run', ctx.userHome, ctx.wardenHome, ...c.read.deny.filter((p) => !denyLater.includes(p))])];
   const hiddenDirs: string[] = [];
-  for (const p of hidden) {
-    const kind = kindOf(p);
-    if (kind === 'dir') a.push('--tmpfs', p), hiddenDirs.push(p);
-    else if (kind === 'file') a.push('--ro-bind', '/dev/null', p);
-  }
+  const hide = (list: string[], into: string[]): void => {
+    for (const p of list) {
+      const kind = kindOf(p);
+      if (kind === 'dir') into.push('--tmpfs', p), hiddenDirs.push(p);
+      else if (kind === 'file') into.push('--ro-bind', '/dev/null', p);
+    }
+  };
+  hide(hidden, a);
   // resolv.conf often points into /run (systemd-resolved): kept readable for a server with the network.
   if (c.network === 'any') {
     try {
@@ -95,16 +147,25 @@ export function bwrapArgs(c: Confinement, ctx: PlanContext): string[] {
       // no resolver configuration: nothing to keep
     }
   }
-  for (const p of c.write) a.push('--bind', p, p);
-  for (const p of c.read.allow) if (kindOf(p) !== undefined) a.push('--ro-bind', p, p);
-  a.push('--bind', ctx.dataDir, ctx.dataDir);
-  for (const p of [...new Set(ctx.ownFiles)]) if (kindOf(p) !== undefined) a.push('--ro-bind', p, p);
+  const before = a;
+  const after: string[] = [];
+  after.push('--bind', ctx.dataDir, ctx.dataDir);
+  hide(denyLater, after);
+  for (const p of [...new Set(ctx.ownFiles)]) if (kindOf(p) !== undefined) after.push('--ro-bind', p, p);
   // The empty tmpfs over a hidden directory is made read-only once everything inside it is mounted (a server
   // installed in the store has its files under the warden's home): a write there would not reach the host, but
   // "writes only where granted" is meant literally.
-  for (const p of hiddenDirs) a.push('--remount-ro', p);
-  a.push('--chdir', ctx.cwd ?? ctx.dataDir, '--setenv', 'TMPDIR', '/tmp');
-  return a;
+  for (const p of hiddenDirs) after.push('--remount-ro', p);
+  after.push('--chdir', ctx.cwd ?? ctx.dataDir, '--setenv', 'TMPDIR', '/tmp');
+  // The grants in order (write read-write, then read.allow read-only), each from its descriptor: the child's
+  // fd base + its index in `fds`.
+  const grants = [...c.write.map((p) => ['--bind-fd', p] as const), ...c.read.allow.filter((p) => opened.has(p)).map((p) => ['--ro-bind-fd', p] as const)];
+  const order = grants.map(([, p]) => opened.get(p) as number);
+  return {
+    fds: order,
+    args: (base) => [...before, ...grants.flatMap(([op, p], i) => [op, String(base + i), p]), ...after],
+    close,
+  };
 }
 
 /** Creates <home>/data/<id> (owner-only) if it is missing; refuses a data directory that is a link or not a directory. */

@@ -2,6 +2,7 @@ import { loadLocks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
 import { findEngine, findNsenter } from './engine.js';
+import { sandboxGrantProblem } from './grant-policy.js';
 import { sandboxPin, type SandboxPin } from './pin.js';
 import type { Sandbox } from './schema.js';
 
@@ -25,8 +26,14 @@ export function sandboxView(paths: HomePaths, id: string): SandboxView {
   let engine: SandboxView['engine'];
   if (server.sandbox !== undefined && server.sandbox !== 'unconfined') {
     try {
-      engine = { file: findEngine(file.path, id).file };
-      if (typeof server.sandbox.network === 'object') findNsenter(file.path, id);
+      // As at launch (sandbox/launch.ts): this server's own grants are judged below, with their own reason.
+      const lookup = { path: file.path, sandboxes: Object.fromEntries(Object.entries(file.servers).map(([other, s]) => [other, s.sandbox])), self: id };
+      engine = { file: findEngine(lookup, id).file };
+      if (typeof server.sandbox.network === 'object') findNsenter(lookup, id);
+      // What no grant may reach is judged at launch too (sandbox/plan.ts): a sandbox that reached servers.json
+      // without that check (an earlier version, by hand) shows here as the launch would refuse it.
+      const problem = sandboxGrantProblem(server.sandbox, { id, trustedPath: file.path, wardenHome: paths.home, sandboxes: lookup.sandboxes });
+      if (problem !== undefined) engine = { code: 'SANDBOX_UNAVAILABLE', message: `the sandbox of server '${id}' cannot be applied: ${problem}. Change it with: mcp-warden sandbox ${id} (see docs/guide.md, "Confining a server").` };
     } catch (err) {
       const e = err as { code?: string; message: string };
       engine = { code: e.code ?? 'SANDBOX_UNAVAILABLE', message: e.message };

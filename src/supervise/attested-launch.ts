@@ -25,6 +25,7 @@ import type { Locks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById, type ServerConfig } from '../store/servers.js';
 import { sandboxArgs, sandboxForLaunch, sandboxedServer, type SandboxLaunch } from '../sandbox/launch.js';
+import type { SandboxMounts } from '../sandbox/plan.js';
 import { egressArgs, proxyEnv, recordDenials, startEgress, type Egress } from '../sandbox/egress.js';
 import type { Readable, Writable } from 'node:stream';
 import { recordNodeRelease, recordedNodeRelease } from '../store/node-releases.js';
@@ -96,7 +97,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   let sandbox: { launch?: SandboxLaunch; facts: LaunchEvent['sandbox'] };
   try {
     // A declared sandbox is applied or the launch refused, before anything is resolved (sandbox/launch.ts).
-    sandbox = sandboxForLaunch(paths, id, server, config.path, (opts.locks ?? loadLocksOf(paths, id, true)).warden.get(id));
+    sandbox = sandboxForLaunch(paths, id, server, config, (opts.locks ?? loadLocksOf(paths, id, true)).warden.get(id));
     resolved = await resolveLaunch(spec, cache);
     // node running a script starts behind the module guard's gate as soon as the interpreter is judged; its
     // script, package tree and modules are digested while node starts, and judged before the gate opens
@@ -125,10 +126,10 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     return refused(early, facts);
   }
 
-  let confine: string[] | undefined; // bwrap's arguments for a confined server
+  let confine: SandboxMounts | undefined; // bwrap's arguments for a confined server, and its grants' descriptors
   try {
     checkRunDir(paths.runDir); // the record written below must be one no other user can plant or replace
-    if (sandbox.launch) confine = sandboxArgs(paths, id, sandbox.launch, plan as LaunchPlan, server.cwd);
+    if (sandbox.launch) confine = sandboxArgs(paths, id, sandbox.launch, plan as LaunchPlan, server.cwd, config);
   } catch (err) {
     if (err instanceof WardenError) return refused(err, facts);
     throw err;
@@ -141,6 +142,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     try {
       guard = prepareModuleGuard(id, opts.learnModules ? 'learn' : 'enforce', paths.runDir, release !== undefined && loadsRequiredEsmUnguarded(release));
     } catch (err) {
+      confine?.close();
       if (err instanceof WardenError) return refused(err, facts);
       throw err;
     }
@@ -150,7 +152,9 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const engine = sandbox.launch?.engine;
   // A sandbox with domains: bwrap reports its namespace and waits on the two fds after the module guard's.
   const egressFds = sandbox.launch?.egress ? [3 + (guard?.stdio.length ?? 0), 4 + (guard?.stdio.length ?? 0)] as const : undefined;
-  const command = engine && confine ? { file: engine.file, args: [...confine, ...(egressFds ? egressArgs(...egressFds) : []), '--', resolved.file, ...args], argv0: engine.file } : { file: resolved.file, args, argv0: resolved.argv0 };
+  // The grants' descriptors come after those, bound from there (sandbox/plan.ts).
+  const grantBase = 3 + (guard?.stdio.length ?? 0) + (egressFds ? 2 : 0);
+  const command = engine && confine ? { file: engine.file, args: [...confine.args(grantBase), ...(egressFds ? egressArgs(...egressFds) : []), '--', resolved.file, ...args], argv0: engine.file } : { file: resolved.file, args, argv0: resolved.argv0 };
 
   let child: ServerProcess;
   let cgroup = createSessionCgroup();
@@ -161,13 +165,15 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const held = resolved.gated && guard !== undefined && isOwnNode(resolved.executable.key) && !engine;
   let contained: Promise<boolean>;
   try {
-    ({ child, contained } = await spawnServer({ ...command, cwd: engine ? undefined : server.cwd, env, cgroup, held, extraStdio: [...(guard?.stdio ?? []), ...(egressFds ? (['pipe', 'pipe'] as const) : [])] }));
+    ({ child, contained } = await spawnServer({ ...command, cwd: engine ? undefined : server.cwd, env, cgroup, held, extraStdio: [...(guard?.stdio ?? []), ...(egressFds ? (['pipe', 'pipe'] as const) : []), ...(confine?.fds ?? [])] }));
   } catch (err) {
+    confine?.close();
     guard?.close();
     if (cgroup) await removeCgroup(cgroup);
     if (err instanceof WardenError) return refused(err, facts);
     throw err;
   }
+  confine?.close(); // the child holds its copies
   const pid = child.pid as number;
   const started = Date.now();
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));

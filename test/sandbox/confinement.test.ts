@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { pinByHand } from '../helpers/pin-by-hand.js';
 import { copyOfRunTemplate } from '../helpers/run-template.js';
 import { FILESYSTEM, MEMORY, NODE, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
 
@@ -127,13 +128,20 @@ describe('a confined server', () => {
   });
 
   it('a write grant over its own files, into the warden home, or through a link, refuses the launch (SANDBOX_UNAVAILABLE)', async () => {
-    enroll('probe', [PROBE], ['--network', 'none', '--allow-write', SERVERS]);
+    // Refused when set (sandbox/grant-policy.ts); pinned by hand, as an earlier version could have, for the launch.
+    enroll('probe', [PROBE], ['--network', 'none']);
+    const ownSet = warden('sandbox', 'probe', '--allow-write', SERVERS);
+    expect(ownSet.code).toBe(2);
+    expect(ownSet.stderr).toMatch(/SANDBOX_INVALID: the write grant \S+ is, holds or lies inside \S+, the warden's own install/);
+    await pinByHand(home, 'probe', { network: 'none', write: [SERVERS], read: { allow: [], deny: [] } });
     const r = warden('verify', 'probe');
     expect(r.code).toBe(3);
     expect(r.stderr + r.stdout).toMatch(/SANDBOX_UNAVAILABLE: .*overlaps the server's own attested/);
     expect(launches('probe').at(-1)).toMatchObject({ decision: 'refuse', code: 'SANDBOX_UNAVAILABLE' });
     const set = warden('sandbox', 'probe', '--clear', '--network', 'none', '--allow-write', path.join(home, 'data'));
-    expect(set.code).toBe(0);
+    expect(set.code).toBe(2);
+    expect(set.stderr).toMatch(/SANDBOX_INVALID: \S+ is, holds or lies inside the warden's home/);
+    await pinByHand(home, 'probe', { network: 'none', write: [path.join(home, 'data')], read: { allow: [], deny: [] } });
     const again = warden('verify', 'probe');
     expect(again.code).toBe(3);
     expect(again.stderr + again.stdout).toMatch(/SANDBOX_UNAVAILABLE: .*inside the warden's home/);

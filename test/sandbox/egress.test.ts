@@ -72,8 +72,10 @@ async function probes(calls: [string, Record<string, unknown>][]): Promise<{ out
 const denials = () => auditEvents(home).filter((e) => e.event === 'sandbox_denied');
 
 describe('a server granted network domains', () => {
-  it('reaches a granted localhost:PORT through the proxy; a port or name not granted is refused 403, each one sandbox_denied event and alert', async () => {
-    enroll(['--allow-domain', `localhost:${port}`]);
+  it('reaches a granted localhost:PORT through the proxy; a port or name not granted is refused 403, each one sandbox_denied event and alert; its path grants, bound from descriptors after the proxy\'s, hold', async () => {
+    for (const d of ['granted', 'readable']) fs.mkdirSync(path.join(dir, d));
+    fs.writeFileSync(path.join(dir, 'readable/note'), 'readable\n');
+    enroll(['--allow-domain', `localhost:${port}`, '--allow-write', path.join(dir, 'granted'), '--allow-read', path.join(dir, 'readable')]);
     const config = JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8'));
     config.alerts = [{ type: 'stderr' }];
     fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify(config, null, 2));
@@ -81,8 +83,12 @@ describe('a server granted network domains', () => {
       ['proxy', { host: 'localhost', port }],
       ['proxy', { host: 'localhost', port: otherPort }],
       ['proxy', { host: 'evil.example.com', port: 443 }],
+      ['write', { path: path.join(dir, 'granted/file') }],
+      ['read', { path: path.join(dir, 'readable/note') }],
+      ['write', { path: path.join(dir, 'readable/file') }],
     ]);
-    expect(out).toEqual(['ok: HTTP/1.1 200 OK hello from the host', 'refused: HTTP/1.1 403 Forbidden', 'refused: HTTP/1.1 403 Forbidden']);
+    expect(out).toEqual(['ok: HTTP/1.1 200 OK hello from the host', 'refused: HTTP/1.1 403 Forbidden', 'refused: HTTP/1.1 403 Forbidden', 'ok: written', 'ok: 9 bytes', 'denied: EROFS']);
+    expect(fs.readdirSync(path.join(dir, 'granted'))).toEqual(['file']);
     expect(requests).toEqual(['granted /']);
     expect(denials().map(({ ts: _ts, prev: _prev, ...e }) => e)).toEqual([
       { event: 'sandbox_denied', server: 'probe', kind: 'connect', host: 'localhost', port: otherPort, reason: 'not_granted' },

@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { INSTALL_ROOT } from '../launch/module-guard.js';
+import type { Sandbox } from './schema.js';
+
+// Where a grant may never point, whoever asks (docs/adr/0050-sandbox-engine.md, addendum "What no grant may
+// reach"). Judged when a sandbox is set or pinned (`mcp-warden sandbox`, SANDBOX_INVALID) and again at every
+// launch (sandbox/plan.ts, SANDBOX_UNAVAILABLE), since servers.json and the trusted path can be edited by hand.
+// What a confined server writes is owned by the warden's uid, so "root- or warden-owned" says nothing about who
+// wrote a program: a write grant over a directory a program is looked up in, or one the system runs from, lets
+// the server plant a program the warden or root runs next, outside every namespace.
+
+/** The kernel's views: a grant there shows other processes (/proc/PID/environ), devices or kernel knobs. */
+const KERNEL_DIRS = ['/proc', '/sys', '/dev'];
+/** What the system runs from: programs, libraries, the loader's configuration (/etc/ld.so.preload), boot. */
+const SYSTEM_DIRS = ['/usr', '/etc', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/boot', '/opt'];
+
+const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith('/') ? dir : dir + '/');
+const overlaps = (a: string, b: string): boolean => inside(a, b) || inside(b, a);
+const strictlyInside = (p: string, dir: string): boolean => p !== dir && inside(p, dir);
+
+/** `p` and its realpath (when it exists). */
+function bothNames(p: string): string[] {
+  try {
+    return [...new Set([p, fs.realpathSync(p)])];
+  } catch {
+    return [p];
+  }
+}
+
+/** The absolute directories of a PATH-like list. */
+const pathDirs = (list: string | undefined): string[] => (list ?? '').split(':').filter((d) => path.isAbsolute(d)).map((d) => path.resolve(d));
+
+/** What no write grant may be, hold or lie inside, each with what it is. */
+export function protectedDirs(trustedPath: string): { dir: string; what: string }[] {
+  const node = fs.realpathSync(process.execPath);
+  const named = [
+    ...SYSTEM_DIRS.map((dir) => ({ dir, what: 'a system directory the warden, root and the kernel run programs and libraries from' })),
+    ...pathDirs(trustedPath).map((dir) => ({ dir, what: "a directory of the trusted path (servers.json's `path`), where the warden looks up bubblewrap, nsenter, git and every server's command" })),
+    ...pathDirs(process.env.PATH).map((dir) => ({ dir, what: "a directory of the warden's own PATH, where it looks up npm" })),
+    { dir: path.dirname(path.dirname(node)), what: 'the install of the node running the warden' },
+    { dir: INSTALL_ROOT, what: "the warden's own install" },
+  ];
+  return named.flatMap(({ dir, what }) => bothNames(dir).map((d) => ({ dir: d, what })));
+}
+
+export interface GrantScope {
+  /** The server whose sandbox holds the grants. */
+  id: string;
+  trustedPath: string;
+  /** The warden's home (its stores, locks, sockets, audit log), which a server never sees. */
+  wardenHome: string;
+  /** Every server's sandbox (by id), the judged one included. */
+  sandboxes: Record<string, Sandbox | undefined>;
+}
+
+const writeGrants = (s: Sandbox | undefined): string[] => (s === undefined || s === 'unconfined' ? [] : s.write);
+const allGrants = (s: Sandbox | undefined): string[] => (s === undefined || s === 'unconfined' ? [] : [...s.write, ...s.read.allow]);
+
+/**
+ * Why the grant `p` (to write when `write`) of server `scope.id` is refused, or undefined. A grant nested inside
+ * a write grant (of any server, its own included) is refused, and a write grant holding another grant: whoever
+ * writes the outer one could swap a directory on the way to the inner one between the warden's check and
+ * bubblewrap's mount, and so move where the inner one appears inside the sandbox.
+ */
+export function grantProblem(p: string, write: boolean, scope: GrantScope): string | undefined {
+  const kernel = KERNEL_DIRS.find((d) => overlaps(p, d));
+  if (kernel !== undefined) return `the grant ${p} reaches ${kernel}, the kernel's view of processes and devices (another server's /proc/PID/environ holds its secrets); no grant may`;
+  const home = bothNames(scope.wardenHome).find((h) => overlaps(p, h));
+  if (home !== undefined) return `${p} is, holds or lies inside the warden's home ${home}, which a server never sees`;
+  if (write) {
+    const hit = protectedDirs(scope.trustedPath).find(({ dir }) => overlaps(p, dir));
+    if (hit !== undefined) return `the write grant ${p} is, holds or lies inside ${hit.dir}, ${hit.what}: a program written there would run outside every sandbox`;
+  }
+  for (const [other, sandbox] of Object.entries(scope.sandboxes)) {
+    const whose = other === scope.id ? 'this server' : `server '${other}'`;
+    const outer = writeGrants(sandbox).find((w) => strictlyInside(p, w));
+    if (outer !== undefined) return `the grant ${p} lies inside ${outer}, a write grant of ${whose}, which could swap a directory on its way`;
+    if (write) {
+      const inner = allGrants(sandbox).find((g) => strictlyInside(g, p));
+      if (inner !== undefined) return `the write grant ${p} holds ${inner}, a grant of ${whose}, whose way this server could swap`;
+    }
+  }
+  return undefined;
+}
+
+/** The first write grant of any server that is, holds or lies inside `dir` (or its realpath), with its server. */
+export function writeGrantOver(dir: string, sandboxes: Record<string, Sandbox | undefined>): { id: string; grant: string } | undefined {
+  const names = bothNames(dir);
+  for (const [id, sandbox] of Object.entries(sandboxes)) {
+    const grant = writeGrants(sandbox).find((g) => names.some((d) => overlaps(g, d)));
+    if (grant !== undefined) return { id, grant };
+  }
+  return undefined;
+}
+
+/** The directories of a PATH-like `list` that no server's write grant reaches, in order: where the warden may
+ *  look a program up that it runs outside every sandbox (git for the fleet daemon; sandbox/engine.ts skips the
+ *  same for bwrap and nsenter). */
+export function ungrantedPath(list: string, sandboxes: Record<string, Sandbox | undefined>): string {
+  return list.split(':').filter((dir) => writeGrantOver(dir, sandboxes) === undefined).join(':');
+}
+
+/** The first problem of any grant of `sandbox`, or undefined. */
+export function sandboxGrantProblem(sandbox: Sandbox | undefined, scope: GrantScope): string | undefined {
+  if (sandbox === undefined || sandbox === 'unconfined') return undefined;
+  for (const p of sandbox.write) {
+    const problem = grantProblem(p, true, scope);
+    if (problem !== undefined) return problem;
+  }
+  for (const p of sandbox.read.allow) {
+    const problem = grantProblem(p, false, scope);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
