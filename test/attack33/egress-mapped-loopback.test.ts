@@ -31,8 +31,8 @@ describe("the egress proxy's refusal of a granted name that resolves to the host
       { name: 'unspecified.warden-test.example', status: 'HTTP/1.1 403 Forbidden', reachedLoopback: false },
     ]);
     expect(r.denied).toEqual([
-      { kind: 'connect', host: 'mapped.warden-test.example', port: expect.any(Number), reason: 'loopback_address' },
-      { kind: 'connect', host: 'unspecified.warden-test.example', port: expect.any(Number), reason: 'loopback_address' },
+      { kind: 'connect', host: 'mapped.warden-test.example', port: expect.any(Number), reason: 'loopback_address', address: '::ffff:127.0.0.1' },
+      { kind: 'connect', host: 'unspecified.warden-test.example', port: expect.any(Number), reason: 'loopback_address', address: '::ffff:0.0.0.0' },
     ]);
     expect(r.reached).toBe(0);
   });
