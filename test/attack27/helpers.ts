@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+// The SDK v2 client is imported where connectV2 makes one, not here: most files that import these helpers never do.
+import type { Client } from '@modelcontextprotocol/client';
 import { copyOfRunTemplate } from '../helpers/run-template.js';
 import { NODE, RawSession, SERVERS, WARDEN, addServer, cli, type CliResult } from '../helpers/warden.js';
 
@@ -19,6 +19,7 @@ export type Mode = 'auto' | 'pin' | 'legacy';
 /** The SDK v2 client connected to `mcp-warden run ID` in a negotiation mode; it declares form elicitation and
  *  answers every question with `answer` (accept, confirm: true by default). */
 export async function connectV2(home: string, id: string, mode: Mode, answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string | number | boolean | string[]> } = { action: 'accept', content: { confirm: true } }): Promise<{ client: Client; stderr: () => string; questions: unknown[] }> {
+  const [{ Client }, { StdioClientTransport }] = await Promise.all([import('@modelcontextprotocol/client'), import('@modelcontextprotocol/client/stdio')]);
   const versionNegotiation = mode === 'auto' ? { mode: 'auto' as const } : mode === 'pin' ? { mode: { pin: MODERN } } : undefined;
   const client = new Client({ name: 'sdk2-test-client', version: '2.0.0' }, { capabilities: { elicitation: { form: {} } }, ...(versionNegotiation ? { versionNegotiation } : {}) });
   const questions: unknown[] = [];

@@ -17,7 +17,10 @@ beforeAll(async () => {
   dir = tempDir();
   home = path.join(dir, 'home');
   addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')]);
-  addServer(home, 'grandchild', [NODE, path.join(SERVERS, 'grandchild.mjs')], ['--env', `GRANDCHILD_PID_FILE=${path.join(dir, 'grandchild.pid')}`]);
+  // Enrolled unarmed, then armed (ARMED_BY, test/servers/grandchild.mjs): add's launches end without the warden's
+  // SIGTERM wait for a grandchild; the test's session has one, as before.
+  addServer(home, 'grandchild', [NODE, path.join(SERVERS, 'grandchild.mjs')], ['--env', `GRANDCHILD_PID_FILE=${path.join(dir, 'grandchild.pid')}`, '--env', `ARMED_BY=${path.join(dir, 'armed')}`]);
+  fs.writeFileSync(path.join(dir, 'armed'), '');
   daemon = spawn(process.execPath, [WARDEN, '--home', home, 'daemon', '--listen', '127.0.0.1:0'], { stdio: ['pipe', 'pipe', 'pipe'] });
   daemon.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const deadline = Date.now() + 10_000;

@@ -15,7 +15,10 @@ let grandchild: number | undefined;
 beforeAll(() => {
   dir = tempDir();
   home = path.join(dir, 'home');
-  addServer(home, 'grandchild', [process.execPath, path.join(SERVERS, 'grandchild.mjs')], ['--env', `GRANDCHILD_PID_FILE=${path.join(dir, 'grandchild.pid')}`]);
+  // Enrolled unarmed, then armed (ARMED_BY, test/servers/grandchild.mjs): add's launches end without the warden's
+  // SIGTERM wait for a grandchild; the test's session has one, as before.
+  addServer(home, 'grandchild', [process.execPath, path.join(SERVERS, 'grandchild.mjs')], ['--env', `GRANDCHILD_PID_FILE=${path.join(dir, 'grandchild.pid')}`, '--env', `ARMED_BY=${path.join(dir, 'armed')}`]);
+  fs.writeFileSync(path.join(dir, 'armed'), '');
 });
 afterAll(() => {
   if (grandchild !== undefined && alive(grandchild)) process.kill(grandchild, 'SIGKILL'); // it ignores SIGTERM

@@ -2,9 +2,9 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+// The MCP SDK is imported where a client is made (connectWarden), not here: ~0.2 CPU-s of every test file's
+// start-up, and most files that import these helpers never make one.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeEach } from 'vitest';
 
 // Drives the built CLI as a user or an MCP client would: real processes, nothing mocked.
@@ -78,6 +78,11 @@ export async function connectClient(home: string, id: string, env?: Record<strin
 /** connectClient with the warden started as `warden` (its command and first arguments), e.g. an installed one. */
 export async function connectWarden(warden: string[], home: string, id: string, env?: Record<string, string>, capabilities?: Record<string, unknown>, setup?: (client: Client) => void): Promise<{ client: Client; stderr: () => string }> {
   const [command, ...first] = warden as [string, ...string[]];
+  const [{ Client }, { StdioClientTransport }, { ListRootsRequestSchema }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
   const transport = new StdioClientTransport({
     command,
     args: [...first, '--home', home, 'run', id],

@@ -39,16 +39,20 @@ function killSeen(): void {
 }
 
 // `add` launches each server three times (the discover probe, the lock's two forms, the second of which records
-// the canary baseline: docs/adr/0061), and 'escaper-stay' ignores the end of its stdin and SIGTERM: each of its
-// launches ends only after the warden's grace and its SIGTERM wait (2 s + 2 s, launch/kill.ts DEFAULT_STOP), ~12 s
-// of waiting by design for that one add. The
-// set-up gets a bound that holds those waits on a loaded machine; no test's own bound changes.
+// the canary baseline: docs/adr/0061). The escapers are enrolled unarmed (ARMED_BY, test/servers/escaper.mjs: an
+// ordinary server until the file exists) and armed before the first test: armed at add, the descendants that
+// ignore SIGTERM and 'escaper-stay' (which also ignores the end of its stdin) made each launch end only after the
+// warden's grace and SIGTERM waits (2 s + 2 s, launch/kill.ts DEFAULT_STOP), ~18 s of waiting in the set-up, and
+// no test is about what `add` meets. Every test's session runs them armed, as before.
 const SETUP_MS = 90_000;
 beforeAll(() => {
   home = tempDir();
-  addServer(home, 'escaper', [process.execPath, path.join(SERVERS, 'escaper.mjs'), pidFile(), 'detached,setsid,orphan']);
-  addServer(home, 'escaper-stay', [process.execPath, path.join(SERVERS, 'escaper.mjs'), pidFile(), 'detached,setsid,cleared,orphan', 'stay']);
+  const arm = path.join(home, 'armed');
+  const armedBy = ['--env', `ARMED_BY=${arm}`];
+  addServer(home, 'escaper', [process.execPath, path.join(SERVERS, 'escaper.mjs'), pidFile(), 'detached,setsid,orphan'], armedBy);
+  addServer(home, 'escaper-stay', [process.execPath, path.join(SERVERS, 'escaper.mjs'), pidFile(), 'detached,setsid,cleared,orphan', 'stay'], armedBy);
   addServer(home, 'basic', [process.execPath, path.join(SERVERS, 'basic.mjs')]);
+  fs.writeFileSync(arm, '');
 }, SETUP_MS);
 /** Kills whatever `add` or a test left (their pids are in the file), and starts a fresh file. */
 async function reset(): Promise<void> {

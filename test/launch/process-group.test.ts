@@ -10,11 +10,16 @@ let pidFile: string;
 beforeAll(() => {
   home = tempDir();
   pidFile = path.join(home, 'grandchild.pid');
-  addServer(home, 'grandchild', [NODE, path.join(SERVERS, 'grandchild.mjs')], ['--env', `GRANDCHILD_PID_FILE=${pidFile}`]);
-  addServer(home, 'stubborn', [NODE, path.join(SERVERS, 'ignore-sigterm.mjs')]);
+  // 'grandchild' and 'stubborn' are enrolled unarmed (ARMED_BY, test/servers/grandchild.mjs, ignore-sigterm.mjs:
+  // ordinary servers until the file exists) and armed once enrolled: armed, each of add's three launches waited out
+  // the warden's SIGTERM wait (2 s); the tests run them armed, as before.
+  const arm = path.join(home, 'armed');
+  addServer(home, 'grandchild', [NODE, path.join(SERVERS, 'grandchild.mjs')], ['--env', `GRANDCHILD_PID_FILE=${pidFile}`, '--env', `ARMED_BY=${arm}`]);
+  addServer(home, 'stubborn', [NODE, path.join(SERVERS, 'ignore-sigterm.mjs')], ['--env', `ARMED_BY=${arm}`]);
+  fs.writeFileSync(arm, '');
   addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')]);
   addServer(home, 'quits', [NODE, path.join(SERVERS, 'quits-when-told.mjs')], ['--env', `QUIT_IF_EXISTS=${path.join(home, 'quit-now')}`]);
-}, 120_000); // three enrollments, each launching its server twice: past 30 s on a loaded machine
+}, 120_000); // four enrollments, each launching its server three times: past 30 s on a loaded machine
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
 function lastExit(server: string): Record<string, unknown> | undefined {

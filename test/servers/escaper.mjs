@@ -5,10 +5,15 @@
 //   orphan    double fork with empty environments, the middle process exits: the grandchild is reparented to
 //             init with no marker and no living parent in the tree; only a cgroup holds it
 // Usage: escaper.mjs PIDFILE MODE[,MODE...] [stay]   ("stay": keep running after stdin EOF, ignoring SIGTERM)
+// With ARMED_BY=FILE in its environment it does all that only once FILE exists, and is an ordinary server before:
+// a test enrolls it unarmed (each of `add`'s launches then ends at once, not after the warden's stop waits for
+// descendants that ignore SIGTERM), then arms it for its own sessions.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import { initializeResult, serve } from './lib/rpc.mjs';
 
-const [file, modes = '', stay] = process.argv.slice(2);
+const armed = !process.env.ARMED_BY || fs.existsSync(process.env.ARMED_BY);
+const [file, modes = '', stay] = armed ? process.argv.slice(2) : [];
 const hold = (label) =>
   `require('fs').appendFileSync(${JSON.stringify(file)}, ${JSON.stringify(label)} + ' ' + process.pid + '\\n');` +
   `process.on('SIGTERM', () => {}); setInterval(() => {}, 1000);`;
