@@ -3,6 +3,7 @@
 //   completionResult  the `result` of completion/complete, whatever its type (a string, a list...)
 //   listenResult      the `result` of the answer that ends a subscriptions/listen, written right after its
 //                     acknowledgement (whatever its type)
+//   pageExtra         members merged into every tools/list result of a 2026-07-28 request (`_meta` included)
 // Every answer of a modern request carries the server's name in its `_meta`, as the lock holds it.
 import { requests, write, scenario } from '../lib/rpc.mjs';
 
@@ -27,7 +28,7 @@ function answer(msg) {
     case 'ping':
       return { result: {} };
     case 'tools/list':
-      return { result: complete({ tools: TOOLS }) };
+      return { result: { ...complete({ tools: TOOLS }), ...(m ? (s.pageExtra ?? {}) : {}) } };
     case 'tools/call':
       return { result: complete({ content: [{ type: 'text', text: `echo: ${msg.params?.arguments?.text ?? ''}` }] }) };
     case 'completion/complete':
