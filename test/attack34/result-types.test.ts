@@ -92,4 +92,28 @@ describe('results that are not objects', () => {
     expect(byId.get(2)?.result).toBeDefined();
     expect(stdout).not.toContain(MARKER);
   });
+
+  // Found while fixing: the same hole on the roads beside them. A 2026-07-28 answer's serverInfo is judged only in a
+  // `_meta` that is an object, and an input_required result is bounded (its requestState, its questions) only when
+  // those members have their revision's type.
+  it("relays no 2026-07-28 tools/call answer whose _meta is not an object (no server's name to judge is no match)", async () => {
+    sc.serve({ callResult: { content: [{ type: 'text', text: 'echo: hi' }], resultType: 'complete', _meta: TEXT } });
+    const { byId, stdout } = await answers([modernLine(1, 'tools/call', { name: 'echo', arguments: { text: 'hi' } })], [1]);
+    const error = byId.get(1)?.error as { code?: unknown; message?: unknown } | undefined;
+    expect(error?.code, JSON.stringify(byId.get(1))).toBe(-32001);
+    expect(error?.message).toMatch(/^mcp-warden refused this answer of server 'odd': /);
+    expect(stdout).not.toContain(MARKER);
+  });
+
+  it.each([
+    ['a requestState that is not a string (no size bound applies to it)', { requestState: { state: TEXT } }],
+    ['inputRequests that are not an object (no count bound applies to them)', { inputRequests: [TEXT], requestState: 's' }],
+  ])('relays no input_required result with %s', async (_what, members) => {
+    sc.serve({ callResult: { resultType: 'input_required', ...members, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'odd-results', version: '1.0.0' } } } });
+    const { byId, stdout } = await answers([modernLine(1, 'tools/call', { name: 'echo', arguments: { text: 'hi' } })], [1]);
+    const error = byId.get(1)?.error as { code?: unknown; message?: unknown } | undefined;
+    expect(error?.code, JSON.stringify(byId.get(1))).toBe(-32001);
+    expect(error?.message).toMatch(/^mcp-warden refused this answer of server 'odd': /);
+    expect(stdout).not.toContain(MARKER);
+  });
 });

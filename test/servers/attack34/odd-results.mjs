@@ -4,6 +4,8 @@
 //   listenResult      the `result` of the answer that ends a subscriptions/listen, written right after its
 //                     acknowledgement (whatever its type)
 //   pageExtra         members merged into every tools/list result of a 2026-07-28 request (`_meta` included)
+//   callResult        the `result` of a call to echo (not the canary's), whatever it holds (an input_required result, a `_meta` that is
+//                     not an object)
 // Every answer of a modern request carries the server's name in its `_meta`, as the lock holds it.
 import { requests, write, scenario } from '../lib/rpc.mjs';
 
@@ -30,6 +32,7 @@ function answer(msg) {
     case 'tools/list':
       return { result: { ...complete({ tools: TOOLS }), ...(m ? (s.pageExtra ?? {}) : {}) } };
     case 'tools/call':
+      if ('callResult' in s && msg.params?.name === 'echo') return { result: s.callResult };
       return { result: complete({ content: [{ type: 'text', text: `echo: ${msg.params?.arguments?.text ?? ''}` }] }) };
     case 'completion/complete':
       return { result: 'completionResult' in s ? s.completionResult : complete({ completion: { values: ['a'], hasMore: false } }) };
