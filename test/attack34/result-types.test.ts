@@ -113,7 +113,7 @@ describe('results that are not objects', () => {
     const { byId, stdout } = await answers([modernLine(1, 'tools/call', { name: 'echo', arguments: { text: 'hi' } })], [1]);
     const error = byId.get(1)?.error as { code?: unknown; message?: unknown } | undefined;
     expect(error?.code, JSON.stringify(byId.get(1))).toBe(-32001);
-    expect(error?.message).toMatch(/^mcp-warden refused this answer of server 'odd': /);
+    expect(error?.message).toMatch(/^mcp-warden refused the answer of server 'odd' to tools\/call: its (requestState is not a string|inputRequests is not an object)\. /);
     expect(stdout).not.toContain(MARKER);
   });
 });
