@@ -99,9 +99,9 @@ describe('one escaper', () => {
   });
 
   it('no print of src/cli/ interpolates a server id or name outside the one escaper (tools.lock and warden.lock keys are any string)', () => {
-    // A line, a question or a write whose own template holds `${id}`, `${o.id}`, `${v.server}`...: the template is not
-    // an argument of escaped(), so the id reaches the terminal as it is (issue 26, eleventh review: verify, scan).
-    const PRINT = /\b(?:line|confirm|write)\(`/;
+    // A line, a question, a progress line or a write not given escaped(...) whose source line holds `${id}`,
+    // `${o.id}`, `${v.server}`...: the id reaches the terminal as it is (issue 26, eleventh review: verify, scan).
+    const PRINT = /\b(?:line|confirm|write|progress)\((?!escaped\()/;
     const ID = /\$\{(?:\w+\.)?(?:id|server|serverId)\}/;
     const found = sources(path.join(SRC, 'cli')).flatMap((f) =>
       fs
