@@ -97,4 +97,18 @@ describe('one escaper', () => {
       });
     expect(found).toEqual([]);
   });
+
+  it('no print of src/cli/ interpolates a server id or name outside the one escaper (tools.lock and warden.lock keys are any string)', () => {
+    // A line, a question, a progress line or a write not given escaped(...) whose source line holds `${id}`,
+    // `${o.id}`, `${v.server}`...: the id reaches the terminal as it is (issue 26, eleventh review: verify, scan).
+    const PRINT = /\b(?:line|confirm|write|progress)\((?!escaped\()/;
+    const ID = /\$\{(?:\w+\.)?(?:id|server|serverId)\}/;
+    const found = sources(path.join(SRC, 'cli')).flatMap((f) =>
+      fs
+        .readFileSync(f, 'utf8')
+        .split('\n')
+        .flatMap((l, i) => (PRINT.test(l) && ID.test(l) ? [`${path.relative(SRC, f)}:${i + 1}: ${l.trim().slice(0, 80)}`] : [])),
+    );
+    expect(found).toEqual([]);
+  });
 });

@@ -198,7 +198,7 @@ export interface ServerMessageRefusedEvent {
   /** impersonation: a question to the user worded as the warden's own (docs/adr/0022); unsubscribed: a
    *  revision 2026-07-28 acknowledgement or list change for no subscription the client opened (docs/adr/0044);
    *  oversize_input: an input_required result whose requestState or questions exceed the bounds (docs/adr/0047). */
-  reason: 'unmatched_id' | 'late_answer' | 'batch' | 'impersonation' | 'unsubscribed' | 'not_in_era' | 'oversize_input';
+  reason: 'unmatched_id' | 'late_answer' | 'batch' | 'impersonation' | 'unsubscribed' | 'not_in_era' | 'oversize_input' | 'malformed_result';
 }
 
 /** A client message that was not forwarded because the warden does not relay it (a batch). */

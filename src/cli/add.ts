@@ -55,7 +55,7 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   }
 
   await trustAndAdd(paths, id, spec, plan, `add ${id}`, (m) => line(escaped(m)));
-  line(`Added server '${id}' to ${paths.servers}.`);
+  line(escaped(`Added server '${id}' to ${paths.servers}.`));
   line('Launching it once to lock its tool surface...');
   const enrolled = await lockAndBaseline(paths, id, (m) => line(escaped(m)), `add ${id}`, accept);
   if (enrolled.modules?.length) {
@@ -64,13 +64,13 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   }
   if (enrolled.lockError) {
     line(`The server was added, but its surface could not be locked: ${escaped(enrolled.lockError.message)}`);
-    line(`Fix that, then run: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} lock ${id}`);
+    line(escaped(`Fix that, then run: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} lock ${id}`));
     return enrolled.lockError.exitCode;
   }
   const locked = enrolled.lock as LockEntry;
   line(`Locked ${locked.tools.length} tools (revision ${escaped(locked.protocol.era)}, surface ${locked.surface_hash}) in ${paths.toolsLock}.`);
   line(`Recorded ${enrolled.baselines ?? 0} canary baseline(s) in ${paths.wardenLock}.`);
-  line(`Point your client at: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} run ${id}`);
+  line(escaped(`Point your client at: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} run ${id}`));
   await offerStrictMode(paths, homeFlag, id, interactive);
   return 0;
 }

@@ -181,7 +181,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   const newlyLocked: string[] = [];
   for (const [i, { p, plan }] of planned.entries()) {
     const id = p.id as string;
-    progress(`[${i + 1}/${planned.length}] enrolling '${id}' (launching it to lock its surface)...`);
+    progress(`[${i + 1}/${planned.length}] enrolling '${escaped(id)}' (launching it to lock its surface)...`);
     if (!p.reuse) {
       const add = (): Promise<void> => trustAndAdd(paths, id, p.spec as NonNullable<Proposal['spec']>, plan, `import ${path.basename(cfg.file)}`, say);
       const store = p.npm?.store;

@@ -127,15 +127,15 @@ export async function installVerb(homeFlag: string | undefined, spec: string, se
     line('Nothing was trusted; the store entry made for it was removed.');
     return 1;
   } else {
-    line(`Added server '${report.id}' to ${paths.servers}, pinned to ${report.provenance ? `${escaped(report.provenance.repository)} ${escaped(report.provenance.workflow)}` : 'no publisher (unsigned)'}.`);
+    line(escaped(`Added server '${report.id}' to ${paths.servers}, pinned to ${report.provenance ? `${escaped(report.provenance.repository)} ${escaped(report.provenance.workflow)}` : 'no publisher (unsigned)'}.`));
     if (report.enrollment?.lockError) {
       line(escaped(`Its surface could not be locked: ${report.enrollment.lockError.message}`));
-      line(`Fix that, then run: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} lock ${report.id}`);
+      line(escaped(`Fix that, then run: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} lock ${report.id}`));
       return report.enrollment.lockError.exitCode;
     }
     const locked = report.enrollment?.lock as LockEntry | undefined;
     if (locked) line(escaped(`Locked ${locked.tools.length} tools (surface ${locked.surface_hash}); ${report.enrollment?.baselines ?? 0} canary baseline(s) recorded.`));
-    line(`Point your client at: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} run ${report.id}`);
+    line(escaped(`Point your client at: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} run ${report.id}`));
     if (locked && report.id) await offerStrictMode(paths, homeFlag, report.id, interactive);
   }
   if (opts.json && report.enrollment?.lockError) return report.enrollment.lockError.exitCode;

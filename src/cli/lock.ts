@@ -44,6 +44,6 @@ export async function pinVerb(homeFlag: string | undefined, id: string, tool: st
     return 0;
   }
   const result = await pinTool(paths, id, tool, server, locked, accept);
-  line(result === 'pinned' ? `Pinned tool "${printable(tool)}" of server '${id}' as it is served now.` : `Removed tool "${printable(tool)}" from the lock of server '${id}' (the server no longer lists it).`);
+  line(result === 'pinned' ? `Pinned tool "${printable(tool)}" of server '${escaped(id)}' as it is served now.` : `Removed tool "${printable(tool)}" from the lock of server '${escaped(id)}' (the server no longer lists it).`);
   return 0;
 }

@@ -17,12 +17,12 @@ export async function offerStrictMode(paths: HomePaths, homeFlag: string | undef
     line('');
     line(`Strict mode (optional): only the tools you classify are listed and callable, and each kind's policy applies.`);
     printProposal(id, proposal);
-    if (ask && (await confirm(`Apply it to server '${id}' as strict mode? [y/N] `))) {
+    if (ask && (await confirm(escaped(`Apply it to server '${id}' as strict mode? [y/N] `)))) {
       const change = await applyProposal(paths, id, proposal, false);
-      line(`Applied: server '${id}' is in strict mode${change.to ? ` (rules pinned in warden.lock)` : ''}. Change a tool's kind with: ${command(homeFlag, paths.home, `rules ${id} --kind TOOL=KIND`)}`);
+      line(escaped(`Applied: server '${id}' is in strict mode${change.to ? ` (rules pinned in warden.lock)` : ''}. Change a tool's kind with: ${command(homeFlag, paths.home, `rules ${id} --kind TOOL=KIND`)}`));
       return;
     }
-    line(`Not applied. To apply it: ${apply}  (to review first: ${command(homeFlag, paths.home, `rules ${id} --propose`)})`);
+    line(escaped(`Not applied. To apply it: ${apply}  (to review first: ${command(homeFlag, paths.home, `rules ${id} --propose`)})`));
   } catch (err) {
     // The server is enrolled either way: an offer that cannot be made is said, not a failure of the verb.
     if (!(err instanceof WardenError)) throw err;

@@ -56,7 +56,7 @@ function notes(t: ToolRuleView): string {
 
 /** The rules of one server for a human. */
 export function printRulesView(v: RulesView, cmd: (rest: string) => string): void {
-  line(pinLine(v, cmd));
+  line(escaped(pinLine(v, cmd)));
   line(`Mode: ${v.mode}${v.mode === 'strict' ? ' (only classified tools are listed and callable)' : ' (unclassified tools follow the lock alone)'}`);
   line('Policy, what a call of each kind may do:');
   printTable(trimmed(KINDS.map((k) => [`  ${k}`, v.policy[k].decision, v.policy[k].default ? '(default)' : ''])));
@@ -65,7 +65,7 @@ export function printRulesView(v: RulesView, cmd: (rest: string) => string): voi
   const rows = v.tools.map((t) => [`  ${escaped(t.name)}`, t.kind ?? 'unclassified', t.decision === 'withhold' ? `withheld (${t.reason ?? ''})` : t.decision, notes(t)]);
   if (rows.length > 0) printTable(trimmed(rows));
   if (v.notInLock.length > 0) {
-    line(`Rules for tools the lock does not have (a typo? or a tool not locked yet: ${cmd(`pin ${v.server}`)}):`);
+    line(escaped(`Rules for tools the lock does not have (a typo? or a tool not locked yet: ${cmd(`pin ${v.server}`)}):`));
     printTable(v.notInLock.map((t) => [`  ${escaped(t.name)}`, t.kind]));
   }
 }
@@ -97,7 +97,7 @@ export function jsonOfView(v: RulesView, change?: RulesChange): unknown {
 
 /** A proposed classification, every line marked as the server's claim. */
 export function printProposal(id: string, proposal: readonly ProposedRule[]): void {
-  line(`Proposed classification for server '${id}' — the SERVER'S CLAIM, read from its own annotations as locked; a hostile server calls its tools harmless, so check each line:`);
+  line(escaped(`Proposed classification for server '${id}' — the SERVER'S CLAIM, read from its own annotations as locked; a hostile server calls its tools harmless, so check each line:`));
   const rows = proposal.map((p) => {
     const then = p.decision === 'withhold' ? `withheld (${p.reason ?? ''})` : p.decision;
     if (p.kept) return [`  ${escaped(p.name)}`, p.kept, then, "kept: the operator's rule"];

@@ -8,6 +8,7 @@ import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
+import { escaped } from '../escape.js';
 import { confirm, line, printJson, shortSha } from './output.js';
 import { command, jsonOfProposal, jsonOfView, printProposal, printRulesView } from './rules-print.js';
 
@@ -116,16 +117,16 @@ async function propose(homeFlag: string | undefined, paths: HomePaths, id: strin
   const cmd = (rest: string): string => command(homeFlag, paths.home, rest);
   if (!opts.json) printProposal(id, proposal);
   let yes = opts.yes === true;
-  if (!yes && process.stdin.isTTY === true && !opts.json) yes = await confirm(`Apply it to server '${id}' as strict mode (tools without a rule get the kind shown)? [y/N] `);
+  if (!yes && process.stdin.isTTY === true && !opts.json) yes = await confirm(escaped(`Apply it to server '${id}' as strict mode (tools without a rule get the kind shown)? [y/N] `));
   if (!yes) {
     if (opts.json) printJson({ server: id, proposal: jsonOfProposal(proposal), applied: false });
-    else line(`Nothing was applied. To apply it as strict mode: ${cmd(`rules ${id} --propose --yes`)}`);
+    else line(escaped(`Nothing was applied. To apply it as strict mode: ${cmd(`rules ${id} --propose --yes`)}`));
     return 0;
   }
   const change = await applyProposal(paths, id, proposal, opts.pin === true);
   if (opts.json) printJson({ server: id, proposal: jsonOfProposal(proposal), applied: true, rules: jsonOfView(rulesView(paths, id), change) });
   else {
-    line(said(id, change));
+    line(escaped(said(id, change)));
     printRulesView(rulesView(paths, id), cmd);
   }
   return 0;
@@ -145,7 +146,7 @@ export async function rulesVerb(homeFlag: string | undefined, id: string, opts: 
   if (raw.length > 0 || opts.clear || opts.pin) {
     const edits: RulesEdit[] = [...(opts.clear ? [{ op: 'clear' } as const] : []), ...editsOf(raw, toolNames(paths, id))];
     change = await changeRules(paths, id, edits, opts.pin === true);
-    if (!opts.json) line(said(id, change));
+    if (!opts.json) line(escaped(said(id, change)));
   }
   const view = rulesView(paths, id);
   if (opts.json) printJson(jsonOfView(view, change));

@@ -23,16 +23,16 @@ function said(id: string, change: SandboxChange): string {
 
 function printView(v: SandboxView, cmd: (rest: string) => string): void {
   const s = v.sandbox;
-  if (s === undefined) line(`Server '${v.server}' has no sandbox: it runs with every file and address of the user running the warden. Confine it with: ${cmd(`sandbox ${v.server} --network none`)}`);
-  else if (s === 'unconfined') line(`Server '${v.server}' runs unconfined, by the operator's explicit choice (audited).`);
+  if (s === undefined) line(escaped(`Server '${v.server}' has no sandbox: it runs with every file and address of the user running the warden. Confine it with: ${cmd(`sandbox ${v.server} --network none`)}`));
+  else if (s === 'unconfined') line(escaped(`Server '${v.server}' runs unconfined, by the operator's explicit choice (audited).`));
   else {
-    line(`Server '${v.server}' runs in a sandbox:`);
+    line(escaped(`Server '${v.server}' runs in a sandbox:`));
     line(`  network:    ${typeof s.network === 'string' ? s.network : `only through the warden's proxy, to ${s.network.domains.map((d) => printable(d)).join(', ')} (a name alone: ports 443 and 80)`}`);
     line(`  writes:     its data directory, a private /tmp${s.write.map((p) => `, ${printable(p, 200)}`).join('')}`);
     line(`  home reads: ${s.read.allow.length ? s.read.allow.map((p) => printable(p, 200)).join(', ') : 'none'}`);
     if (s.read.deny.length) line(`  hidden too: ${s.read.deny.map((p) => printable(p, 200)).join(', ')}`);
   }
-  if (v.pin.state !== 'none' && v.pin.state !== 'pinned') line(`  NOT PINNED (${v.pin.state}): launches are refused until it is pinned: ${cmd(`sandbox ${v.server} --pin`)}`);
+  if (v.pin.state !== 'none' && v.pin.state !== 'pinned') line(escaped(`  NOT PINNED (${v.pin.state}): launches are refused until it is pinned: ${cmd(`sandbox ${v.server} --pin`)}`));
   if (v.engine && 'code' in v.engine) line(`  cannot be applied on this host (${v.engine.code}): ${escaped(v.engine.message)}`);
   else if (v.engine) line(`  engine:     bubblewrap, ${v.engine.file}`);
 }
@@ -55,7 +55,7 @@ export async function sandboxVerb(homeFlag: string | undefined, id: string, opts
   let change: SandboxChange | undefined;
   if (Object.keys(edits).length > 0 || opts.pin) {
     change = await changeSandbox(paths, id, edits, opts.pin === true);
-    if (!opts.json) line(said(id, change));
+    if (!opts.json) line(escaped(said(id, change)));
   }
   const view = sandboxView(paths, id);
   if (opts.json) printJson({ ...view, ...(change ? { change } : {}) });

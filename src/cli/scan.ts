@@ -1,4 +1,5 @@
 import { WardenError } from '../error.js';
+import { escaped } from '../escape.js';
 import { SCAN_RULES_VERSION } from '../scan/rules.js';
 import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
@@ -21,7 +22,7 @@ export async function scanVerb(homeFlag: string | undefined, id: string | undefi
   } else {
     for (const r of results) {
       const highs = r.findings.filter((f) => f.severity === 'high').length;
-      line(r.findings.length === 0 ? `${r.server}: no findings` : `${r.server}: ${r.findings.length + r.more} finding(s), ${highs} high`);
+      line(`${escaped(r.server)}: ${r.findings.length === 0 ? 'no findings' : `${r.findings.length + r.more} finding(s), ${highs} high`}`);
       for (const f of r.findings) line(`  ${findingLine(f)}`);
       if (r.more > 0) line(`  ${r.more} more not shown`);
     }

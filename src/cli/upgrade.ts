@@ -82,7 +82,7 @@ export async function upgradeVerb(homeFlag: string | undefined, id: string, opts
         }
         if (opts.preview) return false;
         if (opts.yes) return true;
-        return interactive && confirm(`Switch '${id}' to ${escaped(r.to?.version ?? '')}? [y/N] `);
+        return interactive && confirm(escaped(`Switch '${id}' to ${escaped(r.to?.version ?? '')}? [y/N] `));
       },
     },
   );
@@ -93,7 +93,7 @@ export async function upgradeVerb(homeFlag: string | undefined, id: string, opts
   }
   if (!report.switched) {
     if (opts.preview && report.staged) {
-      if (!opts.json) line(`Preview: nothing was switched. To switch: mcp-warden upgrade ${id}${opts.to ? ` --to ${opts.to}` : ''} --yes`);
+      if (!opts.json) line(escaped(`Preview: nothing was switched. To switch: mcp-warden upgrade ${id}${opts.to ? ` --to ${opts.to}` : ''} --yes`));
       return 0;
     }
     if (!opts.json) {

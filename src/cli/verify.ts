@@ -64,7 +64,7 @@ function visibleLines(s: string): string {
 
 export function describeOutcome(o: SurfaceCheck, details: boolean): void {
   if (o.error) {
-    line(`${o.id}: ${o.error.code}: ${escaped(o.error.message)}`);
+    line(`${escaped(o.id)}: ${o.error.code}: ${escaped(o.error.message)}`);
     return;
   }
   const d = o.diff as SurfaceDiff;
@@ -72,7 +72,7 @@ export function describeOutcome(o: SurfaceCheck, details: boolean): void {
     line(escaped(`${o.id}: ok (${o.entry?.tools.length ?? 0} tools match ${o.entry?.surface_hash})`));
     return;
   }
-  line(`${o.id}: DRIFT (most severe: ${o.worst})`);
+  line(`${escaped(o.id)}: DRIFT (most severe: ${o.worst})`);
   if (d.era) line(`  revision: locked ${escaped(d.era.locked)}, served ${escaped(d.era.live)}`);
   if (d.instructionsChanged) line('  instructions changed');
   if (d.handshake.state === 'changed') line(`  initialize result changed  members: ${d.handshake.fields.map(escaped).join(', ')}`);
@@ -82,7 +82,7 @@ export function describeOutcome(o: SurfaceCheck, details: boolean): void {
     const forms: [string, JsonObject | undefined][] = [[o.liveBareHandshake ? ' to a client offering capabilities' : '', o.liveHandshake], [' to a client offering none', o.liveBareHandshake], [o.liveClassicBareHandshake ? ' to a 2025 client offering capabilities' : ' to a 2025 client', o.liveClassicHandshake], [' to a 2025 client offering none', o.liveClassicBareHandshake]];
     for (const [to, members] of forms) for (const [name, json] of servedMembers(members, fields)) line(`    served${to} ${escaped(name)}: ${escapedJson(json)}`);
   }
-  if (d.handshake.state === 'unlocked') line(`  initialize result not locked (an entry taken before mcp-warden locked serverInfo and capabilities): review, then mcp-warden pin ${o.id}`);
+  if (d.handshake.state === 'unlocked') line(`  initialize result not locked (an entry taken before mcp-warden locked serverInfo and capabilities): review, then mcp-warden pin ${escaped(o.id)}`);
   for (const t of d.tools.filter((x) => x.state !== 'matched')) {
     line(`  ${t.state.padEnd(8)} ${escaped(t.name)}${t.classes.length ? `  [${t.classes.join(', ')}]` : ''}${t.fields.length ? `  fields: ${t.fields.map(escaped).join(', ')}` : ''}${t.widening.length ? `  (${t.widening.join(', ')})` : ''}`);
     // What a pin would accept, shown whole to review (in a terminal or not): an added tool, a changed tool's
@@ -128,7 +128,7 @@ export async function verifyVerb(homeFlag: string | undefined, ids: string[], js
       describeOutcome(o, false);
       const pin = rules.get(o.id);
       if (pin && rulesDrifted(pin)) {
-        if (o.status === 'ok') line(`${o.id}: the operator's rules changed since they were pinned`);
+        if (o.status === 'ok') line(`${escaped(o.id)}: the operator's rules changed since they were pinned`);
         describeRules(o.id, pin);
       }
     }
@@ -152,7 +152,7 @@ function describeRules(id: string, pin: RulesPin): void {
   if (!rulesDrifted(pin)) return;
   const short = (h: string | undefined): string => (h ? `${h.slice(0, 23)}…` : 'none');
   line(`  rules    ${pin.state}: ${short(pin.now)} in servers.json, ${short(pin.pinned)} pinned in warden.lock`);
-  line(`To review the rules: mcp-warden rules ${id}; to accept them as they are: mcp-warden rules ${id} --pin`);
+  line(escaped(`To review the rules: mcp-warden rules ${id}; to accept them as they are: mcp-warden rules ${id} --pin`));
 }
 
 export async function diffVerb(homeFlag: string | undefined, id: string, json: boolean): Promise<number> {
@@ -165,10 +165,10 @@ export async function diffVerb(homeFlag: string | undefined, id: string, json: b
   if (json) printJson({ ...(jsonOf(o, true) as object), ...rulesJson(rules) });
   else {
     describeOutcome(o, true);
-    if (o.status === 'ok' && rules && rulesDrifted(rules)) line(`${id}: the operator's rules changed since they were pinned`);
+    if (o.status === 'ok' && rules && rulesDrifted(rules)) line(`${escaped(id)}: the operator's rules changed since they were pinned`);
     if (rules) describeRules(id, rules);
   }
-  if (o.status === 'drift' && !json) line(`To accept the served surface: mcp-warden pin ${id} (or one tool: mcp-warden pin ${id} --tool NAME)`);
+  if (o.status === 'drift' && !json) line(escaped(`To accept the served surface: mcp-warden pin ${id} (or one tool: mcp-warden pin ${id} --tool NAME)`));
   const code = exitCodeOf([o]);
   return code === 0 && rules && rulesDrifted(rules) ? 1 : code;
 }

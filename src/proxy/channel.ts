@@ -43,7 +43,7 @@ export interface ClientRequest {
 }
 
 /** Why a message from the server was not forwarded. */
-export type RefusedReason = 'unmatched_id' | 'late_answer' | 'batch' | 'impersonation' | 'unsubscribed' | 'not_in_era' | 'oversize_input';
+export type RefusedReason = 'unmatched_id' | 'late_answer' | 'batch' | 'impersonation' | 'unsubscribed' | 'not_in_era' | 'oversize_input' | 'malformed_result';
 
 export interface ChannelEvents {
   /** A request or notification from the server, with its original bytes. */

@@ -160,13 +160,16 @@ export function refuseRetry(r: Refuser, id: string, method: string, retry: Extra
   r.toClient(errorResponse(id, retry.invalid ? INVALID_PARAMS : WARDEN_REFUSED, `mcp-warden refused ${shownName(method)} for server '${serverId}': ${retry.detail}. ${next}`, { reason: 'ask_state_refused', server: serverId }));
 }
 
-/** Why a server's `input_required` result is not relayed for its size (its retry would be refused), or
- *  undefined. */
-export function serverQuestionRefusal(result: JsonObject): string | undefined {
+/** Why a server's `input_required` result is not relayed (its retry would be refused), or undefined: its size,
+ *  or a requestState or inputRequests of another type than the revision's (no bound reads those: issue 26,
+ *  eleventh review). */
+export function serverQuestionRefusal(result: JsonObject): { reason: 'oversize_input' | 'malformed_result'; why: string } | undefined {
   const state = result.get('requestState');
   const requests = result.get('inputRequests');
-  if (typeof state === 'string' && state.length > MAX_REQUEST_STATE) return `its requestState is over ${MAX_REQUEST_STATE} characters`;
-  if (requests instanceof Map && requests.size > MAX_INPUT_RESPONSES) return `it asks over ${MAX_INPUT_RESPONSES} questions`;
-  if (requests instanceof Map && [...requests.keys()].some((k) => k.length > MAX_INPUT_KEY)) return `an inputRequests key is over ${MAX_INPUT_KEY} characters`;
+  if (state !== undefined && typeof state !== 'string') return { reason: 'malformed_result', why: 'its requestState is not a string' };
+  if (requests !== undefined && !(requests instanceof Map)) return { reason: 'malformed_result', why: 'its inputRequests is not an object' };
+  if (state !== undefined && state.length > MAX_REQUEST_STATE) return { reason: 'oversize_input', why: `its requestState is over ${MAX_REQUEST_STATE} characters` };
+  if (requests && requests.size > MAX_INPUT_RESPONSES) return { reason: 'oversize_input', why: `it asks over ${MAX_INPUT_RESPONSES} questions` };
+  if (requests && [...requests.keys()].some((k) => k.length > MAX_INPUT_KEY)) return { reason: 'oversize_input', why: `an inputRequests key is over ${MAX_INPUT_KEY} characters` };
   return undefined;
 }

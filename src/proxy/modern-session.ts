@@ -17,8 +17,8 @@ import { discoverRefusal, judgeServerInfo, lockedHandshake } from './modern-judg
 import type { ServerReports } from './server-reports.js';
 import { SurfaceRefusal, type SessionConfig } from './session-config.js';
 import type { SurfaceGate } from './surface-gate.js';
-import { answerRefused, serverInfoRefused } from './refusal-text.js';
-import { listenAnswer, shapedBytes, shapedResponse, subscriptionNotification } from './response-shape.js';
+import { answerRefused, malformedRefused, serverInfoRefused } from './refusal-text.js';
+import { listenAnswer, malformedAnswer, shapedBytes, shapedResponse, subscriptionNotification } from './response-shape.js';
 
 // A session of revision 2026-07-28 (docs/adr/0044-modern-era.md, 0059-modern-judge-first.md): no handshake,
 // every request with the client's `_meta` envelope, judged request by request against the server's lock entry:
@@ -217,6 +217,12 @@ export class ModernSession {
       if (await h.surface.passedBeforeFirstByte()) this.judgeDiscover(request, result, shapedBytes(shapedResponse(msg.value, request.method, undefined), request.clientId, bytes));
       return true;
     }
+    const malformed = malformedAnswer(msg.value, request.method, true);
+    if (malformed) {
+      h.reports.refused('malformed_result', `a ${printable(request.method, 64)} answer whose ${malformed === 'result' ? 'result' : "result's _meta"} is not a JSON object`);
+      h.toClient(malformedRefused(request.clientId, h.cfg.serverId, malformed));
+      return true;
+    }
     if (result instanceof Map && !msg.value.has('error') && !this.serverInfoAdmitted(request, result)) return true;
     if (request.method === 'subscriptions/listen' && result !== undefined && !msg.value.has('error')) {
       const out = listenAnswer(msg.value, request.serverId, request.clientId);
@@ -226,14 +232,14 @@ export class ModernSession {
     }
     if (!(result instanceof Map) || result.get('resultType') !== 'input_required') return false;
     const impersonates = impersonatesWarden(result.get('inputRequests')) || impersonatesWarden(result.get('requestState'));
-    const refusal = impersonates ? 'it asks for input worded as a question of mcp-warden, which only the warden may ask' : serverQuestionRefusal(result);
+    const refusal = impersonates ? { reason: 'impersonation' as const, why: 'it asks for input worded as a question of mcp-warden, which only the warden may ask' } : serverQuestionRefusal(result);
     if (refusal === undefined) {
       if (askedCall) this.asks.continueAfter(askedCall, result.get('requestState'));
       return false;
     }
     const { serverId } = h.cfg;
-    h.reports.refused(impersonates ? 'impersonation' : 'oversize_input', `an input_required result to ${request.method}: ${refusal}`);
-    h.toClient(errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused the answer of server '${serverId}' to ${request.method}: ${refusal}. Run 'mcp-warden audit' for details.`));
+    h.reports.refused(refusal.reason, `an input_required result to ${request.method}: ${refusal.why}`);
+    h.toClient(errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused the answer of server '${serverId}' to ${request.method}: ${refusal.why}. Run 'mcp-warden audit' for details.`));
     return true;
   }
 
@@ -241,7 +247,8 @@ export class ModernSession {
    *  in monitor (reported once); else the request is answered with the refusal and the session closed. */
   private serverInfoAdmitted(request: ClientRequest, result: JsonObject): boolean {
     const meta = result.get('_meta');
-    const info = meta instanceof Map ? meta.get(SERVER_INFO_META) : undefined;
+    // A `_meta` that is not an object names no server: judged as it is, it matches no print of the lock.
+    const info = meta instanceof Map ? meta.get(SERVER_INFO_META) : meta;
     if (info === undefined) return true;
     const { cfg } = this.host;
     const judged = judgeServerInfo(cfg, info);

@@ -89,6 +89,14 @@ export function answerRefused(clientId: string, serverId: string, what: string, 
   return errorResponse(clientId, WARDEN_REFUSED, `mcp-warden refused ${what} of server '${serverId}': ${why}. ${next(serverId)}`, { cause, server: serverId });
 }
 
+/** The error a request gets in place of an answer the warden cannot read as its revision defines it
+ *  (response-shape.ts malformedAnswer): its result, or its result's `_meta`, is not a JSON object. The session goes
+ *  on: the answer names no drift of the surface, it is refused as unreadable (issue 26, eleventh review). */
+export function malformedRefused(clientId: string, serverId: string, what: 'result' | '_meta'): Buffer {
+  const member = what === 'result' ? 'its result' : "its result's _meta";
+  return errorResponse(clientId, WARDEN_REFUSED, `mcp-warden refused this answer of server '${serverId}': ${member} is not a JSON object, the form its revision defines. ${next(serverId)}`, { cause: 'inadmissible', server: serverId });
+}
+
 /** A server's error answer before the session was released, when nothing of it was judged: the client gets its
  *  code (a JSON-RPC integer, else −32603) and the warden's sentence; its message, escaped and cut, goes to stderr. */
 export function unjudgedError(cfg: { serverId: string; report: (message: string) => void }, clientId: string, method: string, value: JsonObject): Buffer {

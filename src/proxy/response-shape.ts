@@ -18,12 +18,19 @@ import { SUBSCRIPTION_KEY } from './era.js';
 //   its `_meta`, the server's name and the subscription's stamp (the client's own id); its acknowledgement and
 //   list changes are the warden's lines, built by subscriptionNotification.
 // A response the warden changes is re-serialized (member order and number lexemes kept, the client's id set).
+// Those rules read objects: an answer they cannot read is not relayed at all (issue 26, eleventh review). A
+// completion/complete or subscriptions/listen result that is not an object, and on a 2026-07-28 connection a result
+// whose `_meta` is not an object (it names no server to judge), are answered with the warden's refusal
+// (malformedAnswer); a `_meta` that is not an object is also dropped here, should anything else relay the result.
 
 const ENVELOPE = new Set(['jsonrpc', 'id', 'result', 'error']);
 const EMPTY_RESULT = new Set(['ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
 /** Results whose members the revision defines and whose values are the server's output, not its surface: only
  *  those members pass. */
-const RESULT_MEMBERS: Record<string, readonly string[]> = { 'completion/complete': ['completion'], 'subscriptions/listen': ['resultType', '_meta'] };
+const RESULT_MEMBERS = new Map<string, readonly string[]>([
+  ['completion/complete', ['completion']],
+  ['subscriptions/listen', ['resultType', '_meta']],
+]);
 
 /** The members of a response a relay drops: outside the envelope, and (for `pageKeys`) outside a page's own. */
 export interface Dropped {
@@ -47,6 +54,7 @@ function modernShape(k: string, v: JsonValue): boolean {
   if (k === 'resultType') return v === 'complete';
   if (k === 'ttlMs') return v instanceof JsonNumber && /^\d{1,12}$/.test(v.lexeme);
   if (k === 'cacheScope') return v === 'public' || v === 'private'; // schema/2026-07-28 CacheableResult
+  if (k === '_meta') return v instanceof Map; // else it names no server, and carries whatever text it is
   return true;
 }
 
@@ -68,7 +76,7 @@ export function shapedResponse(value: JsonObject, method: string, pageKeys: read
   if (value.has('error') && value.has('result')) dropped.envelope.push('result');
   const result = value.get('result');
   let shapedResult: JsonValue | undefined = result;
-  const kept = pageKeys ?? RESULT_MEMBERS[method];
+  const kept = pageKeys ?? RESULT_MEMBERS.get(method);
   if (EMPTY_RESULT.has(method) && result !== undefined && !(result instanceof Map && result.size === 0)) {
     dropped.result = result instanceof Map ? [...result.keys()] : ['(a result that is not an object)'];
     shapedResult = new Map();
@@ -81,6 +89,16 @@ export function shapedResponse(value: JsonObject, method: string, pageKeys: read
   const out: JsonObject = new Map([...value].filter(([k]) => ENVELOPE.has(k) && !dropped.envelope.includes(k)));
   if (shapedResult !== undefined && out.has('result')) out.set('result', shapedResult);
   return { value: out, dropped };
+}
+
+/** What of an answer the shaping rules cannot read, so that nothing of it is relayed: a result that is not an
+ *  object where the warden keeps some of its members only (`result`), or on a 2026-07-28 connection (`modern`) a
+ *  result's `_meta` that is not an object (`_meta`); undefined for an answer they read (an error answer too). */
+export function malformedAnswer(value: JsonObject, method: string, modern: boolean): 'result' | '_meta' | undefined {
+  const result = value.get('result');
+  if (result === undefined || value.has('error')) return undefined;
+  if (!(result instanceof Map)) return RESULT_MEMBERS.has(method) ? 'result' : undefined;
+  return modern && result.has('_meta') && !(result.get('_meta') instanceof Map) ? '_meta' : undefined;
 }
 
 /** The bytes to relay for a shaped response: the original when nothing was dropped, else the shaped value with

@@ -3,6 +3,7 @@ import { LineFramer } from '../protocol/framing.js';
 import type { JsonValue } from '../protocol/json/reader.js';
 import { escaped } from '../escape.js';
 import { joinLine, writeLine, type Line } from '../protocol/line.js';
+import { printable } from '../escape.js';
 import { classify, errorResponse } from '../protocol/message.js';
 import { InadmissibleError } from '../surface/admit.js';
 import { HeldItems, waitingItem, type ServerItem } from './waiting-message.js';
@@ -12,11 +13,11 @@ import { impersonatesWarden } from './ask.js';
 import { answerDiscover, INVALID_REQUEST, PARSE_ERROR, admitRead, refuseAmbiguousParams, refuseBatch, refuseCall, refuseRequest, refuseUnjudgedListing, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 import { methodRule, requestAction } from './client-methods.js';
 import { catalogOf, ClientCatalogPages } from './client-catalog.js';
-import { modernPageKeys, shapedBytes, shapedResponse } from './response-shape.js';
+import { malformedAnswer, modernPageKeys, shapedBytes, shapedResponse } from './response-shape.js';
 import { EarlyPings } from './early-pings.js';
 import { words } from '../own-words.js';
 import { WardenError } from '../error.js';
-import { unjudgedError, sessionClosed, type ClosingCause, type Said } from './refusal-text.js';
+import { malformedRefused, unjudgedError, sessionClosed, type ClosingCause, type Said } from './refusal-text.js';
 import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
 import { judgeClientPage } from './client-listing.js';
 import { SurfaceGate } from './surface-gate.js';
@@ -305,6 +306,11 @@ export class Session {
       // A probe's answer that comes after the connection fell back to 2025: nothing judges it here.
       this.reports.refused('not_in_era', 'a server/discover answer after the connection continued as 2025');
       this.toClient(errorResponse(request.clientId, -32601, 'mcp-warden: server/discover is not part of this session, which continued as revision 2025'));
+      return;
+    }
+    if (malformedAnswer(msg.value, request.method, false) === 'result') {
+      this.reports.refused('malformed_result', `a ${printable(request.method, 64)} answer whose result is not a JSON object`);
+      this.toClient(malformedRefused(request.clientId, this.cfg.serverId, 'result'));
       return;
     }
     const rule = methodRule(request.method);
