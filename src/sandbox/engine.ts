@@ -30,6 +30,15 @@ export function findNsenter(trustedPath: string, id: string): Engine {
   return findTrusted('nsenter', trustedPath, id) ?? missing(`server '${id}' declares network domains, but nsenter (util-linux) is not on the trusted path ${trustedPath}, so its proxy cannot be started and the warden does not launch it. Install util-linux into a directory of the trusted path, choose another network (mcp-warden sandbox ${id} --network none), or run this one server without confinement on purpose: mcp-warden sandbox ${id} --unconfined`);
 }
 
+/** `name` on `trustedPath` (a root- or warden-owned executable nobody else can write), or undefined. */
+export function findTool(name: string, trustedPath: string): Engine | undefined {
+  try {
+    return findTrusted(name, trustedPath, '');
+  } catch {
+    return undefined;
+  }
+}
+
 function missing(message: string): never {
   throw new WardenError('SANDBOX_ENGINE_MISSING', message);
 }
