@@ -92,6 +92,9 @@ export interface ObserveContext {
   code: string[];
   /** Paths its configuration names (env values, arguments other than its code, cwd): written for real. */
   named: string[];
+  /** Its executable and chain (files), and the trees code may be loaded from whole (the package store, the
+   *  warden's install): bound back over an overlay that holds them, so their inodes stay the attested ones. */
+  codeRoots: string[];
 }
 
 const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith('/') ? dir : dir + '/');
@@ -128,23 +131,27 @@ function namedDir(p: string): string | undefined {
  *  server's writes there are real, as the operator said), and those it leaves alone with the reason. */
 export function observedDirs(ctx: ObserveContext): { dirs: string[]; kept: string[]; notObserved: { dir: string; why: string }[] } {
   const code = ctx.code.map(realOr);
+  const roots = ctx.codeRoots.map(realOr);
+  const rootOf = (c: string): string | undefined => roots.find((r) => inside(c, r));
   const named = [...new Set(ctx.named.filter((n) => !code.includes(realOr(n))).map(namedDir).filter((d): d is string => d !== undefined))];
   const candidates = [...new Set([ctx.userHome, '/tmp', '/var/tmp', ctx.wardenHome, ctx.cwd].map(realDir).filter((d): d is string => d !== undefined))];
   const notObserved: { dir: string; why: string }[] = [];
   let kept: string[] = [];
   for (const d of candidates) {
-    const holds = code.find((c) => inside(c, d));
+    // Code inside it is bound back when it lies in a root strictly inside it; other code keeps it unwatched.
+    const holds = code.find((c) => inside(c, d) && !(rootOf(c) !== undefined && rootOf(c) !== d && inside(rootOf(c) as string, d)));
     const by = named.find((n) => inside(d, n));
     const why = unfit(d) ?? (holds !== undefined ? `it holds the server's code (${holds}), whose inodes must stay the ones attested` : by !== undefined ? `the server's configuration names ${by}` : undefined);
     if (why !== undefined) notObserved.push({ dir: d, why });
     else kept.push(d);
   }
   let dirs = kept.filter((d) => !kept.some((o) => o !== d && inside(d, o)));
-  const within = named.filter((n) => dirs.some((d) => inside(n, d) && n !== d)).sort();
+  const bound = [...named, ...code.map(rootOf).filter((r): r is string => r !== undefined)];
+  const within = [...new Set(bound)].filter((n) => dirs.some((d) => inside(n, d) && n !== d)).sort();
   kept = within.filter((n) => !within.some((o) => o !== n && inside(n, o)));
   for (const extra of kept.slice(MAX_KEPT)) {
     const d = dirs.find((o) => inside(extra, o)) as string;
-    notObserved.push({ dir: d, why: `more than ${MAX_KEPT} directories the configuration names lie inside it` });
+    notObserved.push({ dir: d, why: `more than ${MAX_KEPT} places to keep real (the server's code, or named by its configuration) lie inside it` });
     dirs = dirs.filter((o) => o !== d);
   }
   kept = kept.filter((n) => dirs.some((d) => inside(n, d))).slice(0, MAX_KEPT);
@@ -238,7 +245,7 @@ function collect(upper: string, lower: string, into: Observed, depth: number): v
 
 /** What `pid` runs: a helper (unshare, or the script: told by its command line, as a server may run the same
  *  shell), the server (its command line is the one the script exec'd), or not known yet. */
-function stateOf(pid: number, helpers: StatKey[], argv: readonly string[]): 'helper' | 'server' | 'unknown' {
+function stateOf(pid: number, helpers: StatKey[], argv: readonly string[]): 'helper' | 'server' | 'unknown' | 'unreadable' {
   try {
     const exe = statKey(fs.statSync(`/proc/${pid}/exe`, { bigint: true }));
     if (helpers.some((h) => sameInode(exe, h))) return 'helper';
@@ -246,19 +253,21 @@ function stateOf(pid: number, helpers: StatKey[], argv: readonly string[]): 'hel
     if (seen[1] === '-c' && seen[2] === SCRIPT) return 'helper';
     return seen.length === argv.length && seen.every((a, i) => a === argv[i]) ? 'server' : 'unknown';
   } catch {
-    return 'unknown';
+    return 'unreadable'; // in the middle of an exec, or gone
   }
 }
 
 /** Waits until the helpers exec'd the server (the same pid: unshare and sh exec, never fork it): its command line
- *  is the server's, or a helper was seen and no longer runs. At the deadline, or once it exited, the exec'd-inode
- *  check that follows says what ran. */
+ *  is the server's, or a helper was seen and something else ran on two polls in a row (a server that changed its
+ *  command line at once). At the deadline, or once it exited, the exec'd-inode check that follows says what ran. */
 export async function observedServer(pid: number, helpers: StatKey[], argv: readonly string[], alive: () => boolean): Promise<void> {
   const deadline = Date.now() + START_MS;
   let seenHelper = false;
+  let other = 0;
   for (;;) {
     const state = stateOf(pid, helpers, argv);
-    if (state === 'server' || (state === 'unknown' && seenHelper)) return;
+    other = state === 'unknown' && seenHelper ? other + 1 : 0;
+    if (state === 'server' || other >= 2) return;
     if (state === 'helper') seenHelper = true;
     if (!alive() || Date.now() > deadline) return;
     await new Promise((r) => setTimeout(r, 2));
