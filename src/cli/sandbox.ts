@@ -4,7 +4,7 @@ import { changeSandbox, type SandboxChange, type SandboxEdits } from '../sandbox
 import { sandboxView, type SandboxView } from '../sandbox/view.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
-import { applyProposal, loadProposal, proposalFile } from '../sandbox/propose.js';
+import { applyProposal, hasProposal, loadProposal, proposalFile } from '../sandbox/propose.js';
 import { line, printJson, shortSha } from './output.js';
 import { printProposal } from './sandbox-proposal.js';
 import { command } from './rules-print.js';
@@ -24,9 +24,12 @@ function said(id: string, change: SandboxChange): string {
   return `Changed the sandbox of server '${id}': ${change.to ? `pinned ${shortSha(change.to)}… in warden.lock` : 'it has none now; the pin was removed from warden.lock'} (was ${change.from ? `${shortSha(change.from)}…` : 'none'}).`;
 }
 
-function printView(v: SandboxView, cmd: (rest: string) => string): void {
+function printView(v: SandboxView, cmd: (rest: string) => string, proposed: boolean): void {
   const s = v.sandbox;
-  if (s === undefined) line(`Server '${v.server}' has no sandbox: it runs with every file and address of the user running the warden. Confine it with: ${cmd(`sandbox ${v.server} --network none`)}`);
+  if (s === undefined) {
+    line(`Server '${v.server}' has no sandbox: it runs with every file and address of the user running the warden. Confine it with: ${cmd(`sandbox ${v.server} --network none`)}`);
+    if (proposed) line(`  A sandbox was proposed from what its enrollment launches did: ${cmd(`sandbox ${v.server} --propose`)}`);
+  }
   else if (s === 'unconfined') line(`Server '${v.server}' runs unconfined, by the operator's explicit choice (audited).`);
   else {
     line(`Server '${v.server}' runs in a sandbox:`);
@@ -69,7 +72,7 @@ export async function sandboxVerb(homeFlag: string | undefined, id: string, opts
     }
     const view = sandboxView(paths, id);
     if (opts.json) printJson({ ...view, change });
-    else printView(view, cmd);
+    else printView(view, cmd, false);
     return 0;
   }
   if (opts.unconfined && !opts.yes) throw new WardenError('USAGE', `--unconfined records that server '${id}' runs with every file and address of the user, on purpose; confirm it with --yes. Nothing was changed.`);
@@ -80,6 +83,6 @@ export async function sandboxVerb(homeFlag: string | undefined, id: string, opts
   }
   const view = sandboxView(paths, id);
   if (opts.json) printJson({ ...view, ...(change ? { change } : {}) });
-  else printView(view, cmd);
+  else printView(view, cmd, hasProposal(paths, id));
   return 0;
 }

@@ -102,6 +102,9 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
 
 export const proposalFile = (paths: HomePaths, id: string): string => path.join(paths.home, 'proposals', `${id}.sandbox.json`);
 
+/** Whether server `id` has a saved proposal (what `sandbox <id>` points to). */
+export const hasProposal = (paths: HomePaths, id: string): boolean => fs.existsSync(proposalFile(paths, id));
+
 /** Saves the proposal (owner-only, atomically, bounded). */
 export function saveProposal(paths: HomePaths, p: SandboxProposal): string {
   const file = proposalFile(paths, p.server);

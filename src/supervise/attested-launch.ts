@@ -157,7 +157,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   let command = engine && confine ? { file: engine.file, args: [...confine, ...(egressFds ? egressArgs(...egressFds) : []), '--', resolved.file, ...args], argv0: engine.file } : { file: resolved.file, args, argv0: resolved.argv0 };
   // An enrollment launch (no sandbox declared yet) runs with its writes redirected and listed (docs/adr/0063).
   const code = [resolved.file, ...resolved.executable.chain, ...(resolved.script ? [resolved.script.realpath] : []), PRELOAD_DIR, INSTALL_ROOT, ...(server.modules ?? [])];
-  const observed = opts.observe && !engine ? observeLaunch({ wardenHome: paths.home, userHome: (env as Record<string, string | undefined>).HOME, cwd: server.cwd ?? process.cwd(), trustedPath: config.path, code, named: [...Object.values(server.env), ...resolved.args, ...(server.cwd ? [server.cwd] : [])], codeRoots: [resolved.file, ...resolved.executable.chain, paths.storeDir, INSTALL_ROOT] }, resolved.file, args, opts.observe) : undefined;
+  const observed = opts.observe && !engine ? observeLaunch({ wardenHome: paths.home, userHome: (env as Record<string, string | undefined>).HOME, cwd: server.cwd ?? process.cwd(), trustedPath: config.path, code, named: [...Object.entries(env).filter(([k]) => !['PATH', 'HOME', 'TMPDIR', MARKER_ENV].includes(k)).map(([, v]) => v), ...resolved.args, ...(server.cwd ? [server.cwd] : [])], codeRoots: [resolved.file, ...resolved.executable.chain, paths.storeDir, INSTALL_ROOT] }, resolved.file, args, opts.observe) : undefined;
   if (observed) command = observed.command;
 
   let child: ServerProcess;

@@ -62,6 +62,8 @@ describe('a server that writes into the home and /tmp at start-up', () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`deleted /tmp/i29-victim-${tag}`);
     expect(auditEvents(home).filter((e) => e.event === 'sandbox_changed')).toEqual([]);
+    const view = cli(home, ['sandbox', 'dropper'], { env });
+    expect(view.stdout).toContain('A sandbox was proposed from what its enrollment launches did');
   });
 
   it('refuses --propose for a server with no proposal: SANDBOX_PROPOSAL_MISSING', () => {
