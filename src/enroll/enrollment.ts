@@ -14,7 +14,7 @@ import { captureLock } from '../supervise/capture-lock.js';
 import type { ReviewWords } from '../supervise/review.js';
 import type { FindingCode } from '../scan/rules.js';
 import { newObserved } from '../sandbox/observe.js';
-import { proposalFor, saveProposal, type SandboxProposal } from '../sandbox/propose.js';
+import { dropProposal, proposalFor, saveProposal, type SandboxProposal } from '../sandbox/propose.js';
 
 // Enrolling a server, shared by `add` and `import`: resolve and digest what it runs, allowlist that, write its
 // servers.json entry, then launch it through the same in-band path as `run` to lock its surface and record
@@ -101,7 +101,9 @@ export async function lockAndBaseline(paths: HomePaths, id: string, say: (m: str
     if (!seen) return { modules, lock, baselines };
     const server = serverById(loadServers(paths), id, paths);
     const proposal = proposalFor(paths, id, server, seen, process.env.HOME, seen.code);
-    return { modules, lock, baselines, proposal: { proposal, file: saveProposal(paths, proposal) } };
+    // Nothing observed: no proposal to keep, only the line that says why.
+    if (seen.dirs.length === 0) dropProposal(paths, id);
+    return { modules, lock, baselines, proposal: { proposal, file: seen.dirs.length > 0 ? saveProposal(paths, proposal) : '' } };
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     return { lockError: err };

@@ -105,6 +105,9 @@ export const proposalFile = (paths: HomePaths, id: string): string => path.join(
 /** Whether server `id` has a saved proposal (what `sandbox <id>` points to). */
 export const hasProposal = (paths: HomePaths, id: string): boolean => fs.existsSync(proposalFile(paths, id));
 
+/** Removes a proposal an earlier enrollment of `id` left (this one observed nothing). */
+export const dropProposal = (paths: HomePaths, id: string): void => fs.rmSync(proposalFile(paths, id), { force: true });
+
 /** Saves the proposal (owner-only, atomically, bounded). */
 export function saveProposal(paths: HomePaths, p: SandboxProposal): string {
   const file = proposalFile(paths, p.server);

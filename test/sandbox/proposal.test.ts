@@ -73,6 +73,20 @@ describe('a server that writes into the home and /tmp at start-up', () => {
   });
 });
 
+describe('a host where the launch cannot be observed', () => {
+  it('enrolls exactly as before and says in one line that no proposal could be made, and why', () => {
+    const bare = path.join(dir, 'bare-home');
+    const empty = path.join(dir, 'empty-bin'); // a trusted path without unshare, sh or mount
+    fs.mkdirSync(bare);
+    fs.mkdirSync(empty);
+    fs.writeFileSync(path.join(bare, 'servers.json'), JSON.stringify({ version: 1, path: empty, servers: {} }));
+    const r = cli(bare, ['add', 'plain', '--yes', '--', NODE, path.join(SERVERS, 'basic.mjs')], { env });
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stdout).toContain(`No sandbox could be proposed for server 'plain': its enrollment launches were not observed (unshare, sh, mount, umount (util-linux, a shell) not found as root- or warden-owned files on the trusted path ${empty}). It runs as before, without a sandbox.`);
+    expect(fs.existsSync(path.join(bare, 'proposals'))).toBe(false);
+  });
+});
+
 describe('server-memory, which keeps memory.jsonl beside its own script', () => {
   const stray = path.join(path.dirname(MEMORY), 'memory.jsonl');
 
