@@ -173,21 +173,26 @@ export function observeLaunch(ctx: ObserveContext, file: string, args: string[],
   for (const k of kept) if (!into.kept.includes(k)) into.kept.push(k);
   for (const c of ctx.code) if (!into.code.includes(c)) into.code.push(c);
   for (const n of notObserved) if (!into.notObserved.some((o) => o.dir === n.dir)) into.notObserved.push(n);
-  if (dirs.length === 0) return void (into.unavailable ??= 'every writable place holds the server\'s code');
+  if (dirs.length === 0) return void (into.unavailable ??= `no writable place could be watched (${notObserved.map((n) => `${n.dir}: ${n.why}`).join('; ')})`);
   const base = path.join(ctx.wardenHome, 'observe');
-  fs.mkdirSync(base, { recursive: true, mode: 0o700 });
   const scratch = path.join(base, randomBytes(8).toString('hex'));
-  fs.mkdirSync(scratch, { mode: 0o700 });
-  dirs.forEach((_, i) => (fs.mkdirSync(path.join(scratch, `u${i}`)), fs.mkdirSync(path.join(scratch, `w${i}`))));
+  try {
+    fs.mkdirSync(base, { recursive: true, mode: 0o700 });
+    fs.mkdirSync(scratch, { mode: 0o700 });
+    dirs.forEach((_, i) => (fs.mkdirSync(path.join(scratch, `u${i}`)), fs.mkdirSync(path.join(scratch, `w${i}`))));
+  } catch (err) {
+    fs.rmSync(scratch, { recursive: true, force: true });
+    return void (into.unavailable ??= `its scratch directory ${scratch} could not be made (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
   const root = process.getuid?.() === 0;
   // Unprivileged, the mount namespace needs a user namespace; the server is mapped to root in it (no capability
   // outside it), and overlayfs keeps its metadata in user.* attributes there.
   const ns = root ? ['--mount', '--propagation', 'private'] : ['--user', '--map-root-user', '--mount', '--propagation', 'private'];
-  const args2 = [...ns, '--', sh.file, '-c', SCRIPT, 'sh', scratch, root ? '' : ',userxattr', mount.file, umount.file, String(dirs.length), String(kept.length), ...dirs, ...kept, '--', file, ...args];
+  const argv = [...ns, '--', sh.file, '-c', SCRIPT, 'sh', scratch, root ? '' : ',userxattr', mount.file, umount.file, String(dirs.length), String(kept.length), ...dirs, ...kept, '--', file, ...args];
   for (const d of dirs) if (!into.dirs.includes(d)) into.dirs.push(d);
   let finished = false;
   return {
-    command: { file: unshare.file, args: args2, argv0: unshare.file },
+    command: { file: unshare.file, args: argv, argv0: unshare.file },
     helpers: [unshare.key],
     finish: () => {
       if (finished) return;
