@@ -2,6 +2,11 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sameInode, statKey, type StatKey } from '../attest/stat-key.js';
+import type { ResolvedLaunch } from '../attest/plan.js';
+import { MARKER_ENV } from '../launch/marker.js';
+import { INSTALL_ROOT, PRELOAD_DIR } from '../launch/module-guard.js';
+import type { HomePaths } from '../store/paths.js';
+import type { ServerConfig } from '../store/servers.js';
 import { findTool, type Engine } from './engine.js';
 
 // Watching what an enrollment launch writes, without changing what it can do (docs/adr/0063-observed-enrollment.md).
@@ -95,6 +100,20 @@ export interface ObserveContext {
   /** Its executable and chain (files), and the trees code may be loaded from whole (the package store, the
    *  warden's install): bound back over an overlay that holds them, so their inodes stay the attested ones. */
   codeRoots: string[];
+}
+
+/** What an enrollment launch's observation knows before the server starts (its plan may not be complete: ADR 0019). */
+export function observeContext(paths: HomePaths, trustedPath: string, env: Record<string, string>, server: ServerConfig, resolved: ResolvedLaunch): ObserveContext {
+  const exe = [resolved.file, ...resolved.executable.chain];
+  return {
+    wardenHome: paths.home,
+    userHome: env.HOME,
+    cwd: server.cwd ?? process.cwd(),
+    trustedPath,
+    code: [...exe, ...(resolved.script ? [resolved.script.realpath] : []), PRELOAD_DIR, INSTALL_ROOT, ...(server.modules ?? [])],
+    named: [...Object.entries(env).filter(([k]) => !['PATH', 'HOME', 'TMPDIR', MARKER_ENV].includes(k)).map(([, v]) => v), ...resolved.args, ...(server.cwd ? [server.cwd] : [])],
+    codeRoots: [...exe, paths.storeDir, INSTALL_ROOT],
+  };
 }
 
 const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith('/') ? dir : dir + '/');

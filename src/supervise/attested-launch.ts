@@ -25,8 +25,7 @@ import type { Locks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById, type ServerConfig } from '../store/servers.js';
 import { sandboxArgs, sandboxForLaunch, sandboxedServer, type SandboxLaunch } from '../sandbox/launch.js';
-import { observeLaunch, observedServer, type Observed, type ObservedLaunch } from '../sandbox/observe.js';
-import { INSTALL_ROOT, PRELOAD_DIR } from '../launch/module-guard.js';
+import { observeContext, observeLaunch, observedServer, type Observed, type ObservedLaunch } from '../sandbox/observe.js';
 import { egressArgs, proxyEnv, recordDenials, startEgress, type Egress } from '../sandbox/egress.js';
 import type { Readable, Writable } from 'node:stream';
 import { recordNodeRelease, recordedNodeRelease } from '../store/node-releases.js';
@@ -156,8 +155,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const egressFds = sandbox.launch?.egress ? [3 + (guard?.stdio.length ?? 0), 4 + (guard?.stdio.length ?? 0)] as const : undefined;
   let command = engine && confine ? { file: engine.file, args: [...confine, ...(egressFds ? egressArgs(...egressFds) : []), '--', resolved.file, ...args], argv0: engine.file } : { file: resolved.file, args, argv0: resolved.argv0 };
   // An enrollment launch (no sandbox declared yet) runs with its writes redirected and listed (docs/adr/0063).
-  const code = [resolved.file, ...resolved.executable.chain, ...(resolved.script ? [resolved.script.realpath] : []), PRELOAD_DIR, INSTALL_ROOT, ...(server.modules ?? [])];
-  const observed = opts.observe && !engine ? observeLaunch({ wardenHome: paths.home, userHome: (env as Record<string, string | undefined>).HOME, cwd: server.cwd ?? process.cwd(), trustedPath: config.path, code, named: [...Object.entries(env).filter(([k]) => !['PATH', 'HOME', 'TMPDIR', MARKER_ENV].includes(k)).map(([, v]) => v), ...resolved.args, ...(server.cwd ? [server.cwd] : [])], codeRoots: [resolved.file, ...resolved.executable.chain, paths.storeDir, INSTALL_ROOT] }, resolved.file, args, opts.observe) : undefined;
+  const observed = opts.observe && !engine ? observeLaunch(observeContext(paths, config.path, env, server, resolved), resolved.file, args, opts.observe) : undefined;
   if (observed) command = observed.command;
 
   let child: ServerProcess;
