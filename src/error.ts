@@ -96,7 +96,8 @@ export type WardenErrorCode =
   | 'SANDBOX_INVALID'
   | 'SANDBOX_NOT_PINNED'
   | 'SANDBOX_ENGINE_MISSING'
-  | 'SANDBOX_UNAVAILABLE';
+  | 'SANDBOX_UNAVAILABLE'
+  | 'SANDBOX_PROPOSAL_MISSING';
 
 const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   USAGE: 2,
@@ -193,6 +194,7 @@ const EXIT_BY_CODE: Record<WardenErrorCode, number> = {
   SANDBOX_NOT_PINNED: 3,
   SANDBOX_ENGINE_MISSING: 3,
   SANDBOX_UNAVAILABLE: 3,
+  SANDBOX_PROPOSAL_MISSING: 2,
 };
 
 export class WardenError extends Error {

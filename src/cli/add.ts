@@ -12,6 +12,8 @@ import type { LockEntry } from '../surface/lockfile.js';
 import { lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec } from '../enroll/enrollment.js';
 import { confirm, describeArtifact, escaped, line } from './output.js';
 import { offerStrictMode } from './rules-offer.js';
+import { command as commandLineOf } from './rules-print.js';
+import { printProposal } from './sandbox-proposal.js';
 
 export interface AddOptions {
   env: string[];
@@ -57,7 +59,7 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   await trustAndAdd(paths, id, spec, plan, `add ${id}`, (m) => line(escaped(m)));
   line(escaped(`Added server '${id}' to ${paths.servers}.`));
   line('Launching it once to lock its tool surface...');
-  const enrolled = await lockAndBaseline(paths, id, (m) => line(escaped(m)), `add ${id}`, accept);
+  const enrolled = await lockAndBaseline(paths, id, (m) => line(escaped(m)), `add ${id}`, accept, undefined, undefined, true);
   if (enrolled.modules?.length) {
     line(`It loaded ${enrolled.modules.length} module(s) from outside its package, now allowlisted and recorded as its "modules":`);
     for (const m of enrolled.modules) line(describeArtifact(m));
@@ -72,5 +74,6 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   line(`Recorded ${enrolled.baselines ?? 0} canary baseline(s) in ${paths.wardenLock}.`);
   line(escaped(`Point your client at: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} run ${id}`));
   await offerStrictMode(paths, homeFlag, id, interactive);
+  if (enrolled.proposal) printProposal(enrolled.proposal.proposal, enrolled.proposal.file, (rest) => commandLineOf(homeFlag, paths.home, rest));
   return 0;
 }

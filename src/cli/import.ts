@@ -21,6 +21,9 @@ import { putInStore } from '../enroll/npm/store-entry.js';
 import { readInstallRecord, removeEntry, withStoreLock } from '../store/package-store.js';
 import { confirm, describeArtifact, escaped, escapedLines, line, printJson, progress, progressDone } from './output.js';
 import { offerStrictMode } from './rules-offer.js';
+import { command } from './rules-print.js';
+import { printProposal } from './sandbox-proposal.js';
+import type { SandboxProposal } from '../sandbox/propose.js';
 
 // `mcp-warden import <client-config-file>`: every stdio server of a client's configuration is enrolled (allowlist,
 // servers.json, lock, canary baselines) and its entry rewritten to launch it through the warden; remote entries
@@ -179,6 +182,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   let text = cfg.text;
   const records: ImportRecord[] = [];
   const newlyLocked: string[] = [];
+  const sandboxProposals: { proposal: SandboxProposal; file: string }[] = [];
   for (const [i, { p, plan }] of planned.entries()) {
     const id = p.id as string;
     progress(`[${i + 1}/${planned.length}] enrolling '${escaped(id)}' (launching it to lock its surface)...`);
@@ -202,7 +206,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
         await add();
       }
     }
-    const enrolled = loadLocks(paths).tools.has(id) ? {} : await withEnv(p.plan.action === 'import' ? p.plan.env : {}, () => lockAndBaseline(paths, id, say, `import ${path.basename(cfg.file)}`, accept));
+    const enrolled = loadLocks(paths).tools.has(id) ? {} : await withEnv(p.plan.action === 'import' ? p.plan.env : {}, () => lockAndBaseline(paths, id, say, `import ${path.basename(cfg.file)}`, accept, undefined, undefined, true));
     if (enrolled.lockError) {
       outcomes.push(outcomeOf(p, 'failed', `added to servers.json but its surface could not be locked, so the entry was left as it is: ${enrolled.lockError.message} Fix that, then import again.`));
       continue;
@@ -214,6 +218,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
     const detail = (p.installed ? `installed ${p.installed} (${p.npm ? provenanceNote(p.npm.prepared) : 'no provenance'}), ` : '') + (enrolled.lock ? `${plan.artifacts.length + (enrolled.modules?.length ?? 0)} artifact(s) allowlisted${enrolled.modules?.length ? ` (${enrolled.modules.length} module(s) it loaded from outside its package: ${enrolled.modules.map((m) => m.path).join(', ')})` : ''}, ${enrolled.lock.tools.length} tools locked, ${enrolled.baselines ?? 0} canary baseline(s)` : 'already enrolled');
     outcomes.push(outcomeOf(p, 'imported', detail + movedNote(p)));
     if (enrolled.lock) newlyLocked.push(id);
+    if (enrolled.proposal) sandboxProposals.push(enrolled.proposal);
   }
   progressDone();
   if (records.length > 0) {
@@ -227,6 +232,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   }
   report(cfg, outcomes, opts, backupFile);
   if (!opts.json) for (const id of newlyLocked) await offerStrictMode(paths, homeFlag, id, process.stdin.isTTY === true && !opts.yes);
+  if (!opts.json) for (const p of sandboxProposals) printProposal(p.proposal, p.file, (rest) => command(homeFlag, paths.home, rest));
   return outcomes.some((o) => o.result === 'refused' || o.result === 'failed') ? 3 : 0;
 }
 

@@ -8,6 +8,8 @@ import { resolveHome } from '../store/paths.js';
 import type { LockEntry } from '../surface/lockfile.js';
 import { confirm, describeArtifact, escaped, line, printJson } from './output.js';
 import { offerStrictMode } from './rules-offer.js';
+import { command } from './rules-print.js';
+import { printProposal } from './sandbox-proposal.js';
 import { envOptions } from './env-options.js';
 import { acceptedFindings } from './accept-findings.js';
 import { refuseSecretArguments } from '../enroll/secret-arguments.js';
@@ -137,6 +139,8 @@ export async function installVerb(homeFlag: string | undefined, spec: string, se
     if (locked) line(escaped(`Locked ${locked.tools.length} tools (surface ${locked.surface_hash}); ${report.enrollment?.baselines ?? 0} canary baseline(s) recorded.`));
     line(escaped(`Point your client at: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} run ${report.id}`));
     if (locked && report.id) await offerStrictMode(paths, homeFlag, report.id, interactive);
+    const proposed = report.enrollment?.proposal;
+    if (proposed) printProposal(proposed.proposal, proposed.file, (rest) => command(homeFlag, paths.home, rest));
   }
   if (opts.json && report.enrollment?.lockError) return report.enrollment.lockError.exitCode;
   if (!opts.dryRun && !report.added) return 1;

@@ -190,7 +190,8 @@ async function main(argv: string[]): Promise<void> {
     .option('--unconfined', 'run this server without a sandbox, on purpose (with --yes; audited)')
     .option('--clear', 'remove the sandbox first')
     .option('--pin', 'pin the sandbox as it is now (after a hand edit of servers.json), before any other change')
-    .option('--yes', 'confirm --unconfined')
+    .option('--propose', 'show the sandbox proposed when the server was enrolled (what its enrollment launches wrote); with --yes, apply it')
+    .option('--yes', 'confirm --unconfined, or apply the proposal of --propose')
     .action(act(async (id: string, opts: SandboxOptions) => (await import('./sandbox.js')).sandboxVerb(home(), id, opts)));
 
   const canary = program.command('canary').description('behavioural canaries: pinned answers and latency');

@@ -4,7 +4,9 @@ import { changeSandbox, type SandboxChange, type SandboxEdits } from '../sandbox
 import { sandboxView, type SandboxView } from '../sandbox/view.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
+import { applyProposal, hasProposal, loadProposal, proposalFile } from '../sandbox/propose.js';
 import { line, printJson, shortSha } from './output.js';
+import { printProposal } from './sandbox-proposal.js';
 import { command } from './rules-print.js';
 
 // `mcp-warden sandbox <id> [--json]`: shows a server's sandbox; the flags change it (validated, pinned in
@@ -12,6 +14,7 @@ import { command } from './rules-print.js';
 
 export interface SandboxOptions extends SandboxEdits {
   json?: boolean;
+  propose?: boolean;
   pin?: boolean;
   yes?: boolean;
 }
@@ -21,9 +24,12 @@ function said(id: string, change: SandboxChange): string {
   return `Changed the sandbox of server '${id}': ${change.to ? `pinned ${shortSha(change.to)}… in warden.lock` : 'it has none now; the pin was removed from warden.lock'} (was ${change.from ? `${shortSha(change.from)}…` : 'none'}).`;
 }
 
-function printView(v: SandboxView, cmd: (rest: string) => string): void {
+function printView(v: SandboxView, cmd: (rest: string) => string, proposed: boolean): void {
   const s = v.sandbox;
-  if (s === undefined) line(escaped(`Server '${v.server}' has no sandbox: it runs with every file and address of the user running the warden. Confine it with: ${cmd(`sandbox ${v.server} --network none`)}`));
+  if (s === undefined) {
+    line(escaped(`Server '${v.server}' has no sandbox: it runs with every file and address of the user running the warden. Confine it with: ${cmd(`sandbox ${v.server} --network none`)}`));
+    if (proposed) line(escaped(`  A sandbox was proposed from what its enrollment launches did: ${cmd(`sandbox ${v.server} --propose`)}`));
+  }
   else if (s === 'unconfined') line(escaped(`Server '${v.server}' runs unconfined, by the operator's explicit choice (audited).`));
   else {
     line(escaped(`Server '${v.server}' runs in a sandbox:`));
@@ -51,6 +57,24 @@ export async function sandboxVerb(homeFlag: string | undefined, id: string, opts
     ...(opts.unconfined ? { unconfined: true } : {}),
     ...(opts.clear ? { clear: true } : {}),
   };
+  if (opts.propose) {
+    if (Object.keys(edits).length > 0) throw new WardenError('USAGE', `--propose applies the saved proposal of server '${id}' as it is; it cannot be combined with another sandbox flag. Nothing was changed.`);
+    const proposal = loadProposal(paths, id);
+    if (!opts.yes) {
+      if (opts.json) printJson({ proposal, file: proposalFile(paths, id) });
+      else printProposal(proposal, proposalFile(paths, id), cmd);
+      return 0;
+    }
+    const change = await applyProposal(paths, id, proposal, opts.pin === true);
+    if (!opts.json) {
+      for (const e of proposal.env) line(escaped(`Set ${printable(e.name)}=${printable(e.value, 300)} in the environment of server '${id}'.`));
+      line(said(id, change));
+    }
+    const view = sandboxView(paths, id);
+    if (opts.json) printJson({ ...view, change });
+    else printView(view, cmd, false);
+    return 0;
+  }
   if (opts.unconfined && !opts.yes) throw new WardenError('USAGE', `--unconfined records that server '${id}' runs with every file and address of the user, on purpose; confirm it with --yes. Nothing was changed.`);
   let change: SandboxChange | undefined;
   if (Object.keys(edits).length > 0 || opts.pin) {
@@ -59,6 +83,6 @@ export async function sandboxVerb(homeFlag: string | undefined, id: string, opts
   }
   const view = sandboxView(paths, id);
   if (opts.json) printJson({ ...view, ...(change ? { change } : {}) });
-  else printView(view, cmd);
+  else printView(view, cmd, hasProposal(paths, id));
   return 0;
 }

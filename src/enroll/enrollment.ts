@@ -5,7 +5,7 @@ import type { DigestCache } from '../attest/cache.js';
 import { planLaunch, type Artifact, type LaunchPlan, type TreeMemo } from '../attest/plan.js';
 import { WardenError } from '../error.js';
 import type { HomePaths } from '../store/paths.js';
-import { loadServers, newServerConfig, updateServers, type ServerConfig } from '../store/servers.js';
+import { loadServers, newServerConfig, serverById, updateServers, type ServerConfig } from '../store/servers.js';
 import type { LockEntry } from '../surface/lockfile.js';
 import { recordCanaries } from '../supervise/canaries.js';
 import { recordModules } from './outside-modules.js';
@@ -13,6 +13,8 @@ import { allowlistArtifacts } from './allowlist-artifacts.js';
 import { captureLock } from '../supervise/capture-lock.js';
 import type { ReviewWords } from '../supervise/review.js';
 import type { FindingCode } from '../scan/rules.js';
+import { newObserved } from '../sandbox/observe.js';
+import { dropProposal, proposalFor, saveProposal, type SandboxProposal } from '../sandbox/propose.js';
 
 // Enrolling a server, shared by `add` and `import`: resolve and digest what it runs, allowlist that, write its
 // servers.json entry, then launch it through the same in-band path as `run` to lock its surface and record
@@ -37,6 +39,8 @@ export interface Enrollment {
   baselines?: number;
   /** Why the surface could not be locked (the server stays added). */
   lockError?: WardenError;
+  /** The sandbox proposed from what the enrollment launches wrote (add, install, import), and its file. */
+  proposal?: { proposal: SandboxProposal; file: string };
 }
 
 /** Resolves and digests what `spec` runs. The digest cache (and, for several servers, the tree memo) is the
@@ -82,17 +86,24 @@ export async function trustAndAdd(paths: HomePaths, id: string, spec: EnrollSpec
 
 /** Records the modules a node server loads from outside its package, locks the surface and records canary
  *  baselines; a failure is returned, not thrown. */
-export async function lockAndBaseline(paths: HomePaths, id: string, say: (m: string) => void = () => {}, by = `enroll ${id}`, accept: readonly FindingCode[] = [], retry?: string, review?: ReviewWords): Promise<Enrollment> {
+export async function lockAndBaseline(paths: HomePaths, id: string, say: (m: string) => void = () => {}, by = `enroll ${id}`, accept: readonly FindingCode[] = [], retry?: string, review?: ReviewWords, observe = false): Promise<Enrollment> {
   try {
     let modules: Artifact[] = [];
     let baselines = 0;
+    // The launches of an enrollment are observed: what they write is redirected and listed (docs/adr/0063).
+    const seen = observe ? newObserved() : undefined;
     // The baselines are recorded on the lock's last launch, once the lock is written (docs/adr/0061).
-    const lock = await captureLock(paths, id, 'lock', async (seen) => {
-      modules = await recordModules(paths, id, seen, by, say);
+    const lock = await captureLock(paths, id, 'lock', async (learned) => {
+      modules = await recordModules(paths, id, learned, by, say, seen?.dirs);
     }, accept, retry, review, async (held) => {
       baselines = Object.keys(await recordCanaries(paths, id, held)).length;
-    });
-    return { modules, lock, baselines };
+    }, seen);
+    if (!seen) return { modules, lock, baselines };
+    const server = serverById(loadServers(paths), id, paths);
+    const proposal = proposalFor(paths, id, server, seen, process.env.HOME, seen.code);
+    // Nothing observed: no proposal to keep, only the line that says why.
+    if (seen.dirs.length === 0) dropProposal(paths, id);
+    return { modules, lock, baselines, proposal: { proposal, file: seen.dirs.length > 0 ? saveProposal(paths, proposal) : '' } };
   } catch (err) {
     if (!(err instanceof WardenError)) throw err;
     return { lockError: err };

@@ -15,14 +15,21 @@ import { allowlistArtifacts } from './allowlist-artifacts.js';
 // server loaded it), allowlisted as a `module` and written to the server's `modules` in servers.json, before
 // the next launch, which enforces. See docs/adr/0014-module-guard-preload.md.
 
+/** A module loaded under a directory the observed enrollment launch overlaid (sandbox/observe.ts) showed the
+ *  overlay's device: the same file when inode, size, mtime and ctime are the host's. */
+function sameThroughOverlay(m: LearnedModule, host: string, overlaid: readonly string[]): boolean {
+  const under = overlaid.some((d) => m.path.startsWith(`${d}/`));
+  return under && m.key.split(':').slice(1).join(':') === host.split(':').slice(1).join(':');
+}
+
 /** Attests and records the outside modules server `id` loaded; returns them. */
-export async function recordModules(paths: HomePaths, id: string, seen: LearnedModule[], by: string, say: (m: string) => void): Promise<Artifact[]> {
+export async function recordModules(paths: HomePaths, id: string, seen: LearnedModule[], by: string, say: (m: string) => void, overlaid: readonly string[] = []): Promise<Artifact[]> {
   if (seen.length === 0) return [];
   const cache = loadDigestCache(paths, id);
   const modules: Artifact[] = [];
   for (const m of seen) {
     const d = await digestFileAsync(m.path, cache);
-    if (m.key !== keyString(d.key)) {
+    if (m.key !== keyString(d.key) && !sameThroughOverlay(m, keyString(d.key), overlaid)) {
       throw new WardenError('ARTIFACT_CHANGED', `${m.path}, which server '${id}' loaded during its enrollment launch, changed before the warden digested it; nothing about it was recorded. Find out what writes to it, then enroll the server again.`);
     }
     modules.push({ kind: 'module', path: m.path, sha256: d.sha256, chain: [m.path], key: d.key });

@@ -45,6 +45,16 @@ export function findNsenter(lookup: EngineLookup, id: string): Engine {
   return findTrusted('nsenter', lookup, id) ?? missing(`server '${id}' declares network domains, but nsenter (util-linux) is not on the trusted path ${lookup.path}, so its proxy cannot be started and the warden does not launch it. Install util-linux into a directory of the trusted path, choose another network (mcp-warden sandbox ${id} --network none), or run this one server without confinement on purpose: mcp-warden sandbox ${id} --unconfined`);
 }
 
+/** `name` on the trusted path (a root- or warden-owned executable nobody else can write, in a directory no
+ *  server may write), or undefined. */
+export function findTool(name: string, lookup: EngineLookup): Engine | undefined {
+  try {
+    return findTrusted(name, lookup, '');
+  } catch {
+    return undefined;
+  }
+}
+
 function missing(message: string): never {
   throw new WardenError('SANDBOX_ENGINE_MISSING', message);
 }

@@ -26,6 +26,7 @@ import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById, type ServerConfig } from '../store/servers.js';
 import { sandboxArgs, sandboxForLaunch, sandboxedServer, type SandboxLaunch } from '../sandbox/launch.js';
 import type { SandboxMounts } from '../sandbox/plan.js';
+import { observeContext, observeLaunch, observedServer, type Observed, type ObservedLaunch } from '../sandbox/observe.js';
 import { egressArgs, proxyEnv, recordDenials, startEgress, type Egress } from '../sandbox/egress.js';
 import type { Readable, Writable } from 'node:stream';
 import { recordNodeRelease, recordedNodeRelease } from '../store/node-releases.js';
@@ -54,6 +55,8 @@ export interface Launched {
   guard?: ModuleGuard;
   /** The network proxy of a sandbox with domains (sandbox/egress.ts): closed with the session. */
   egress?: Egress;
+  /** An observed enrollment launch (sandbox/observe.ts): its writes are read once it ended. */
+  observed?: ObservedLaunch;
 }
 
 export type LaunchRefusal = WardenError & { facts?: Partial<LaunchEvent> };
@@ -63,7 +66,7 @@ type RecordLaunch = (e: AuditEvent) => unknown;
 
 /** `learnModules`: the enrollment launch; the module guard records what is loaded outside the set instead of refusing it.
  *  `locks`: the locks as the caller read them (`run`), else read here for the sandbox's pin. */
-export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: string) => void, recordEvent?: RecordLaunch, opts: { learnModules?: boolean; locks?: Locks } = {}): Promise<Launched> {
+export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: string) => void, recordEvent?: RecordLaunch, opts: { learnModules?: boolean; locks?: Locks; observe?: Observed } = {}): Promise<Launched> {
   const record: RecordLaunch = recordEvent ?? ((e) => appendAudit(paths.audit, e));
   const refused = async (err: WardenError, facts: Partial<LaunchEvent>): Promise<never> => {
     await record({ event: 'launch', server: id, decision: 'refuse', reason: err.message, code: err.code, ...facts });
@@ -154,7 +157,10 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const egressFds = sandbox.launch?.egress ? [3 + (guard?.stdio.length ?? 0), 4 + (guard?.stdio.length ?? 0)] as const : undefined;
   // The grants' descriptors come after those, bound from there (sandbox/plan.ts).
   const grantBase = 3 + (guard?.stdio.length ?? 0) + (egressFds ? 2 : 0);
-  const command = engine && confine ? { file: engine.file, args: [...confine.args(grantBase), ...(egressFds ? egressArgs(...egressFds) : []), '--', resolved.file, ...args], argv0: engine.file } : { file: resolved.file, args, argv0: resolved.argv0 };
+  let command = engine && confine ? { file: engine.file, args: [...confine.args(grantBase), ...(egressFds ? egressArgs(...egressFds) : []), '--', resolved.file, ...args], argv0: engine.file } : { file: resolved.file, args, argv0: resolved.argv0 };
+  // An enrollment launch (no sandbox declared yet) runs with its writes redirected and listed (docs/adr/0063).
+  const observed = opts.observe && !engine ? observeLaunch(observeContext(paths, { path: config.path, sandboxes: Object.fromEntries(Object.entries(config.servers).map(([other, s]) => [other, s.sandbox])) }, env, server, resolved), resolved.file, args, opts.observe) : undefined;
+  if (observed) command = observed.command;
 
   let child: ServerProcess;
   let cgroup = createSessionCgroup();
@@ -162,13 +168,14 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   // tree is digested, and release waits for that (docs/adr/0033-held-server-joins-its-cgroup.md). A file merely
   // named node could run code of its own before the gate, and any other server is not held: born in it.
   // A confined server is born in it: bwrap forks before it could be moved.
-  const held = resolved.gated && guard !== undefined && isOwnNode(resolved.executable.key) && !engine;
+  const held = resolved.gated && guard !== undefined && isOwnNode(resolved.executable.key) && !engine && !observed;
   let contained: Promise<boolean>;
   try {
     ({ child, contained } = await spawnServer({ ...command, cwd: engine ? undefined : server.cwd, env, cgroup, held, extraStdio: [...(guard?.stdio ?? []), ...(egressFds ? (['pipe', 'pipe'] as const) : []), ...(confine?.fds ?? [])] }));
   } catch (err) {
     confine?.close();
     guard?.close();
+    observed?.finish();
     if (cgroup) await removeCgroup(cgroup);
     if (err instanceof WardenError) return refused(err, facts);
     throw err;
@@ -211,6 +218,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     if (outward && egressFds) egress = await startEgress({ id, ...outward, info: child.stdio[egressFds[0]] as Readable, block: child.stdio[egressFds[1]] as Writable, denied: recordDenials(id, record, say) });
     if (engine) ({ server: serverPid, enginePids } = await sandboxedServer(pid, engine, () => child.exitCode === null && child.signalCode === null));
     if (engine) facts.serverPid = serverPid;
+    if (observed) await observedServer(pid, observed.helpers, [resolved.file, ...args], () => child.exitCode === null && child.signalCode === null);
     if (!exe.key) throw new WardenError('EXEC_MISMATCH', 'no digested executable to verify against.');
     let audited = false;
     let holders: HolderCheck | undefined; // from the first line on: who else holds the server's stdout
@@ -244,7 +252,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     const attested = {
       expected: exe.key,
       leader: serverPid,
-      ...(interpreted ? { leaderCmdline: Buffer.from([engine ? resolved.file : plan.argv0, ...args].map((a) => `${a}\0`).join('')) } : {}),
+      ...(interpreted ? { leaderCmdline: Buffer.from([engine || observed ? resolved.file : plan.argv0, ...args].map((a) => `${a}\0`).join('')) } : {}),
       ...(engine ? { engine: { pids: enginePids, key: engine.key } } : {}),
     };
     holders = new HolderCheck(id, exe.path, attested, readStreamEnds(serverPid, wardenEndOf(child)), new SessionScanner(target));
@@ -255,6 +263,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     const stop = await killSessionNow(target);
     if (cgroup && stop.gone) await removeCgroup(cgroup);
     removeRunRecord(paths.runDir, pid);
+    observed?.finish();
     if (err instanceof WardenError) return refused(err, { ...facts, pid, pgid: pid });
     throw err;
   } finally {
@@ -262,7 +271,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   }
   await record({ event: 'launch', server: id, decision: 'allow', reason: 'all artifacts allowlisted', ...facts, pid, pgid: pid });
   allowed = true;
-  return { child, pid, plan: plan as LaunchPlan, server, started, target, cgroup, exited, verifyWriter, ...(guard ? { guard } : {}), ...(egress ? { egress } : {}) };
+  return { child, pid, plan: plan as LaunchPlan, server, started, target, cgroup, exited, verifyWriter, ...(guard ? { guard } : {}), ...(egress ? { egress } : {}), ...(observed ? { observed } : {}) };
 }
 
 export interface SessionCounts {
@@ -295,6 +304,7 @@ export async function stopLaunched(paths: HomePaths, id: string, launched: Launc
   }
   const stop = await stopSession(launched.target, DEFAULT_STOP);
   launched.egress?.close();
+  launched.observed?.finish(); // what it wrote is complete once nothing of it runs
   const exit = await orTimeout(exited, 1000, { code: null, signal: null });
   if (stop.gone) {
     if (launched.cgroup) await removeCgroup(launched.cgroup);

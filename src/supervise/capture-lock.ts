@@ -12,6 +12,7 @@ import { artifactRecords } from './attested-launch.js';
 import { fetchSurface, type Fetched, type HeldSession, type OnLearned } from './surface-fetch.js';
 import { escaped } from '../escape.js';
 import type { FindingCode } from '../scan/rules.js';
+import type { Observed } from '../sandbox/observe.js';
 import { gateFindings, scanServed } from './surface-scan.js';
 import { requireReviewed, type ReviewWords } from './review.js';
 
@@ -33,12 +34,12 @@ function write(paths: HomePaths, id: string, entry: LockEntry, fetched: Fetched,
  *  what it served passed (`accept`: the codes of high-severity findings the operator accepted). `onLocked`
  *  (enrollment): the fetch's last launch is held open and handed over once the entry is written, for the canary
  *  baselines (docs/adr/0061); it is ended here when anything before fails, and after `onLocked` in any case. */
-export async function captureLock(paths: HomePaths, id: string, source: 'lock' | 'pin', onLearned?: OnLearned, accept: readonly FindingCode[] = [], retry?: string, review?: ReviewWords, onLocked?: (held: HeldSession) => Promise<void>): Promise<LockEntry> {
+export async function captureLock(paths: HomePaths, id: string, source: 'lock' | 'pin', onLearned?: OnLearned, accept: readonly FindingCode[] = [], retry?: string, review?: ReviewWords, onLocked?: (held: HeldSession) => Promise<void>, observe?: Observed): Promise<LockEntry> {
   const server = serverById(loadServers(paths), id, paths);
   const previous = loadLocks(paths).tools.get(id);
   // A locked server is fetched over the flow its entry records; a new one is probed with server/discover first
   // (docs/adr/0046).
-  const fetched = await fetchSurface(paths, id, previous?.protocol ?? { offered: MODERN_REVISION }, say, onLearned, true, onLocked !== undefined);
+  const fetched = await fetchSurface(paths, id, previous?.protocol ?? { offered: MODERN_REVISION }, say, onLearned, true, onLocked !== undefined, observe);
   try {
     // A pin accepts only what diff showed (review.ts), an upgrade what it showed (`review`); a first lock has nothing
     // to compare with.

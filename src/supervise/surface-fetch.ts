@@ -9,6 +9,7 @@ import { loadClientSeen } from '../store/client-seen.js';
 import type { HomePaths } from '../store/paths.js';
 import { appendAudit } from '../audit/log.js';
 import type { LearnedModule } from '../launch/module-guard.js';
+import type { Observed } from '../sandbox/observe.js';
 import { attestAndLaunch, type Launched } from './attested-launch.js';
 import { stopLaunched } from './attested-launch.js';
 import type { LaunchPlan } from '../attest/plan.js';
@@ -73,8 +74,8 @@ interface Speech {
   probe?: boolean;
 }
 
-async function fetchWith(paths: HomePaths, id: string, speech: Speech, capabilities: Record<string, unknown>, say: (m: string) => void, learn = false, hold = false): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; servedCatalogs: ServedCatalogs; pageMembers: string[]; plan: LaunchPlan; learned: LearnedModule[]; held?: HeldSession }> {
-  const launched = await attestAndLaunch(paths, id, say, undefined, { learnModules: learn });
+async function fetchWith(paths: HomePaths, id: string, speech: Speech, capabilities: Record<string, unknown>, say: (m: string) => void, learn = false, hold = false, observe?: Observed): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; servedCatalogs: ServedCatalogs; pageMembers: string[]; plan: LaunchPlan; learned: LearnedModule[]; held?: HeldSession }> {
+  const launched = await attestAndLaunch(paths, id, say, undefined, { learnModules: learn, ...(observe ? { observe } : {}) });
   let stderr = '';
   launched.child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2000)));
   let noise = 0;
@@ -124,18 +125,18 @@ function sayRequiredEsm(id: string, files: string[], say: (m: string) => void): 
  *  record (a new server: an offer of revision 2026-07-28 and no flow). `classic` (lock, pin, diff; verify and the
  *  daemon when the lock holds a classic print): over the stateless flow, the classic answer is fetched too, before
  *  the second launch. `hold` (enrollment): the second launch, the last, is left open (`held`) for its holder to end. */
-export async function fetchSurface(paths: HomePaths, id: string, protocol: { offered: string; flow?: Flow }, say: (m: string) => void, onLearned?: OnLearned, classic = true, hold = false): Promise<Fetched & { held?: HeldSession }> {
+export async function fetchSurface(paths: HomePaths, id: string, protocol: { offered: string; flow?: Flow }, say: (m: string) => void, onLearned?: OnLearned, classic = true, hold = false, observe?: Observed): Promise<Fetched & { held?: HeldSession }> {
   const learn = onLearned !== undefined;
   const selected = selectedFlow(protocol);
   let speech: Speech = selected === 'probe' ? { flow: 'stateless', offered: protocol.offered, probe: true } : { flow: selected, offered: protocol.offered };
   let full;
   try {
-    full = await fetchWith(paths, id, speech, FULL_CAPABILITIES, say, learn);
+    full = await fetchWith(paths, id, speech, FULL_CAPABILITIES, say, learn, false, observe);
   } catch (err) {
     if (!(err instanceof PreCommitError)) throw err;
     speech = { flow: 'classic', offered: offeredFor('classic') };
     try {
-      full = await fetchWith(paths, id, speech, FULL_CAPABILITIES, say, learn);
+      full = await fetchWith(paths, id, speech, FULL_CAPABILITIES, say, learn, false, observe);
     } catch (classic) {
       // Both flows failed: each refusal is reported (this one here, the classic flow's as the error, its class kept).
       say(`server '${id}' did not confirm revision ${protocol.offered} to server/discover (${err.message}), and the classic flow (initialize) on a fresh launch failed too:`);
@@ -145,8 +146,8 @@ export async function fetchSurface(paths: HomePaths, id: string, protocol: { off
   if (onLearned) await onLearned(full.learned);
   const settled: Speech = { flow: speech.flow, offered: speech.offered };
   // The classic face before the second launch, so that a held second launch runs beside no other launch of the server.
-  const face = classic && settled.flow === 'stateless' ? await classicFace(paths, id, say) : undefined;
-  const bare = await fetchWith(paths, id, settled, {}, say, false, hold);
+  const face = classic && settled.flow === 'stateless' ? await classicFace(paths, id, say, observe) : undefined;
+  const bare = await fetchWith(paths, id, settled, {}, say, false, hold, observe);
   const bareNames = new Set(bare.tools.map((t) => t.name));
   return { ...full, conditional: full.tools.map((t) => t.name).filter((n) => !bareNames.has(n)), handshakes: distinctPrints([full.handshake.print, bare.handshake.print]), bareHandshake: bare.handshake, flow: settled.flow, offered: settled.offered, ...(face ? { classic: face } : {}), ...(bare.held ? { held: bare.held } : {}) };
 }
@@ -156,16 +157,16 @@ export async function fetchSurface(paths: HomePaths, id: string, protocol: { off
  *  offering 2025-11-25 with client capabilities, then one offering none. When the first is refused (an error
  *  answer such as serveStdio's `legacy: 'reject'`, an exit, no answer, an inadmissible result) the server serves
  *  one era: undefined. A failure of the second, after the first was answered, is the fetch's failure. */
-async function classicFace(paths: HomePaths, id: string, say: (m: string) => void): Promise<Fetched['classic']> {
-  const full = await classicHandshake(paths, id, FULL_CAPABILITIES, say);
+async function classicFace(paths: HomePaths, id: string, say: (m: string) => void, observe?: Observed): Promise<Fetched['classic']> {
+  const full = await classicHandshake(paths, id, FULL_CAPABILITIES, say, observe);
   if (full instanceof Error) return undefined;
-  const bare = await classicHandshake(paths, id, {}, say);
+  const bare = await classicHandshake(paths, id, {}, say, observe);
   if (bare instanceof Error) throw new WardenError('PROTOCOL_FAILURE', `could not fetch the initialize result server '${id}' serves to 2025 clients (it answered one offering capabilities, not one offering none): ${bare.message}.`);
   return { prints: distinctPrints([full.print, bare.print]), full, bare };
 }
 
-async function classicHandshake(paths: HomePaths, id: string, capabilities: Record<string, unknown>, say: (m: string) => void): Promise<Handshake | Error> {
-  const launched = await attestAndLaunch(paths, id, say);
+async function classicHandshake(paths: HomePaths, id: string, capabilities: Record<string, unknown>, say: (m: string) => void, observe?: Observed): Promise<Handshake | Error> {
+  const launched = await attestAndLaunch(paths, id, say, undefined, observe ? { observe } : {});
   let noise = 0;
   const counts = (): { nonJsonLines: number; oversizeLines: number; refusedClientLines: number } => ({ nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 });
   try {

@@ -70,7 +70,9 @@ describe('an interpreter named node that is not the warden\'s own', () => {
     expect(built.status, built.stderr).toBe(0);
     const server = path.join(SERVERS, 'basic.mjs');
     const home = path.join(dir, 'home');
-    const add = cli(home, ['add', 'wrapped', '--yes', '--', wrapper, server]);
+    // The log's directory is named in the server's environment, so enrollment's observation (ADR 0063) keeps the
+    // wrapper's writes there real instead of collecting them in its overlay of /tmp.
+    const add = cli(home, ['add', 'wrapped', '--yes', '--env', `RUNS_LOG_DIR=${dir}`, '--', wrapper, server]);
     // However the launch itself ends (the wrapper execs another file than the one attested), each of the
     // wrapper's runs was a launch of the server: its arguments end with the server's script.
     const runs = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean);

@@ -1,0 +1,36 @@
+import { escaped, printable } from '../escape.js';
+import type { SandboxProposal } from '../sandbox/propose.js';
+import { line } from './output.js';
+
+// How a sandbox proposal is printed: after add, install and import enroll a server, and by `sandbox <id>
+// --propose`. What the server wrote is its own behaviour, shown for review; every path goes through the escaper.
+
+/** Lines of each list shown; the file has them all (bounded). */
+const SHOWN = 12;
+
+function list<T>(items: readonly T[], show: (t: T) => string): void {
+  for (const t of items.slice(0, SHOWN)) line(`    ${show(t)}`);
+  if (items.length > SHOWN) line(`    ... and ${items.length - SHOWN} more (in the proposal file)`);
+}
+
+/** Prints a proposal; `cmd` makes a command line with the home flag. */
+export function printProposal(p: SandboxProposal, file: string, cmd: (rest: string) => string): void {
+  if (p.observed.dirs.length === 0) {
+    line(`No sandbox could be proposed for server '${printable(p.server)}': its enrollment launches were not observed (${printable(p.observed.unavailable ?? 'no writable place could be overlaid', 400)}). It runs as before, without a sandbox.`);
+    return;
+  }
+  line(`Proposed sandbox for server '${printable(p.server)}', from what its enrollment launches did (the server's own behaviour: review it, nothing is applied):`);
+  if (p.observed.unavailable) line(`  (partly observed: ${printable(p.observed.unavailable, 400)})`);
+  line(`  watched for writes: ${p.observed.dirs.map((d) => printable(d, 200)).join(', ')}; network use was not observed`);
+  if (p.observed.kept.length) line(`  written for real, as its configuration names them: ${p.observed.kept.map((d) => printable(d, 200)).join(', ')}`);
+  if (p.observed.notObserved.length) list(p.observed.notObserved, (n) => `not watched: ${printable(n.dir, 200)} (${printable(n.why, 300)})`);
+  if (p.writes.length === 0) line('  it wrote nothing there');
+  else {
+    line(`  it wrote (redirected: none of it reached the real files${p.truncated ? '; the list is cut' : ''}):`);
+    const why = new Map(p.notGranted.map((n) => [n.path, n.why]));
+    list(p.writes, (w) => `${w.kind === 'delete' ? 'deleted ' : ''}${printable(w.path, 300)}${why.has(w.path) ? `: ${printable(why.get(w.path) as string, 300)}` : ''}`);
+  }
+  line(`  proposed: network none; writes to its data directory, a private /tmp${p.write.map((d) => `, ${printable(d, 200)}`).join('')}`);
+  for (const e of p.env) line(`  offered environment: ${printable(e.name)}=${printable(e.value, 300)} (${printable(e.why, 300)})`);
+  line(escaped(`  Saved in ${printable(file, 300)}. Apply it with: ${cmd(`sandbox ${p.server} --propose --yes`)}`));
+}

@@ -1,0 +1,154 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import * as v from 'valibot';
+import { WardenError } from '../error.js';
+import { writeJsonAtomic } from '../store/atomic.js';
+import type { HomePaths } from '../store/paths.js';
+import { loadServers, serverById, updateServers, type ServerConfig } from '../store/servers.js';
+import { changeSandbox, type SandboxChange } from './edit.js';
+import { MAX_WRITES, type Observed } from './observe.js';
+import { ensureDataDir } from './plan.js';
+import { MAX_ENTRIES, pathProblem } from './schema.js';
+
+// A sandbox proposed from what the enrollment launches did (sandbox/observe.ts), the way `rules` proposes a
+// classification from the server's hints: it is the server's own behaviour, shown for review, saved in
+// <home>/proposals/<id>.sandbox.json and applied only on the operator's `sandbox <id> --propose --yes`, through
+// the same validated, pinned and audited path as `sandbox <id> --allow-write ...`. Network use was not observed:
+// the proposal's network is "none", to be changed by the operator when the server needs one.
+
+/** The proposal file's size bound (bytes). */
+export const MAX_PROPOSAL = 256 * 1024;
+
+const entry = v.strictObject({ path: v.pipe(v.string(), v.maxLength(4096)), why: v.pipe(v.string(), v.maxLength(1024)) });
+const proposalSchema = v.strictObject({
+  version: v.literal(1),
+  server: v.string(),
+  made: v.string(),
+  /** What was watched, what could not be and why; network use is never observed (docs/adr/0063). */
+  observed: v.strictObject({
+    dirs: v.pipe(v.array(v.string()), v.maxLength(16)),
+    kept: v.pipe(v.array(v.string()), v.maxLength(16)),
+    notObserved: v.pipe(v.array(v.strictObject({ dir: v.string(), why: v.string() })), v.maxLength(16)),
+    network: v.literal('not_observed'),
+    unavailable: v.optional(v.string()),
+  }),
+  writes: v.pipe(v.array(v.strictObject({ path: v.pipe(v.string(), v.maxLength(4096)), kind: v.picklist(['write', 'delete']) })), v.maxLength(MAX_WRITES)),
+  truncated: v.boolean(),
+  /** The write grants proposed: directories the server wrote into, outside its temporary directory. */
+  write: v.pipe(v.array(v.string()), v.maxLength(MAX_ENTRIES)),
+  /** Writes no grant is proposed for, and why. */
+  notGranted: v.pipe(v.array(entry), v.maxLength(MAX_WRITES)),
+  /** Environment values offered (heuristics, by package: labelled as such). */
+  env: v.pipe(v.array(v.strictObject({ name: v.string(), value: v.string(), why: v.string() })), v.maxLength(8)),
+});
+export type SandboxProposal = v.InferOutput<typeof proposalSchema>;
+
+const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith('/') ? dir : dir + '/');
+
+/** Servers whose data file lands beside their own code by default, and the variable that moves it: a heuristic by
+ *  package name, never from what the server said. */
+const DATA_FILE_ENV: Record<string, { name: string; file: string }> = {
+  '@modelcontextprotocol/server-memory': { name: 'MEMORY_FILE_PATH', file: 'memory.jsonl' },
+};
+
+function packageOf(server: ServerConfig): string | undefined {
+  if (server.package) return server.package.name;
+  for (const a of [server.command, ...server.args]) {
+    for (const name of Object.keys(DATA_FILE_ENV)) if (a.includes(`/node_modules/${name}/`)) return name;
+  }
+  return undefined;
+}
+
+function existingAncestor(p: string): string {
+  let d = path.dirname(p);
+  while (d !== '/' && !fs.existsSync(d)) d = path.dirname(d);
+  return d;
+}
+
+/** The proposal for server `id` from what its enrollment launches wrote (`code`: its own files and trees). */
+export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, seen: Observed, userHome: string | undefined, code: string[]): SandboxProposal {
+  const write: string[] = [];
+  const notGranted: { path: string; why: string }[] = [];
+  for (const w of seen.writes) {
+    const p = w.path;
+    let why: string | undefined;
+    if (inside(p, '/tmp')) why = 'covered: the sandbox gives the server a private /tmp';
+    else if (inside(p, paths.home)) why = "the warden's home is never granted (a write into the package store changes what was attested)";
+    else if (code.some((c) => inside(p, c))) why = "the server's own attested files stay read-only";
+    else {
+      const dir = existingAncestor(p);
+      if (dir === userHome || dir.split('/').length < 3 || pathProblem(dir) !== undefined) why = `a grant would be ${dir} whole; grant a narrower directory if the server needs it`;
+      else if (!write.includes(dir) && write.length < MAX_ENTRIES) write.push(dir);
+    }
+    if (why) notGranted.push({ path: p, why });
+  }
+  // What its configuration names it writes for real (not watched): proposed as it stands, outside /tmp.
+  for (const k of seen.kept) if (!inside(k, '/tmp') && !inside(k, paths.home) && k !== userHome && !write.includes(k) && write.length < MAX_ENTRIES) write.push(k);
+  const pkg = packageOf(server);
+  const offer = pkg !== undefined ? DATA_FILE_ENV[pkg] : undefined;
+  const env = offer && server.env[offer.name] === undefined ? [{ name: offer.name, value: path.join(paths.home, 'data', id, offer.file), why: `heuristic: ${pkg} writes ${offer.file} beside its own script unless ${offer.name} names another file; this puts it in the server's data directory` }] : [];
+  return {
+    version: 1,
+    server: id,
+    made: new Date().toISOString(),
+    observed: { dirs: seen.dirs, kept: seen.kept, notObserved: seen.notObserved, network: 'not_observed', ...(seen.unavailable ? { unavailable: seen.unavailable } : {}) },
+    writes: seen.writes,
+    truncated: seen.truncated,
+    write: write.sort(),
+    notGranted,
+    env,
+  };
+}
+
+export const proposalFile = (paths: HomePaths, id: string): string => path.join(paths.home, 'proposals', `${id}.sandbox.json`);
+
+/** Whether server `id` has a saved proposal (what `sandbox <id>` points to). */
+export const hasProposal = (paths: HomePaths, id: string): boolean => fs.existsSync(proposalFile(paths, id));
+
+/** Removes a proposal an earlier enrollment of `id` left (this one observed nothing). */
+export const dropProposal = (paths: HomePaths, id: string): void => fs.rmSync(proposalFile(paths, id), { force: true });
+
+/** Saves the proposal (owner-only, atomically, bounded). */
+export function saveProposal(paths: HomePaths, p: SandboxProposal): string {
+  const file = proposalFile(paths, p.server);
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  if (Buffer.byteLength(JSON.stringify(p)) > MAX_PROPOSAL) p = { ...p, writes: p.writes.slice(0, 32), notGranted: p.notGranted.slice(0, 32), truncated: true };
+  writeJsonAtomic(file, p);
+  return file;
+}
+
+/** The saved proposal of server `id`; refuses with SANDBOX_PROPOSAL_MISSING when there is none (or it is unreadable). */
+export function loadProposal(paths: HomePaths, id: string): SandboxProposal {
+  const file = proposalFile(paths, id);
+  let text: string;
+  try {
+    const st = fs.lstatSync(file);
+    if (!st.isFile() || st.size > MAX_PROPOSAL) throw new Error('not a regular file of bounded size');
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    throw new WardenError('SANDBOX_PROPOSAL_MISSING', `there is no sandbox proposal for server '${id}' (${file}): one is made when add, install or import enrolls a server. Set a sandbox yourself with: mcp-warden sandbox ${id} --network none`);
+  }
+  const r = v.safeParse(proposalSchema, (() => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return undefined;
+    }
+  })());
+  if (!r.success || r.output.server !== id) throw new WardenError('SANDBOX_PROPOSAL_MISSING', `the sandbox proposal for server '${id}' in ${file} is not one the warden wrote (malformed). Remove it and set a sandbox yourself with: mcp-warden sandbox ${id} --network none`);
+  return r.output;
+}
+
+/** Applies a proposal: its environment offers into servers.json, then the sandbox (network none, its write
+ *  grants) through `changeSandbox` (validated, pinned, audited). */
+export async function applyProposal(paths: HomePaths, id: string, p: SandboxProposal, pin: boolean): Promise<SandboxChange> {
+  serverById(loadServers(paths), id, paths);
+  if (p.env.length > 0) {
+    ensureDataDir(paths.home, id);
+    await updateServers(paths, (file) => {
+      const server = serverById(file, id, paths);
+      for (const e of p.env) server.env[e.name] = e.value;
+    });
+  }
+  return changeSandbox(paths, id, { clear: true, network: 'none', allowWrite: p.write }, pin);
+}
