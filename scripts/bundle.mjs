@@ -20,11 +20,9 @@ fs.renameSync(entry, bundledEntry);
 fs.rmSync(outdir, { recursive: true, force: true });
 // node's compile cache of the warden's code (src/compile-cache.ts): entries of the last build's chunks would stay.
 fs.rmSync(path.join(dist, '.compile-cache'), { recursive: true, force: true });
-await build({
-  entryPoints: { main: bundledEntry },
+const common = {
   outdir,
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
@@ -40,6 +38,12 @@ await build({
   keepNames: true,
   legalComments: 'none',
   logLevel: 'warning',
-});
+};
+await build({ ...common, entryPoints: { main: bundledEntry }, splitting: true });
+// The launch a client starts (`[--home DIR] run ID`, src/cli/plain-run.ts) as one file with everything it
+// imports: main.ts imports it by its path, which the build above leaves alone. On node 24 one file of `run`'s
+// code imports in less CPU than its chunks (docs/adr/0056-launch-on-node-24.md). It shares no module with the
+// chunks: it settles its own outcome against its own WardenError (src/cli/outcome.ts).
+await build({ ...common, entryPoints: { 'plain-run': path.join(dist, 'cli/plain-run.js') }, splitting: false });
 fs.rmSync(bundledEntry);
 fs.writeFileSync(entry, "#!/usr/bin/env node\n// The command line, bundled by scripts/bundle.mjs: see dist/bundle/.\nimport '../bundle/main.js';\n", { mode: 0o755 });
