@@ -38,6 +38,19 @@ const common = {
   keepNames: true,
   legalComments: 'none',
   logLevel: 'warning',
+  plugins: [
+    {
+      // unhomoglyph's confusables table (src/scan/confusables.ts) parsed from a string: V8 parses JSON faster than
+      // it evaluates an object literal of 6,311 properties (~4 ms of CPU on every `run`, node 24).
+      name: 'json-parsed-from-a-string',
+      setup(b) {
+        b.onLoad({ filter: /[\\/]unhomoglyph[\\/]data\.json$/ }, (args) => ({
+          contents: `export default JSON.parse(${JSON.stringify(fs.readFileSync(args.path, 'utf8'))});`,
+          loader: 'js',
+        }));
+      },
+    },
+  ],
 };
 await build({ ...common, entryPoints: { main: bundledEntry }, splitting: true });
 // The launch a client starts (`[--home DIR] run ID`, src/cli/plain-run.ts) as one file with everything it
