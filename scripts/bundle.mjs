@@ -2,6 +2,7 @@
 // included) into dist/bundle/, one file for what every verb needs plus one chunk per lazily imported verb, and
 // makes dist/cli/main.js a one-line entry that loads it. Node then reads and compiles a few files instead of
 // ~150 modules: `run` starts ~60 ms sooner and its process is ~9 MB smaller (docs/adr/0019-fast-launch.md).
+// A client's `run` then imports one more file, dist/bundle/plain-run.js, with all of its code (below).
 // The other files of dist/ stay as tsc wrote them: the module guard that is loaded into servers
 // (dist/launch/preload/, checked against digests.json), the daemon's worker, and what the tests import.
 // Every chunk sits in dist/bundle/, one level below dist/ like the folders it came from, so paths made from
