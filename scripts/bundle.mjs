@@ -2,6 +2,7 @@
 // included) into dist/bundle/, one file for what every verb needs plus one chunk per lazily imported verb, and
 // makes dist/cli/main.js a one-line entry that loads it. Node then reads and compiles a few files instead of
 // ~150 modules: `run` starts ~60 ms sooner and its process is ~9 MB smaller (docs/adr/0019-fast-launch.md).
+// A client's `run` then imports one more file, dist/bundle/plain-run.js, with all of its code (below).
 // The other files of dist/ stay as tsc wrote them: the module guard that is loaded into servers
 // (dist/launch/preload/, checked against digests.json), the daemon's worker, and what the tests import.
 // Every chunk sits in dist/bundle/, one level below dist/ like the folders it came from, so paths made from
@@ -20,11 +21,9 @@ fs.renameSync(entry, bundledEntry);
 fs.rmSync(outdir, { recursive: true, force: true });
 // node's compile cache of the warden's code (src/compile-cache.ts): entries of the last build's chunks would stay.
 fs.rmSync(path.join(dist, '.compile-cache'), { recursive: true, force: true });
-await build({
-  entryPoints: { main: bundledEntry },
+const common = {
   outdir,
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
@@ -40,6 +39,25 @@ await build({
   keepNames: true,
   legalComments: 'none',
   logLevel: 'warning',
-});
+  plugins: [
+    {
+      // unhomoglyph's confusables table (src/scan/confusables.ts) parsed from a string: V8 parses JSON faster than
+      // it evaluates an object literal of 6,311 properties (~4 ms of CPU on every `run`, node 24).
+      name: 'json-parsed-from-a-string',
+      setup(b) {
+        b.onLoad({ filter: /[\\/]unhomoglyph[\\/]data\.json$/ }, (args) => ({
+          contents: `export default JSON.parse(${JSON.stringify(fs.readFileSync(args.path, 'utf8'))});`,
+          loader: 'js',
+        }));
+      },
+    },
+  ],
+};
+await build({ ...common, entryPoints: { main: bundledEntry }, splitting: true });
+// The launch a client starts (`[--home DIR] run ID`, src/cli/plain-run.ts) as one file with everything it
+// imports: main.ts imports it by its path, which the build above leaves alone. On node 24 one file of `run`'s
+// code imports in less CPU than its chunks (docs/adr/0056-launch-on-node-24.md). It shares no module with the
+// chunks: it settles its own outcome against its own WardenError (src/cli/outcome.ts).
+await build({ ...common, entryPoints: { 'plain-run': path.join(dist, 'cli/plain-run.js') }, splitting: false });
 fs.rmSync(bundledEntry);
 fs.writeFileSync(entry, "#!/usr/bin/env node\n// The command line, bundled by scripts/bundle.mjs: see dist/bundle/.\nimport '../bundle/main.js';\n", { mode: 0o755 });

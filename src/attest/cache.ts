@@ -5,7 +5,16 @@ import type { StatKey } from './stat-key.js';
 // the same inode replaces the older. Persisted by store/digest-cache-file.ts.
 
 const MAX_ENTRIES = 200_000;
-const HEX64 = /^[0-9a-f]{64}$/;
+
+/** Whether every character of `s` from `start` is 0-9 or a-f (what /^[0-9a-f]+$/ tests on the slice, without the
+ *  slice and the regular expression: a warm walk asks once per file, docs/adr/0056-launch-on-node-24.md). */
+function lowerHexFrom(s: string, start: number): boolean {
+  for (let i = start; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
+}
 
 export type CacheEntries = Record<string, string>;
 
@@ -30,7 +39,7 @@ export class DigestCache {
   get(k: StatKey): string | undefined {
     const v = this.entries.get(inodeOf(k));
     const prefix = `${k.size}:${k.mtimeNs}:${k.ctimeNs}:`;
-    if (v !== undefined && v.startsWith(prefix) && v.length === prefix.length + 64 && HEX64.test(v.slice(prefix.length))) {
+    if (v !== undefined && v.length === prefix.length + 64 && v.startsWith(prefix) && lowerHexFrom(v, prefix.length)) {
       this.hits++;
       return v.slice(prefix.length);
     }

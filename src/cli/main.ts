@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import path from 'node:path';
-import { WardenError } from '../error.js';
 import type { ImportOptions } from './import.js';
 import type { UnwrapOptions } from './unwrap.js';
 import type { InstallOptions } from './install.js';
@@ -8,7 +7,7 @@ import type { UpgradeOptions } from './upgrade.js';
 import type { TrustRootUpdateOptions } from './trust-root.js';
 import type { RulesOptions } from './rules.js';
 import type { SandboxOptions } from './sandbox.js';
-import { escaped } from '../escape.js';
+import { exitWhenFlushed, settle } from './outcome.js';
 import { wardenVersion } from '../daemon/version.js';
 import { enableOwnCompileCache } from '../compile-cache.js';
 
@@ -21,29 +20,6 @@ const ACCEPT_FINDINGS_HELP = 'lock despite high-severity scan findings of these 
 // client, the daemon's metrics) took ~400 ms of every `run` (docs/performance.md).
 
 type Action = (...args: never[]) => number | Promise<number>;
-
-/** `run` holds stdin and signal handlers; once the session is over, exit as soon as stdout is flushed. */
-function exitWhenFlushed(code: number): Promise<number> {
-  return new Promise(() => process.stdout.write('', () => process.exit(code)));
-}
-
-/** Reports the outcome of a verb: its exit code, or one sentence for a WardenError, or an internal error. */
-function settle(outcome: Promise<number>): void {
-  outcome.then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      if (err instanceof WardenError) {
-        process.stderr.write(`mcp-warden: ${err.code}: ${escaped(err.message)}\n`);
-        process.exitCode = err.exitCode;
-        return;
-      }
-      process.stderr.write(`mcp-warden: internal error (please report): ${(err instanceof Error ? (err.stack ?? err.message) : String(err)).split('\n').map(escaped).join('\n')}\n`);
-      process.exitCode = 70;
-    },
-  );
-}
 
 /** Completes a change of several trust files that was interrupted (store/journal.ts) before any verb reads them;
  *  one lstat when there is none, and the store's modules are imported only when there is one. */
@@ -86,7 +62,15 @@ async function main(argv: string[]): Promise<void> {
   });
   const run = plainRun(argv.slice(2));
   if (run) {
-    settle(import('./run.js').then(async (m) => exitWhenFlushed(await m.runVerb(run.home, run.id))));
+    // By its path, so that scripts/bundle.mjs leaves it out of the chunks: dist/bundle/plain-run.js is one file.
+    let plain: typeof import('./plain-run.js');
+    try {
+      plain = (await import(new URL('./plain-run.js', import.meta.url).href)) as typeof import('./plain-run.js');
+    } catch (err) {
+      settle(Promise.reject(err as Error));
+      return;
+    }
+    plain.startPlainRun(run.home, run.id);
     return;
   }
   const { Command, CommanderError, Option } = await import('commander');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import unhomoglyph from 'unhomoglyph';
+import { unhomoglyph } from '../scan/confusables.js';
 import type { Classified } from '../protocol/message.js';
 
 // The warden's own questions to the user, asked through the client with an MCP elicitation request (a call of

@@ -1,4 +1,4 @@
-import unhomoglyph from 'unhomoglyph';
+import { unhomoglyph } from './confusables.js';
 import type { FindingCode } from './rules.js';
 
 // The text patterns of the scan (rules.ts says why each exists). Every pattern is linear in the text: gaps are

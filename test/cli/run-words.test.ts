@@ -51,4 +51,13 @@ describe('the words run is started with', () => {
       expect(r.stderr).toMatch(/^mcp-warden: error: /);
     }
   });
+
+  it('settles a refusal of the one-file run (dist/bundle/plain-run.js) by its code and exit code, not as an internal error; that file imports none of the chunks', () => {
+    const r = run(['--home', home, 'run', 'no-such-server']);
+    expect({ code: r.status, internal: /internal error/.test(r.stderr) }).toEqual({ code: 2, internal: false });
+    expect(r.stderr).toMatch(/^mcp-warden: SERVER_UNKNOWN: /);
+    // One file with its own WardenError: a relative import would share a chunk's class with main's copy.
+    const one = fs.readFileSync(path.join(path.dirname(WARDEN), '../bundle/plain-run.js'), 'utf8');
+    expect(one.match(/(?:from|import)\s*\(?\s*["']\.{1,2}\/[^"']*["']/g)).toBeNull();
+  });
 });

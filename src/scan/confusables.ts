@@ -1,0 +1,28 @@
+import confusables from 'unhomoglyph/data.json' with { type: 'json' };
+
+// Unicode's confusables table as unhomoglyph 1.0.6 applies it (its data, the same mapping), without its way of
+// applying it: unhomoglyph builds one regular expression of all 6,311 characters at import and V8 compiles it at
+// the first call (proxy/ask.ts folds the warden's own name at import, so every `run` paid it). Every key of the
+// table is one code point, so a regular expression of them matches exactly where a code point is a key, one at a
+// time: looking each code point up is the same replacement (test/scan/confusables.test.ts checks it against
+// unhomoglyph on every key and on mixed strings). The table stays the object JSON gives (a Map of it cost ~4 ms
+// more to build), and scripts/bundle.mjs has the bundle parse it from a string rather than evaluate an object
+// literal of 6,311 properties. Import on node 24, bundled: 11.3 -> ~5 ms of CPU (docs/adr/0056-launch-on-node-24.md).
+
+const table = confusables as Record<string, string>;
+
+/** `text` with every character of the confusables table replaced by what it imitates (unhomoglyph's result). */
+export function unhomoglyph(text: string): string {
+  let out = '';
+  let from = 0; // start of the run of characters not yet copied
+  let i = 0;
+  for (const ch of text) {
+    const to = Object.hasOwn(table, ch) ? table[ch] : undefined;
+    if (to !== undefined) {
+      out += text.slice(from, i) + to;
+      from = i + ch.length;
+    }
+    i += ch.length;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
