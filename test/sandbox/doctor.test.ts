@@ -57,4 +57,22 @@ describe('doctor', () => {
     expect(json.engine.code).toBe('SANDBOX_ENGINE_MISSING');
     expect(json.probes).toEqual({ network: null, files: null, domains: null, unprivileged: null });
   });
+
+  it('names a bwrap others may write as untrusted: SANDBOX_UNAVAILABLE with the chown/chmod fix, no probe run with it, exit 1', () => {
+    const bin = path.join(dirs.dir, 'bin');
+    fs.mkdirSync(bin);
+    const planted = path.join(bin, 'bwrap');
+    fs.copyFileSync('/usr/bin/bwrap', planted);
+    fs.chmodSync(planted, 0o757);
+    fs.mkdirSync(dirs.home, { mode: 0o700 });
+    fs.writeFileSync(path.join(dirs.home, 'servers.json'), JSON.stringify({ version: 1, path: bin, servers: {} }), { mode: 0o600 });
+    const r = cli(dirs.home, ['doctor', '--json']);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout) as Report;
+    expect(report.engine.code).toBe('SANDBOX_UNAVAILABLE');
+    expect(report.probes.network).toBeNull();
+    const none = report.levels.find((l) => l.level === 'none');
+    expect(none).toMatchObject({ ok: false, code: 'SANDBOX_UNAVAILABLE' });
+    expect(none?.fix).toContain(`chown root ${planted} && chmod go-w ${planted}`);
+  });
 });
