@@ -278,6 +278,12 @@ async function main(argv: string[]): Promise<void> {
     .action(act(async (id: string, opts: UpgradeOptions) => (await import('./upgrade.js')).upgradeVerb(home(), id, opts)));
 
   program
+    .command('doctor')
+    .description('what each sandbox level confines on this host, from real probes; exit 1 when a level cannot be applied')
+    .option('--json', 'machine-readable output')
+    .action(act(async (opts: { json?: boolean }) => (await import('./doctor.js')).doctorVerb(home(), opts.json === true)));
+
+  program
     .command('outdated')
     .description("per installed server: the pinned version, the registry's newest, and whether it carries provenance from the pinned publisher")
     .option('--json', 'machine-readable output')
