@@ -99,6 +99,9 @@ function checkGrants(c: Confinement, ctx: PlanContext, fds: number[]): Map<strin
     if (warden !== undefined) refuse(ctx.id, `the write grant ${p} overlaps the warden's own ${warden} (what the warden runs: its code and dependencies, its node, the engine), which no server may change`);
     if (!opened.has(p)) refuse(ctx.id, `the write grant ${p} does not exist (create it first: the warden creates only the data directory)`);
   }
+  // A name hidden only from the launch on: a file created there later would have no mount over it.
+  const absent = c.read.deny.find((p) => kindOf(p) === undefined);
+  if (absent !== undefined) refuse(ctx.id, `the read.deny path ${absent} does not exist, and a file created there after the launch would be readable (only what exists can be hidden); create it (an empty file or directory) or remove it from read.deny`);
   const problem = sandboxGrantProblem(c, ctx.scope);
   if (problem !== undefined) refuse(ctx.id, problem);
   return opened;
