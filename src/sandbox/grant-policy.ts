@@ -94,13 +94,6 @@ export function writeGrantOver(dir: string, sandboxes: Record<string, Sandbox | 
   return undefined;
 }
 
-/** The directories of a PATH-like `list` that no server's write grant reaches, in order: where the warden may
- *  look a program up that it runs outside every sandbox (git for the fleet daemon; sandbox/engine.ts skips the
- *  same for bwrap and nsenter). */
-export function ungrantedPath(list: string, sandboxes: Record<string, Sandbox | undefined>): string {
-  return list.split(':').filter((dir) => writeGrantOver(dir, sandboxes) === undefined).join(':');
-}
-
 /** The first problem of any grant of `sandbox`, or undefined. */
 export function sandboxGrantProblem(sandbox: Sandbox | undefined, scope: GrantScope): string | undefined {
   if (sandbox === undefined || sandbox === 'unconfined') return undefined;
