@@ -31,8 +31,17 @@ function bothNames(p: string): string[] {
 /** The absolute directories of a PATH-like list. */
 const pathDirs = (list: string | undefined): string[] => (list ?? '').split(':').filter((d) => path.isAbsolute(d)).map((d) => path.resolve(d));
 
+/** An alert sink as servers.json holds it: an exec sink names a program the warden runs unconfined, as its own
+ *  uid, on every alert (alert/sinks.ts). */
+export type AlertSinkConfig = { type: string; command?: readonly string[] };
+
+/** The directories of what an exec sink runs: its program and every absolute path among its arguments (a script
+ *  given to an interpreter is a program too). */
+const execSinkDirs = (alerts: readonly AlertSinkConfig[]): string[] =>
+  alerts.flatMap((a) => (a.type === 'exec' ? (a.command ?? []).filter((c) => path.isAbsolute(c)) : [])).flatMap((c) => [...new Set([path.dirname(path.resolve(c)), path.dirname(bothNames(c).at(-1) as string)])]);
+
 /** What no write grant may be, hold or lie inside, each with what it is. */
-export function protectedDirs(trustedPath: string): { dir: string; what: string }[] {
+export function protectedDirs(trustedPath: string, alerts: readonly AlertSinkConfig[] = []): { dir: string; what: string }[] {
   const node = fs.realpathSync(process.execPath);
   const named = [
     ...SYSTEM_DIRS.map((dir) => ({ dir, what: 'a system directory the warden, root and the kernel run programs and libraries from' })),
@@ -40,6 +49,7 @@ export function protectedDirs(trustedPath: string): { dir: string; what: string 
     ...pathDirs(process.env.PATH).map((dir) => ({ dir, what: "a directory of the warden's own PATH, where it looks up npm" })),
     { dir: path.dirname(path.dirname(node)), what: 'the install of the node running the warden' },
     { dir: INSTALL_ROOT, what: "the warden's own install" },
+    ...execSinkDirs(alerts).map((dir) => ({ dir, what: "the directory of a program an exec alert sink runs (servers.json's `alerts`), which the warden runs unconfined on every alert" })),
   ];
   return named.flatMap(({ dir, what }) => bothNames(dir).map((d) => ({ dir: d, what })));
 }
@@ -48,6 +58,8 @@ export interface GrantScope {
   /** The server whose sandbox holds the grants. */
   id: string;
   trustedPath: string;
+  /** servers.json's alert sinks: the programs of exec sinks run outside every sandbox. */
+  alerts: readonly AlertSinkConfig[];
   /** The warden's home (its stores, locks, sockets, audit log), which a server never sees. */
   wardenHome: string;
   /** Every server's sandbox (by id), the judged one included. */
@@ -69,7 +81,7 @@ export function grantProblem(p: string, write: boolean, scope: GrantScope): stri
   const home = bothNames(scope.wardenHome).find((h) => overlaps(p, h));
   if (home !== undefined) return `${p} is, holds or lies inside the warden's home ${home}, which a server never sees`;
   if (write) {
-    const hit = protectedDirs(scope.trustedPath).find(({ dir }) => overlaps(p, dir));
+    const hit = protectedDirs(scope.trustedPath, scope.alerts).find(({ dir }) => overlaps(p, dir));
     if (hit !== undefined) return `the write grant ${p} is, holds or lies inside ${hit.dir}, ${hit.what}: a program written there would run outside every sandbox`;
   }
   for (const [other, sandbox] of Object.entries(scope.sandboxes)) {

@@ -15,6 +15,7 @@ import { NODE, SERVERS, cli, tempDir } from '../helpers/warden.js';
 let dir: string;
 let home: string;
 let hooks: string;
+let scripts: string;
 
 beforeAll(() => {
   dir = tempDir();
@@ -25,14 +26,18 @@ beforeAll(() => {
   addServerWarm(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]);
   const file = path.join(home, 'servers.json');
   const config = JSON.parse(fs.readFileSync(file, 'utf8'));
-  config.alerts = [{ type: 'exec', command: [path.join(hooks, 'alert.sh')] }];
+  // The neighbour (fix of review 12): a script handed to an interpreter is a program the sink runs too.
+  scripts = path.join(dir, 'srv/scripts');
+  fs.mkdirSync(scripts, { recursive: true });
+  fs.writeFileSync(path.join(scripts, 'notify.sh'), 'cat > /dev/null\n');
+  config.alerts = [{ type: 'exec', command: [path.join(hooks, 'alert.sh')] }, { type: 'exec', command: ['/bin/sh', path.join(scripts, 'notify.sh')] }];
   fs.writeFileSync(file, JSON.stringify(config, null, 2));
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe("a write grant over an exec alert sink's program", () => {
-  it('on its directory is refused when set (SANDBOX_INVALID) and not written to servers.json', () => {
-    const grant = hooks;
+  it.each([['its directory', () => hooks], ["the directory of a script given to the sink's interpreter", () => scripts], ['a directory holding them', () => path.dirname(hooks)]])('on %s is refused when set (SANDBOX_INVALID) and not written to servers.json', (_what, grantOf) => {
+    const grant = grantOf();
     const r = cli(home, ['sandbox', 'probe', '--network', 'none', '--allow-write', grant]);
     expect(r.stderr).toMatch(/SANDBOX_INVALID: /);
     expect(r.code).toBe(2);
