@@ -41,3 +41,14 @@ describe('a write grant on a bind-mounted alias of a directory of the trusted pa
     expect(JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')).servers.b.sandbox).toBeUndefined();
   });
 });
+
+describe("a read grant on a bind-mounted alias of the warden's home (the neighbour, fixed with it)", () => {
+  it('is refused when set (SANDBOX_INVALID), as the home itself is, and the sandbox is not changed', () => {
+    const homeAlias = path.join(dir, 'mnt/warden-home');
+    fs.mkdirSync(homeAlias, { recursive: true });
+    const r = spawnSync('unshare', ['-rm', 'sh', '-c', 'mount --bind "$1" "$2" && exec "$3" "$4" --home "$1" sandbox b --network none --allow-read "$2"', 'sh', home, homeAlias, process.execPath, WARDEN], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.stderr).toMatch(/SANDBOX_INVALID: .*the warden's home/);
+    expect(r.status).toBe(2);
+    expect(JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')).servers.b.sandbox).toBeUndefined();
+  });
+});
