@@ -19,6 +19,43 @@ const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(di
 const overlaps = (a: string, b: string): boolean => inside(a, b) || inside(b, a);
 const strictlyInside = (p: string, dir: string): boolean => p !== dir && inside(p, dir);
 
+/** The object at `p` (following links) as "dev:ino", or undefined when nothing is there. */
+function inodeOf(p: string): string | undefined {
+  try {
+    const st = fs.statSync(p, { bigint: true });
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The objects of the strict ancestors of `p`, by their names ("dev:ino"). */
+function ancestorInodes(p: string): Set<string> {
+  const out = new Set<string>();
+  for (let at = path.resolve(p); path.dirname(at) !== at; ) {
+    at = path.dirname(at);
+    const key = inodeOf(at);
+    if (key !== undefined) out.add(key);
+  }
+  return out;
+}
+
+/** Whether `a` lies strictly inside `b` as objects: one of `a`'s ancestors is `b`'s directory by device and inode
+ *  (a bind mount gives a directory a second name no realpath leads back to; st_dev and st_ino stay). */
+function insideByInode(a: string, b: string): boolean {
+  const key = inodeOf(b);
+  return key !== undefined && key !== inodeOf(a) && ancestorInodes(a).has(key);
+}
+
+/** Whether `a` and `b` are, hold or lie inside each other by name, by realpath or as objects (device, inode). */
+function reaches(a: string, b: string): boolean {
+  if (overlaps(a, b)) return true;
+  const ka = inodeOf(a);
+  const kb = inodeOf(b);
+  if (ka === undefined || kb === undefined) return false;
+  return ka === kb || ancestorInodes(a).has(kb) || ancestorInodes(b).has(ka);
+}
+
 /** `p` and its realpath (when it exists). */
 function bothNames(p: string): string[] {
   try {
@@ -76,20 +113,20 @@ const allGrants = (s: Sandbox | undefined): string[] => (s === undefined || s ==
  * bubblewrap's mount, and so move where the inner one appears inside the sandbox.
  */
 export function grantProblem(p: string, write: boolean, scope: GrantScope): string | undefined {
-  const kernel = KERNEL_DIRS.find((d) => overlaps(p, d));
+  const kernel = KERNEL_DIRS.find((d) => reaches(p, d));
   if (kernel !== undefined) return `the grant ${p} reaches ${kernel}, the kernel's view of processes and devices (another server's /proc/PID/environ holds its secrets); no grant may`;
-  const home = bothNames(scope.wardenHome).find((h) => overlaps(p, h));
+  const home = bothNames(scope.wardenHome).find((h) => reaches(p, h));
   if (home !== undefined) return `${p} is, holds or lies inside the warden's home ${home}, which a server never sees`;
   if (write) {
-    const hit = protectedDirs(scope.trustedPath, scope.alerts).find(({ dir }) => overlaps(p, dir));
+    const hit = protectedDirs(scope.trustedPath, scope.alerts).find(({ dir }) => reaches(p, dir));
     if (hit !== undefined) return `the write grant ${p} is, holds or lies inside ${hit.dir}, ${hit.what}: a program written there would run outside every sandbox`;
   }
   for (const [other, sandbox] of Object.entries(scope.sandboxes)) {
     const whose = other === scope.id ? 'this server' : `server '${other}'`;
-    const outer = writeGrants(sandbox).find((w) => strictlyInside(p, w));
+    const outer = writeGrants(sandbox).find((w) => strictlyInside(p, w) || insideByInode(p, w));
     if (outer !== undefined) return `the grant ${p} lies inside ${outer}, a write grant of ${whose}, which could swap a directory on its way`;
     if (write) {
-      const inner = allGrants(sandbox).find((g) => strictlyInside(g, p));
+      const inner = allGrants(sandbox).find((g) => strictlyInside(g, p) || insideByInode(g, p));
       if (inner !== undefined) return `the write grant ${p} holds ${inner}, a grant of ${whose}, whose way this server could swap`;
     }
   }
@@ -100,7 +137,7 @@ export function grantProblem(p: string, write: boolean, scope: GrantScope): stri
 export function writeGrantOver(dir: string, sandboxes: Record<string, Sandbox | undefined>): { id: string; grant: string } | undefined {
   const names = bothNames(dir);
   for (const [id, sandbox] of Object.entries(sandboxes)) {
-    const grant = writeGrants(sandbox).find((g) => names.some((d) => overlaps(g, d)));
+    const grant = writeGrants(sandbox).find((g) => names.some((d) => reaches(g, d)));
     if (grant !== undefined) return { id, grant };
   }
   return undefined;
