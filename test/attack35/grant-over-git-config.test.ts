@@ -18,6 +18,9 @@ let user: string;
 const env = (): NodeJS.ProcessEnv => {
   const e: NodeJS.ProcessEnv = { ...process.env, HOME: user };
   delete e.XDG_CONFIG_HOME;
+  // npx and npm run set npm_config_userconfig for what they start: npm's user configuration is then that file.
+  delete e.npm_config_userconfig;
+  delete e.NPM_CONFIG_USERCONFIG;
   return e;
 };
 
@@ -37,5 +40,24 @@ describe("a write grant over the git configuration the fleet daemon's git reads"
     expect(r.stderr).toMatch(/SANDBOX_INVALID: /);
     expect(r.code).toBe(2);
     expect(JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')).servers.git.sandbox).toBeUndefined();
+  });
+});
+
+// The neighbours (fix of review 12): npm's user configuration names the shell and scripts the warden's npm runs;
+// a grant of the whole home or ~/.config holds them all (docs/guide.md says so).
+describe("a write grant over npm's user configuration, or holding the run-time configuration", () => {
+  it.each([['.npmrc'], ['.config'], ['']])('~/%s is refused when set (SANDBOX_INVALID) and the sandbox is not changed', (rel) => {
+    const r = cli(home, ['sandbox', 'git', '--network', 'none', '--allow-write', path.join(user, rel)], { env: env() });
+    expect(r.stderr).toMatch(/SANDBOX_INVALID: /);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')).servers.git.sandbox).toBeUndefined();
+  });
+
+  it('the directory of $NPM_CONFIG_USERCONFIG is refused when set (SANDBOX_INVALID)', () => {
+    const npmDir = path.join(dir, 'npm-conf');
+    fs.mkdirSync(npmDir, { recursive: true });
+    const r = cli(home, ['sandbox', 'git', '--network', 'none', '--allow-write', npmDir], { env: { ...env(), NPM_CONFIG_USERCONFIG: path.join(npmDir, 'userrc') } });
+    expect(r.stderr).toMatch(/SANDBOX_INVALID: .*npm's user configuration/);
+    expect(r.code).toBe(2);
   });
 });
