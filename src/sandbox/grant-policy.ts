@@ -77,6 +77,22 @@ export type AlertSinkConfig = { type: string; command?: readonly string[] };
 const execSinkDirs = (alerts: readonly AlertSinkConfig[]): string[] =>
   alerts.flatMap((a) => (a.type === 'exec' ? (a.command ?? []).filter((c) => path.isAbsolute(c)) : [])).flatMap((c) => [...new Set([path.dirname(path.resolve(c)), path.dirname(bothNames(c).at(-1) as string)])]);
 
+/** The run-time configuration of the programs the warden runs unconfined, as this process finds it: git's global
+ *  files (the fleet daemon's git keeps them for credential helpers and ssh, and they name programs git runs:
+ *  credential.helper, core.sshCommand) and npm's user configuration (it names the shell and scripts npm runs). */
+function runtimeConfigs(): { dir: string; what: string }[] {
+  const env = process.env;
+  const home = env.HOME !== undefined && path.isAbsolute(env.HOME) ? path.resolve(env.HOME) : undefined;
+  const xdg = env.XDG_CONFIG_HOME !== undefined && path.isAbsolute(env.XDG_CONFIG_HOME) ? path.resolve(env.XDG_CONFIG_HOME) : home && path.join(home, '.config');
+  const npmrc = [env.NPM_CONFIG_USERCONFIG, env.npm_config_userconfig].find((f) => f !== undefined && path.isAbsolute(f)) ?? (home && path.join(home, '.npmrc'));
+  const git = 'git\'s global configuration, which names programs the fleet daemon\'s git runs (credential.helper, core.sshCommand)';
+  return [
+    ...(home ? [{ dir: path.join(home, '.gitconfig'), what: git }] : []),
+    ...(xdg ? [{ dir: path.join(xdg, 'git'), what: git }] : []),
+    ...(npmrc ? [{ dir: path.resolve(npmrc), what: "npm's user configuration, which names the shell and scripts npm runs for the warden (install, update)" }] : []),
+  ];
+}
+
 /** What no write grant may be, hold or lie inside, each with what it is. */
 export function protectedDirs(trustedPath: string, alerts: readonly AlertSinkConfig[] = []): { dir: string; what: string }[] {
   const node = fs.realpathSync(process.execPath);
@@ -86,6 +102,7 @@ export function protectedDirs(trustedPath: string, alerts: readonly AlertSinkCon
     ...pathDirs(process.env.PATH).map((dir) => ({ dir, what: "a directory of the warden's own PATH, where it looks up npm" })),
     { dir: path.dirname(path.dirname(node)), what: 'the install of the node running the warden' },
     { dir: INSTALL_ROOT, what: "the warden's own install" },
+    ...runtimeConfigs(),
     ...execSinkDirs(alerts).map((dir) => ({ dir, what: "the directory of a program an exec alert sink runs (servers.json's `alerts`), which the warden runs unconfined on every alert" })),
   ];
   return named.flatMap(({ dir, what }) => bothNames(dir).map((d) => ({ dir: d, what })));
