@@ -12,6 +12,10 @@ import type { Sandbox } from './schema.js';
 
 /** The kernel's views: a grant there shows other processes (/proc/PID/environ), devices or kernel knobs. */
 const KERNEL_DIRS = ['/proc', '/sys', '/dev'];
+/** Where the host's services listen: a unix socket on a read-only mount still accepts connections (the user's
+ *  session bus starts any command as a systemd unit, outside every namespace; docker's socket is root). The
+ *  sandbox hides it (sandbox/plan.ts); no grant may hand it back. /var/run is a link to it (caught by inode). */
+const SOCKET_DIRS = ['/run'];
 /** What the system runs from: programs, libraries, the loader's configuration (/etc/ld.so.preload), boot. */
 const SYSTEM_DIRS = ['/usr', '/etc', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/boot', '/opt'];
 
@@ -132,6 +136,8 @@ const allGrants = (s: Sandbox | undefined): string[] => (s === undefined || s ==
 export function grantProblem(p: string, write: boolean, scope: GrantScope): string | undefined {
   const kernel = KERNEL_DIRS.find((d) => reaches(p, d));
   if (kernel !== undefined) return `the grant ${p} reaches ${kernel}, the kernel's view of processes and devices (another server's /proc/PID/environ holds its secrets); no grant may`;
+  const sockets = SOCKET_DIRS.find((d) => reaches(p, d));
+  if (sockets !== undefined) return `the grant ${p} reaches ${sockets}, where the host's services listen (the session bus starts any command outside the sandbox; docker's socket is root), which the sandbox hides; no grant may`;
   const home = bothNames(scope.wardenHome).find((h) => reaches(p, h));
   if (home !== undefined) return `${p} is, holds or lies inside the warden's home ${home}, which a server never sees`;
   if (write) {

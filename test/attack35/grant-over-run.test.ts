@@ -22,9 +22,10 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('a read grant reaching /run, which the sandbox hides for its sockets', () => {
-  it.each([['/run'], [`/run/user/${process.getuid?.() ?? 1000}`]])('--allow-read %s is refused when set (SANDBOX_INVALID) and not written to servers.json', (grant) => {
+  // ['/var/run']: the neighbour (fix of review 12), a link to /run that no name comparison catches.
+  it.each([['/run'], [`/run/user/${process.getuid?.() ?? 1000}`], ['/var/run']])('--allow-read %s is refused when set (SANDBOX_INVALID) and not written to servers.json', (grant) => {
     const r = cli(home, ['sandbox', 'probe', '--network', 'none', '--allow-read', grant]);
-    expect(r.stderr).toMatch(/SANDBOX_INVALID: /);
+    expect(r.stderr).toMatch(/SANDBOX_INVALID: .*reaches \/run, where the host's services listen/);
     expect(r.code).toBe(2);
     expect(JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')).servers.probe.sandbox).toBeUndefined();
   });
