@@ -53,9 +53,13 @@ describe('a read.deny path', () => {
     expect(auditEvents(home).filter((e) => e.event === 'exit').at(-1)).toMatchObject({ cause: 'verification_failed' });
   });
 
-  it('missing at launch refuses the launch (SANDBOX_UNAVAILABLE) naming it: a file created there later would have no mount over it', () => {
+  it('missing at launch refuses the launch (SANDBOX_UNAVAILABLE) naming it, and `sandbox <id>` shows it not launchable: a file created there later would have no mount over it', () => {
     const later = path.join(projects, 'later.env');
     expect(cli(home, ['sandbox', 'probe', '--deny-read', later]).code).toBe(0);
+    // The neighbour (fix of review 12): `sandbox <id>` says so before any launch.
+    const view = JSON.parse(cli(home, ['sandbox', 'probe', '--json']).stdout);
+    expect(view).toMatchObject({ launchable: false, engine: { code: 'SANDBOX_UNAVAILABLE' } });
+    expect(view.engine.message).toContain(`the read.deny path ${later} does not exist`);
     const r = cli(home, ['run', 'probe']);
     expect(r.stderr).toMatch(/SANDBOX_UNAVAILABLE: /);
     expect(r.stderr).toContain(`the read.deny path ${later} does not exist`);
