@@ -52,3 +52,12 @@ describe("a read grant on a bind-mounted alias of the warden's home (the neighbo
     expect(JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')).servers.b.sandbox).toBeUndefined();
   });
 });
+
+describe('a write grant holding a bind-mounted alias of a directory of the trusted path (the neighbour, fixed after)', () => {
+  it('is refused when set (SANDBOX_INVALID): a mount point below it is the trusted directory by device and inode', () => {
+    const r = spawnSync('unshare', ['-rm', 'sh', '-c', 'mount --bind "$1" "$2" && exec "$3" "$4" --home "$5" sandbox b --network none --allow-write "$6"', 'sh', bin, alias, process.execPath, WARDEN, home, path.dirname(alias)], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.stderr).toMatch(/SANDBOX_INVALID: .*holds/);
+    expect(r.status).toBe(2);
+    expect(JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')).servers.b.sandbox).toBeUndefined();
+  });
+});
