@@ -60,6 +60,26 @@ function reaches(a: string, b: string): boolean {
   return ka === kb || ancestorInodes(a).has(kb) || ancestorInodes(b).has(ka);
 }
 
+/** The mount points of this process's mount namespace (/proc/self/mountinfo, field 5, octal escapes decoded). */
+function mountPoints(): string[] {
+  let text: string;
+  try {
+    text = fs.readFileSync('/proc/self/mountinfo', 'utf8');
+  } catch {
+    return [];
+  }
+  return text.split('\n').flatMap((line) => {
+    const field = line.split(' ')[4];
+    return field === undefined ? [] : [field.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)))];
+  });
+}
+
+/** Whether `p` reaches `dir` (reaches), or holds a mount point that does: a bind mount below a grant can show a
+ *  protected directory there under a name no ancestor walk finds. */
+function reachesWithMounts(p: string, dir: string, mounts: readonly string[]): boolean {
+  return reaches(p, dir) || mounts.some((m) => strictlyInside(m, p) && reaches(m, dir));
+}
+
 /** `p` and its realpath (when it exists). */
 function bothNames(p: string): string[] {
   try {
@@ -134,14 +154,15 @@ const allGrants = (s: Sandbox | undefined): string[] => (s === undefined || s ==
  * bubblewrap's mount, and so move where the inner one appears inside the sandbox.
  */
 export function grantProblem(p: string, write: boolean, scope: GrantScope): string | undefined {
-  const kernel = KERNEL_DIRS.find((d) => reaches(p, d));
+  const mounts = mountPoints();
+  const kernel = KERNEL_DIRS.find((d) => reachesWithMounts(p, d, mounts));
   if (kernel !== undefined) return `the grant ${p} reaches ${kernel}, the kernel's view of processes and devices (another server's /proc/PID/environ holds its secrets); no grant may`;
-  const sockets = SOCKET_DIRS.find((d) => reaches(p, d));
+  const sockets = SOCKET_DIRS.find((d) => reachesWithMounts(p, d, mounts));
   if (sockets !== undefined) return `the grant ${p} reaches ${sockets}, where the host's services listen (the session bus starts any command outside the sandbox; docker's socket is root), which the sandbox hides; no grant may`;
-  const home = bothNames(scope.wardenHome).find((h) => reaches(p, h));
+  const home = bothNames(scope.wardenHome).find((h) => reachesWithMounts(p, h, mounts));
   if (home !== undefined) return `${p} is, holds or lies inside the warden's home ${home}, which a server never sees`;
   if (write) {
-    const hit = protectedDirs(scope.trustedPath, scope.alerts).find(({ dir }) => reaches(p, dir));
+    const hit = protectedDirs(scope.trustedPath, scope.alerts).find(({ dir }) => reachesWithMounts(p, dir, mounts));
     if (hit !== undefined) return `the write grant ${p} is, holds or lies inside ${hit.dir}, ${hit.what}: a program written there would run outside every sandbox`;
   }
   for (const [other, sandbox] of Object.entries(scope.sandboxes)) {
