@@ -29,6 +29,7 @@ export function isAlert(e: AuditEvent): boolean {
     case 'verify_failed':
     case 'module_refused':
     case 'sandbox_denied':
+    case 'sandbox_deny_replaced':
     case 'bundle_rejected':
     case 'bundle_applied':
       return true;

@@ -27,4 +27,13 @@ export interface SandboxDeniedEvent {
   address?: string;
 }
 
-export type SandboxEvent = SandboxChangedEvent | SandboxDeniedEvent;
+/** A read.deny path (or a directory on its way) was replaced, created or removed on the host while a confined
+ *  server ran: its hiding mount was undone, so `run` ended the session. The path is the operator's, from
+ *  servers.json. */
+export interface SandboxDenyReplacedEvent {
+  event: 'sandbox_deny_replaced';
+  server: string;
+  path: string;
+}
+
+export type SandboxEvent = SandboxChangedEvent | SandboxDeniedEvent | SandboxDenyReplacedEvent;

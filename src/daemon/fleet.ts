@@ -6,7 +6,7 @@ import type { BundleEvent } from '../audit/bundle-events.js';
 import { WardenError } from '../error.js';
 import { fetchBundle } from '../fleet/fetch.js';
 import { loadBundleState } from '../store/bundle/state.js';
-import { ungrantedPath } from '../sandbox/grant-policy.js';
+import type { Sandbox } from '../sandbox/schema.js';
 import { describeSource, type FleetConfig } from '../store/fleet-config.js';
 import type { HomePaths } from '../store/paths.js';
 import type { ServersFile } from '../store/servers.js';
@@ -37,6 +37,7 @@ export class FleetSource {
   private config: FleetConfig | undefined;
   private configKey = '';
   private trustedPath = '';
+  private sandboxes: Record<string, Sandbox | undefined> = {};
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
@@ -56,8 +57,10 @@ export class FleetSource {
 
   /** Takes the fleet section of a configuration that loaded (at start and after each reload). */
   configure(servers: ServersFile): void {
-    // git is looked up where no server may write: what a confined server writes is owned by the daemon's user.
-    this.trustedPath = ungrantedPath(servers.path, Object.fromEntries(Object.entries(servers.servers).map(([id, s]) => [id, s.sandbox])));
+    // git is looked up where no server may write (nor a link into where one may): what a confined server writes is
+    // owned by the daemon's user (fleet/fetch-git.ts findGit).
+    this.trustedPath = servers.path;
+    this.sandboxes = Object.fromEntries(Object.entries(servers.servers).map(([id, s]) => [id, s.sandbox]));
     const key = servers.fleet ? JSON.stringify(servers.fleet) : '';
     if (key !== this.configKey) {
       this.configKey = key;
@@ -121,7 +124,7 @@ export class FleetSource {
       const fetching = this.progress.begin(`fleet fetch from ${cfg.source.type}`, (cfg.timeout + 30) * 1000);
       let fetched;
       try {
-        fetched = await fetchBundle(cfg.source, cfg.timeout, scratch, this.trustedPath, this.stopping.signal);
+        fetched = await fetchBundle(cfg.source, cfg.timeout, scratch, { trustedPath: this.trustedPath, sandboxes: this.sandboxes }, this.stopping.signal);
       } catch (err) {
         if (!(err instanceof WardenError)) throw err;
         if (!this.stopping.signal.aborted) this.reject(err.code, err.message, where);

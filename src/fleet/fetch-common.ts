@@ -1,3 +1,4 @@
+import type { Sandbox } from '../sandbox/schema.js';
 import { WardenError } from '../error.js';
 
 // What the fetchers of a fleet source share (fleet/fetch.ts): the caps, the two files, the refusals.
@@ -19,6 +20,8 @@ export interface FetchContext {
   scratch: string;
   /** servers.json's trusted PATH: where `git` is looked up. */
   trustedPath: string;
+  /** Every server's sandbox: git is never taken where a write grant reaches (sandbox/engine.ts trustedProgram). */
+  sandboxes: Record<string, Sandbox | undefined>;
 }
 
 /** What each fetcher reads: the two files and their caps. */

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { WardenError } from '../error.js';
 import { escaped } from '../escape.js';
+import { trustedProgram, type TrustedLookup } from '../sandbox/engine.js';
+import type { Sandbox } from '../sandbox/schema.js';
 import { writableChainAt } from '../store/perms.js';
 import { FILES, fetchFailed, sourceInsecure, tooLarge, type FetchContext, type Fetched } from './fetch-common.js';
 
@@ -24,18 +26,11 @@ const STDERR_KEEP = 4096;
  *  others (GIT_DIR, GIT_CONFIG_*, GIT_ASKPASS, GIT_SSL_NO_VERIFY...) would redirect or weaken these invocations. */
 const KEPT_GIT_VARIABLES = new Set(['GIT_SSH', 'GIT_SSH_COMMAND', 'GIT_SSH_VARIANT', 'GIT_PROXY_COMMAND', 'GIT_SSL_CAINFO', 'GIT_SSL_CAPATH']);
 
-/** The first executable regular file named git in the trusted PATH. */
-export function findGit(trustedPath: string): string | undefined {
-  for (const dir of trustedPath.split(':')) {
-    const p = path.join(dir, 'git');
-    try {
-      const st = fs.statSync(p);
-      if (st.isFile() && st.mode & 0o111) return p;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
+/** git on the trusted PATH, looked up as the warden looks its sandbox engine up (sandbox/engine.ts): past a
+ *  directory a server's write grant reaches and past a link whose target one reaches, root- or daemon-owned and
+ *  writable by nobody else; the realpath is what runs. A confined server writes as the daemon's user. */
+export function findGit(trustedPath: string, sandboxes: Record<string, Sandbox | undefined>): TrustedLookup {
+  return trustedProgram('git', { path: trustedPath, sandboxes });
 }
 
 function transportOf(remote: string): string {
@@ -112,7 +107,13 @@ function runGit(git: string, where: string, run: Run, ctx: FetchContext): Promis
 
 export async function fetchFromGit(source: GitSource, ctx: FetchContext): Promise<Fetched> {
   const where = `git ${source.remote} ${source.ref}:${source.path}`;
-  const git = findGit(ctx.trustedPath);
+  const found = findGit(ctx.trustedPath, ctx.sandboxes);
+  if (found !== undefined && 'untrusted' in found) {
+    const why = `another user could make the daemon run their code as git (found first in the trusted PATH ${ctx.trustedPath})`;
+    if ((found.mode & 0o022n) !== 0n) throw sourceInsecure(found.untrusted, 'git program', Number(found.mode), why);
+    throw new WardenError('BUNDLE_SOURCE_INSECURE', `the git program ${found.untrusted} is owned by uid ${found.uid}, neither root nor the daemon's user, so ${why}; nothing was changed. Reinstall git, or run: chown root ${found.untrusted}`);
+  }
+  const git = found?.file;
   if (!git) throw fetchFailed(where, `git was not found in the trusted PATH ${ctx.trustedPath} (servers.json "path"); install git there, or publish the bundle at a URL or in a directory`);
   // git runs as the daemon's user: a git, or a directory above it, that another user could write is their code.
   for (const p of new Set([git, fs.realpathSync(git)])) {

@@ -1,4 +1,5 @@
 import { WardenError } from '../error.js';
+import type { Sandbox } from '../sandbox/schema.js';
 import { describeSource, type FleetSource } from '../store/fleet-config.js';
 import { fetchFromDirectory } from './fetch-directory.js';
 import { fetchFromGit } from './fetch-git.js';
@@ -11,14 +12,14 @@ import { abortedError, fetchFailed, type FetchContext, type Fetched } from './fe
 // (one deadline for everything a fetch does) and memory (a cap per file, checked before and while reading).
 
 /** Fetches the bundle and its signature within `timeoutSeconds`; `stop` aborts it early (the daemon stopping). */
-export async function fetchBundle(source: FleetSource, timeoutSeconds: number, scratch: string, trustedPath: string, stop: AbortSignal): Promise<Fetched> {
+export async function fetchBundle(source: FleetSource, timeoutSeconds: number, scratch: string, lookup: { trustedPath: string; sandboxes: Record<string, Sandbox | undefined> }, stop: AbortSignal): Promise<Fetched> {
   const where = describeSource(source);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort('timeout'), timeoutSeconds * 1000);
   const onStop = (): void => controller.abort('stopped');
   stop.addEventListener('abort', onStop, { once: true });
   if (stop.aborted) onStop();
-  const ctx: FetchContext = { signal: controller.signal, scratch, trustedPath };
+  const ctx: FetchContext = { signal: controller.signal, scratch, ...lookup };
   try {
     const fetching = source.type === 'git' ? fetchFromGit(source, ctx) : source.type === 'url' ? fetchFromUrl(source.url, ctx) : fetchFromDirectory(source, ctx);
     // Whatever a fetcher is stuck in (a read on a hung mount cannot be cancelled), the deadline ends the wait.

@@ -82,7 +82,7 @@ export async function changeSandbox(paths: HomePaths, id: string, edits: Sandbox
     }
     const after = validated(applyEdits(server.sandbox, edits, id), id, paths.servers);
     const sandboxes = Object.fromEntries(Object.entries(file.servers).map(([other, s]) => [other, other === id ? after : s.sandbox]));
-    const problem = sandboxGrantProblem(after, { id, trustedPath: file.path, wardenHome: paths.home, sandboxes });
+    const problem = sandboxGrantProblem(after, { id, trustedPath: file.path, alerts: file.alerts, wardenHome: paths.home, sandboxes });
     if (problem !== undefined) throw new WardenError('SANDBOX_INVALID', `${problem}. File: ${paths.servers}. Nothing was changed; grant another path (docs/guide.md, "Confining a server").`);
     const to = after !== undefined ? sandboxHash(after) : undefined;
     state = after === undefined ? 'none' : after === 'unconfined' ? 'unconfined' : 'confined';

@@ -59,13 +59,18 @@ function missing(message: string): never {
   throw new WardenError('SANDBOX_ENGINE_MISSING', message);
 }
 
-/** `name` on the trusted path: a root- or warden-owned executable nobody else can write, in a directory no server
- *  may write, or undefined. */
-function findTrusted(name: string, lookup: EngineLookup, id: string): Engine | undefined {
+/** What the first usable `name` on a trusted path is: a program to run, or one found that cannot be trusted. */
+export type TrustedLookup = { file: string; key: StatKey } | { untrusted: string; uid: bigint; mode: bigint } | undefined;
+
+/** `name` on `lookup.path`, looked up as the warden runs a program outside every sandbox (bwrap, nsenter, the
+ *  fleet daemon's git): a directory a server's write grant reaches is skipped, and so is a candidate whose
+ *  realpath one reaches (a link, on a directory no server may write, to a server's file); the first executable
+ *  regular file left must be root- or warden-owned and writable by nobody else (else `untrusted`). */
+export function trustedProgram(name: string, lookup: EngineLookup): TrustedLookup {
   const uid = process.getuid?.() ?? 0;
   const others = Object.fromEntries(Object.entries(lookup.sandboxes).filter(([other]) => other !== lookup.self));
   for (const dir of lookup.path.split(':')) {
-    if (writeGrantOver(dir, others) !== undefined) continue; // what is there may be a server's
+    if (!path.isAbsolute(dir) || writeGrantOver(dir, others) !== undefined) continue; // what is there may be a server's
     const candidate = path.join(dir, name);
     let real: string;
     try {
@@ -76,11 +81,20 @@ function findTrusted(name: string, lookup: EngineLookup, id: string): Engine | u
     if (writeGrantOver(real, others) !== undefined) continue; // a link to a server's file
     const st = fs.statSync(real, { bigint: true });
     if (!st.isFile()) continue;
-    if ((st.uid !== 0n && st.uid !== BigInt(uid)) || (st.mode & 0o022n) !== 0n) {
-      throw new WardenError('SANDBOX_UNAVAILABLE', `server '${id}' declares a sandbox, but its engine ${real} is owned by uid ${st.uid} or writable by others (mode ${(st.mode & 0o7777n).toString(8)}), so it cannot be trusted to confine it. Reinstall ${name === 'bwrap' ? 'bubblewrap' : 'util-linux'}, or run: chown root ${real} && chmod go-w ${real}`);
-    }
+    if ((st.uid !== 0n && st.uid !== BigInt(uid)) || (st.mode & 0o022n) !== 0n) return { untrusted: real, uid: st.uid, mode: st.mode };
     if ((st.mode & 0o111n) === 0n) continue;
     return { file: real, key: statKey(st) };
   }
   return undefined;
+}
+
+/** `name` on the trusted path: a root- or warden-owned executable nobody else can write, in a directory no server
+ *  may write, or undefined. */
+function findTrusted(name: string, lookup: EngineLookup, id: string): Engine | undefined {
+  const found = trustedProgram(name, lookup);
+  if (found !== undefined && 'untrusted' in found) {
+    const { untrusted: real, uid, mode } = found;
+    throw new WardenError('SANDBOX_UNAVAILABLE', `server '${id}' declares a sandbox, but its engine ${real} is owned by uid ${uid} or writable by others (mode ${(mode & 0o7777n).toString(8)}), so it cannot be trusted to confine it. Reinstall ${name === 'bwrap' ? 'bubblewrap' : 'util-linux'}, or run: chown root ${real} && chmod go-w ${real}`);
+  }
+  return found;
 }

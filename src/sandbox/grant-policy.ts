@@ -12,12 +12,73 @@ import type { Sandbox } from './schema.js';
 
 /** The kernel's views: a grant there shows other processes (/proc/PID/environ), devices or kernel knobs. */
 const KERNEL_DIRS = ['/proc', '/sys', '/dev'];
+/** Where the host's services listen: a unix socket on a read-only mount still accepts connections (the user's
+ *  session bus starts any command as a systemd unit, outside every namespace; docker's socket is root). The
+ *  sandbox hides it (sandbox/plan.ts); no grant may hand it back. /var/run is a link to it (caught by inode). */
+const SOCKET_DIRS = ['/run'];
 /** What the system runs from: programs, libraries, the loader's configuration (/etc/ld.so.preload), boot. */
 const SYSTEM_DIRS = ['/usr', '/etc', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/boot', '/opt'];
 
 const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith('/') ? dir : dir + '/');
 const overlaps = (a: string, b: string): boolean => inside(a, b) || inside(b, a);
 const strictlyInside = (p: string, dir: string): boolean => p !== dir && inside(p, dir);
+
+/** The object at `p` (following links) as "dev:ino", or undefined when nothing is there. */
+function inodeOf(p: string): string | undefined {
+  try {
+    const st = fs.statSync(p, { bigint: true });
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The objects of the strict ancestors of `p`, by their names ("dev:ino"). */
+function ancestorInodes(p: string): Set<string> {
+  const out = new Set<string>();
+  for (let at = path.resolve(p); path.dirname(at) !== at; ) {
+    at = path.dirname(at);
+    const key = inodeOf(at);
+    if (key !== undefined) out.add(key);
+  }
+  return out;
+}
+
+/** Whether `a` lies strictly inside `b` as objects: one of `a`'s ancestors is `b`'s directory by device and inode
+ *  (a bind mount gives a directory a second name no realpath leads back to; st_dev and st_ino stay). */
+function insideByInode(a: string, b: string): boolean {
+  const key = inodeOf(b);
+  return key !== undefined && key !== inodeOf(a) && ancestorInodes(a).has(key);
+}
+
+/** Whether `a` and `b` are, hold or lie inside each other by name, by realpath or as objects (device, inode). */
+function reaches(a: string, b: string): boolean {
+  if (overlaps(a, b)) return true;
+  const ka = inodeOf(a);
+  const kb = inodeOf(b);
+  if (ka === undefined || kb === undefined) return false;
+  return ka === kb || ancestorInodes(a).has(kb) || ancestorInodes(b).has(ka);
+}
+
+/** The mount points of this process's mount namespace (/proc/self/mountinfo, field 5, octal escapes decoded). */
+function mountPoints(): string[] {
+  let text: string;
+  try {
+    text = fs.readFileSync('/proc/self/mountinfo', 'utf8');
+  } catch {
+    return [];
+  }
+  return text.split('\n').flatMap((line) => {
+    const field = line.split(' ')[4];
+    return field === undefined ? [] : [field.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)))];
+  });
+}
+
+/** Whether `p` reaches `dir` (reaches), or holds a mount point that does: a bind mount below a grant can show a
+ *  protected directory there under a name no ancestor walk finds. */
+function reachesWithMounts(p: string, dir: string, mounts: readonly string[]): boolean {
+  return reaches(p, dir) || mounts.some((m) => strictlyInside(m, p) && reaches(m, dir));
+}
 
 /** `p` and its realpath (when it exists). */
 function bothNames(p: string): string[] {
@@ -31,8 +92,33 @@ function bothNames(p: string): string[] {
 /** The absolute directories of a PATH-like list. */
 const pathDirs = (list: string | undefined): string[] => (list ?? '').split(':').filter((d) => path.isAbsolute(d)).map((d) => path.resolve(d));
 
+/** An alert sink as servers.json holds it: an exec sink names a program the warden runs unconfined, as its own
+ *  uid, on every alert (alert/sinks.ts). */
+export type AlertSinkConfig = { type: string; command?: readonly string[] };
+
+/** The directories of what an exec sink runs: its program and every absolute path among its arguments (a script
+ *  given to an interpreter is a program too). */
+const execSinkDirs = (alerts: readonly AlertSinkConfig[]): string[] =>
+  alerts.flatMap((a) => (a.type === 'exec' ? (a.command ?? []).filter((c) => path.isAbsolute(c)) : [])).flatMap((c) => [...new Set([path.dirname(path.resolve(c)), path.dirname(bothNames(c).at(-1) as string)])]);
+
+/** The run-time configuration of the programs the warden runs unconfined, as this process finds it: git's global
+ *  files (the fleet daemon's git keeps them for credential helpers and ssh, and they name programs git runs:
+ *  credential.helper, core.sshCommand) and npm's user configuration (it names the shell and scripts npm runs). */
+function runtimeConfigs(): { dir: string; what: string }[] {
+  const env = process.env;
+  const home = env.HOME !== undefined && path.isAbsolute(env.HOME) ? path.resolve(env.HOME) : undefined;
+  const xdg = env.XDG_CONFIG_HOME !== undefined && path.isAbsolute(env.XDG_CONFIG_HOME) ? path.resolve(env.XDG_CONFIG_HOME) : home && path.join(home, '.config');
+  const npmrc = [env.NPM_CONFIG_USERCONFIG, env.npm_config_userconfig].find((f) => f !== undefined && path.isAbsolute(f)) ?? (home && path.join(home, '.npmrc'));
+  const git = 'git\'s global configuration, which names programs the fleet daemon\'s git runs (credential.helper, core.sshCommand)';
+  return [
+    ...(home ? [{ dir: path.join(home, '.gitconfig'), what: git }] : []),
+    ...(xdg ? [{ dir: path.join(xdg, 'git'), what: git }] : []),
+    ...(npmrc ? [{ dir: path.resolve(npmrc), what: "npm's user configuration, which names the shell and scripts npm runs for the warden (install, update)" }] : []),
+  ];
+}
+
 /** What no write grant may be, hold or lie inside, each with what it is. */
-export function protectedDirs(trustedPath: string): { dir: string; what: string }[] {
+export function protectedDirs(trustedPath: string, alerts: readonly AlertSinkConfig[] = []): { dir: string; what: string }[] {
   const node = fs.realpathSync(process.execPath);
   const named = [
     ...SYSTEM_DIRS.map((dir) => ({ dir, what: 'a system directory the warden, root and the kernel run programs and libraries from' })),
@@ -40,6 +126,8 @@ export function protectedDirs(trustedPath: string): { dir: string; what: string 
     ...pathDirs(process.env.PATH).map((dir) => ({ dir, what: "a directory of the warden's own PATH, where it looks up npm" })),
     { dir: path.dirname(path.dirname(node)), what: 'the install of the node running the warden' },
     { dir: INSTALL_ROOT, what: "the warden's own install" },
+    ...runtimeConfigs(),
+    ...execSinkDirs(alerts).map((dir) => ({ dir, what: "the directory of a program an exec alert sink runs (servers.json's `alerts`), which the warden runs unconfined on every alert" })),
   ];
   return named.flatMap(({ dir, what }) => bothNames(dir).map((d) => ({ dir: d, what })));
 }
@@ -48,6 +136,8 @@ export interface GrantScope {
   /** The server whose sandbox holds the grants. */
   id: string;
   trustedPath: string;
+  /** servers.json's alert sinks: the programs of exec sinks run outside every sandbox. */
+  alerts: readonly AlertSinkConfig[];
   /** The warden's home (its stores, locks, sockets, audit log), which a server never sees. */
   wardenHome: string;
   /** Every server's sandbox (by id), the judged one included. */
@@ -64,20 +154,23 @@ const allGrants = (s: Sandbox | undefined): string[] => (s === undefined || s ==
  * bubblewrap's mount, and so move where the inner one appears inside the sandbox.
  */
 export function grantProblem(p: string, write: boolean, scope: GrantScope): string | undefined {
-  const kernel = KERNEL_DIRS.find((d) => overlaps(p, d));
+  const mounts = mountPoints();
+  const kernel = KERNEL_DIRS.find((d) => reachesWithMounts(p, d, mounts));
   if (kernel !== undefined) return `the grant ${p} reaches ${kernel}, the kernel's view of processes and devices (another server's /proc/PID/environ holds its secrets); no grant may`;
-  const home = bothNames(scope.wardenHome).find((h) => overlaps(p, h));
+  const sockets = SOCKET_DIRS.find((d) => reachesWithMounts(p, d, mounts));
+  if (sockets !== undefined) return `the grant ${p} reaches ${sockets}, where the host's services listen (the session bus starts any command outside the sandbox; docker's socket is root), which the sandbox hides; no grant may`;
+  const home = bothNames(scope.wardenHome).find((h) => reachesWithMounts(p, h, mounts));
   if (home !== undefined) return `${p} is, holds or lies inside the warden's home ${home}, which a server never sees`;
   if (write) {
-    const hit = protectedDirs(scope.trustedPath).find(({ dir }) => overlaps(p, dir));
+    const hit = protectedDirs(scope.trustedPath, scope.alerts).find(({ dir }) => reachesWithMounts(p, dir, mounts));
     if (hit !== undefined) return `the write grant ${p} is, holds or lies inside ${hit.dir}, ${hit.what}: a program written there would run outside every sandbox`;
   }
   for (const [other, sandbox] of Object.entries(scope.sandboxes)) {
     const whose = other === scope.id ? 'this server' : `server '${other}'`;
-    const outer = writeGrants(sandbox).find((w) => strictlyInside(p, w));
+    const outer = writeGrants(sandbox).find((w) => strictlyInside(p, w) || insideByInode(p, w));
     if (outer !== undefined) return `the grant ${p} lies inside ${outer}, a write grant of ${whose}, which could swap a directory on its way`;
     if (write) {
-      const inner = allGrants(sandbox).find((g) => strictlyInside(g, p));
+      const inner = allGrants(sandbox).find((g) => strictlyInside(g, p) || insideByInode(g, p));
       if (inner !== undefined) return `the write grant ${p} holds ${inner}, a grant of ${whose}, whose way this server could swap`;
     }
   }
@@ -88,17 +181,10 @@ export function grantProblem(p: string, write: boolean, scope: GrantScope): stri
 export function writeGrantOver(dir: string, sandboxes: Record<string, Sandbox | undefined>): { id: string; grant: string } | undefined {
   const names = bothNames(dir);
   for (const [id, sandbox] of Object.entries(sandboxes)) {
-    const grant = writeGrants(sandbox).find((g) => names.some((d) => overlaps(g, d)));
+    const grant = writeGrants(sandbox).find((g) => names.some((d) => reaches(g, d)));
     if (grant !== undefined) return { id, grant };
   }
   return undefined;
-}
-
-/** The directories of a PATH-like `list` that no server's write grant reaches, in order: where the warden may
- *  look a program up that it runs outside every sandbox (git for the fleet daemon; sandbox/engine.ts skips the
- *  same for bwrap and nsenter). */
-export function ungrantedPath(list: string, sandboxes: Record<string, Sandbox | undefined>): string {
-  return list.split(':').filter((dir) => writeGrantOver(dir, sandboxes) === undefined).join(':');
 }
 
 /** The first problem of any grant of `sandbox`, or undefined. */

@@ -105,7 +105,7 @@ export function sandboxArgs(paths: HomePaths, id: string, s: SandboxLaunch, plan
   const dataDir = ensureDataDir(paths.home, id);
   const userHome = process.env.HOME && path.isAbsolute(process.env.HOME) ? path.resolve(process.env.HOME) : os.homedir();
   const sandboxes = Object.fromEntries(Object.entries(config.servers).map(([other, server]) => [other, server.sandbox]));
-  const scope = { id, trustedPath: config.path, wardenHome: paths.home, sandboxes };
+  const scope = { id, trustedPath: config.path, alerts: config.alerts, wardenHome: paths.home, sandboxes };
   return bwrapArgs(s.confinement, { id, userHome, wardenHome: paths.home, dataDir, ownFiles: ownFiles(plan), wardenFiles: wardenFiles(s), cwd, scope });
 }
 

@@ -84,6 +84,14 @@ function openGrant(p: string, id: string, fds: number[]): number | undefined {
   return fd;
 }
 
+/** Why the read.deny paths of `c` cannot be hidden, or undefined: one that does not exist would have no mount
+ *  over it, so a file created there after the launch would be readable (sandbox/deny-watch.ts watches the rest). */
+export function denyProblem(c: Confinement): string | undefined {
+  const absent = c.read.deny.find((p) => kindOf(p) === undefined);
+  if (absent === undefined) return undefined;
+  return `the read.deny path ${absent} does not exist, and a file created there after the launch would be readable (only what exists can be hidden); create it (an empty file or directory) or remove it from read.deny`;
+}
+
 /** Judges the grants against the warden's home, the server's own files and what no grant may reach, and opens
  *  each (refuses with SANDBOX_UNAVAILABLE, the descriptors closed). */
 function checkGrants(c: Confinement, ctx: PlanContext, fds: number[]): Map<string, number> {
@@ -99,6 +107,8 @@ function checkGrants(c: Confinement, ctx: PlanContext, fds: number[]): Map<strin
     if (warden !== undefined) refuse(ctx.id, `the write grant ${p} overlaps the warden's own ${warden} (what the warden runs: its code and dependencies, its node, the engine), which no server may change`);
     if (!opened.has(p)) refuse(ctx.id, `the write grant ${p} does not exist (create it first: the warden creates only the data directory)`);
   }
+  const absent = denyProblem(c);
+  if (absent !== undefined) refuse(ctx.id, absent);
   const problem = sandboxGrantProblem(c, ctx.scope);
   if (problem !== undefined) refuse(ctx.id, problem);
   return opened;

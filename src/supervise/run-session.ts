@@ -15,6 +15,7 @@ import { SERVER_ID_RE, loadServers } from '../store/servers.js';
 import { settlePendingCommit } from '../store/update.js';
 import { saveClientSeen } from '../store/client-seen.js';
 import { sessionRules } from '../rules/gate.js';
+import { watchDenied, type DenyWatch } from '../sandbox/deny-watch.js';
 
 /** How long `run` waits, once the session is over, for the rest of the server's stderr (the group is gone). */
 const STDERR_DRAIN_MS = 1000;
@@ -69,6 +70,7 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
   let launched: Launched;
   let locks: ReturnType<typeof loadLocksOf>;
   let rec: Recorder | undefined;
+  let denyWatch: DenyWatch | undefined;
   try {
     paths = resolveHome(homeFlag);
     openHome(paths, true);
@@ -77,8 +79,12 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
     rec = recorder(paths, config.alerts, say);
     await sweepAndAudit(paths, say);
     locks = loadLocksOf(paths, id, Object.hasOwn(config.servers, id));
+    // Watched from before the launch: a denied name replaced while bwrap mounts is caught too.
+    const sandbox = Object.hasOwn(config.servers, id) ? config.servers[id]?.sandbox : undefined;
+    denyWatch = watchDenied(typeof sandbox === 'object' ? sandbox.read.deny : []);
     launched = await attestAndLaunch(paths, id, say, rec.record, { locks });
   } catch (err) {
+    denyWatch?.close();
     await rec?.flush();
     if (err instanceof WardenError) return refuse(id, err as LaunchRefusal);
     throw err;
@@ -133,9 +139,16 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
       });
     }
   });
-  const first = await Promise.race([session.ended, launched.exited.then(() => 'exit' as const), signalPromise]);
+  const replaced = (denyWatch as DenyWatch).replaced.then((p) => ({ replaced: p }));
+  const first = await Promise.race([session.ended, launched.exited.then(() => 'exit' as const), signalPromise, replaced]);
+  (denyWatch as DenyWatch).close();
   let cause: ExitEvent['cause'];
   if (first === 'signal') cause = 'signal';
+  else if (typeof first === 'object' && 'replaced' in first) {
+    cause = 'verification_failed';
+    audit({ event: 'sandbox_deny_replaced', server: id, path: first.replaced });
+    session.fail('verification_failed', `server '${id}': its read.deny path ${first.replaced} (or a directory on its way) was replaced, created or removed on the host while the server ran, which undoes its hiding inside the sandbox: the session was ended. Start it again to hide what is there now.`, { code: 'verification_failed', wardenCode: 'SANDBOX_UNAVAILABLE' });
+  }
   else if (first === 'exit' || first.cause === 'server_eof') cause = 'server_exit';
   else cause = first.cause;
   await rec.flush();
