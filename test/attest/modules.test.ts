@@ -245,8 +245,11 @@ describe('the module guard on node 24 (module.registerHooks)', () => {
     try {
       s.send(INITIALIZE + '\n');
       expect((await s.message(1)).result).toBeDefined();
-      const launch = auditEvents(home).filter((e) => e.event === 'launch').pop();
-      const threads = threadNames(launch?.pid as number);
+      // The server is the warden's one child (run writes its launch event to the audit log behind the session,
+      // so the log may not hold it yet when the client has the result).
+      const children = fs.readFileSync(`/proc/${s.proc.pid}/task/${s.proc.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+      expect(children).toHaveLength(1);
+      const threads = threadNames(children[0] as number);
       expect(threads).toContain('MainThread'); // node 22+ names its threads, so a loader thread would show
       expect(threads).not.toContain('WorkerThread');
     } finally {
