@@ -31,7 +31,7 @@ beforeAll(() => {
   env = { ...(process.env as Record<string, string>), HOME: user };
   added = cli(home, ['add', 'elf', '--yes', '--', path.join(elf, 'elf-server'), path.join(SERVERS, 'i36/session-dropper.mjs')], { env });
 });
-afterAll(() => { if (!process.env.KEEP36) fs.rmSync(dir, { recursive: true, force: true }); });
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('a server under the home that writes where the session runs programs or accepts logins', () => {
   it('is proposed no grant over those folders nor its own code, and lists each such write as not granted', () => {
@@ -43,6 +43,8 @@ describe('a server under the home that writes where the session runs programs or
       const entry = p.notGranted.find((n) => n.path === path.join(user, f));
       expect(entry?.why, f).toMatch(/where the user's session runs programs or accepts logins/);
     }
+    const own = p.notGranted.find((n) => n.path === path.join(user, 'servers/elf/elf-server'));
+    expect(own?.why).toBe("kept real, not granted: the server's own code (its executable, script or install) is never granted");
   });
 
   it('pins no such grant with sandbox --propose --yes', () => {
