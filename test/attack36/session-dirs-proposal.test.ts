@@ -54,3 +54,21 @@ describe('a server under the home that writes where the session runs programs or
     expect(servers.servers.elf?.sandbox.write).toEqual([]);
   });
 });
+
+describe("a write grant set by hand over the user's session", () => {
+  it.each([
+    ['.local/bin', /is, holds or lies inside \S+\/\.local\/bin, where the user's session runs programs or accepts logins/],
+    ['.config', /holds or lies inside \S+\/\.config\/systemd, where the user's session runs programs or accepts logins/],
+    ['.profile', /is a file at the top of the home \S+, where the user's session runs programs or accepts logins/],
+  ])('~/%s is refused (SANDBOX_INVALID) and the sandbox is not changed', (rel, message) => {
+    const grant = path.join(user, rel);
+    if (rel === '.profile') fs.writeFileSync(grant, '# rc\n');
+    else fs.mkdirSync(grant, { recursive: true });
+    const r = cli(home, ['sandbox', 'elf', '--network', 'none', '--allow-write', grant, '--pin'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/SANDBOX_INVALID: /);
+    expect(r.stderr).toMatch(message);
+    const servers = JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')) as { servers: Record<string, { sandbox: { write: string[] } }> };
+    expect(servers.servers.elf?.sandbox.write).toEqual([]);
+  });
+});
