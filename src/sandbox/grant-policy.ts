@@ -132,6 +132,36 @@ export function protectedDirs(trustedPath: string, alerts: readonly AlertSinkCon
   return named.flatMap(({ dir, what }) => bothNames(dir).map((d) => ({ dir: d, what })));
 }
 
+/** Where the user's session runs programs or accepts logins, under the home: login keys, systemd user units,
+ *  autostart and desktop entries, the session's environment, the home's program folders (on many PATHs) and rc
+ *  folders. A server writing there reaches the user's next login, outside every sandbox (review 13, finding 2). */
+const SESSION_DIRS = ['.ssh', '.config/systemd', '.config/autostart', '.config/environment.d', '.config/fish', '.local/share/applications', '.local/bin', 'bin', '.bashrc.d', '.profile.d', '.zshrc.d'];
+const SESSION = "where the user's session runs programs or accepts logins";
+
+/** The user's home (HOME) and its realpath, when HOME is absolute. */
+const userHomes = (): string[] => (process.env.HOME !== undefined && path.isAbsolute(process.env.HOME) && path.resolve(process.env.HOME) !== '/' ? bothNames(path.resolve(process.env.HOME)) : []);
+
+/** Why the write grant `p` reaches a place of the user's session (SESSION_DIRS, $XDG_CONFIG_HOME's ones, or a
+ *  file at the home's top level: its rc and profile files), or undefined. */
+export function sessionGrantProblem(p: string, mounts: readonly string[] = mountPoints()): string | undefined {
+  const homes = userHomes();
+  const xdg = process.env.XDG_CONFIG_HOME !== undefined && path.isAbsolute(process.env.XDG_CONFIG_HOME) ? path.resolve(process.env.XDG_CONFIG_HOME) : undefined;
+  const dirs = [...homes.flatMap((h) => SESSION_DIRS.map((d) => path.join(h, d))), ...(xdg ? ['systemd', 'autostart', 'environment.d', 'fish'].map((d) => path.join(xdg, d)) : [])];
+  const hit = dirs.flatMap(bothNames).find((d) => reachesWithMounts(p, d, mounts));
+  if (hit !== undefined) return `the write grant ${p} is, holds or lies inside ${hit}, ${SESSION} (a key, unit or program written there runs at the next login, outside every sandbox); no write grant may`;
+  const top = homes.find((h) => bothNames(p).some((n) => path.dirname(n) === h));
+  if (top !== undefined && !isDirectory(p)) return `the write grant ${p} is a file at the top of the home ${top}, ${SESSION} (its rc and profile files run in every shell); no write grant may`;
+  return undefined;
+}
+
+const isDirectory = (p: string): boolean => {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
 export interface GrantScope {
   /** The server whose sandbox holds the grants. */
   id: string;
@@ -162,6 +192,8 @@ export function grantProblem(p: string, write: boolean, scope: GrantScope): stri
   const home = bothNames(scope.wardenHome).find((h) => reachesWithMounts(p, h, mounts));
   if (home !== undefined) return `${p} is, holds or lies inside the warden's home ${home}, which a server never sees`;
   if (write) {
+    const session = sessionGrantProblem(p, mounts);
+    if (session !== undefined) return session;
     const hit = protectedDirs(scope.trustedPath, scope.alerts).find(({ dir }) => reachesWithMounts(p, dir, mounts));
     if (hit !== undefined) return `the write grant ${p} is, holds or lies inside ${hit.dir}, ${hit.what}: a program written there would run outside every sandbox`;
   }

@@ -6,6 +6,7 @@ import { writeJsonAtomic } from '../store/atomic.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById, updateServers, type ServerConfig } from '../store/servers.js';
 import { changeSandbox, type SandboxChange } from './edit.js';
+import { grantProblem, type GrantScope } from './grant-policy.js';
 import { MAX_WRITES, type Observed } from './observe.js';
 import { ensureDataDir } from './plan.js';
 import { MAX_ENTRIES, pathProblem } from './schema.js';
@@ -65,8 +66,22 @@ function existingAncestor(p: string): string {
   return d;
 }
 
-/** The proposal for server `id` from what its enrollment launches wrote (`code`: its own files and trees). */
+const realOr = (p: string): string => {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+};
+
+/** The proposal for server `id` from what its enrollment launches wrote (`code`: its own files and trees). No
+ *  grant is proposed that `sandbox <id> --allow-write` would refuse (sandbox/grant-policy.ts), nor one over the
+ *  server's own code: those writes are listed as not granted, with the reason. */
 export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, seen: Observed, userHome: string | undefined, code: string[]): SandboxProposal {
+  const file = loadServers(paths);
+  const sandboxes = Object.fromEntries(Object.entries(file.servers).map(([other, s]) => [other, other === id ? undefined : s.sandbox]));
+  const scope: GrantScope = { id, trustedPath: file.path, alerts: file.alerts, wardenHome: paths.home, sandboxes };
+  const codes = [...new Set([...code, ...code.map(realOr)])];
   const write: string[] = [];
   const notGranted: { path: string; why: string }[] = [];
   for (const w of seen.writes) {
@@ -74,16 +89,27 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
     let why: string | undefined;
     if (inside(p, '/tmp')) why = 'covered: the sandbox gives the server a private /tmp';
     else if (inside(p, paths.home)) why = "the warden's home is never granted (a write into the package store changes what was attested)";
-    else if (code.some((c) => inside(p, c))) why = "the server's own attested files stay read-only";
+    else if (codes.some((c) => inside(p, c))) why = "the server's own attested files stay read-only";
     else {
       const dir = existingAncestor(p);
       if (dir === userHome || dir.split('/').length < 3 || pathProblem(dir) !== undefined) why = `a grant would be ${dir} whole; grant a narrower directory if the server needs it`;
-      else if (!write.includes(dir) && write.length < MAX_ENTRIES) write.push(dir);
+      else if (!write.includes(dir)) {
+        const problem = grantProblem(dir, true, scope);
+        if (problem !== undefined) why = `wrote here, not granted: ${problem}`;
+        else if (write.length < MAX_ENTRIES) write.push(dir);
+      }
     }
     if (why) notGranted.push({ path: p, why });
   }
-  // What its configuration names it writes for real (not watched): proposed as it stands, outside /tmp.
-  for (const k of seen.kept) if (!inside(k, '/tmp') && !inside(k, paths.home) && k !== userHome && !write.includes(k) && write.length < MAX_ENTRIES) write.push(k);
+  // What its configuration names it writes for real (not watched): proposed as it stands, outside /tmp, unless
+  // it is, holds or lies in the server's code (observe.ts keeps its executable real) or the policy refuses it.
+  for (const k of seen.kept) {
+    if (inside(k, '/tmp') || inside(k, paths.home) || k === userHome || write.includes(k)) continue;
+    const real = realOr(k);
+    const why = codes.some((c) => inside(c, real) || inside(real, c) || inside(c, k) || inside(k, c)) ? "the server's own code (its executable, script or install) is never granted" : grantProblem(k, true, scope);
+    if (why !== undefined) notGranted.push({ path: k, why: `kept real, not granted: ${why}` });
+    else if (write.length < MAX_ENTRIES) write.push(k);
+  }
   const pkg = packageOf(server);
   const offer = pkg !== undefined ? DATA_FILE_ENV[pkg] : undefined;
   const env = offer && server.env[offer.name] === undefined ? [{ name: offer.name, value: path.join(paths.home, 'data', id, offer.file), why: `heuristic: ${pkg} writes ${offer.file} beside its own script unless ${offer.name} names another file; this puts it in the server's data directory` }] : [];
