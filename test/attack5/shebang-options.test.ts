@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NODE, SERVERS, addServer, auditEvents, refusedInitialize, tempDir } from '../helpers/warden.js';
+import { NODE, SERVERS, addServer, auditEvents, cli, refusedInitialize, tempDir } from '../helpers/warden.js';
 
 // Attack on the gate (docs/adr/0019-fast-launch.md): node is started once its interpreter is judged, before the
 // script is digested. For a "#!" script the options node is started with come from the script's first line,
@@ -61,6 +61,18 @@ describe('a "#!" node script changed after enrollment', () => {
     const ran = fs.existsSync(marker) ? Number(fs.readFileSync(marker, 'utf8')) : undefined;
     expect(ran, `code named by the changed "#!" line ran in process ${ran} before the verdict`).toBeUndefined();
     expect(auditEvents(home).filter((e) => e.event === 'launch').at(-1)).toMatchObject({ decision: 'refuse', code: 'DIGEST_MISMATCH' });
+  });
+
+  it('refuses at add, with NODE_OPTION_REFUSED naming the script and the option, a "#!" line that makes node --require a file', () => {
+    const hook = path.join(dir, 'hook.cjs');
+    fs.writeFileSync(hook, '// changed after enrollment, it would run at every launch unjudged\n');
+    const { server } = shebangPackage(`#!${NODE} --require=${hook}`);
+    fs.truncateSync(path.join(dir, 'pkg/data.bin'), 0);
+    const r = cli(home, ['add', 'hooked', '--yes', '--', server]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('NODE_OPTION_REFUSED');
+    expect(r.stderr).toContain('--require');
+    expect(r.stderr).toContain(fs.realpathSync(server));
   });
 
   it('still starts an unchanged "#!" script whose line carries an option that loads nothing', async () => {
