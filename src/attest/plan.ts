@@ -3,7 +3,7 @@ import path from 'node:path';
 import { WardenError } from '../error.js';
 import type { DigestCache } from './cache.js';
 import { digestFileAsync, readHead } from './digest.js';
-import { interpreterFamily, nodeOptionsLoadNothing, scriptIndex } from './interpreters.js';
+import { interpreterFamily, refuseShebangNodeOptions, scriptIndex } from './interpreters.js';
 import { refuseRegistryLaunchers } from './launchers.js';
 import { refuseWrappers } from './wrappers.js';
 import { findCommand, resolveFileArg, type ResolvedFile } from './resolve.js';
@@ -162,6 +162,7 @@ export async function resolveLaunch(spec: CommandSpec, cache?: DigestCache): Pro
     throw new WardenError('INTERPRETER_NOT_FOUND', `the interpreter ${interp.realpath} of ${exe.realpath} is not an ELF binary; a script interpreting a script is not supported.`);
   }
   const node = interpreterFamily(interp.realpath, shebang.interpreter) === 'node';
+  if (node) refuseShebangNodeOptions(exe.realpath, shebang.args);
   return {
     serverId: spec.serverId,
     file: interp.realpath,
@@ -170,7 +171,7 @@ export async function resolveLaunch(spec: CommandSpec, cache?: DigestCache): Pro
     executable: await fileArtifact('executable', interp, cache),
     script: exe,
     node,
-    gated: node && nodeOptionsLoadNothing(shebang.args),
+    gated: node,
     headKey,
   };
 }

@@ -5,10 +5,9 @@ import { NODE, SERVERS, addServer, auditEvents, cli, refusedInitialize, tempDir 
 
 // Attack on the gate (docs/adr/0019-fast-launch.md): node is started once its interpreter is judged, before the
 // script is digested. For a "#!" script the options node is started with come from the script's first line,
-// which is read (resolveLaunch) but not yet judged, and nothing checks them (docs/threat-model.md: "a script's
-// own '#!' line is digested with it but its options are not checked"). A script changed after enrollment so that
-// its "#!" line says `--require=FILE` has FILE run by node's start-up, before the warden's preload and before the
-// verdict that refuses the changed script.
+// which is read (resolveLaunch) but not yet judged. A script changed after enrollment so that its "#!" line says
+// `--require=FILE` would have FILE run by node's start-up, before the warden's preload and before the verdict.
+// Since review 13 such a line is refused outright (NODE_OPTION_REFUSED), at add and at every launch.
 
 const BIG = 512 * 1024 * 1024;
 
@@ -56,11 +55,11 @@ describe('a "#!" node script changed after enrollment', () => {
     fs.closeSync(fd);
 
     const r = await refusedInitialize(home, 'sb');
-    expect(r.error.data.code).toBe('DIGEST_MISMATCH');
+    expect(r.error.data.code).toBe('NODE_OPTION_REFUSED'); // refused from its "#!" line, before any digest
     expect(r.code).toBe(3);
     const ran = fs.existsSync(marker) ? Number(fs.readFileSync(marker, 'utf8')) : undefined;
     expect(ran, `code named by the changed "#!" line ran in process ${ran} before the verdict`).toBeUndefined();
-    expect(auditEvents(home).filter((e) => e.event === 'launch').at(-1)).toMatchObject({ decision: 'refuse', code: 'DIGEST_MISMATCH' });
+    expect(auditEvents(home).filter((e) => e.event === 'launch').at(-1)).toMatchObject({ decision: 'refuse', code: 'NODE_OPTION_REFUSED' });
   });
 
   it('refuses at add, with NODE_OPTION_REFUSED naming the script and the option, a "#!" line that makes node --require a file', () => {
