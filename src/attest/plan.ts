@@ -120,8 +120,7 @@ export interface ResolvedLaunch {
   /** node runs the script: its package tree and recorded modules belong to the plan, and the guard applies. */
   node: boolean;
   /** node may be started behind the module guard's gate before the script is judged: every option it is
-   *  started with loads nothing. A "#!" line's options come from the script itself, which is not judged yet: an
-   *  option such as --require would run code before the preload, so such a script is judged before the spawn. */
+   *  started with loads nothing (a "#!" line giving node any other option is refused, NODE_OPTION_REFUSED). */
   gated: boolean;
   /** For a "#!" script: its stat key when its first line (node's options) was read; it must still have it
    *  when it is digested, so the options node runs with are those of the bytes that were judged. */
