@@ -205,10 +205,16 @@ function nodeOptionLoadsNothing(a: string): boolean {
   return eq < 0 ? NODE_FLAGS.has(a) : NODE_VALUED.has(a.slice(0, eq));
 }
 
-/** Whether every one of `args` is such an option: a "#!" line's options are what node is started with, and they
- *  are not judged before the gate opens. */
-export function nodeOptionsLoadNothing(args: readonly string[]): boolean {
-  return args.every(nodeOptionLoadsNothing);
+/** Refuses a "#!" line that starts node with an option that is not permitted on a command line: the line is
+ *  the script's own, so after enrollment it could name a file (--require=FILE) that runs, unjudged, at every
+ *  launch. Throws NODE_OPTION_REFUSED naming the script and the option. */
+export function refuseShebangNodeOptions(script: string, args: readonly string[]): void {
+  const bad = args.find((a) => !nodeOptionLoadsNothing(a));
+  if (bad === undefined) return;
+  const eq = bad.indexOf('=');
+  const name = (eq < 0 ? bad : bad.slice(0, eq)).slice(0, 64);
+  const hint = NODE_VALUED.has(name) ? ` Write it as ${name}=VALUE.` : ' Options that load or run code (--require, --import, --env-file…) are refused: put that code in the script.';
+  throw new WardenError('NODE_OPTION_REFUSED', `the "#!" line of ${script} starts node with the option '${name}', which is not one the warden permits (it permits options that tune node and load nothing: docs/formats.md).${hint}`);
 }
 
 /** Finds the script a node command line runs: its first argument that is not an option. */

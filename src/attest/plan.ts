@@ -3,7 +3,7 @@ import path from 'node:path';
 import { WardenError } from '../error.js';
 import type { DigestCache } from './cache.js';
 import { digestFileAsync, readHead } from './digest.js';
-import { interpreterFamily, nodeOptionsLoadNothing, scriptIndex } from './interpreters.js';
+import { interpreterFamily, refuseShebangNodeOptions, scriptIndex } from './interpreters.js';
 import { refuseRegistryLaunchers } from './launchers.js';
 import { refuseWrappers } from './wrappers.js';
 import { findCommand, resolveFileArg, type ResolvedFile } from './resolve.js';
@@ -120,8 +120,7 @@ export interface ResolvedLaunch {
   /** node runs the script: its package tree and recorded modules belong to the plan, and the guard applies. */
   node: boolean;
   /** node may be started behind the module guard's gate before the script is judged: every option it is
-   *  started with loads nothing. A "#!" line's options come from the script itself, which is not judged yet: an
-   *  option such as --require would run code before the preload, so such a script is judged before the spawn. */
+   *  started with loads nothing (a "#!" line giving node any other option is refused, NODE_OPTION_REFUSED). */
   gated: boolean;
   /** For a "#!" script: its stat key when its first line (node's options) was read; it must still have it
    *  when it is digested, so the options node runs with are those of the bytes that were judged. */
@@ -162,6 +161,7 @@ export async function resolveLaunch(spec: CommandSpec, cache?: DigestCache): Pro
     throw new WardenError('INTERPRETER_NOT_FOUND', `the interpreter ${interp.realpath} of ${exe.realpath} is not an ELF binary; a script interpreting a script is not supported.`);
   }
   const node = interpreterFamily(interp.realpath, shebang.interpreter) === 'node';
+  if (node) refuseShebangNodeOptions(exe.realpath, shebang.args);
   return {
     serverId: spec.serverId,
     file: interp.realpath,
@@ -170,7 +170,7 @@ export async function resolveLaunch(spec: CommandSpec, cache?: DigestCache): Pro
     executable: await fileArtifact('executable', interp, cache),
     script: exe,
     node,
-    gated: node && nodeOptionsLoadNothing(shebang.args),
+    gated: node,
     headKey,
   };
 }

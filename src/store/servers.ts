@@ -36,7 +36,8 @@ export const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 //            files), PYTHONSTARTUP and PYTHONINSPECT (with INSPECT, python reads statements from stdin — the
 //            JSON-RPC stream — after the script), PYTHONBREAKPOINT (imports a callable), PYTHONWARNINGS (a
 //            category names a module to import), PYTHONPYCACHEPREFIX (bytecode read in place of the source);
-//   others:  PERL5LIB, PERLLIB, PERL5OPT (-M), PERL5DB; RUBYOPT (-r), RUBYLIB, GEM_HOME, GEM_PATH;
+//   others:  PERL5LIB, PERLLIB, PERL5OPT (-M), PERL5DB; RUBYOPT (-r), RUBYLIB, GEM_HOME, GEM_PATH,
+//            RUBYGEMS_GEMDEPS (rubygems activates the gems a Gemfile names, and runs that Gemfile, at start);
 //            LUA_INIT*, LUA_PATH*, LUA_CPATH*; PHPRC, PHP_INI_SCAN_DIR (auto_prepend_file); JAVA_TOOL_OPTIONS,
 //            _JAVA_OPTIONS, JDK_JAVA_OPTIONS (-javaagent), CLASSPATH; DOTNET_STARTUP_HOOKS;
 //   shells:  BASH_ENV and ENV (sourced at start), ZDOTDIR (zsh sources its .zshenv), SHELLOPTS and BASHOPTS with
@@ -55,7 +56,7 @@ const LOADER_VARIABLES = new Set([
   'OPENSSL_CONF', 'OPENSSL_MODULES', 'OPENSSL_ENGINES',
   'GCONV_PATH', 'GETCONF_DIR', 'GLIBC_TUNABLES',
   'PYTHONPATH', 'PYTHONHOME', 'PYTHONPLATLIBDIR', 'PYTHONUSERBASE', 'PYTHONSTARTUP', 'PYTHONINSPECT', 'PYTHONBREAKPOINT', 'PYTHONWARNINGS', 'PYTHONPYCACHEPREFIX',
-  'PERL5LIB', 'PERLLIB', 'PERL5OPT', 'PERL5DB', 'RUBYOPT', 'RUBYLIB', 'GEM_HOME', 'GEM_PATH',
+  'PERL5LIB', 'PERLLIB', 'PERL5OPT', 'PERL5DB', 'RUBYOPT', 'RUBYLIB', 'GEM_HOME', 'GEM_PATH', 'RUBYGEMS_GEMDEPS',
   'PHPRC', 'PHP_INI_SCAN_DIR', 'JAVA_TOOL_OPTIONS', '_JAVA_OPTIONS', 'JDK_JAVA_OPTIONS', 'CLASSPATH', 'DOTNET_STARTUP_HOOKS',
   'BASH_ENV', 'ENV', 'ZDOTDIR', 'SHELLOPTS', 'BASHOPTS', 'PS4',
 ]);

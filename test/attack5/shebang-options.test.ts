@@ -1,14 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NODE, SERVERS, addServer, auditEvents, refusedInitialize, tempDir } from '../helpers/warden.js';
+import { NODE, SERVERS, addServer, auditEvents, cli, refusedInitialize, tempDir } from '../helpers/warden.js';
 
 // Attack on the gate (docs/adr/0019-fast-launch.md): node is started once its interpreter is judged, before the
 // script is digested. For a "#!" script the options node is started with come from the script's first line,
-// which is read (resolveLaunch) but not yet judged, and nothing checks them (docs/threat-model.md: "a script's
-// own '#!' line is digested with it but its options are not checked"). A script changed after enrollment so that
-// its "#!" line says `--require=FILE` has FILE run by node's start-up, before the warden's preload and before the
-// verdict that refuses the changed script.
+// which is read (resolveLaunch) but not yet judged. A script changed after enrollment so that its "#!" line says
+// `--require=FILE` would have FILE run by node's start-up, before the warden's preload and before the verdict.
+// Since review 13 such a line is refused outright (NODE_OPTION_REFUSED), at add and at every launch.
 
 const BIG = 512 * 1024 * 1024;
 
@@ -56,11 +55,23 @@ describe('a "#!" node script changed after enrollment', () => {
     fs.closeSync(fd);
 
     const r = await refusedInitialize(home, 'sb');
-    expect(r.error.data.code).toBe('DIGEST_MISMATCH');
+    expect(r.error.data.code).toBe('NODE_OPTION_REFUSED'); // refused from its "#!" line, before any digest
     expect(r.code).toBe(3);
     const ran = fs.existsSync(marker) ? Number(fs.readFileSync(marker, 'utf8')) : undefined;
     expect(ran, `code named by the changed "#!" line ran in process ${ran} before the verdict`).toBeUndefined();
-    expect(auditEvents(home).filter((e) => e.event === 'launch').at(-1)).toMatchObject({ decision: 'refuse', code: 'DIGEST_MISMATCH' });
+    expect(auditEvents(home).filter((e) => e.event === 'launch').at(-1)).toMatchObject({ decision: 'refuse', code: 'NODE_OPTION_REFUSED' });
+  });
+
+  it('refuses at add, with NODE_OPTION_REFUSED naming the script and the option, a "#!" line that makes node --require a file', () => {
+    const hook = path.join(dir, 'hook.cjs');
+    fs.writeFileSync(hook, '// changed after enrollment, it would run at every launch unjudged\n');
+    const { server } = shebangPackage(`#!${NODE} --require=${hook}`);
+    fs.truncateSync(path.join(dir, 'pkg/data.bin'), 0);
+    const r = cli(home, ['add', 'hooked', '--yes', '--', server]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('NODE_OPTION_REFUSED');
+    expect(r.stderr).toContain('--require');
+    expect(r.stderr).toContain(fs.realpathSync(server));
   });
 
   it('still starts an unchanged "#!" script whose line carries an option that loads nothing', async () => {
