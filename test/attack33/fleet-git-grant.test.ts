@@ -1,12 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pinByHand } from '../helpers/pin-by-hand.js';
 import { addServerWarm } from '../helpers/warm-digest.js';
-import { NODE, SERVERS, TRUSTED_PATH } from '../helpers/warden.js';
+import { NODE, SERVERS } from '../helpers/warden.js';
 import { keyPair, machine, machineA, serverCopy, signedBundle, tempDir, type KeyPair } from '../bundle/helpers.js';
-import { bundleEvents, publish, setFleet, startDaemon, waitFor, type RunningDaemon } from '../daemon/fleet-helpers.js';
+import { bundleEvents, gitFleetRepo, plantGit, setFleet, startDaemon, trustedPathFirst, waitFor, type RunningDaemon } from '../daemon/fleet-helpers.js';
 
 // The daemon runs the first `git` of servers.json's trusted PATH (src/fleet/fetch-git.ts findGit), as the warden's
 // user, and admits it when neither it nor a directory above it is writable by another user. A confined server
@@ -20,37 +19,24 @@ let homeB: string;
 let marker: string;
 let daemon: RunningDaemon;
 
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', ['-c', 'user.name=CI', '-c', 'user.email=ci@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-
 beforeAll(async () => {
   root = tempDir('warden-attack33-gitgrant-');
   const homeA = machineA(root, serverCopy(root));
   const key: KeyPair = keyPair(root, 'signer');
   const bundle = signedBundle(homeA, path.join(root, 's100.bundle.json'), key, ['--serial', '100']);
-  const bare = path.join(root, 'trust.git');
-  git(root, 'init', '-q', '--bare', bare);
-  const work = path.join(root, 'work');
-  git(root, 'init', '-q', work);
-  git(work, 'remote', 'add', 'origin', bare);
-  publish(bundle, path.join(work, 'fleet', 'setup.bundle.json'));
-  git(work, 'add', '-A');
-  git(work, 'commit', '-q', '-m', 'publish');
-  git(work, 'push', '-q', 'origin', 'HEAD:refs/heads/main');
+  const bare = gitFleetRepo(root, bundle);
 
   // A directory only the warden's user can write, granted to a confined server, which wrote a `git` there that
   // leaves a mark and hands over to the real one.
-  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
   const granted = path.join(root, 'granted-bin');
   fs.mkdirSync(granted, { mode: 0o755 });
   marker = path.join(root, 'planted-git-ran');
-  fs.writeFileSync(path.join(granted, 'git'), `#!/bin/sh\necho "$(id -u)" >> '${marker}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
+  plantGit(granted, marker, 0o755);
 
   homeB = machine(root, 'B');
   addServerWarm(homeB, 'writer', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]);
   await pinByHand(homeB, 'writer', { network: 'none', write: [granted], read: { allow: [], deny: [] } });
-  const serversFile = path.join(homeB, 'servers.json');
-  const servers = JSON.parse(fs.readFileSync(serversFile, 'utf8')) as Record<string, unknown>;
-  fs.writeFileSync(serversFile, JSON.stringify({ ...servers, path: `${granted}:${TRUSTED_PATH}` }, null, 2) + '\n', { mode: 0o600 });
+  trustedPathFirst(homeB, granted);
   setFleet(homeB, { source: { type: 'git', remote: bare, path: 'fleet/setup.bundle.json', ref: 'main' }, key: key.pub, env: { basic: { SECRET_TOKEN: 'machine-b-value' } } });
   daemon = await startDaemon(homeB);
 });

@@ -1,7 +1,7 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { WARDEN, auditEvents } from '../helpers/warden.js';
+import { TRUSTED_PATH, WARDEN, auditEvents } from '../helpers/warden.js';
 
 // A daemon on machine B with a fleet source, and what the fleet tests wait on: audit events and metrics, each
 // with a bound (never a sleep).
@@ -77,4 +77,33 @@ export function publish(bundle: string, dest: string): void {
   fs.copyFileSync(`${bundle}.sigstore.json`, `${dest}.sigstore.json`);
   fs.chmodSync(dest, 0o644);
   fs.chmodSync(`${dest}.sigstore.json`, 0o644);
+}
+
+const git = (cwd: string, ...args: string[]): string => execFileSync('git', ['-c', 'user.name=CI', '-c', 'user.email=ci@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+/** A bare repository under `root` (trust.git) whose branch main holds `bundle` at fleet/setup.bundle.json. */
+export function gitFleetRepo(root: string, bundle: string): string {
+  const bare = path.join(root, 'trust.git');
+  git(root, 'init', '-q', '--bare', bare);
+  const work = path.join(root, 'work');
+  git(root, 'init', '-q', work);
+  git(work, 'remote', 'add', 'origin', bare);
+  publish(bundle, path.join(work, 'fleet', 'setup.bundle.json'));
+  git(work, 'add', '-A');
+  git(work, 'commit', '-q', '-m', 'publish');
+  git(work, 'push', '-q', 'origin', 'HEAD:refs/heads/main');
+  return bare;
+}
+
+/** Writes `dir/git` (mode `mode`): a git that appends its uid to `marker` and hands over to the real one. */
+export function plantGit(dir: string, marker: string, mode: number): void {
+  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  fs.writeFileSync(path.join(dir, 'git'), `#!/bin/sh\necho "$(id -u)" >> '${marker}'\nexec '${realGit}' "$@"\n`, { mode });
+}
+
+/** Puts `dir` first on the trusted path of `home`'s servers.json. */
+export function trustedPathFirst(home: string, dir: string): void {
+  const file = path.join(home, 'servers.json');
+  const json = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  fs.writeFileSync(file, JSON.stringify({ ...json, path: `${dir}:${TRUSTED_PATH}` }, null, 2) + '\n', { mode: 0o600 });
 }
