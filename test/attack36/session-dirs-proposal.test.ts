@@ -22,12 +22,11 @@ beforeAll(() => {
   for (const d of PLANTED) fs.mkdirSync(path.join(user, d), { recursive: true });
   const elf = path.join(user, 'servers/elf');
   fs.mkdirSync(elf, { recursive: true });
-  // Its executable lies in the home (as under nvm): the launch binds it back over the home's overlay.
-  try {
-    fs.linkSync(NODE, path.join(elf, 'elf-server'));
-  } catch {
-    fs.copyFileSync(NODE, path.join(elf, 'elf-server'));
-  }
+  // Its executable lies in the home (as under nvm): the launch binds it back over the home's overlay. A copy, never
+  // a hard link: linking changes the ctime of NODE's inode, and every test launching NODE at that moment is
+  // refused as "modified between digest and exec".
+  fs.copyFileSync(NODE, path.join(elf, 'elf-server'));
+  fs.chmodSync(path.join(elf, 'elf-server'), 0o755);
   env = { ...(process.env as Record<string, string>), HOME: user };
   added = cli(home, ['add', 'elf', '--yes', '--', path.join(elf, 'elf-server'), path.join(SERVERS, 'i36/session-dropper.mjs')], { env });
 });
