@@ -8,6 +8,7 @@ import { INSTALL_ROOT, PRELOAD_DIR } from '../launch/module-guard.js';
 import type { HomePaths } from '../store/paths.js';
 import type { ServerConfig } from '../store/servers.js';
 import { findTool, type Engine, type EngineLookup } from './engine.js';
+import { real } from './plan.js';
 
 // Watching what an enrollment launch writes, without changing what it can do (docs/adr/0063-observed-enrollment.md).
 // The launch runs in a mount namespace of its own (util-linux unshare) where each writable place (the user's
@@ -131,14 +132,6 @@ function realDir(p: string | undefined): string | undefined {
   }
 }
 
-function realOr(p: string): string {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return p;
-  }
-}
-
 const unfit = (d: string): string | undefined =>
   d === '/' ? 'the root is never overlaid whole' : /[,:\\\s]/.test(d) ? "its path holds a character overlayfs options cannot carry (',', ':', '\\' or a space)" : undefined;
 
@@ -152,10 +145,10 @@ function namedDir(p: string): string | undefined {
 /** The places an observed launch overlays, those it binds back inside them (named by the configuration: the
  *  server's writes there are real, as the operator said), and those it leaves alone with the reason. */
 export function observedDirs(ctx: ObserveContext): { dirs: string[]; kept: string[]; notObserved: { dir: string; why: string }[] } {
-  const code = ctx.code.map(realOr);
-  const roots = ctx.codeRoots.map(realOr);
+  const code = ctx.code.map(real);
+  const roots = ctx.codeRoots.map(real);
   const rootOf = (c: string): string | undefined => roots.find((r) => inside(c, r));
-  const named = [...new Set(ctx.named.filter((n) => !code.includes(realOr(n))).map(namedDir).filter((d): d is string => d !== undefined))];
+  const named = [...new Set(ctx.named.filter((n) => !code.includes(real(n))).map(namedDir).filter((d): d is string => d !== undefined))];
   const candidates = [...new Set([ctx.userHome, '/tmp', '/var/tmp', ctx.wardenHome, ctx.cwd].map(realDir).filter((d): d is string => d !== undefined))];
   const notObserved: { dir: string; why: string }[] = [];
   let kept: string[] = [];

@@ -58,7 +58,7 @@ function kindOf(p: string): 'dir' | 'file' | undefined {
 }
 
 /** The realpath of `p`, or `p` when nothing is there. */
-function real(p: string): string {
+export function real(p: string): string {
   try {
     return fs.realpathSync(p);
   } catch {
