@@ -1,6 +1,6 @@
 import { WardenError } from '../error.js';
 import type { JsonObject } from '../protocol/json/reader.js';
-import type { LiveTool } from '../surface/admit.js';
+import type { Handshake, LiveTool } from '../surface/admit.js';
 import { diffSurface, worstClass, type SurfaceDiff } from '../surface/diff.js';
 import { lockedExtra } from '../surface/warden-lock.js';
 import { handshakeDriftByForm, type HandshakeDrift } from '../surface/handshake-print.js';
@@ -80,8 +80,11 @@ export async function checkSurface(paths: HomePaths, id: string, opts: { review?
     const hs = fetched.handshake;
     const changedTools = new Set(diff.tools.filter((t) => t.state === 'changed' || t.state === 'added').map((t) => t.name));
     const changedInitialize = diff.handshake.state !== 'matched';
+    // What a pin would lock, where it differs from the lock: every form of the initialize result when one changed.
+    const shown = (form: Handshake): Handshake => ({ ...form, members: changedInitialize ? form.members : new Map(), instructions: diff.instructionsChanged ? form.instructions : undefined });
     const findings = scanServed(paths, id, {
-      handshake: { ...hs, members: changedInitialize ? hs.members : new Map(), instructions: diff.instructionsChanged ? hs.instructions : undefined },
+      handshake: shown(hs),
+      ...(changedInitialize ? { bareHandshake: shown(fetched.bareHandshake), ...(fetched.classic ? { classic: { full: shown(fetched.classic.full), bare: shown(fetched.classic.bare) } } : {}) } : {}),
       tools: fetched.tools.filter((t) => changedTools.has(t.name)),
       servedCatalogs: liveCatalogItems,
     });

@@ -15,18 +15,41 @@ import { loadServers } from '../store/servers.js';
 // --accept-findings; in monitor it is printed and audited and the lock is taken. The audit log gets codes and
 // pointers only.
 
-/** What a fetch served, as the scan reads it. */
+/** What a fetch served, as the scan reads it: every form of the initialize result the lock takes a print of
+ *  (capture-lock.ts writes `handshake` and `bareHandshake` as the handshake prints, and a hybrid's `classic` pair
+ *  as the classic prints), so that nothing is locked that was not scanned. */
 export interface Served {
   handshake: Handshake;
+  /** The answer to a client offering no capabilities (a session of such a client is released on its print). */
+  bareHandshake?: Handshake;
+  /** A stateless server's answers to a 2025 initialize, with and without client capabilities (docs/adr/0055). */
+  classic?: { full: Handshake; bare: Handshake };
   tools: readonly LiveTool[];
   servedCatalogs: ServedCatalogs;
 }
 
 const CATALOG_ITEM: Record<CatalogKind['kind'], ItemKind> = { prompts: 'prompt', resources: 'resource', resourceTemplates: 'template' };
 
+/** The name of each form of the initialize result, as a finding names it (the first form: ''). */
+export const HANDSHAKE_FORMS = ['', 'to a client offering no capabilities', 'classic', 'classic, to a client offering no capabilities'] as const;
+
+/** What the scan reads of a fetch: each distinct form of the initialize result locked (a `server` item named for
+ *  its form, with its instructions when they differ from a form already read), the tools, the catalogs' items. */
 export function servedItems(served: Served): ScanItem[] {
-  const items: ScanItem[] = [{ kind: 'server', name: '', value: served.handshake.members }];
-  if (served.handshake.instructions !== undefined) items.push({ kind: 'instructions', name: '', value: served.handshake.instructions });
+  const forms = [served.handshake, served.bareHandshake, served.classic?.full, served.classic?.bare];
+  const items: ScanItem[] = [];
+  const prints = new Set<string>();
+  const instructions = new Set<string>();
+  for (const [i, form] of forms.entries()) {
+    if (!form) continue;
+    const name = HANDSHAKE_FORMS[i] as string;
+    // A form byte-equal to one already read adds nothing (its print is the same locked print). The first form is
+    // always an item: a caller that blanks its members (diff, pinTool) keeps the print it blanked.
+    if (i === 0 || !prints.has(form.print.hExact)) items.push({ kind: 'server', name, value: form.members });
+    prints.add(form.print.hExact);
+    if (form.instructions !== undefined && !instructions.has(form.instructions)) items.push({ kind: 'instructions', name, value: form.instructions });
+    if (form.instructions !== undefined) instructions.add(form.instructions);
+  }
   for (const t of served.tools) items.push({ kind: 'tool', name: t.name, value: t.value });
   for (const [kind, byName] of Object.entries(served.servedCatalogs) as [CatalogKind['kind'], Record<string, string>][]) {
     for (const [name, text] of Object.entries(byName)) items.push({ kind: CATALOG_ITEM[kind], name, value: JSON.parse(text) as unknown });
@@ -67,7 +90,8 @@ export function scanLocked(paths: HomePaths, id: string): ScanResult {
 
 /** One line per finding, for a person: severity, code, item, pointer, the excerpt (escaped by the scan). */
 export function findingLine(f: Finding): string {
-  const item = f.item.kind === 'instructions' || f.item.kind === 'server' ? f.item.kind === 'server' ? 'initialize result' : 'instructions' : `${f.item.kind} "${f.item.name}"`;
+  const form = f.item.name ? ` (${f.item.name})` : '';
+  const item = f.item.kind === 'instructions' || f.item.kind === 'server' ? `${f.item.kind === 'server' ? 'initialize result' : 'instructions'}${form}` : `${f.item.kind} "${f.item.name}"`;
   return `${f.severity.toUpperCase()} ${f.code} in ${item} at ${f.pointer || '/'}: ${f.excerpt}`;
 }
 
