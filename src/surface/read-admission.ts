@@ -6,7 +6,8 @@ import { uriTemplateMatcher } from './uri-template.js';
 // item that listing showed, the changed ones reported). A read of anything else is refused: an item the listing
 // did not show (a capability left out, a listing answered empty), one that changed or appeared since the lock
 // (enforce), and every read of a session with no listing. A resource URI is admitted when it is a listed
-// resource's URI exactly, or one an admitted template expands to (uri-template.ts). The client's own catalog
+// resource's URI exactly, or one an admitted template expands to (uri-template.ts) when neither the listing
+// refused that URI as a resource nor a refused template expands to it too (review 14). The client's own catalog
 // pages only take away: an item they show that does not match the lock leaves the allow set (enforce).
 
 type Kind = CatalogKind['kind'];
@@ -59,12 +60,15 @@ export class ReadAdmission {
     return false;
   }
 
-  /** The verdict on getting a prompt (by name) or reading a resource (by URI). */
+  /** The verdict on getting a prompt (by name) or reading a resource (by URI). The listing's verdict on an item
+   *  itself decides first, both ways: a URI the listing refused (changed or added since the lock) is not read
+   *  through a template that covers it. A URI no listed resource names is admitted through a template only when
+   *  no template the listing refused covers it too (the changed one may be the one describing it). */
   read(kind: 'prompts' | 'resources', item: string): ReadVerdict {
-    if (this.admitted.get(kind)?.has(item)) return 'admitted';
-    if (kind === 'resources' && this.throughTemplate('admitted', item)) return 'admitted';
     if (this.changed.get(kind)?.has(item)) return 'changed';
+    if (this.admitted.get(kind)?.has(item)) return 'admitted';
     if (kind === 'resources' && this.throughTemplate('changed', item)) return 'changed';
+    if (kind === 'resources' && this.throughTemplate('admitted', item)) return 'admitted';
     return 'unlisted';
   }
 

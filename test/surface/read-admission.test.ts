@@ -61,4 +61,16 @@ describe('ReadAdmission', () => {
     expect(a.pageItem('resourceTemplates', 'x://{id}', 'd2')).toBe(false);
     expect(a.read('resources', 'x://1')).toBe('changed');
   });
+
+  it("a URI the listing refused as a resource (changed or added) is not read through a locked template covering it; a listed URI equal to the lock is, whatever template covers it", () => {
+    const a = new ReadAdmission({ resources: { 'docs://kept.md': 'd1', 'docs://old.md': 'd1' }, resourceTemplates: { 'docs://{name}': 'd1' } }, true);
+    a.listed({ resources: { 'docs://kept.md': 'd1', 'docs://old.md': 'd2', 'docs://new.md': 'd1' }, resourceTemplates: { 'docs://{name}': 'd1' } });
+    expect(['docs://kept.md', 'docs://old.md', 'docs://new.md', 'docs://other.md'].map((u) => a.read('resources', u))).toEqual(['admitted', 'changed', 'changed', 'admitted']);
+  });
+
+  it('a URI two templates cover is refused when the listing refused either of them (the changed one may describe it), and admitted when neither', () => {
+    const a = new ReadAdmission({ resourceTemplates: { 'docs://{name}': 'd1', 'docs://{+path}': 'd1', 'x://{id}': 'd1' } }, true);
+    a.listed({ resourceTemplates: { 'docs://{name}': 'd1', 'docs://{+path}': 'd2', 'x://{id}': 'd1' } });
+    expect([a.read('resources', 'docs://a'), a.read('resources', 'x://1')]).toEqual(['changed', 'admitted']);
+  });
 });
