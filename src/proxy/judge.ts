@@ -91,7 +91,8 @@ export class SurfaceJudge {
     return changes;
   }
 
-  /** Judges a complete listing (handshake, re-list) or one page of a client's listing (`partial`). */
+  /** Judges a complete listing (handshake, re-list) or one page of a client's listing (`partial`: it may take a
+   *  tool out of the approved set, never put one in). */
   judge(tools: readonly LiveTool[], source: ListingSource, partial: boolean): Decisions {
     const { entry, extra, posture, serverId } = this.cfg;
     let decisions: Decisions;
@@ -107,9 +108,11 @@ export class SurfaceJudge {
       this.listed.clear();
       for (const t of tools) this.listed.add(t.name);
     }
+    // Approval comes only from the warden's own complete listing; a client's page only takes away (ADR 0037
+    // addendum): a tool that listing refused stays refused when a page then shows it as locked.
     for (const [name, d] of decisions.tools) {
-      if (d.decision === 'allow') this.approved.add(name);
-      else this.approved.delete(name);
+      if (d.decision !== 'allow') this.approved.delete(name);
+      else if (!partial) this.approved.add(name);
     }
     this.record(tools, source, partial, decisions, diff);
     return decisions;

@@ -17,6 +17,9 @@ export function sessionRules(rules: Rules, lockedHash: string | undefined): Sess
   return { rules, hash: rulesHash(rules), lockedHash };
 }
 
+/** How much a decision takes away: a page may move a tool's verdict only up this order. */
+const STRICTNESS: Record<ToolVerdict['decision'], number> = { allow: 0, ask: 1, withhold: 2 };
+
 export class RulesGate {
   /** The verdict per tool name, with the digest of the tool it was made on (a verdict is a function of the
    *  rules and the tool's bytes, so a tool listed again unchanged keeps it). */
@@ -24,14 +27,17 @@ export class RulesGate {
 
   constructor(readonly rules: Rules) {}
 
-  /** Judges a listing's tools; a complete listing replaces every verdict, a page adds to them. */
+  /** Judges a listing's tools; a complete listing (the warden's own) replaces every verdict. A page of the
+   *  client's listing only takes away (ADR 0037 addendum): a tool it shows as the warden listed it keeps its
+   *  verdict; one it shows otherwise (or one the warden never listed) is judged for what the page shows, and that
+   *  verdict is kept only where it is stricter than the one the warden's listing gave. */
   judge(tools: readonly { name: string; value: JsonObject; hTool: string }[], complete: boolean): ToolVerdict[] {
     const before = this.verdicts;
     if (complete) this.verdicts = new Map();
     return tools.map((t) => {
       const known = before.get(t.name);
       const verdict = known?.hTool === t.hTool ? known.verdict : toolVerdict(this.rules, t.name, t.value);
-      this.verdicts.set(t.name, { hTool: t.hTool, verdict });
+      if (complete || (known && STRICTNESS[verdict.decision] > STRICTNESS[known.verdict.decision])) this.verdicts.set(t.name, { hTool: t.hTool, verdict });
       return verdict;
     });
   }
