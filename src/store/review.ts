@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as v from 'valibot';
+import { objectRecord } from '../schema/own-record.js';
 import { writeJsonAtomic } from './atomic.js';
 import { loadJsonFile } from './json-file.js';
 import type { HomePaths } from './paths.js';
@@ -16,7 +17,13 @@ const schema = v.strictObject({
   at: v.pipe(v.string(), v.maxLength(40)),
   /** The live surface hash (era, instructions, tools) and each tool's exact digest. */
   surface: DIGEST,
-  tools: v.pipe(v.record(v.pipe(v.string(), v.maxLength(4096)), DIGEST), v.check((t) => Object.keys(t).length <= 100_000)),
+  /** Every own key (a tool may be named "constructor" or "__proto__"), read into a record with no prototype, so a
+   *  name the review lacks is absent and never an inherited value. */
+  tools: v.pipe(
+    objectRecord(v.pipe(v.string(), v.maxLength(4096)), DIGEST),
+    v.check((t) => Object.keys(t).length <= 100_000),
+    v.transform((t) => Object.defineProperties(Object.create(null) as Record<string, string>, Object.getOwnPropertyDescriptors(t))),
+  ),
   handshakes: v.pipe(v.array(DIGEST), v.maxLength(2)),
   /** A hybrid's classic initialize result, when fetched (docs/adr/0055). */
   classicHandshakes: v.optional(v.pipe(v.array(DIGEST), v.maxLength(2))),
