@@ -30,6 +30,14 @@ describe('server ids named like Object.prototype members', () => {
     expect(all.servers.map((s) => s.id).sort()).toEqual(['constructor', 'prototype', 'toString']);
     expect(Object.keys(JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')).servers).sort()).toEqual(['constructor', 'prototype', 'toString']);
     expect(cli(home, ['verify', 'constructor']).code).toBe(0);
+    // The sandbox and rules edits validate the new value inside the shape of servers.json: a record that drops
+    // `constructor` read it as no sandbox and no rules ("unchanged", exit 0), and the confinement asked for was
+    // silently not applied (found while fixing review 14 finding 4).
+    const sandbox = cli(home, ['sandbox', 'constructor', '--network', 'none', '--yes']);
+    expect(sandbox.code, sandbox.stderr).toBe(0);
+    const rules = cli(home, ['rules', 'constructor', '--kind', 'echo=read']);
+    expect(rules.code, rules.stderr).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')).servers.constructor).toMatchObject({ sandbox: { network: 'none' }, rules: { tools: { echo: { kind: 'read' } } } });
   });
 
   it('answers an id that is only inherited (hasOwnProperty) as unknown, not as a crash', () => {
