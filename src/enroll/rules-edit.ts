@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { objectRecord } from '../schema/own-record.js';
 import { appendAudit } from '../audit/log.js';
 import { WardenError } from '../error.js';
 import { rulesHash, rulesSchema, type Rules } from '../rules/schema.js';
@@ -122,7 +123,8 @@ export function applyEdits(before: Rules | undefined, edits: readonly RulesEdit[
 /** The rules as the schema reads them, or a refusal naming servers.json and the JSON pointer of the bad value. */
 export function validated(candidate: Plain, id: string, file: string): Rules {
   // Parsed inside the shape of servers.json so the pointer reads /servers/<id>/rules/...
-  const schema = v.object({ servers: v.record(v.string(), v.object({ rules: rulesSchema })) });
+  // Own keys: a server may be named "constructor" (valibot's record drops that key).
+  const schema = v.object({ servers: objectRecord(v.string(), v.object({ rules: rulesSchema })) });
   const r = v.safeParse(schema, { servers: { [id]: { rules: candidate } } });
   if (r.success) return (r.output.servers[id] as { rules: Rules }).rules;
   const { problem } = explainIssues('servers.json', schema, r.issues);

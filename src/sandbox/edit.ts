@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { objectRecord } from '../schema/own-record.js';
 import { appendAudit } from '../audit/log.js';
 import { WardenError } from '../error.js';
 import { explainIssues } from '../schema/issues.js';
@@ -60,7 +61,8 @@ function applyEdits(before: Sandbox | undefined, e: SandboxEdits, id: string): u
 
 function validated(candidate: unknown, id: string, file: string): Sandbox | undefined {
   if (candidate === undefined) return undefined;
-  const schema = v.object({ servers: v.record(v.string(), v.object({ sandbox: sandboxSchema })) });
+  // Own keys: a server may be named "constructor" (valibot's record drops that key).
+  const schema = v.object({ servers: objectRecord(v.string(), v.object({ sandbox: sandboxSchema })) });
   const r = v.safeParse(schema, { servers: { [id]: { sandbox: candidate } } });
   if (r.success) return (r.output.servers[id] as { sandbox: Sandbox }).sandbox;
   const { problem } = explainIssues('servers.json', schema, r.issues);
