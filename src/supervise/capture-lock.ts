@@ -13,7 +13,8 @@ import { fetchSurface, type Fetched, type HeldSession, type OnLearned } from './
 import { escaped } from '../escape.js';
 import type { FindingCode } from '../scan/rules.js';
 import type { Observed } from '../sandbox/observe.js';
-import { gateFindings, scanServed } from './surface-scan.js';
+import { gateFindings, lockedForms, scanServed } from './surface-scan.js';
+import { distinctPrints, type HandshakePrint } from '../surface/handshake-print.js';
 import { requireReviewed, type ReviewWords } from './review.js';
 
 // Capturing a server's surface into tools.lock and warden.lock, for `lock`, `pin`, enrollment and `npm start`:
@@ -27,7 +28,10 @@ function artifactsOf(fetched: Fetched): { kind: string; path: string; sha256: st
 }
 
 function write(paths: HomePaths, id: string, entry: LockEntry, fetched: Fetched, prints: { name: string; print: ToolPrint }[]): Promise<void> {
-  return saveLockEntry(paths, id, () => ({ entry, extra: wardenEntryFor(artifactsOf(fetched), prints, fetched.conditional, fetched.catalogs, fetched.handshakes, fetched.classic?.prints) }));
+  // The prints of the initialize result are those of the forms the first-trust scan read (lockedForms), no other.
+  const forms = lockedForms(fetched);
+  const printsOf = (classic: boolean): HandshakePrint[] => distinctPrints(forms.filter((f) => f.classic === classic).map((f) => f.handshake.print));
+  return saveLockEntry(paths, id, () => ({ entry, extra: wardenEntryFor(artifactsOf(fetched), prints, fetched.conditional, fetched.catalogs, printsOf(false), fetched.classic ? printsOf(true) : undefined) }));
 }
 
 /** Captures and writes the lock entry of a server (used by `lock` and by `add`), once the first-trust scan of

@@ -33,16 +33,28 @@ const CATALOG_ITEM: Record<CatalogKind['kind'], ItemKind> = { prompts: 'prompt',
 /** The name of each form of the initialize result, as a finding names it (the first form: ''). */
 export const HANDSHAKE_FORMS = ['', 'to a client offering no capabilities', 'classic', 'classic, to a client offering no capabilities'] as const;
 
+/** A form of the initialize result a capture locks the print of: its name, whether it is a stateless server's
+ *  answer to a 2025 client (warden.lock's classic prints), and the answer. */
+export interface LockedForm {
+  name: string;
+  classic: boolean;
+  handshake: Handshake;
+}
+
+/** Every form of the initialize result a fetch served, in the order the lock keeps their prints: the one function
+ *  from "what is locked" to "what is scanned" (capture-lock.ts writes the prints of exactly these). */
+export function lockedForms(served: Served): LockedForm[] {
+  const forms = [served.handshake, served.bareHandshake, served.classic?.full, served.classic?.bare];
+  return forms.flatMap((handshake, i) => (handshake ? [{ name: HANDSHAKE_FORMS[i] as string, classic: i >= 2, handshake }] : []));
+}
+
 /** What the scan reads of a fetch: each distinct form of the initialize result locked (a `server` item named for
  *  its form, with its instructions when they differ from a form already read), the tools, the catalogs' items. */
 export function servedItems(served: Served): ScanItem[] {
-  const forms = [served.handshake, served.bareHandshake, served.classic?.full, served.classic?.bare];
   const items: ScanItem[] = [];
   const prints = new Set<string>();
   const instructions = new Set<string>();
-  for (const [i, form] of forms.entries()) {
-    if (!form) continue;
-    const name = HANDSHAKE_FORMS[i] as string;
+  for (const [i, { name, handshake: form }] of lockedForms(served).entries()) {
     // A form byte-equal to one already read adds nothing (its print is the same locked print). The first form is
     // always an item: a caller that blanks its members (diff, pinTool) keeps the print it blanked.
     if (i === 0 || !prints.has(form.print.hExact)) items.push({ kind: 'server', name, value: form.members });
