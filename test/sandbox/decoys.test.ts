@@ -79,6 +79,7 @@ describe('decoys in a confined server\'s home', () => {
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout).servers[0].sandbox.denied[0]).toMatchObject({ kind: 'read', path: key, reason: 'decoy' });
     expect(fs.readdirSync(path.join(home, 'decoys'))).toEqual([]); // removed with the session
+    expect(auditEvents(home).filter((e) => e.event === 'launch').at(-1)).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', decoys: 10 } });
   });
 
   it('a path the operator granted is never a decoy: the real file shows and its read is not recorded', async () => {
@@ -87,5 +88,6 @@ describe('decoys in a confined server\'s home', () => {
     expect(aws).toBe('ok: 10 bytes');
     expect(netrc).toBe('ok: 0 bytes');
     expect(denials().map((e) => e.path)).toEqual([path.join(user, '.netrc')]);
+    expect(auditEvents(home).filter((e) => e.event === 'launch').at(-1)).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', decoys: 9 } });
   });
 });
