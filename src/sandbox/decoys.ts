@@ -54,13 +54,18 @@ export interface DecoyWatch {
   close(): void;
 }
 
-/** Why decoys cannot be placed for a warden whose home is `wardenHome`, or undefined when they can. */
-export function decoysUnavailable(wardenHome: string): string | undefined {
+/** Why decoys cannot be placed for a warden whose home is `wardenHome`, or undefined when they can. `create`: make
+ *  `<wardenHome>/decoys` for the probe (a launch); else (`doctor`) probe in the nearest of it and its parents that
+ *  exists (a probe file made and removed). */
+export function decoysUnavailable(wardenHome: string, create = true): string | undefined {
   if (process.getuid?.() !== 0) return 'the warden is not root: a decoy would be owned by the server, which could re-time or write it (an inotify watch would need a helper node lacks)';
-  const dir = path.join(wardenHome, 'decoys');
+  const decoys = path.join(wardenHome, 'decoys');
+  let dir = decoys;
   try {
-    fs.mkdirSync(dir, { mode: 0o700, recursive: true });
-    const probe = path.join(dir, `.probe-${process.pid}`);
+    if (create) fs.mkdirSync(decoys, { mode: 0o700, recursive: true });
+    // doctor changes no home: the probe goes where the decoys will be, or the nearest directory that exists
+    else while (!fs.existsSync(dir) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+    const probe = path.join(dir, `.decoy-probe-${process.pid}`);
     fs.writeFileSync(probe, 'x', { mode: 0o600 });
     try {
       fs.utimesSync(probe, 0, fs.statSync(probe).mtime);
@@ -100,9 +105,10 @@ export function placeDecoys(wardenHome: string, userHome: string, kept: readonly
   sweep(root);
   const dir = path.join(root, `${process.pid}-${crypto.randomBytes(6).toString('hex')}`);
   fs.mkdirSync(dir, { mode: 0o700 });
-  const files = DECOY_PATHS.map((p) => path.join(userHome, p))
-    .filter((inside) => !kept.some((k) => overlaps(inside, k)))
-    .map((inside, i) => {
+  const realHome = fs.realpathSync(userHome); // grants are real paths: a home named through a link is compared by both
+  const files = DECOY_PATHS.filter((p) => !kept.some((k) => overlaps(path.join(userHome, p), k) || overlaps(path.join(realHome, p), k)))
+    .map((p, i) => {
+      const inside = path.join(userHome, p);
       const host = path.join(dir, String(i));
       fs.writeFileSync(host, '', { mode: 0o444, flag: 'wx' });
       fs.chownSync(host, DECOY_UID, DECOY_UID);

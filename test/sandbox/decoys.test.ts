@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { copyOfRunTemplate } from '../helpers/run-template.js';
-import { NODE, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
+import { NODE, ROOT, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
 
 // Decoys (src/sandbox/decoys.ts, docs/adr/0064-seeing-file-denials.md): inside a confined server's hidden home the
 // warden binds empty files of its own at a fixed list of secret paths; a read of one is a `sandbox_denied` event of
@@ -89,5 +90,11 @@ describe('decoys in a confined server\'s home', () => {
     expect(netrc).toBe('ok: 0 bytes');
     expect(denials().map((e) => e.path)).toEqual([path.join(user, '.netrc')]);
     expect(auditEvents(home).filter((e) => e.event === 'launch').at(-1)).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', decoys: 9 } });
+  });
+
+  it('a warden that is not root places none (its server would own them): the reason doctor prints', () => {
+    const nobody = spawnSync('setpriv', ['--reuid', '65534', '--regid', '65534', '--clear-groups', NODE, '--input-type=module', '-e', `import { decoysUnavailable } from ${JSON.stringify(path.join(ROOT, 'dist/sandbox/decoys.js'))}; console.log(decoysUnavailable('/nonexistent/home', false))`], { encoding: 'utf8' });
+    expect(nobody.stderr).toBe('');
+    expect(nobody.stdout).toMatch(/^the warden is not root: a decoy would be owned by the server/);
   });
 });
