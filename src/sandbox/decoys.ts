@@ -29,7 +29,7 @@ export const DECOY_PATHS = [
 /** The owner of the decoys: nobody, never the server's uid. */
 const DECOY_UID = 65534;
 /** How often the decoys' atimes are read while the session runs (and once when it ended). */
-export const DECOY_POLL_MS = 500;
+export const DECOY_POLL_MS = 1000;
 
 /** A read of a decoy: the path inside the sandbox (the user's), never contents (there are none). */
 export interface DecoyRead {
