@@ -55,7 +55,8 @@ describe('the proposal offers the network a confined server asked for', () => {
     ]);
     expect(network.notGrantable).toEqual([{ host: '10.0.0.1', port: 443, why: expect.stringMatching(/address/) }]);
     const text = warden('sandbox', 'probe', '--propose');
-    expect(text.stdout).toContain("the server's own behaviour");
+    expect(text.stdout).toContain("network its confined sessions asked for and the proxy refused (the server's own behaviour: review each name; --propose --yes grants none)");
+    expect(text.stdout).toMatch(/api\.example\.org:8443: 2 times, last at /);
     expect(text.stdout).toContain(' sandbox probe --allow-domain api.example.org:8443 --allow-domain evil.example.net --allow-domain localhost:9');
     const applied = warden('sandbox', 'probe', '--propose', '--yes', '--json');
     expect(applied.code, applied.stderr).toBe(0);
