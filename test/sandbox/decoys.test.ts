@@ -40,16 +40,16 @@ const warden = (...args: string[]) => cli(home, args, { env });
 const denials = () => auditEvents(home).filter((e) => e.event === 'sandbox_denied' && e.server === 'probe');
 
 /** Calls on one session; `during` runs while it is still open. */
-async function session(calls: [string, Record<string, unknown>][], during: () => Promise<void> = async () => {}): Promise<string[]> {
-  const { client } = await connectClient(home, 'probe', env);
+async function session(calls: [string, Record<string, unknown>][], during: () => Promise<void> = async () => {}): Promise<{ out: string[]; stderr: string }> {
+  const { client, stderr } = await connectClient(home, 'probe', env);
+  const out: string[] = [];
   try {
-    const out: string[] = [];
     for (const [name, args] of calls) out.push(((await client.callTool({ name, arguments: args })) as { content: { text: string }[] }).content[0]?.text ?? '');
     await during();
-    return out;
   } finally {
     await client.close();
   }
+  return { out, stderr: stderr() };
 }
 
 /** Resolves once `cond` holds, checked on each audit append (bounded: fails after `ms`). */
@@ -65,27 +65,30 @@ async function until(cond: () => boolean, ms: number): Promise<void> {
 }
 
 describe('decoys in a confined server\'s home', () => {
-  it('a read of ~/.ssh/id_rsa gets an empty file, never the key, and is recorded while the session runs as sandbox_denied kind read with the path', async () => {
+  it('a read of ~/.ssh/id_rsa gets an empty file, never the key, is recorded while the session runs as sandbox_denied kind read with the path, and cannot be hidden (write, re-time, chmod, O_NOATIME refused)', async () => {
     expect(warden('sandbox', 'probe', '--network', 'none').code).toBe(0);
     const key = path.join(user, '.ssh/id_rsa');
-    const [read, write] = await session([['read', { path: key }], ['write', { path: key }]], () => until(() => denials().length > 0, 5000));
+    const { out: [read, write, hide], stderr } = await session([['read', { path: key }], ['write', { path: key }], ['hide', { path: key }]], () => until(() => denials().length > 0, 5000));
     expect(read).toBe('ok: 0 bytes');
     expect(write).toBe('denied: EACCES');
+    expect(hide).toBe('utimes: EPERM, chmod: EPERM, noatime: EPERM'); // it cannot hide the read it made
     expect(fs.readFileSync(key, 'utf8')).toBe('PRIVATE KEY\n');
     const events = denials();
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ kind: 'read', path: key, reason: 'decoy' });
     expect(JSON.stringify(events[0])).not.toMatch(/PRIVATE/);
+    expect(stderr).toContain(`mcp-warden ALERT sandbox_denied server=probe kind=read path=${key} reason=decoy`);
     const status = warden('status', 'probe', '--json');
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout).servers[0].sandbox.denied[0]).toMatchObject({ kind: 'read', path: key, reason: 'decoy' });
+    expect(warden('status', 'probe').stdout).toContain(`read ${key} (decoy) at `);
     expect(fs.readdirSync(path.join(home, 'decoys'))).toEqual([]); // removed with the session
     expect(auditEvents(home).filter((e) => e.event === 'launch').at(-1)).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', decoys: 10 } });
   });
 
   it('a path the operator granted is never a decoy: the real file shows and its read is not recorded', async () => {
     expect(warden('sandbox', 'probe', '--network', 'none', '--allow-read', path.join(user, '.aws')).code).toBe(0);
-    const [aws, netrc] = await session([['read', { path: path.join(user, '.aws/credentials') }], ['read', { path: path.join(user, '.netrc') }]]);
+    const { out: [aws, netrc] } = await session([['read', { path: path.join(user, '.aws/credentials') }], ['read', { path: path.join(user, '.netrc') }]]);
     expect(aws).toBe('ok: 10 bytes');
     expect(netrc).toBe('ok: 0 bytes');
     expect(denials().map((e) => e.path)).toEqual([path.join(user, '.netrc')]);
