@@ -99,23 +99,31 @@ function sweep(dir: string): void {
  * `decoys: 0`).
  */
 export function placeDecoys(wardenHome: string, userHome: string, kept: readonly string[]): Decoys | undefined {
-  if (!path.isAbsolute(userHome) || path.resolve(userHome) === '/' || !fs.statSync(userHome, { throwIfNoEntry: false })?.isDirectory()) return undefined;
+  if (!path.isAbsolute(userHome) || path.resolve(userHome) === '/') return undefined;
   if (decoysUnavailable(wardenHome) !== undefined) return undefined;
   const root = path.join(wardenHome, 'decoys');
-  sweep(root);
   const dir = path.join(root, `${process.pid}-${crypto.randomBytes(6).toString('hex')}`);
-  fs.mkdirSync(dir, { mode: 0o700 });
-  const realHome = fs.realpathSync(userHome); // grants are real paths: a home named through a link is compared by both
-  const files = DECOY_PATHS.filter((p) => !kept.some((k) => overlaps(path.join(userHome, p), k) || overlaps(path.join(realHome, p), k)))
-    .map((p, i) => {
-      const inside = path.join(userHome, p);
-      const host = path.join(dir, String(i));
-      fs.writeFileSync(host, '', { mode: 0o444, flag: 'wx' });
-      fs.chownSync(host, DECOY_UID, DECOY_UID);
-      fs.chmodSync(host, 0o444);
-      fs.utimesSync(host, 0, fs.statSync(host).mtime);
-      return { host, inside };
-    });
+  let files: { host: string; inside: string }[];
+  try {
+    if (!fs.statSync(userHome).isDirectory()) return undefined;
+    sweep(root);
+    fs.mkdirSync(dir, { mode: 0o700 });
+    const realHome = fs.realpathSync(userHome); // grants are real paths: a home named through a link is compared by both
+    files = DECOY_PATHS.filter((p) => !kept.some((k) => overlaps(path.join(userHome, p), k) || overlaps(path.join(realHome, p), k)))
+      .map((p, i) => {
+        const host = path.join(dir, String(i));
+        fs.writeFileSync(host, '', { mode: 0o444, flag: 'wx' });
+        fs.chownSync(host, DECOY_UID, DECOY_UID);
+        fs.chmodSync(host, 0o444);
+        fs.utimesSync(host, 0, fs.statSync(host).mtime);
+        return { host, inside: path.join(userHome, p) };
+      });
+  } catch {
+    // Whatever failed (a home that cannot be read, a full disk), the session runs as without decoys: its
+    // sandbox is the same, and the launch records `decoys: 0`.
+    fs.rmSync(dir, { recursive: true, force: true });
+    return undefined;
+  }
   const discard = (): void => fs.rmSync(dir, { recursive: true, force: true });
   return {
     count: files.length,
