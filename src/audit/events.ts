@@ -27,9 +27,9 @@ export interface LaunchEvent {
   envNames?: string[];
   pid?: number;
   pgid?: number;
-  /** The server's sandbox: confined (network level, the pinned hash, the engine), explicitly unconfined, or
-   *  none declared. */
-  sandbox?: { state: 'unconfined' | 'none' } | { state: 'confined'; network: string; hash: string; engine: string; domains?: string[] };
+  /** The server's sandbox: confined (network level, the pinned hash, the engine, how many decoys it placed:
+   *  sandbox/decoys.ts), explicitly unconfined, or none declared. */
+  sandbox?: { state: 'unconfined' | 'none' } | { state: 'confined'; network: string; hash: string; engine: string; domains?: string[]; decoys?: number };
   /** A confined server's own pid (pid and pgid are the sandbox engine's, the leader of its group). */
   serverPid?: number;
 }

@@ -16,7 +16,7 @@ export interface SandboxChangedEvent {
 /** What a confined server's sandbox refused at run time: a connection its network proxy did not carry (a host
  *  or port no `network.domains` entry grants, or a granted name resolving to an address that is not public). The
  *  host and port as asked (at most 255 characters), never a byte of what would have been sent. */
-export interface SandboxDeniedEvent {
+export interface SandboxDeniedConnectEvent {
   event: 'sandbox_denied';
   server: string;
   kind: 'connect';
@@ -27,6 +27,18 @@ export interface SandboxDeniedEvent {
   address?: string;
 }
 
+/** A read of one of the decoys the warden placed at well-known secret paths of the hidden home
+ *  (sandbox/decoys.ts): the path inside the sandbox (the user's home's), never contents (a decoy is empty). */
+export interface SandboxDeniedReadEvent {
+  event: 'sandbox_denied';
+  server: string;
+  kind: 'read';
+  path: string;
+  reason: 'decoy';
+}
+
+export type SandboxDeniedEvent = SandboxDeniedConnectEvent | SandboxDeniedReadEvent;
+
 /** A read.deny path (or a directory on its way) was replaced, created or removed on the host while a confined
  *  server ran: its hiding mount was undone, so `run` ended the session. The path is the operator's, from
  *  servers.json. */
@@ -36,4 +48,4 @@ export interface SandboxDenyReplacedEvent {
   path: string;
 }
 
-export type SandboxEvent = SandboxChangedEvent | SandboxDeniedEvent | SandboxDenyReplacedEvent;
+export type SandboxEvent = SandboxChangedEvent | SandboxDeniedConnectEvent | SandboxDeniedReadEvent | SandboxDenyReplacedEvent;

@@ -19,6 +19,8 @@ function print(r: DoctorReport): void {
   line(`Running as:  uid ${r.uid}${r.uid === 0 ? ' (root)' : ''}; user namespaces: max_user_namespaces ${u.max ?? 'unknown'}${u.unprivilegedClone !== null ? `, unprivileged_userns_clone ${u.unprivilegedClone}` : ''}${u.apparmorRestricted !== null ? `, apparmor_restrict_unprivileged_userns ${u.apparmorRestricted}` : ''}`);
   line(`Landlock:    ${r.landlock === null ? 'unknown (/sys/kernel/security/lsm not readable)' : r.landlock ? 'enabled' : 'not enabled'} (information only: the sandbox does not use it)`);
   line(escaped(`Probes:      network namespace ${probe(r.probes.network)}; file view ${probe(r.probes.files)}; domains (nsenter) ${probe(r.probes.domains)}${r.probes.unprivileged ? `; as uid 65534 (no root) ${probe(r.probes.unprivileged)}` : ''}`));
+  const d = r.decoys;
+  line(escaped(d.placed ? `Decoys:      placed in every confined session (a read of one is reported): ${d.paths.join(', ')}` : `Decoys:      NOT placed (reads of secret paths are not reported): ${d.why ?? ''}`));
   line();
   for (const l of r.levels) {
     line(escaped(`${l.level}: ${l.ok ? 'ok' : `CANNOT BE APPLIED (${l.code ?? ''})`}`));

@@ -1,5 +1,6 @@
 import { escaped, printable } from '../escape.js';
 import type { SandboxProposal } from '../sandbox/propose.js';
+import type { NetworkSeen } from '../sandbox/propose-network.js';
 import { line } from './output.js';
 
 // How a sandbox proposal is printed: after add, install and import enroll a server, and by `sandbox <id>
@@ -33,4 +34,17 @@ export function printProposal(p: SandboxProposal, file: string, cmd: (rest: stri
   line(`  proposed: network none; writes to its data directory, a private /tmp${p.write.map((d) => `, ${printable(d, 200)}`).join('')}`);
   for (const e of p.env) line(`  offered environment: ${printable(e.name)}=${printable(e.value, 300)} (${printable(e.why, 300)})`);
   line(escaped(`  Saved in ${printable(file, 300)}. Apply it with: ${cmd(`sandbox ${p.server} --propose --yes`)}`));
+}
+
+/** Prints the names a confined server's proxy refused (sandbox/propose-network.ts): the server's own behaviour,
+ *  and the command that grants them, which the operator runs after review. */
+export function printNetworkSeen(n: NetworkSeen, id: string, cmd: (rest: string) => string): void {
+  if (n.refused.length + n.notGrantable.length === 0) {
+    line(`  network: no connection refused by its proxy is in the audit log (only a sandbox with network domains has a proxy that sees them; with none or loopback the kernel refuses them unseen)`);
+    return;
+  }
+  line(`  network its confined sessions asked for and the proxy refused (the server's own behaviour: review each name; --propose --yes grants none)${n.truncated ? ', the list cut' : ''}:`);
+  list(n.refused, (r) => `${printable(r.grant, 300)}: ${r.times} time${r.times === 1 ? '' : 's'}, last at ${printable(r.last)}`);
+  if (n.notGrantable.length) list(n.notGrantable, (r) => `not grantable: ${printable(r.host, 300)}:${r.port} (${printable(r.why, 300)})`);
+  if (n.refused.length) line(escaped(`  Grant what it needs, after review, with: ${cmd(`sandbox ${id} ${n.refused.map((r) => `--allow-domain ${r.grant}`).join(' ')}`)}`));
 }

@@ -4,9 +4,12 @@ import { changeSandbox, type SandboxChange, type SandboxEdits } from '../sandbox
 import { sandboxView, type SandboxView } from '../sandbox/view.js';
 import { openHome } from '../store/home.js';
 import { resolveHome } from '../store/paths.js';
-import { applyProposal, hasProposal, loadProposal, proposalFile } from '../sandbox/propose.js';
+import { applyProposal, hasProposal, loadProposal, proposalFile, type SandboxProposal } from '../sandbox/propose.js';
+import { networkSeen } from '../sandbox/propose-network.js';
+import { recentEvents } from '../audit/tail.js';
+import { loadServers } from '../store/servers.js';
 import { line, printJson, shortSha } from './output.js';
-import { printProposal } from './sandbox-proposal.js';
+import { printNetworkSeen, printProposal } from './sandbox-proposal.js';
 import { command } from './rules-print.js';
 
 // `mcp-warden sandbox <id> [--json]`: shows a server's sandbox; the flags change it (validated, pinned in
@@ -59,16 +62,28 @@ export async function sandboxVerb(homeFlag: string | undefined, id: string, opts
   };
   if (opts.propose) {
     if (Object.keys(edits).length > 0) throw new WardenError('USAGE', `--propose applies the saved proposal of server '${id}' as it is; it cannot be combined with another sandbox flag. Nothing was changed.`);
-    const proposal = loadProposal(paths, id);
-    if (!opts.yes) {
-      if (opts.json) printJson({ proposal, file: proposalFile(paths, id) });
-      else printProposal(proposal, proposalFile(paths, id), cmd);
+    // The names its confined sessions asked for (sandbox/propose-network.ts): shown, never applied by --yes.
+    const network = networkSeen(recentEvents(paths.audit), id, loadServers(paths).servers[id]?.sandbox);
+    const offers = network.refused.length + network.notGrantable.length > 0;
+    let proposal: SandboxProposal | undefined;
+    try {
+      proposal = loadProposal(paths, id);
+    } catch (err) {
+      if (opts.yes || !offers) throw err; // with nothing of its own to show, the missing proposal is the answer
+    }
+    if (!opts.yes || proposal === undefined) {
+      if (opts.json) printJson({ ...(proposal ? { proposal, file: proposalFile(paths, id) } : {}), network });
+      else {
+        if (proposal) printProposal(proposal, proposalFile(paths, id), cmd);
+        printNetworkSeen(network, id, cmd);
+      }
       return 0;
     }
     const change = await applyProposal(paths, id, proposal, opts.pin === true);
     if (!opts.json) {
       for (const e of proposal.env) line(escaped(`Set ${printable(e.name)}=${printable(e.value, 300)} in the environment of server '${id}'.`));
       line(said(id, change));
+      if (network.refused.length > 0) line(escaped(`The names its confined sessions asked for were not granted (never by --propose): see ${cmd(`sandbox ${id} --propose`)}`));
     }
     const view = sandboxView(paths, id);
     if (opts.json) printJson({ ...view, change });

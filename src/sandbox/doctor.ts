@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers } from '../store/servers.js';
+import { DECOY_PATHS, decoysUnavailable } from './decoys.js';
 import { engineVersion, probeDomains, probeFiles, probeNetwork, probeUnprivileged, type Probe } from './doctor-probe.js';
 import { findEngine, findNsenter, findTool, type Engine, type EngineLookup } from './engine.js';
 
@@ -38,6 +39,8 @@ export interface DoctorReport {
   /** Whether `landlock` is in /sys/kernel/security/lsm (null: not readable). Information only: not used. */
   landlock: boolean | null;
   probes: { network: Probe | null; files: Probe | null; domains: Probe | null; unprivileged: Probe | null };
+  /** Decoys at these paths of the user's home in every confined session (sandbox/decoys.ts), or why none are. */
+  decoys: { placed: boolean; paths: string[]; why?: string };
   levels: LevelReport[];
   ok: boolean;
 }
@@ -66,6 +69,11 @@ function found(find: () => Engine): Found & { engine?: Engine } {
 
 const INSTALL = 'Install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) into a directory of the trusted path (servers.json "path"), or run a server without confinement on purpose: mcp-warden sandbox <id> --unconfined';
 const FILES = "the file system read-only; the homes, the warden's home and /run hidden; writes only to its data directory, a private /tmp and its grants";
+
+function decoyReport(home: string): DoctorReport['decoys'] {
+  const why = decoysUnavailable(home, false);
+  return { placed: why === undefined, paths: DECOY_PATHS.map((p) => `~/${p}`), ...(why !== undefined ? { why } : {}) };
+}
 
 export async function doctorReport(paths: HomePaths): Promise<DoctorReport> {
   const config = loadServers(paths);
@@ -110,6 +118,7 @@ export async function doctorReport(paths: HomePaths): Promise<DoctorReport> {
     userNamespaces: { max: readInt('/proc/sys/user/max_user_namespaces'), unprivilegedClone: readInt('/proc/sys/kernel/unprivileged_userns_clone'), apparmorRestricted: readInt('/proc/sys/kernel/apparmor_restrict_unprivileged_userns') },
     landlock: lsm === undefined ? null : lsm.trim().split(',').includes('landlock'),
     probes,
+    decoys: decoyReport(paths.home),
     levels,
     ok: levels.every((l) => l.ok),
   };

@@ -4,8 +4,10 @@ import type net from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import type { AuditEvent } from '../audit/events.js';
 import { WardenError } from '../error.js';
+import { escaped } from '../escape.js';
 import type { Engine } from './engine.js';
 import { EgressProxy, type EgressDenial } from './egress-proxy.js';
+import type { DecoyRead } from './decoys.js';
 import type { DomainGrant } from './schema.js';
 
 // The network of a server with `network: { domains }` (docs/adr/0060-egress-proxy.md). bwrap gives it a network
@@ -130,22 +132,24 @@ export async function startEgress(opts: { id: string; nsenter: Engine; info: Rea
 
 /** sandbox_denied events recorded in a session (each an audit event, a metric and an alert), the same bound
  *  as catalog drifts: the server chooses how often it asks; past it, one `reports_capped` event and the rest
- *  refused as always, not recorded. */
+ *  refused as always, not recorded. Connections the proxy refused and decoys read share it. */
 export const DENIALS_RECORDED = 64;
 
-/** What the proxy of server `id` refused, as audit events (bounded), and a line for the operator. */
-export function recordDenials(id: string, record: (e: AuditEvent) => unknown, say: (m: string) => void): (d: EgressDenial) => void {
+/** What the sandbox of server `id` refused (its proxy) or saw (a decoy read), as audit events (bounded), and a
+ *  line for the operator. */
+export function recordDenials(id: string, record: (e: AuditEvent) => unknown, say: (m: string) => void): (d: EgressDenial | DecoyRead) => void {
   let seen = 0;
   return (d) => {
     if (++seen > DENIALS_RECORDED) {
       if (seen === DENIALS_RECORDED + 1) {
         void record({ event: 'reports_capped', server: id, report: 'sandbox_denied', cap: DENIALS_RECORDED });
-        say(`server '${id}': its sandbox refused more than ${DENIALS_RECORDED} connections in this session; further ones are refused and not recorded one by one.`);
+        say(`server '${id}': its sandbox refused or saw more than ${DENIALS_RECORDED} attempts in this session; further ones are not recorded one by one.`);
       }
       return;
     }
     void record({ event: 'sandbox_denied', server: id, ...d });
-    if (d.reason === 'not_granted') say(`server '${id}': its sandbox refused a connection to ${d.host}:${d.port} (not granted). Grant it with: mcp-warden sandbox ${id} --allow-domain NAME[:PORT]`);
+    if (d.kind === 'read') say(`server '${id}': it read ${escaped(d.path)}, a decoy the warden placed in its sandbox (it got an empty file, never the real one). If it needs that file, grant it with: mcp-warden sandbox ${id} --allow-read PATH`);
+    else if (d.reason === 'not_granted') say(`server '${id}': its sandbox refused a connection to ${d.host}:${d.port} (not granted). Grant it with: mcp-warden sandbox ${id} --allow-domain NAME[:PORT]`);
     else say(`server '${id}': its sandbox refused a connection to ${d.host}:${d.port}: the name resolved to ${d.address ?? 'an address'}, ${d.reason === 'loopback_address' ? 'this host\'s own loopback' : 'not a public address'}. A granted name must resolve to public addresses only (docs/guide.md, "Confining a server"); check the name's DNS.`);
   };
 }

@@ -10,6 +10,7 @@ import { liveProcesses } from '../launch/proc.js';
 import type { HomePaths } from '../store/paths.js';
 import type { ServerConfig, ServersFile } from '../store/servers.js';
 import type { WardenLockEntry } from '../surface/warden-lock.js';
+import { placeDecoys, type Decoys } from './decoys.js';
 import { findEngine, findNsenter, type Engine } from './engine.js';
 import { sandboxPin } from './pin.js';
 import { bwrapArgs, ensureDataDir, type SandboxMounts } from './plan.js';
@@ -100,13 +101,22 @@ function wardenFiles(s: SandboxLaunch): string[] {
 }
 
 /** bwrap's arguments (before `--` and the server's command line) and the grants' descriptors, with the data
- *  directory created. `config` is servers.json: its trusted path and every server's sandbox bound the grants. */
-export function sandboxArgs(paths: HomePaths, id: string, s: SandboxLaunch, plan: LaunchPlan, cwd: string | undefined, config: ServersFile): SandboxMounts {
+ *  directory created, and the session's decoys (sandbox/decoys.ts) when they can be placed: the caller watches
+ *  them from the launch on, or discards them. `config` is servers.json: its trusted path and every server's
+ *  sandbox bound the grants. */
+export function sandboxArgs(paths: HomePaths, id: string, s: SandboxLaunch, plan: LaunchPlan, cwd: string | undefined, config: ServersFile): SandboxMounts & { decoys?: Decoys } {
   const dataDir = ensureDataDir(paths.home, id);
   const userHome = process.env.HOME && path.isAbsolute(process.env.HOME) ? path.resolve(process.env.HOME) : os.homedir();
   const sandboxes = Object.fromEntries(Object.entries(config.servers).map(([other, server]) => [other, server.sandbox]));
   const scope = { id, trustedPath: config.path, alerts: config.alerts, wardenHome: paths.home, sandboxes };
-  return bwrapArgs(s.confinement, { id, userHome, wardenHome: paths.home, dataDir, ownFiles: ownFiles(plan), wardenFiles: wardenFiles(s), cwd, scope });
+  const own = ownFiles(plan);
+  const decoys = placeDecoys(paths.home, userHome, [...s.confinement.write, ...s.confinement.read.allow, dataDir, paths.home, ...own]);
+  try {
+    return { ...bwrapArgs(s.confinement, { id, userHome, wardenHome: paths.home, dataDir, ownFiles: own, wardenFiles: wardenFiles(s), cwd, scope, ...(decoys ? { decoyArgs: decoys.args } : {}) }), ...(decoys ? { decoys } : {}) };
+  } catch (err) {
+    decoys?.discard();
+    throw err;
+  }
 }
 
 /** How long bwrap may take to set the sandbox up and exec the server. */

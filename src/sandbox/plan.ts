@@ -29,6 +29,8 @@ export interface PlanContext {
   cwd: string | undefined;
   /** The trusted path and every server's sandbox: what no grant may reach (sandbox/grant-policy.ts). */
   scope: GrantScope;
+  /** The binds of the session's decoys in the hidden home (sandbox/decoys.ts), made before it is read-only. */
+  decoyArgs?: readonly string[];
 }
 
 /** bwrap's arguments, and the descriptors of the grants they bind: the child's fds from `base` on, in order. */
@@ -162,6 +164,7 @@ export function bwrapArgs(c: Confinement, ctx: PlanContext): SandboxMounts {
   after.push('--bind', ctx.dataDir, ctx.dataDir);
   hide(denyLater, after);
   for (const p of [...new Set(ctx.ownFiles)]) if (kindOf(p) !== undefined) after.push('--ro-bind', p, p);
+  after.push(...(ctx.decoyArgs ?? []));
   // The empty tmpfs over a hidden directory is made read-only once everything inside it is mounted (a server
   // installed in the store has its files under the warden's home): a write there would not reach the host, but
   // "writes only where granted" is meant literally.

@@ -54,7 +54,7 @@ export interface SandboxStatus {
   problem?: { code: string; message: string };
   lastRefusal?: { code: string; at: string };
   /** What its sandbox refused at run time, the last ones first (at most DENIALS_SHOWN; the audit log has them all). */
-  denied?: { kind: string; host: string; port: number; reason: string; address?: string; at: string }[];
+  denied?: ({ kind: 'connect'; host: string; port: number; reason: string; address?: string; at: string } | { kind: 'read'; path: string; reason: string; at: string })[];
 }
 
 /** How many sandbox_denied events `status` shows. */
@@ -63,7 +63,9 @@ export const DENIALS_SHOWN = 5;
 export function sandboxStatus(v: SandboxView, history: readonly Record<string, unknown>[]): SandboxStatus {
   const s = v.sandbox;
   const denied = history.filter((e) => e.event === 'sandbox_denied' && e.server === v.server).slice(-DENIALS_SHOWN).reverse()
-    .map((e) => ({ kind: String(e.kind), host: String(e.host), port: Number(e.port), reason: String(e.reason), ...(typeof e.address === 'string' ? { address: e.address } : {}), at: String(e.ts) }));
+    .map((e) => (e.kind === 'read'
+      ? { kind: 'read' as const, path: String(e.path), reason: String(e.reason), at: String(e.ts) }
+      : { kind: 'connect' as const, host: String(e.host), port: Number(e.port), reason: String(e.reason), ...(typeof e.address === 'string' ? { address: e.address } : {}), at: String(e.ts) }));
   const refusal = history.filter((e) => e.event === 'launch' && e.server === v.server && e.decision === 'refuse' && typeof e.code === 'string' && e.code.startsWith('SANDBOX_')).at(-1);
   return {
     state: s === undefined ? 'none' : s === 'unconfined' ? 'unconfined' : 'confined',

@@ -28,6 +28,7 @@ import { sandboxArgs, sandboxForLaunch, sandboxedServer, type SandboxLaunch } fr
 import type { SandboxMounts } from '../sandbox/plan.js';
 import { observeContext, observeLaunch, observedServer, type Observed, type ObservedLaunch } from '../sandbox/observe.js';
 import { egressArgs, proxyEnv, recordDenials, startEgress, type Egress } from '../sandbox/egress.js';
+import type { DecoyWatch, Decoys } from '../sandbox/decoys.js';
 import type { Readable, Writable } from 'node:stream';
 import { recordNodeRelease, recordedNodeRelease } from '../store/node-releases.js';
 import { packageChangeText } from './tree-change.js';
@@ -57,6 +58,8 @@ export interface Launched {
   egress?: Egress;
   /** An observed enrollment launch (sandbox/observe.ts): its writes are read once it ended. */
   observed?: ObservedLaunch;
+  /** A confined session's decoys (sandbox/decoys.ts): looked at once more and removed with the session. */
+  decoys?: DecoyWatch;
 }
 
 export type LaunchRefusal = WardenError & { facts?: Partial<LaunchEvent> };
@@ -129,10 +132,11 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     return refused(early, facts);
   }
 
-  let confine: SandboxMounts | undefined; // bwrap's arguments for a confined server, and its grants' descriptors
+  let confine: (SandboxMounts & { decoys?: Decoys }) | undefined; // bwrap's arguments for a confined server, its grants' descriptors, its decoys
   try {
     checkRunDir(paths.runDir); // the record written below must be one no other user can plant or replace
     if (sandbox.launch) confine = sandboxArgs(paths, id, sandbox.launch, plan as LaunchPlan, server.cwd, config);
+    if (confine && facts.sandbox?.state === 'confined') facts.sandbox = { ...facts.sandbox, decoys: confine.decoys?.count ?? 0 };
   } catch (err) {
     if (err instanceof WardenError) return refused(err, facts);
     throw err;
@@ -146,6 +150,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
       guard = prepareModuleGuard(id, opts.learnModules ? 'learn' : 'enforce', paths.runDir, release !== undefined && loadsRequiredEsmUnguarded(release));
     } catch (err) {
       confine?.close();
+      confine?.decoys?.discard();
       if (err instanceof WardenError) return refused(err, facts);
       throw err;
     }
@@ -174,6 +179,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     ({ child, contained } = await spawnServer({ ...command, cwd: engine ? undefined : server.cwd, env, cgroup, held, extraStdio: [...(guard?.stdio ?? []), ...(egressFds ? (['pipe', 'pipe'] as const) : []), ...(confine?.fds ?? [])] }));
   } catch (err) {
     confine?.close();
+    confine?.decoys?.discard();
     guard?.close();
     observed?.finish();
     if (cgroup) await removeCgroup(cgroup);
@@ -211,11 +217,13 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   let serverPid = pid; // a confined server's own pid: bwrap's grandchild
   let enginePids: number[] = [];
   let egress: Egress | undefined;
+  const denied = recordDenials(id, record, say); // what its sandbox refused (proxy) or saw (decoys), bounded together
+  const decoys = confine?.decoys?.watch(denied);
   try {
     if (!held) await settleCgroup();
     recordRun();
     const outward = sandbox.launch?.egress;
-    if (outward && egressFds) egress = await startEgress({ id, ...outward, info: child.stdio[egressFds[0]] as Readable, block: child.stdio[egressFds[1]] as Writable, denied: recordDenials(id, record, say) });
+    if (outward && egressFds) egress = await startEgress({ id, ...outward, info: child.stdio[egressFds[0]] as Readable, block: child.stdio[egressFds[1]] as Writable, denied });
     if (engine) ({ server: serverPid, enginePids } = await sandboxedServer(pid, engine, () => child.exitCode === null && child.signalCode === null));
     if (engine) facts.serverPid = serverPid;
     if (observed) await observedServer(pid, observed.helpers, [resolved.file, ...args], () => child.exitCode === null && child.signalCode === null);
@@ -264,6 +272,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     if (cgroup && stop.gone) await removeCgroup(cgroup);
     removeRunRecord(paths.runDir, pid);
     observed?.finish();
+    decoys?.close();
     if (err instanceof WardenError) return refused(err, { ...facts, pid, pgid: pid });
     throw err;
   } finally {
@@ -271,7 +280,7 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   }
   await record({ event: 'launch', server: id, decision: 'allow', reason: 'all artifacts allowlisted', ...facts, pid, pgid: pid });
   allowed = true;
-  return { child, pid, plan: plan as LaunchPlan, server, started, target, cgroup, exited, verifyWriter, ...(guard ? { guard } : {}), ...(egress ? { egress } : {}), ...(observed ? { observed } : {}) };
+  return { child, pid, plan: plan as LaunchPlan, server, started, target, cgroup, exited, verifyWriter, ...(guard ? { guard } : {}), ...(egress ? { egress } : {}), ...(observed ? { observed } : {}), ...(decoys ? { decoys } : {}) };
 }
 
 export interface SessionCounts {
@@ -304,6 +313,7 @@ export async function stopLaunched(paths: HomePaths, id: string, launched: Launc
   }
   const stop = await stopSession(launched.target, DEFAULT_STOP);
   launched.egress?.close();
+  launched.decoys?.close(); // a read in its last moments is seen once nothing of it runs
   launched.observed?.finish(); // what it wrote is complete once nothing of it runs
   const exit = await orTimeout(exited, 1000, { code: null, signal: null });
   if (stop.gone) {

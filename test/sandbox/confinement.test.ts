@@ -76,10 +76,12 @@ async function probes(id: string, calls: [string, Record<string, unknown>][]): P
 const launches = (id: string) => auditEvents(home).filter((e) => e.event === 'launch' && e.server === id);
 
 describe('a confined server', () => {
-  it("cannot read the user's ~/.ssh/id_rsa, and reads the part of the home read.allow grants", async () => {
+  it("cannot read the user's ~/.ssh/id_rsa (an empty decoy is there) nor another file of the home, and reads the part of the home read.allow grants", async () => {
+    fs.writeFileSync(path.join(user, '.ssh/known_hosts'), 'host key\n');
     enroll('probe', [PROBE], ['--network', 'none', '--allow-read', path.join(user, 'projects')]);
-    const [key, notes] = await probes('probe', [['read', { path: path.join(user, '.ssh/id_rsa') }], ['read', { path: path.join(user, 'projects/notes.txt') }]]);
-    expect(key).toBe('denied: ENOENT');
+    const [key, other, notes] = await probes('probe', [['read', { path: path.join(user, '.ssh/id_rsa') }], ['read', { path: path.join(user, '.ssh/known_hosts') }], ['read', { path: path.join(user, 'projects/notes.txt') }]]);
+    expect(key).toBe('ok: 0 bytes'); // test/sandbox/decoys.test.ts: the decoy's read is recorded
+    expect(other).toBe('denied: ENOENT');
     expect(notes).toBe('ok: 6 bytes');
     expect(launches('probe').at(-1)).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', network: 'none', engine: expect.stringMatching(/bwrap$/) } });
   });

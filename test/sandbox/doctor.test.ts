@@ -19,6 +19,7 @@ interface Report {
   userNamespaces: Record<string, unknown>;
   landlock: boolean | null;
   probes: Record<string, { ok: boolean; detail?: string } | null>;
+  decoys: { placed: boolean; paths: string[]; why?: string };
   levels: { level: string; confines: string; doesNot: string; ok: boolean; code?: string; fix?: string }[];
 }
 
@@ -28,7 +29,7 @@ describe('doctor', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as Report;
-    expect(Object.keys(report).sort()).toEqual(['engine', 'landlock', 'levels', 'nsenter', 'observation', 'ok', 'pathFrom', 'probes', 'trustedPath', 'uid', 'userNamespaces', 'version'].sort());
+    expect(Object.keys(report).sort()).toEqual(['decoys', 'engine', 'landlock', 'levels', 'nsenter', 'observation', 'ok', 'pathFrom', 'probes', 'trustedPath', 'uid', 'userNamespaces', 'version'].sort());
     expect(report).toMatchObject({ version: 1, ok: true, pathFrom: 'default', trustedPath: '/usr/local/bin:/usr/bin:/bin' });
     expect(report.engine.file).toMatch(/\/bwrap$/);
     expect(report.engine.version).toMatch(/^bubblewrap \d/);
@@ -38,6 +39,7 @@ describe('doctor', () => {
     for (const p of ['network', 'files', 'domains']) expect(report.probes[p]).toEqual({ ok: true });
     expect(report.levels.map((l) => [l.level, l.ok, l.code])).toEqual([['none', true, undefined], ['loopback', true, undefined], ['domains', true, undefined], ['any', true, undefined], ['no sandbox', true, undefined]]);
     for (const l of report.levels) expect(l.confines.length * l.doesNot.length).toBeGreaterThan(0);
+    expect(report.decoys).toEqual({ placed: true, paths: ['~/.ssh/id_rsa', '~/.ssh/id_ed25519', '~/.ssh/id_ecdsa', '~/.aws/credentials', '~/.config/gcloud/application_default_credentials.json', '~/.config/gh/hosts.yml', '~/.docker/config.json', '~/.kube/config', '~/.netrc', '~/.git-credentials'] });
     expect(fs.existsSync(dirs.home)).toBe(false);
   });
 

@@ -8,6 +8,8 @@
 //   fetch {url}            the node's own fetch() (through HTTPS_PROXY only where node reads it: NODE_USE_ENV_PROXY)
 //   load {path}            imports a module (outside its attested set: the module guard refuses it)
 //   whoami                 its pid, cwd, TMPDIR, network namespace, HTTPS_PROXY
+//   hide {path}            tries to hide a read of a file: set its times back, chmod it, open it O_NOATIME
+//                          ("utimes: ERRNO|ok, chmod: ..., noatime: ...")
 import fs from 'node:fs';
 import net from 'node:net';
 import { initializeResult, serve, textResult } from './lib/rpc.mjs';
@@ -64,7 +66,7 @@ async function viaProxy({ host, port, times = 1 }) {
 const tool = (name) => ({ name, description: `Tries to ${name}`, inputSchema: { type: 'object' } });
 serve({
   initialize: (p) => initializeResult(p, 'sandbox-probe'),
-  'tools/list': () => ({ tools: ['read', 'write', 'connect', 'proxy', 'fetch', 'load', 'whoami'].map(tool) }),
+  'tools/list': () => ({ tools: ['read', 'write', 'connect', 'proxy', 'fetch', 'load', 'whoami', 'hide'].map(tool) }),
   'tools/call': (p) => {
     const a = p.arguments ?? {};
     if (p.name === 'read') return attempt(() => fs.readFileSync(a.path, 'utf8').length + ' bytes');
@@ -73,6 +75,20 @@ serve({
     if (p.name === 'proxy') return viaProxy(a);
     if (p.name === 'fetch') return fetch(a.url).then(async (r) => textResult(`ok: ${r.status} ${await r.text()}`), (e) => textResult(`denied: ${e.cause?.code ?? e.cause?.message ?? e.message}`));
     if (p.name === 'load') return import(a.path).then((m) => textResult(`ok: ${m.default}`), (e) => textResult(`denied: ${e.code ?? e.message}`));
+    if (p.name === 'hide') {
+      const tried = (fn) => {
+        try {
+          fn();
+          return 'ok';
+        } catch (e) {
+          return e.code ?? e.message;
+        }
+      };
+      const utimes = tried(() => fs.utimesSync(a.path, 0, 0));
+      const chmod = tried(() => fs.chmodSync(a.path, 0o666));
+      const noatime = tried(() => fs.closeSync(fs.openSync(a.path, fs.constants.O_RDONLY | fs.constants.O_NOATIME)));
+      return textResult(`utimes: ${utimes}, chmod: ${chmod}, noatime: ${noatime}`);
+    }
     if (p.name === 'whoami') return textResult(JSON.stringify({ pid: process.pid, cwd: process.cwd(), tmpdir: process.env.TMPDIR ?? null, netns: fs.readlinkSync('/proc/self/ns/net'), proxy: process.env.HTTPS_PROXY ?? null }));
     return { isError: true, content: [{ type: 'text', text: `Unknown tool: ${p.name}` }] };
   },
