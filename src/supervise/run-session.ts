@@ -16,6 +16,7 @@ import { settlePendingCommit } from '../store/update.js';
 import { saveClientSeen } from '../store/client-seen.js';
 import { sessionRules } from '../rules/gate.js';
 import { watchDenied, type DenyWatch } from '../sandbox/deny-watch.js';
+import { dataDirOf, exposedDenyNames, sandboxUserHome } from '../sandbox/plan.js';
 
 /** How long `run` waits, once the session is over, for the rest of the server's stderr (the group is gone). */
 const STDERR_DRAIN_MS = 1000;
@@ -79,9 +80,10 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
     rec = recorder(paths, config.alerts, say);
     await sweepAndAudit(paths, say);
     locks = loadLocksOf(paths, id, Object.hasOwn(config.servers, id));
-    // Watched from before the launch: a denied name replaced while bwrap mounts is caught too.
+    // Watched from before the launch: a denied name replaced while bwrap mounts is caught too. Only the names the
+    // hiding leaves on the host's side (a directory right under /) are: sandbox/deny-plan.ts.
     const sandbox = Object.hasOwn(config.servers, id) ? config.servers[id]?.sandbox : undefined;
-    denyWatch = watchDenied(typeof sandbox === 'object' ? sandbox.read.deny : []);
+    denyWatch = watchDenied(typeof sandbox === 'object' ? exposedDenyNames(sandbox, { userHome: sandboxUserHome(), wardenHome: paths.home, dataDir: dataDirOf(paths.home, id) }) : []);
     launched = await attestAndLaunch(paths, id, say, rec.record, { locks });
   } catch (err) {
     denyWatch?.close();
