@@ -136,8 +136,22 @@ export function denyChains(deny: readonly string[], s: DenyScope, refuse: (what:
  *  mounted by its own grant). */
 function others(dir: string, c: DenyChains, s: DenyScope): string[] {
   const grants = new Set([...s.writable, ...s.readable]);
-  return fs.readdirSync(dir).map((n) => path.join(dir, n)).filter((p) => !c.denied.has(p) && !c.rebuild.includes(p) && !grants.has(p)).sort();
+  const out: string[] = [];
+  // Read in turn and bounded: a directory of a million entries is refused without listing them all.
+  const d = fs.opendirSync(dir);
+  try {
+    for (let e = d.readSync(); e !== null && out.length < LISTED; e = d.readSync()) {
+      const p = path.join(dir, e.name);
+      if (!c.denied.has(p) && !c.rebuild.includes(p) && !grants.has(p)) out.push(p);
+    }
+  } finally {
+    d.closeSync();
+  }
+  return out.sort();
 }
+
+/** Entries of one rebuilt directory counted, at most: a refusal says "LISTED or more" beyond. */
+const LISTED = 10_000;
 
 /** Refuses a hiding that needs more than MAX_DENY_ENTRIES entries bound back, naming the largest directory. */
 function checkBound(c: DenyChains, s: DenyScope, refuse: (what: string) => never): Map<string, string[]> {
@@ -153,7 +167,7 @@ function checkBound(c: DenyChains, s: DenyScope, refuse: (what: string) => never
   if (total > MAX_DENY_ENTRIES) {
     const [dir, list] = [...entries].sort((a, b) => b[1].length - a[1].length)[0] as [string, string[]];
     const more = total - list.length > 0 ? ` (and the other directories rebuilt ${total - list.length} more)` : '';
-    refuse(`hiding its read.deny paths rebuilds ${dir} inside the sandbox, binding back every other entry at each launch, and ${dir} holds ${list.length} other entries${more}, more than ${MAX_DENY_ENTRIES} (each is a mount: 128 cost ~45 ms a launch). Deny a path in a smaller directory, or grant a subdirectory that does not hold it`);
+    refuse(`hiding its read.deny paths rebuilds ${dir} inside the sandbox, binding back every other entry at each launch, and ${dir} holds ${list.length}${list.length >= LISTED ? ' or more' : ''} other entries${more}, more than ${MAX_DENY_ENTRIES} (each is a mount: 128 cost ~45 ms a launch). Deny a path in a smaller directory, or grant a subdirectory that does not hold it`);
   }
   return entries;
 }
