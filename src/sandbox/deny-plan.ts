@@ -7,9 +7,12 @@ import path from 'node:path';
 // the directory holding it is rebuilt inside the sandbox, an empty tmpfs with every OTHER entry bound back from
 // the descriptor it was checked through (as grants are), and the denied name, when it exists, gets an empty
 // stand-in (/dev/null, or an empty directory) on that tmpfs. Each directory on the way up is rebuilt the same
-// way until one only the sandbox has (a directory bubblewrap made inside one of its own empty tmpfs: the homes,
-// /tmp, /run, the warden's home) or the root. Every dentry from there down to the denied name is then the
-// sandbox's own: what the host later puts at the name, or beside it, is not in the sandbox at all.
+// way up to the grant that shows the name (a name under the root bind only: its directory alone), or until one
+// only the sandbox has (a directory bubblewrap made inside one of its own empty tmpfs: the homes, /tmp, /run,
+// the warden's home). From there down to the denied name every dentry is the sandbox's own: what the host later
+// puts at the name, or beside it, is not in the sandbox at all. When the top one rebuilt is mounted on a name of
+// the host's (a grant outside the hidden places, /srv/notes; a directory under the root bind), that name and
+// those above it are left `exposed`: renaming one moves the whole hiding, and `run` watches them.
 // The price: an entry the host adds to a rebuilt directory after the launch is not seen by the server either,
 // and the server cannot add one there (the tmpfs is read-only); a socket, fifo or device there is not shown.
 
@@ -38,8 +41,9 @@ export interface DenyLayout {
   mounts: DenyMount[];
   /** The tmpfs made read-only once everything is mounted. */
   readOnly: string[];
-  /** Names the host could still replace to undo a hiding: a directory right under the root (only root renames
-   *  there), or a denied name there. `run` ends the session if one changes (sandbox/deny-watch.ts). */
+  /** Names the host could still replace to undo a hiding (with the directories above them): the top directory
+   *  rebuilt when its mount point is a name of the host's, or a denied name right under the root. `run` ends the
+   *  session if one changes (sandbox/deny-watch.ts). */
   exposed: string[];
 }
 
@@ -47,7 +51,7 @@ export interface DenyLayout {
 export interface DenyChains {
   rebuild: string[];
   denied: Set<string>;
-  /** Denied names right under the root: hidden by a mount on the name itself, as before. */
+  /** Denied names right under the root (no directory to rebuild): hidden by a mount on the name itself, watched. */
   atRoot: string[];
   exposed: string[];
 }
@@ -118,16 +122,21 @@ export function denyChains(deny: readonly string[], s: DenyScope, refuse: (what:
   }
   const standIns = names.filter((n) => lstatOf(n)?.isDirectory() === true);
   for (const name of names) {
+    // Up to the grant that shows the name (its mount root), or the name's directory alone under the root bind.
+    const grant = grantOf(name, s);
     let dir = path.dirname(name);
     const chain: string[] = [];
-    while (dir !== '/' && !own(dir, s, standIns)) chain.push(dir), (dir = path.dirname(dir));
-    if (chain.length === 0 && dir !== '/') continue; // only the sandbox's own directories lead there: not shown
+    while (dir !== '/' && !own(dir, s, standIns)) {
+      chain.push(dir);
+      if (grant === undefined || dir === grant.root) break;
+      dir = path.dirname(dir);
+    }
+    const top = chain.at(-1);
+    if (top === undefined && dir !== '/') continue; // only the sandbox's own directories lead there: not shown
     denied.add(name);
     for (const d of chain) rebuild.add(d);
-    if (dir === '/') {
-      exposed.add(chain.at(-1) ?? name);
-      if (chain.length === 0) atRoot.push(name);
-    }
+    if (top === undefined) atRoot.push(name), exposed.add(name);
+    else if (!own(path.dirname(top), s, standIns)) exposed.add(top); // its mount point is a name of the host's
   }
   return { rebuild: [...rebuild].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : 1)), denied, atRoot, exposed: [...exposed] };
 }

@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 // read.deny hides a name by rebuilding the directories on its way inside the sandbox (sandbox/deny-plan.ts), up
-// to one only the sandbox has, or up to the root. In the second case the top one is a mount on a name right under
-// / (or the denied name itself is): when the host replaces that name (only root renames there), the kernel
-// detaches the mount in the sandbox's namespace and the server would see what is there now. So `run` watches
-// (inotify, through fs.watch) those names and the directories on their way, and ends the session when one is
-// created, removed or renamed (docs/adr/0050-sandbox-engine.md, addenda "read.deny for the session" and
-// "read.deny without a race"). Every other denied name is out of the host's reach and not watched.
+// to the grant that shows it or to a directory only the sandbox has. When the top one rebuilt is mounted on a
+// name of the host's (a grant outside the places the sandbox hides, or a directory under the root bind), the host
+// renaming that name or one above it moves the whole hiding, and the server would see what is made there next.
+// So `run` watches (inotify, through fs.watch) those names and the directories on their way, and ends the session
+// when one is created, removed or renamed (docs/adr/0050-sandbox-engine.md, addenda "read.deny for the session"
+// and "read.deny without a race"). A denied name itself, renamed over or created, needs no watch.
 
 export interface DenyWatch {
   /** Resolves with the denied path whose name (or an ancestor's) was replaced, created or removed. */

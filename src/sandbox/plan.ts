@@ -221,8 +221,8 @@ export function denyProblem(c: Confinement, ctx: Pick<PlanContext, 'userHome' | 
   }
 }
 
-/** The names the host could replace to undo the hiding of `c`'s read.deny paths (sandbox/deny-plan.ts: a
- *  directory or a denied name right under the root), which `run` watches; all of read.deny when it cannot be
+/** The names the host could replace to move the hiding of `c`'s read.deny paths (sandbox/deny-plan.ts: the top
+ *  directory rebuilt, when mounted on a name of the host's), which `run` watches with those above them; all of read.deny when it cannot be
  *  planned (the launch is refused then). */
 export function exposedDenyNames(c: Confinement, ctx: Pick<PlanContext, 'userHome' | 'wardenHome' | 'dataDir'>): string[] {
   try {

@@ -89,3 +89,33 @@ describe('a read.deny path in a directory too large to rebuild', () => {
     expect(r.code).toBe(3);
   });
 });
+
+describe('a read.deny path in a grant mounted on a name of the host (outside the places the sandbox hides)', () => {
+  it('stays denied when renamed over without ending the session, and renaming the grant itself on the host ends the session with sandbox_deny_replaced', async () => {
+    const outside = fs.mkdtempSync('/var/tmp/warden-deny-');
+    const grant = path.join(outside, 'projects');
+    fs.mkdirSync(grant);
+    fs.writeFileSync(path.join(grant, '.env'), 'TOKEN=secret\n');
+    try {
+      const set = cli(home, ['sandbox', 'probe', '--clear', '--network', 'none', '--allow-read', grant, '--deny-read', path.join(grant, '.env')]);
+      expect(set.code, set.stderr).toBe(0);
+      const { client: c, stderr } = await connectClient(home, 'probe');
+      const closed = new Promise<void>((resolve) => (c.onclose = resolve));
+      const read = async (p: string): Promise<string> => ((await c.callTool({ name: 'read', arguments: { path: p } })) as { content: { text: string }[] }).content[0]?.text ?? '';
+      try {
+        fs.writeFileSync(path.join(grant, '.env.tmp'), 'TOKEN=rotated\n');
+        fs.renameSync(path.join(grant, '.env.tmp'), path.join(grant, '.env'));
+        expect(await read(path.join(grant, '.env'))).toBe('denied: EACCES');
+        // The grant's own name is the host's: moved away and made again, it would show a new .env.
+        fs.renameSync(grant, `${grant}.old`);
+        await closed;
+      } finally {
+        await c.close();
+      }
+      expect(stderr()).toContain(`${grant} (or a directory above it), on the way to a read.deny path and a name of the host's, was replaced`);
+      expect(auditEvents(home).filter((e) => e.event === 'sandbox_deny_replaced')).toEqual([expect.objectContaining({ server: 'probe', path: grant })]);
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+});

@@ -34,12 +34,16 @@ describe('the hiding of read.deny', () => {
     expect([...c.denied]).toEqual([path.join(grant, '.env')]);
   });
 
-  it('rebuilds each directory up to the root when none on the way is the sandbox\'s own, and names the top one as left on the host\'s side', () => {
-    const c = denyChains([path.join(grant, '.env')], scope({ readable: [grant] }), refuse);
-    const top = `/${dir.split('/')[1]}`;
-    expect(c.rebuild[0]).toBe(top);
-    expect(c.rebuild.at(-1)).toBe(grant);
-    expect(c.exposed).toEqual([top]);
+  it('rebuilds up to the grant when the grant is mounted on a name of the host\'s, and leaves that name to the watch', () => {
+    const c = denyChains([path.join(grant, 'secrets/inner/key')], scope({ readable: [grant] }), refuse);
+    expect(c.rebuild).toEqual([grant, path.join(grant, 'secrets'), path.join(grant, 'secrets/inner')]);
+    expect(c.exposed).toEqual([grant]);
+  });
+
+  it('rebuilds the directory alone for a name no grant shows (the root bind), and leaves that directory to the watch', () => {
+    const c = denyChains([path.join(grant, 'secrets/inner/key')], scope({}), refuse);
+    expect(c.rebuild).toEqual([path.join(grant, 'secrets/inner')]);
+    expect(c.exposed).toEqual([path.join(grant, 'secrets/inner')]);
   });
 
   it('needs nothing for a name inside a hidden directory and no grant, and hides a missing path by its first missing name', () => {
