@@ -90,6 +90,15 @@ describe('a read.deny path in a directory too large to rebuild', () => {
   });
 });
 
+describe('a read.deny path that is also a grant', () => {
+  it('is refused when set (SANDBOX_INVALID, exit 2) naming it: the grant would show what the deny hides', () => {
+    const r = cli(home, ['sandbox', 'probe', '--clear', '--network', 'none', '--allow-read', projects, '--deny-read', projects]);
+    expect(r.stderr).toMatch(/SANDBOX_INVALID: /);
+    expect(r.stderr).toContain(`the read.deny path ${projects} is also granted`);
+    expect(r.code).toBe(2);
+  });
+});
+
 describe('a read.deny path in a grant mounted on a name of the host (outside the places the sandbox hides)', () => {
   it('stays denied when renamed over without ending the session, and renaming the grant itself on the host ends the session with sandbox_deny_replaced', async () => {
     const outside = fs.mkdtempSync('/var/tmp/warden-deny-');
