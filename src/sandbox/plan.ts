@@ -163,7 +163,7 @@ export function bwrapArgs(c: Confinement, ctx: PlanContext): SandboxMounts {
   // write there would not reach the host, but "writes only where granted" is meant literally.
   for (const p of [...hidden, ...deny.readOnly]) after.push('--remount-ro', p);
   after.push('--chdir', ctx.cwd ?? ctx.dataDir, '--setenv', 'TMPDIR', '/tmp');
-  // A descriptor is the child's fd base + its index in `order` (one may be given twice: dup'd twice).
+  // A descriptor is the child's fd base + its index in `order`: the descriptors in the order they are mounted.
   const order = middle.flatMap((m) => m.args.filter((x): x is number => typeof x === 'number'));
   return {
     fds: order,
