@@ -39,9 +39,10 @@ export interface SandboxDeniedReadEvent {
 
 export type SandboxDeniedEvent = SandboxDeniedConnectEvent | SandboxDeniedReadEvent;
 
-/** A read.deny path (or a directory on its way) was replaced, created or removed on the host while a confined
- *  server ran: its hiding mount was undone, so `run` ended the session. The path is the operator's, from
- *  servers.json. */
+/** A name the hiding of a read.deny path leaves on the host's side (sandbox/deny-plan.ts: the top directory it
+ *  rebuilds, when mounted on a name of the host's), or a directory above it, was replaced, created or removed on
+ *  the host while a confined server ran, which moves the hiding, so `run` ended the session. The path is the
+ *  operator's read.deny path or one of its ancestors (servers.json). */
 export interface SandboxDenyReplacedEvent {
   event: 'sandbox_deny_replaced';
   server: string;

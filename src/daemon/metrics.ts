@@ -35,6 +35,7 @@ export class WardenMetrics {
   private readonly orphans = new Counter({ name: 'mcp_warden_orphans_killed_total', help: 'Sessions left by a dead supervisor that the daemon swept', labelNames: ['server'], registers: [this.registry] });
   private readonly modules = new Counter({ name: 'mcp_warden_modules_refused_total', help: 'Node servers ended by the module guard for loading code outside their attested set', labelNames: ['server'], registers: [this.registry] });
   private readonly sandboxDenied = new Counter({ name: 'mcp_warden_sandbox_denied_total', help: "What a confined server's sandbox refused at run time (kind connect: its network proxy; kind read: a decoy read), recorded up to 64 a session", labelNames: ['server', 'kind'], registers: [this.registry] });
+  private readonly denyReplaced = new Counter({ name: 'mcp_warden_sandbox_deny_replaced_total', help: "Sessions ended because a name the hiding of a read.deny path leaves on the host's side (a grant outside the hidden places, or a directory above it) was replaced", labelNames: ['server'], registers: [this.registry] });
   readonly lastVerification = new Gauge({ name: 'mcp_warden_last_verification_timestamp_seconds', help: 'When a surface of the server was last verified', labelNames: ['server'], registers: [this.registry] });
   readonly cacheHits = new Gauge({ name: 'mcp_warden_digest_cache_hits', help: 'Digest cache hits of the daemon', registers: [this.registry] });
   readonly cacheMisses = new Gauge({ name: 'mcp_warden_digest_cache_misses', help: 'Digest cache misses of the daemon', registers: [this.registry] });
@@ -130,6 +131,9 @@ export class WardenMetrics {
         break;
       case 'sandbox_denied':
         this.sandboxDenied.inc({ server, kind: label(e.kind) });
+        break;
+      case 'sandbox_deny_replaced':
+        this.denyReplaced.inc({ server });
         break;
       case 'bundle_applied':
         if (typeof e.serial === 'number') this.setBundle({ serial: e.serial, appliedAt: new Date() });

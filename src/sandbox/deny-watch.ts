@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-// read.deny hides a path by mounting over its name inside the sandbox (sandbox/plan.ts). The mount sits on the
-// dentry the name had at launch: when the host replaces that name (a temporary renamed over it, as editors,
-// secret rotation and `sed -i` do; an unlink and a new file), the kernel detaches the mount in the sandbox's
-// namespace and the server would read what is there now. So `run` watches (inotify, through fs.watch) the
-// directory holding each denied name and each of its ancestors, and ends the session when one of those names is
-// created, removed or renamed (docs/adr/0050-sandbox-engine.md, addendum "read.deny for the session").
+// read.deny hides a name by rebuilding the directories on its way inside the sandbox (sandbox/deny-plan.ts), up
+// to the grant that shows it or to a directory only the sandbox has. When the top one rebuilt is mounted on a
+// name of the host's (a grant outside the places the sandbox hides, or a directory under the root bind), the host
+// renaming that name or one above it moves the whole hiding, and the server would see what is made there next.
+// So `run` watches (inotify, through fs.watch) those names and the directories on their way, and ends the session
+// when one is created, removed or renamed (docs/adr/0050-sandbox-engine.md, addenda "read.deny for the session"
+// and "read.deny without a race"). A denied name itself, renamed over or created, needs no watch.
 
 export interface DenyWatch {
   /** Resolves with the denied path whose name (or an ancestor's) was replaced, created or removed. */

@@ -8,6 +8,7 @@ import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById, updateServers } from '../store/servers.js';
 import { sandboxGrantProblem } from './grant-policy.js';
 import { sandboxPin } from './pin.js';
+import { dataDirOf, denyProblem, sandboxUserHome } from './plan.js';
 import { sandboxHash, sandboxSchema, type Sandbox } from './schema.js';
 
 // Changing a server's sandbox through the CLI (`mcp-warden sandbox <id> --network … --allow-write …`): the
@@ -86,6 +87,8 @@ export async function changeSandbox(paths: HomePaths, id: string, edits: Sandbox
     const sandboxes = Object.fromEntries(Object.entries(file.servers).map(([other, s]) => [other, other === id ? after : s.sandbox]));
     const problem = sandboxGrantProblem(after, { id, trustedPath: file.path, alerts: file.alerts, wardenHome: paths.home, sandboxes });
     if (problem !== undefined) throw new WardenError('SANDBOX_INVALID', `${problem}. File: ${paths.servers}. Nothing was changed; grant another path (docs/guide.md, "Confining a server").`);
+    const deny = after !== undefined && after !== 'unconfined' ? denyProblem(after, { userHome: sandboxUserHome(), wardenHome: paths.home, dataDir: dataDirOf(paths.home, id) }) : undefined;
+    if (deny !== undefined) throw new WardenError('SANDBOX_INVALID', `the sandbox of server '${id}' cannot be applied: ${deny}. File: ${paths.servers}. Nothing was changed (docs/guide.md, "Confining a server").`);
     const to = after !== undefined ? sandboxHash(after) : undefined;
     state = after === undefined ? 'none' : after === 'unconfined' ? 'unconfined' : 'confined';
     change = { ...(pinState.pinned ? { from: pinState.pinned } : {}), ...(to ? { to } : {}), changed: to !== pinState.pinned };

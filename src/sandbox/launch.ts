@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { sameInode, statKey } from '../attest/stat-key.js';
 import type { LaunchPlan } from '../attest/plan.js';
@@ -13,7 +12,7 @@ import type { WardenLockEntry } from '../surface/warden-lock.js';
 import { placeDecoys, type Decoys } from './decoys.js';
 import { findEngine, findNsenter, type Engine } from './engine.js';
 import { sandboxPin } from './pin.js';
-import { bwrapArgs, ensureDataDir, type SandboxMounts } from './plan.js';
+import { bwrapArgs, ensureDataDir, sandboxUserHome, type SandboxMounts } from './plan.js';
 import { parseDomainGrant, type Confinement, type DomainGrant } from './schema.js';
 
 // The sandbox at launch (docs/adr/0050-sandbox-engine.md): a server whose entry declares one is started only
@@ -106,7 +105,7 @@ function wardenFiles(s: SandboxLaunch): string[] {
  *  sandbox bound the grants. */
 export function sandboxArgs(paths: HomePaths, id: string, s: SandboxLaunch, plan: LaunchPlan, cwd: string | undefined, config: ServersFile): SandboxMounts & { decoys?: Decoys } {
   const dataDir = ensureDataDir(paths.home, id);
-  const userHome = process.env.HOME && path.isAbsolute(process.env.HOME) ? path.resolve(process.env.HOME) : os.homedir();
+  const userHome = sandboxUserHome();
   const sandboxes = Object.fromEntries(Object.entries(config.servers).map(([other, server]) => [other, server.sandbox]));
   const scope = { id, trustedPath: config.path, alerts: config.alerts, wardenHome: paths.home, sandboxes };
   const own = ownFiles(plan);

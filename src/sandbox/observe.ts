@@ -2,12 +2,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sameInode, statKey, type StatKey } from '../attest/stat-key.js';
-import type { ResolvedLaunch } from '../attest/plan.js';
-import { MARKER_ENV } from '../launch/marker.js';
-import { INSTALL_ROOT, PRELOAD_DIR } from '../launch/module-guard.js';
-import type { HomePaths } from '../store/paths.js';
-import type { ServerConfig } from '../store/servers.js';
-import { findTool, type Engine, type EngineLookup } from './engine.js';
+import { findTool, type Engine } from './engine.js';
+import type { ObserveContext } from './observe-context.js';
 import { real } from './plan.js';
 
 // Watching what an enrollment launch writes, without changing what it can do (docs/adr/0063-observed-enrollment.md).
@@ -18,9 +14,10 @@ import { real } from './plan.js';
 // (and deleted), and none of it reached the real files. bubblewrap 0.8 has no overlay option (0.9 added it), so
 // a fixed sh script of the trusted path mounts them and execs the server: the same pid, process group and fds.
 //
-// overlayfs shows every file read through it on a device of its own: a directory holding the server's code
-// (its executable, script, package, the module guard) is never overlaid, or the exec'd-inode check and the
-// module guard's stat keys would no longer match. Such a place is reported as not observed.
+// overlayfs shows every file read through it on a device of its own: the server's code (its executable, its
+// script's package and the node_modules above it, the package store, the module guard) is bound back real over
+// an overlay that holds it, or the exec'd-inode check and the module guard's stat keys would no longer match; a
+// place holding code that cannot be bound back so (a script at the home's top) is reported as not observed.
 
 /** Entries listed per launch; a launch that wrote more is reported as truncated. */
 export const MAX_WRITES = 256;
@@ -89,40 +86,10 @@ export interface ObservedLaunch {
   finish(): void;
 }
 
-export interface ObserveContext {
-  wardenHome: string;
-  userHome: string | undefined;
-  cwd: string;
-  trustedPath: string;
-  /** Where the helpers (unshare, sh, mount, umount) are looked up: the trusted path less what a server may write. */
-  lookup: EngineLookup;
-  /** What the server's code is: its executable and chain, its script, the module guard, the warden's install. */
-  code: string[];
-  /** Paths its configuration names (env values, arguments other than its code, cwd): written for real. */
-  named: string[];
-  /** Its executable and chain (files), and the trees code may be loaded from whole (the package store, the
-   *  warden's install): bound back over an overlay that holds them, so their inodes stay the attested ones. */
-  codeRoots: string[];
-}
-
-/** What an enrollment launch's observation knows before the server starts (its plan may not be complete: ADR 0019). */
-export function observeContext(paths: HomePaths, lookup: EngineLookup, env: Record<string, string>, server: ServerConfig, resolved: ResolvedLaunch): ObserveContext {
-  const exe = [resolved.file, ...resolved.executable.chain];
-  return {
-    wardenHome: paths.home,
-    userHome: env.HOME,
-    cwd: server.cwd ?? process.cwd(),
-    trustedPath: lookup.path,
-    lookup,
-    code: [...exe, ...(resolved.script ? [resolved.script.realpath] : []), PRELOAD_DIR, INSTALL_ROOT, ...(server.modules ?? [])],
-    named: [...Object.entries(env).filter(([k]) => !['PATH', 'HOME', 'TMPDIR', MARKER_ENV].includes(k)).map(([, v]) => v), ...resolved.args, ...(server.cwd ? [server.cwd] : [])],
-    codeRoots: [...exe, paths.storeDir, INSTALL_ROOT],
-  };
-}
-
 const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith('/') ? dir : dir + '/');
 
-function realDir(p: string | undefined): string | undefined {
+/** The realpath of `p` when it is an absolute path naming a directory, else undefined. */
+export function realDir(p: string | undefined): string | undefined {
   if (p === undefined || !path.isAbsolute(p)) return undefined;
   try {
     const r = fs.realpathSync(p);

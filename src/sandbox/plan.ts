@@ -1,13 +1,15 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { WardenError } from '../error.js';
 import { sandboxGrantProblem, type GrantScope } from './grant-policy.js';
+import { denyChains, denyLayout, mountDepth, type DenyLayout, type DenyMount, type DenyScope } from './deny-plan.js';
 import type { Confinement } from './schema.js';
 
 // A confinement as bubblewrap's arguments. Order matters: bwrap applies them in turn, a later mount covering
-// an earlier one. So: the whole system read-only; then hidden (the homes, the warden's home, /run, what
-// read.deny names) under empty tmpfs; then the grants (write read-write, read.allow read-only, the data
-// directory); last, the server's own attested files read-only again on top of everything, so no grant can make
+// an earlier one. So: the whole system read-only; then hidden (the homes, the warden's home, /run) under empty
+// tmpfs; then the grants (write read-write, read.allow read-only, the data directory) and the hiding of what
+// read.deny names (sandbox/deny-plan.ts), in order of depth; last, the server's own attested files read-only again on top of everything, so no grant can make
 // them writable, even for root (who keeps no capability inside: --cap-drop ALL). The empty tmpfs are made
 // read-only last (after the grants inside them have their mount points). A grant is bound from the file
 // descriptor it was checked through (--bind-fd), never by its name again: bubblewrap compares what it mounted
@@ -86,14 +88,6 @@ function openGrant(p: string, id: string, fds: number[]): number | undefined {
   return fd;
 }
 
-/** Why the read.deny paths of `c` cannot be hidden, or undefined: one that does not exist would have no mount
- *  over it, so a file created there after the launch would be readable (sandbox/deny-watch.ts watches the rest). */
-export function denyProblem(c: Confinement): string | undefined {
-  const absent = c.read.deny.find((p) => kindOf(p) === undefined);
-  if (absent === undefined) return undefined;
-  return `the read.deny path ${absent} does not exist, and a file created there after the launch would be readable (only what exists can be hidden); create it (an empty file or directory) or remove it from read.deny`;
-}
-
 /** Judges the grants against the warden's home, the server's own files and what no grant may reach, and opens
  *  each (refuses with SANDBOX_UNAVAILABLE, the descriptors closed). */
 function checkGrants(c: Confinement, ctx: PlanContext, fds: number[]): Map<string, number> {
@@ -109,8 +103,6 @@ function checkGrants(c: Confinement, ctx: PlanContext, fds: number[]): Map<strin
     if (warden !== undefined) refuse(ctx.id, `the write grant ${p} overlaps the warden's own ${warden} (what the warden runs: its code and dependencies, its node, the engine), which no server may change`);
     if (!opened.has(p)) refuse(ctx.id, `the write grant ${p} does not exist (create it first: the warden creates only the data directory)`);
   }
-  const absent = denyProblem(c);
-  if (absent !== undefined) refuse(ctx.id, absent);
   const problem = sandboxGrantProblem(c, ctx.scope);
   if (problem !== undefined) refuse(ctx.id, problem);
   return opened;
@@ -136,20 +128,8 @@ export function bwrapArgs(c: Confinement, ctx: PlanContext): SandboxMounts {
   // the server to uid 0 there (still without a capability) keeps one.
   if (typeof c.network === 'object' && process.getuid?.() !== 0) a.push('--unshare-user', '--uid', '0', '--gid', '0');
   a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
-  // A read.deny path inside a grant (or the data directory) is hidden after the grants are bound, or their bind
-  // would cover it; the others with the homes, so that a grant inside them still shows.
-  const bound = [...c.write, ...c.read.allow, ctx.dataDir];
-  const denyLater = c.read.deny.filter((p) => bound.some((g) => inside(p, g)));
-  const hidden = [...new Set(['/home', '/root', '/run', ctx.userHome, ctx.wardenHome, ...c.read.deny.filter((p) => !denyLater.includes(p))])];
-  const hiddenDirs: string[] = [];
-  const hide = (list: string[], into: string[]): void => {
-    for (const p of list) {
-      const kind = kindOf(p);
-      if (kind === 'dir') into.push('--tmpfs', p), hiddenDirs.push(p);
-      else if (kind === 'file') into.push('--ro-bind', '/dev/null', p);
-    }
-  };
-  hide(hidden, a);
+  const hidden = hiddenDirs(ctx.userHome, ctx.wardenHome);
+  for (const p of hidden) a.push('--tmpfs', p);
   // resolv.conf often points into /run (systemd-resolved): kept readable for a server with the network.
   if (c.network === 'any') {
     try {
@@ -159,27 +139,111 @@ export function bwrapArgs(c: Confinement, ctx: PlanContext): SandboxMounts {
       // no resolver configuration: nothing to keep
     }
   }
-  const before = a;
+  // The grants (write read-write, then read.allow read-only, each from its descriptor), the data directory, and
+  // the hiding of read.deny (sandbox/deny-plan.ts), in order of depth: a directory is mounted before what lies in
+  // it, a grant before a rebuilt directory at its own path.
+  let deny: DenyLayout;
+  try {
+    deny = denyLayout(c.read.deny, denyScope(c, ctx.dataDir, hidden), fds, (what) => refuse(ctx.id, what));
+  } catch (err) {
+    close();
+    throw err;
+  }
+  const grants: Mount[] = [
+    ...c.write.map((p) => ({ path: p, args: ['--bind-fd', opened.get(p) as number, p] })),
+    ...c.read.allow.filter((p) => opened.has(p)).map((p) => ({ path: p, args: ['--ro-bind-fd', opened.get(p) as number, p] })),
+    { path: ctx.dataDir, args: ['--bind', ctx.dataDir, ctx.dataDir] },
+  ];
+  const hiding: Mount[] = deny.mounts.map((m) => ({ path: m.path, args: denyArgs(m) }));
+  const middle = [...grants.map((m) => ({ ...m, rank: 0 })), ...hiding.map((m) => ({ ...m, rank: 1 }))]
+    .map((m, i) => ({ ...m, i }))
+    .sort((x, y) => mountDepth(x.path) - mountDepth(y.path) || x.rank - y.rank || x.i - y.i);
   const after: string[] = [];
-  after.push('--bind', ctx.dataDir, ctx.dataDir);
-  hide(denyLater, after);
   for (const p of [...new Set(ctx.ownFiles)]) if (kindOf(p) !== undefined) after.push('--ro-bind', p, p);
   after.push(...(ctx.decoyArgs ?? []));
-  // The empty tmpfs over a hidden directory is made read-only once everything inside it is mounted (a server
-  // installed in the store has its files under the warden's home): a write there would not reach the host, but
-  // "writes only where granted" is meant literally.
-  for (const p of hiddenDirs) after.push('--remount-ro', p);
+  // The empty tmpfs (a hidden directory, one rebuilt, a denied directory's stand-in) are made read-only once
+  // everything inside them is mounted (a server installed in the store has its files under the warden's home): a
+  // write there would not reach the host, but "writes only where granted" is meant literally.
+  for (const p of [...hidden, ...deny.readOnly]) after.push('--remount-ro', p);
   after.push('--chdir', ctx.cwd ?? ctx.dataDir, '--setenv', 'TMPDIR', '/tmp');
-  // The grants in order (write read-write, then read.allow read-only), each from its descriptor: the child's
-  // fd base + its index in `fds`.
-  const grants = [...c.write.map((p) => ['--bind-fd', p] as const), ...c.read.allow.filter((p) => opened.has(p)).map((p) => ['--ro-bind-fd', p] as const)];
-  const order = grants.map(([, p]) => opened.get(p) as number);
+  // A descriptor is the child's fd base + its index in `order`: the descriptors in the order they are mounted.
+  const order = middle.flatMap((m) => m.args.filter((x): x is number => typeof x === 'number'));
   return {
     fds: order,
-    args: (base) => [...before, ...grants.flatMap(([op, p], i) => [op, String(base + i), p]), ...after],
+    args: (base) => {
+      let n = 0;
+      return [...a, ...middle.flatMap((m) => m.args.map((x) => (typeof x === 'number' ? String(base + n++) : x))), ...after];
+    },
     close,
   };
 }
+
+/** One bwrap option of the grants or the hiding: strings, and host descriptors (numbered in the child later). */
+interface Mount {
+  path: string;
+  args: (string | number)[];
+}
+
+function denyArgs(m: DenyMount): (string | number)[] {
+  switch (m.op) {
+    case 'tmpfs':
+      return ['--tmpfs', m.path];
+    case 'null':
+      return ['--ro-bind', '/dev/null', m.path];
+    case 'symlink':
+      return ['--symlink', m.target, m.path];
+    default:
+      return [`--${m.op}`, m.fd, m.path];
+  }
+}
+
+/** What bubblewrap mounts before the hiding of read.deny: the empty tmpfs, the grants, the data directory. */
+function denyScope(c: Confinement, dataDir: string, hidden: string[]): DenyScope {
+  return { hidden: [...hidden, '/tmp'].map(real), writable: [...c.write, dataDir].map(real), readable: c.read.allow.map(real) };
+}
+
+/** The directories bubblewrap hides under an empty tmpfs: the homes, /run, the user's and the warden's home. */
+function hiddenDirs(userHome: string, wardenHome: string): string[] {
+  return [...new Set(['/home', '/root', '/run', userHome, wardenHome])].filter((p) => kindOf(p) === 'dir');
+}
+
+/** Why the read.deny paths of `c` cannot be hidden (a path also granted, a directory to rebuild too large), or
+ *  undefined: judged when a sandbox is set and shown, as at launch. */
+export function denyProblem(c: Confinement, ctx: Pick<PlanContext, 'userHome' | 'wardenHome' | 'dataDir'>): string | undefined {
+  const fds: number[] = [];
+  try {
+    denyLayout(c.read.deny, denyScope(c, ctx.dataDir, hiddenDirs(ctx.userHome, ctx.wardenHome)), fds, (what) => {
+      throw new WardenError('SANDBOX_UNAVAILABLE', what);
+    });
+    return undefined;
+  } catch (err) {
+    if (err instanceof WardenError) return err.message;
+    throw err;
+  } finally {
+    for (const fd of fds) fs.closeSync(fd);
+  }
+}
+
+/** The names the host could replace to move the hiding of `c`'s read.deny paths (sandbox/deny-plan.ts: the top
+ *  directory rebuilt, when mounted on a name of the host's), which `run` watches with those above them; all of read.deny when it cannot be
+ *  planned (the launch is refused then). */
+export function exposedDenyNames(c: Confinement, ctx: Pick<PlanContext, 'userHome' | 'wardenHome' | 'dataDir'>): string[] {
+  try {
+    return denyChains(c.read.deny, denyScope(c, ctx.dataDir, hiddenDirs(ctx.userHome, ctx.wardenHome)), (what) => {
+      throw new Error(what);
+    }).exposed;
+  } catch {
+    return [...c.read.deny];
+  }
+}
+
+/** The user's home as a sandbox hides it: HOME when absolute, else the passwd entry's. */
+export function sandboxUserHome(): string {
+  return process.env.HOME && path.isAbsolute(process.env.HOME) ? path.resolve(process.env.HOME) : os.homedir();
+}
+
+/** A server's data directory, <home>/data/<id>. */
+export const dataDirOf = (home: string, id: string): string => path.join(home, 'data', id);
 
 /** Creates <home>/data/<id> (owner-only) if it is missing; refuses a data directory that is a link or not a directory. */
 export function ensureDataDir(home: string, id: string): string {

@@ -3,7 +3,7 @@ import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
 import { findEngine, findNsenter } from './engine.js';
 import { sandboxGrantProblem } from './grant-policy.js';
-import { denyProblem } from './plan.js';
+import { dataDirOf, denyProblem, sandboxUserHome } from './plan.js';
 import { sandboxPin, type SandboxPin } from './pin.js';
 import type { Sandbox } from './schema.js';
 
@@ -33,7 +33,7 @@ export function sandboxView(paths: HomePaths, id: string): SandboxView {
       if (typeof server.sandbox.network === 'object') findNsenter(lookup, id);
       // What no grant may reach is judged at launch too (sandbox/plan.ts): a sandbox that reached servers.json
       // without that check (an earlier version, by hand) shows here as the launch would refuse it.
-      const problem = sandboxGrantProblem(server.sandbox, { id, trustedPath: file.path, alerts: file.alerts, wardenHome: paths.home, sandboxes: lookup.sandboxes }) ?? denyProblem(server.sandbox);
+      const problem = sandboxGrantProblem(server.sandbox, { id, trustedPath: file.path, alerts: file.alerts, wardenHome: paths.home, sandboxes: lookup.sandboxes }) ?? denyProblem(server.sandbox, { userHome: sandboxUserHome(), wardenHome: paths.home, dataDir: dataDirOf(paths.home, id) });
       if (problem !== undefined) engine = { code: 'SANDBOX_UNAVAILABLE', message: `the sandbox of server '${id}' cannot be applied: ${problem}. Change it with: mcp-warden sandbox ${id} (see docs/guide.md, "Confining a server").` };
     } catch (err) {
       const e = err as { code?: string; message: string };

@@ -16,6 +16,7 @@ import { settlePendingCommit } from '../store/update.js';
 import { saveClientSeen } from '../store/client-seen.js';
 import { sessionRules } from '../rules/gate.js';
 import { watchDenied, type DenyWatch } from '../sandbox/deny-watch.js';
+import { dataDirOf, exposedDenyNames, sandboxUserHome } from '../sandbox/plan.js';
 
 /** How long `run` waits, once the session is over, for the rest of the server's stderr (the group is gone). */
 const STDERR_DRAIN_MS = 1000;
@@ -79,9 +80,11 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
     rec = recorder(paths, config.alerts, say);
     await sweepAndAudit(paths, say);
     locks = loadLocksOf(paths, id, Object.hasOwn(config.servers, id));
-    // Watched from before the launch: a denied name replaced while bwrap mounts is caught too.
+    // Watched from before the launch: a denied name replaced while bwrap mounts is caught too. Only the names the
+    // hiding leaves on the host's side (a grant's name outside the hidden places, and those above it) are:
+    // sandbox/deny-plan.ts.
     const sandbox = Object.hasOwn(config.servers, id) ? config.servers[id]?.sandbox : undefined;
-    denyWatch = watchDenied(typeof sandbox === 'object' ? sandbox.read.deny : []);
+    denyWatch = watchDenied(typeof sandbox === 'object' ? exposedDenyNames(sandbox, { userHome: sandboxUserHome(), wardenHome: paths.home, dataDir: dataDirOf(paths.home, id) }) : []);
     launched = await attestAndLaunch(paths, id, say, rec.record, { locks });
   } catch (err) {
     denyWatch?.close();
@@ -147,7 +150,7 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
   else if (typeof first === 'object' && 'replaced' in first) {
     cause = 'verification_failed';
     audit({ event: 'sandbox_deny_replaced', server: id, path: first.replaced });
-    session.fail('verification_failed', `server '${id}': its read.deny path ${first.replaced} (or a directory on its way) was replaced, created or removed on the host while the server ran, which undoes its hiding inside the sandbox: the session was ended. Start it again to hide what is there now.`, { code: 'verification_failed', wardenCode: 'SANDBOX_UNAVAILABLE' });
+    session.fail('verification_failed', `server '${id}': ${first.replaced} (or a directory above it), on the way to a read.deny path and a name of the host's, was replaced, created or removed on the host while the server ran, which moves the path's hiding inside the sandbox: the session was ended. Start it again to hide what is there now.`, { code: 'verification_failed', wardenCode: 'SANDBOX_UNAVAILABLE' });
   }
   else if (first === 'exit' || first.cause === 'server_eof') cause = 'server_exit';
   else cause = first.cause;

@@ -1,68 +1,130 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addServerWarm } from '../helpers/warm-digest.js';
 import { NODE, SERVERS, auditEvents, cli, connectClient, tempDir } from '../helpers/warden.js';
 
-// review 12: `read.deny` hides a path by mounting over it (an empty tmpfs, or /dev/null for a file) in the
-// server's mount namespace (src/sandbox/plan.ts, `hide`). A mount over a name is not a property of the name: when
-// the host replaces the file the usual way (write a temporary, rename it over: editors, secret rotation, `sed
-// -i`), the kernel (since 3.18) detaches mounts that sat on the replaced dentry in every other namespace, and the
-// running server reads the new file. A deny path that does not exist at launch is not hidden at all
-// (`kindOf` undefined: no mount), so a file created there later is read as well. Asserts that a denied path stays
-// unreadable for the whole session, whatever the host does to it.
-// The fix (docs/adr/0050-sandbox-engine.md, addendum "read.deny for the session"): a deny path missing at launch
-// refuses the launch, and `run` watches each denied name (and the directories on its way) and ends the session
-// when the host replaces, creates or removes one, so the server is never left running with the hiding undone.
-// (The reviewer's version read the file after the rename and expected EACCES; with a session ended, the proof is
-// the end itself, its audit event and its stderr line: a read issued after the rename would race the watcher.)
+// review 12: `read.deny` hid a path by mounting over its name (an empty tmpfs, or /dev/null for a file) in the
+// server's mount namespace. A mount over a name is not a property of the name: when the host replaces the file
+// the usual way (write a temporary, rename it over: editors, secret rotation, `sed -i`), the kernel (since 3.18)
+// detaches mounts that sat on the replaced dentry in every other namespace, and the running server read the new
+// file; a deny path missing at launch had no mount at all. The first fix ended the session when a watch saw the
+// name replaced (a read racing the watch still got the new file once). The construction now (issue 29,
+// docs/adr/0050-sandbox-engine.md, addendum "read.deny without a race"): the deny path's directory is rebuilt
+// inside the sandbox, an empty tmpfs with every other entry bound back from the descriptor it was checked
+// through, so whatever the host later puts at the denied name, or beside it, is not in the sandbox at all.
+// Asserts the reviewer's original claim: a read issued after the rename is denied, in the same session.
 
 let dir: string;
 let home: string;
 let projects: string;
+let client: Client;
 
-beforeAll(() => {
+const call = async (name: string, args: Record<string, unknown>): Promise<string> =>
+  ((await client.callTool({ name, arguments: args })) as { content: { text: string }[] }).content[0]?.text ?? '';
+
+beforeAll(async () => {
   dir = tempDir();
   home = path.join(dir, 'home');
   projects = path.join(dir, 'projects');
   fs.mkdirSync(projects, { recursive: true });
   fs.writeFileSync(path.join(projects, '.env'), 'TOKEN=secret\n');
+  fs.writeFileSync(path.join(projects, 'readme.txt'), 'hello\n');
   addServerWarm(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]);
-  const set = cli(home, ['sandbox', 'probe', '--network', 'none', '--allow-read', projects, '--deny-read', path.join(projects, '.env')]);
+  // later.env does not exist yet: `sandbox` accepts it (item 2 of issue 29: what is created there later is hidden).
+  const set = cli(home, ['sandbox', 'probe', '--network', 'none', '--allow-read', projects, '--deny-read', path.join(projects, '.env'), '--deny-read', path.join(projects, 'later.env')]);
   expect(set.code, set.stderr).toBe(0);
+  ({ client } = await connectClient(home, 'probe'));
 });
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await client?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
-describe('a read.deny path', () => {
-  it('replaced by rename on the host ends the session, with a sandbox_deny_replaced event and a stderr line naming it', async () => {
-    const { client, stderr } = await connectClient(home, 'probe');
-    const closed = new Promise<void>((resolve) => (client.onclose = resolve));
+describe('a read.deny path inside a read grant', () => {
+  it('replaced by rename on the host stays unreadable in the same session: a read after the rename is denied, and the session goes on', async () => {
     const env = path.join(projects, '.env');
-    try {
-      const first = ((await client.callTool({ name: 'read', arguments: { path: env } })) as { content: { text: string }[] }).content[0]?.text;
-      expect(first).toBe('denied: EACCES');
-      // The host rotates the secret the way editors and tools write: a temporary file renamed over the old one.
-      fs.writeFileSync(path.join(projects, '.env.tmp'), 'TOKEN=rotated-secret\n');
-      fs.renameSync(path.join(projects, '.env.tmp'), env);
-      await closed;
-    } finally {
-      await client.close();
-    }
-    expect(stderr()).toContain(`its read.deny path ${env} (or a directory on its way) was replaced`);
-    expect(auditEvents(home).filter((e) => e.event === 'sandbox_deny_replaced')).toEqual([expect.objectContaining({ server: 'probe', path: env })]);
-    expect(auditEvents(home).filter((e) => e.event === 'exit').at(-1)).toMatchObject({ cause: 'verification_failed' });
+    expect(await call('read', { path: env })).toBe('denied: EACCES');
+    // The host rotates the secret the way editors and tools write: a temporary file renamed over the old one.
+    fs.writeFileSync(path.join(projects, '.env.tmp'), 'TOKEN=rotated-secret\n');
+    fs.renameSync(path.join(projects, '.env.tmp'), env);
+    expect(await call('read', { path: env })).toBe('denied: EACCES');
+    // And again after an unlink and a new file.
+    fs.rmSync(env);
+    fs.writeFileSync(env, 'TOKEN=third-secret\n');
+    expect(await call('read', { path: env })).toBe('denied: EACCES');
+    expect(await call('read', { path: path.join(projects, 'readme.txt') })).toBe('ok: 6 bytes');
+    expect(auditEvents(home).filter((e) => e.event === 'sandbox_deny_replaced')).toEqual([]);
   });
 
-  it('missing at launch refuses the launch (SANDBOX_UNAVAILABLE) naming it, and `sandbox <id>` shows it not launchable: a file created there later would have no mount over it', () => {
-    const later = path.join(projects, 'later.env');
-    expect(cli(home, ['sandbox', 'probe', '--deny-read', later]).code).toBe(0);
-    // The neighbour (fix of review 12): `sandbox <id>` says so before any launch.
-    const view = JSON.parse(cli(home, ['sandbox', 'probe', '--json']).stdout);
-    expect(view).toMatchObject({ launchable: false, engine: { code: 'SANDBOX_UNAVAILABLE' } });
-    expect(view.engine.message).toContain(`the read.deny path ${later} does not exist`);
+  it('missing at launch and created on the host later is not in the sandbox (ENOENT), though the launch was not refused', async () => {
+    fs.writeFileSync(path.join(projects, 'later.env'), 'TOKEN=later\n');
+    expect(await call('read', { path: path.join(projects, 'later.env') })).toBe('denied: ENOENT');
+  });
+
+  it('beside it, an entry the host creates after the launch is not visible either (the trade-off of rebuilding the directory), while the entries there at launch are', async () => {
+    fs.writeFileSync(path.join(projects, 'new.txt'), 'new\n');
+    expect(await call('read', { path: path.join(projects, 'new.txt') })).toBe('denied: ENOENT');
+    expect(await call('read', { path: path.join(projects, 'readme.txt') })).toBe('ok: 6 bytes');
+  });
+});
+
+describe('a read.deny path in a directory too large to rebuild', () => {
+  it('is refused when set (SANDBOX_INVALID, exit 2) and, grown past the bound after, at launch (SANDBOX_UNAVAILABLE, exit 3), naming the directory and the bound', () => {
+    const big = path.join(dir, 'big');
+    fs.mkdirSync(big);
+    for (let i = 0; i < 129; i++) fs.writeFileSync(path.join(big, `f${i}`), '');
+    const set = ['sandbox', 'probe', '--clear', '--network', 'none', '--allow-read', big, '--deny-read', path.join(big, 'secret')];
+    const refused = cli(home, set);
+    expect(refused.stderr).toMatch(/SANDBOX_INVALID: /);
+    expect(refused.stderr).toContain(`${big} holds 129 other entries, more than 128`);
+    expect(refused.code).toBe(2);
+    fs.rmSync(path.join(big, 'f128'));
+    expect(cli(home, set).code).toBe(0);
+    fs.writeFileSync(path.join(big, 'f128'), '');
     const r = cli(home, ['run', 'probe']);
     expect(r.stderr).toMatch(/SANDBOX_UNAVAILABLE: /);
-    expect(r.stderr).toContain(`the read.deny path ${later} does not exist`);
+    expect(r.stderr).toContain(`${big} holds 129 other entries`);
     expect(r.code).toBe(3);
+  });
+});
+
+describe('a read.deny path that is also a grant', () => {
+  it('is refused when set (SANDBOX_INVALID, exit 2) naming it: the grant would show what the deny hides', () => {
+    const r = cli(home, ['sandbox', 'probe', '--clear', '--network', 'none', '--allow-read', projects, '--deny-read', projects]);
+    expect(r.stderr).toMatch(/SANDBOX_INVALID: /);
+    expect(r.stderr).toContain(`the read.deny path ${projects} is also granted`);
+    expect(r.code).toBe(2);
+  });
+});
+
+describe('a read.deny path in a grant mounted on a name of the host (outside the places the sandbox hides)', () => {
+  it('stays denied when renamed over without ending the session, and renaming the grant itself on the host ends the session with sandbox_deny_replaced', async () => {
+    const outside = fs.mkdtempSync('/var/tmp/warden-deny-');
+    const grant = path.join(outside, 'projects');
+    fs.mkdirSync(grant);
+    fs.writeFileSync(path.join(grant, '.env'), 'TOKEN=secret\n');
+    try {
+      const set = cli(home, ['sandbox', 'probe', '--clear', '--network', 'none', '--allow-read', grant, '--deny-read', path.join(grant, '.env')]);
+      expect(set.code, set.stderr).toBe(0);
+      const { client: c, stderr } = await connectClient(home, 'probe');
+      const closed = new Promise<void>((resolve) => (c.onclose = resolve));
+      const read = async (p: string): Promise<string> => ((await c.callTool({ name: 'read', arguments: { path: p } })) as { content: { text: string }[] }).content[0]?.text ?? '';
+      try {
+        fs.writeFileSync(path.join(grant, '.env.tmp'), 'TOKEN=rotated\n');
+        fs.renameSync(path.join(grant, '.env.tmp'), path.join(grant, '.env'));
+        expect(await read(path.join(grant, '.env'))).toBe('denied: EACCES');
+        // The grant's own name is the host's: moved away and made again, it would show a new .env.
+        fs.renameSync(grant, `${grant}.old`);
+        await closed;
+      } finally {
+        await c.close();
+      }
+      expect(stderr()).toContain(`${grant} (or a directory above it), on the way to a read.deny path and a name of the host's, was replaced`);
+      expect(auditEvents(home).filter((e) => e.event === 'sandbox_deny_replaced')).toEqual([expect.objectContaining({ server: 'probe', path: grant })]);
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

@@ -84,3 +84,14 @@ describe('what the metrics say of each server', () => {
     expect(await text(m)).toMatch(/^mcp_warden_daemon_start_time_seconds 5$/m);
   });
 });
+
+describe('the metric of a read.deny way replaced', () => {
+  it('counts sandbox_deny_replaced per server, never its path', async () => {
+    const m = new WardenMetrics();
+    m.observe({ event: 'sandbox_deny_replaced', server: 'notes', path: '/srv/notes/.env' });
+    m.observe({ event: 'sandbox_deny_replaced', server: 'notes', path: '/srv/notes/.env' });
+    const t = await text(m);
+    expect(t).toContain('mcp_warden_sandbox_deny_replaced_total{server="notes"} 2');
+    expect(t).not.toContain('/srv/notes');
+  });
+});
