@@ -105,8 +105,10 @@ export function sandboxArgs(paths: HomePaths, id: string, s: SandboxLaunch, plan
   const dataDir = ensureDataDir(paths.home, id);
   const userHome = process.env.HOME && path.isAbsolute(process.env.HOME) ? path.resolve(process.env.HOME) : os.homedir();
   const sandboxes = Object.fromEntries(Object.entries(config.servers).map(([other, server]) => [other, server.sandbox]));
-  const scope = { id, trustedPath: config.path, alerts: config.alerts, wardenHome: paths.home, sandboxes };
-  return bwrapArgs(s.confinement, { id, userHome, wardenHome: paths.home, dataDir, ownFiles: ownFiles(plan), wardenFiles: wardenFiles(s), cwd, scope });
+  // A staging home lies inside the real home: hiding the real one hides both (review 15, finding 2).
+  const wardenHome = paths.realHome ?? paths.home;
+  const scope = { id, trustedPath: config.path, alerts: config.alerts, wardenHome, sandboxes };
+  return bwrapArgs(s.confinement, { id, userHome, wardenHome, dataDir, ownFiles: ownFiles(plan), wardenFiles: wardenFiles(s), cwd, scope });
 }
 
 /** How long bwrap may take to set the sandbox up and exec the server. */
