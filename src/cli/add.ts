@@ -59,7 +59,7 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
   await trustAndAdd(paths, id, spec, plan, `add ${id}`, (m) => line(escaped(m)));
   line(escaped(`Added server '${id}' to ${paths.servers}.`));
   line('Launching it once to lock its tool surface...');
-  const enrolled = await lockAndBaseline(paths, id, (m) => line(escaped(m)), `add ${id}`, accept, undefined, undefined, true);
+  const enrolled = await lockAndBaseline(paths, id, (m) => line(escaped(m)), `add ${id}`, accept, undefined, undefined, 'operator');
   if (enrolled.modules?.length) {
     line(`It loaded ${enrolled.modules.length} module(s) from outside its package, now allowlisted and recorded as its "modules":`);
     for (const m of enrolled.modules) line(describeArtifact(m));

@@ -206,7 +206,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
         await add();
       }
     }
-    const enrolled = loadLocks(paths).tools.has(id) ? {} : await withEnv(p.plan.action === 'import' ? p.plan.env : {}, () => lockAndBaseline(paths, id, say, `import ${path.basename(cfg.file)}`, accept, undefined, undefined, true));
+    const enrolled = loadLocks(paths).tools.has(id) ? {} : await withEnv(p.plan.action === 'import' ? p.plan.env : {}, () => lockAndBaseline(paths, id, say, `import ${path.basename(cfg.file)}`, accept, undefined, undefined, 'client-file'));
     if (enrolled.lockError) {
       outcomes.push(outcomeOf(p, 'failed', `added to servers.json but its surface could not be locked, so the entry was left as it is: ${enrolled.lockError.message} Fix that, then import again.`));
       continue;

@@ -11,7 +11,7 @@ import path from 'node:path';
 //
 // A directory that does not exist yet is covered by watching its nearest existing ancestor; a directory
 // replaced as a whole is noticed in its parent. Either way the owner re-checks and calls set() again, which
-// re-targets. Events for the same key are coalesced over `debounceMs` (an `npm install` is one re-check).
+// re-targets. Events for the same key are coalesced into one re-check at most `debounceMs` after the first of them.
 
 export interface WatchTarget {
   /** Absolute path whose changes matter (the file need not exist: a new file there matters too). */
@@ -33,7 +33,8 @@ export class ParentDirWatcher {
   /** Directories where any entry counts -> keys. */
   private byDir = new Map<string, Set<string>>();
   private readonly watches = new Map<string, DirWatch>();
-  private readonly pending = new Map<string, NodeJS.Timeout>();
+  /** Keys with a re-check due, and the last path changed since the first event. */
+  private readonly pending = new Map<string, { timer: NodeJS.Timeout; changed: string }>();
 
   constructor(
     private readonly onChange: (key: string, changedPath: string) => void,
@@ -103,19 +104,24 @@ export class ParentDirWatcher {
     }
     const changed = name === undefined ? dir : path.join(dir, name);
     for (const key of keys) {
-      clearTimeout(this.pending.get(key));
-      this.pending.set(
-        key,
-        setTimeout(() => {
-          this.pending.delete(key);
-          this.onChange(key, changed);
-        }, this.debounceMs),
-      );
+      // A window opens on the first event of a key and is never extended: a process writing without pause cannot
+      // delay the re-check past debounceMs (review 15, finding 4). The last path changed in it is reported.
+      const open = this.pending.get(key);
+      if (open !== undefined) {
+        open.changed = changed;
+        continue;
+      }
+      const fire = (): void => {
+        const last = this.pending.get(key)?.changed ?? changed;
+        this.pending.delete(key);
+        this.onChange(key, last);
+      };
+      this.pending.set(key, { timer: setTimeout(fire, this.debounceMs), changed });
     }
   }
 
   async close(): Promise<void> {
-    for (const t of this.pending.values()) clearTimeout(t);
+    for (const p of this.pending.values()) clearTimeout(p.timer);
     this.pending.clear();
     for (const w of this.watches.values()) w.watch.close();
     this.watches.clear();

@@ -14,7 +14,7 @@ import { captureLock } from '../supervise/capture-lock.js';
 import type { ReviewWords } from '../supervise/review.js';
 import type { FindingCode } from '../scan/rules.js';
 import { newObserved } from '../sandbox/observe.js';
-import { dropProposal, proposalFor, saveProposal, type SandboxProposal } from '../sandbox/propose.js';
+import { dropProposal, proposalFor, saveProposal, type NamedBy, type SandboxProposal } from '../sandbox/propose.js';
 
 // Enrolling a server, shared by `add` and `import`: resolve and digest what it runs, allowlist that, write its
 // servers.json entry, then launch it through the same in-band path as `run` to lock its surface and record
@@ -85,8 +85,9 @@ export async function trustAndAdd(paths: HomePaths, id: string, spec: EnrollSpec
 }
 
 /** Records the modules a node server loads from outside its package, locks the surface and records canary
- *  baselines; a failure is returned, not thrown. */
-export async function lockAndBaseline(paths: HomePaths, id: string, say: (m: string) => void = () => {}, by = `enroll ${id}`, accept: readonly FindingCode[] = [], retry?: string, review?: ReviewWords, observe = false): Promise<Enrollment> {
+ *  baselines; a failure is returned, not thrown. `observe`: the launches are observed for a sandbox proposal, and
+ *  who named the server's configuration (sandbox/propose.ts). */
+export async function lockAndBaseline(paths: HomePaths, id: string, say: (m: string) => void = () => {}, by = `enroll ${id}`, accept: readonly FindingCode[] = [], retry?: string, review?: ReviewWords, observe: false | NamedBy = false): Promise<Enrollment> {
   try {
     let modules: Artifact[] = [];
     let baselines = 0;
@@ -100,7 +101,7 @@ export async function lockAndBaseline(paths: HomePaths, id: string, say: (m: str
     }, seen);
     if (!seen) return { modules, lock, baselines };
     const server = serverById(loadServers(paths), id, paths);
-    const proposal = proposalFor(paths, id, server, seen, process.env.HOME, seen.code);
+    const proposal = proposalFor(paths, id, server, seen, process.env.HOME, seen.code, observe || 'operator');
     // Nothing observed: no proposal to keep, only the line that says why.
     if (seen.dirs.length === 0) dropProposal(paths, id);
     return { modules, lock, baselines, proposal: { proposal, file: seen.dirs.length > 0 ? saveProposal(paths, proposal) : '' } };

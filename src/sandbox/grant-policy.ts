@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { INSTALL_ROOT } from '../launch/module-guard.js';
+import { loadImports } from '../store/imports.js';
+import { resolveHome } from '../store/paths.js';
 import type { Sandbox } from './schema.js';
 
 // Where a grant may never point, whoever asks (docs/adr/0050-sandbox-engine.md, addendum "What no grant may
@@ -154,6 +156,33 @@ export function sessionGrantProblem(p: string, mounts: readonly string[] = mount
   return undefined;
 }
 
+/** Where the MCP clients keep the configuration that names the servers (and hooks) they start: Claude Desktop,
+ *  Claude Code, Cursor, VS Code (and its forks), Windsurf, Continue, Gemini CLI, Zed, Goose. A server writing there
+ *  adds a command the client starts at its next start, unsupervised and unconfined (review 15, finding 1). */
+const CLIENT_DIRS = ['.config/Claude', '.claude', '.cursor', '.config/Cursor', '.config/Code', '.config/Code - Insiders', '.config/VSCodium', '.vscode', '.vscode-server', '.codeium', '.windsurf', '.config/Windsurf', '.continue', '.gemini', '.config/zed', '.config/goose'];
+const CLIENT = "where an MCP client keeps the configuration naming the servers and hooks it starts (one written there runs at the client's next start, outside the sandbox and the warden)";
+
+/** The client configuration files `import` rewrote (the home's imports.json), or undefined when it is unreadable. */
+function importedFiles(wardenHome: string): string[] | undefined {
+  try {
+    return Object.keys(loadImports(resolveHome(wardenHome)).files).filter((f) => path.isAbsolute(f));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the write grant `p` reaches an MCP client's configuration (CLIENT_DIRS under the home and
+ *  $XDG_CONFIG_HOME, or a file the home's imports.json lists), or undefined. */
+export function clientConfigProblem(p: string, wardenHome: string, mounts: readonly string[] = mountPoints()): string | undefined {
+  const xdg = process.env.XDG_CONFIG_HOME !== undefined && path.isAbsolute(process.env.XDG_CONFIG_HOME) ? path.resolve(process.env.XDG_CONFIG_HOME) : undefined;
+  const fromXdg = CLIENT_DIRS.filter((d) => d.startsWith('.config/')).map((d) => d.slice('.config/'.length));
+  const imported = importedFiles(wardenHome);
+  if (imported === undefined) return `the write grant ${p} cannot be judged: ${path.join(wardenHome, 'imports.json')}, which lists the client configuration files import rewrote, cannot be read or is not valid; fix it, then grant again`;
+  const dirs = [...userHomes().flatMap((h) => CLIENT_DIRS.map((d) => path.join(h, d))), ...(xdg ? fromXdg.map((d) => path.join(xdg, d)) : []), ...imported];
+  const hit = dirs.flatMap(bothNames).find((d) => reachesWithMounts(p, d, mounts));
+  return hit === undefined ? undefined : `the write grant ${p} is, holds or lies inside ${hit}, ${CLIENT}; no write grant may`;
+}
+
 const isDirectory = (p: string): boolean => {
   try {
     return fs.statSync(p).isDirectory();
@@ -194,6 +223,8 @@ export function grantProblem(p: string, write: boolean, scope: GrantScope): stri
   if (write) {
     const session = sessionGrantProblem(p, mounts);
     if (session !== undefined) return session;
+    const client = clientConfigProblem(p, scope.wardenHome, mounts);
+    if (client !== undefined) return client;
     const hit = protectedDirs(scope.trustedPath, scope.alerts).find(({ dir }) => reachesWithMounts(p, dir, mounts));
     if (hit !== undefined) return `the write grant ${p} is, holds or lies inside ${hit.dir}, ${hit.what}: a program written there would run outside every sandbox`;
   }

@@ -107,11 +107,13 @@ export function sandboxArgs(paths: HomePaths, id: string, s: SandboxLaunch, plan
   const dataDir = ensureDataDir(paths.home, id);
   const userHome = sandboxUserHome();
   const sandboxes = Object.fromEntries(Object.entries(config.servers).map(([other, server]) => [other, server.sandbox]));
-  const scope = { id, trustedPath: config.path, alerts: config.alerts, wardenHome: paths.home, sandboxes };
+  // A staging home lies inside the real home: hiding the real one hides both (review 15, finding 2).
+  const wardenHome = paths.realHome ?? paths.home;
+  const scope = { id, trustedPath: config.path, alerts: config.alerts, wardenHome, sandboxes };
   const own = ownFiles(plan);
-  const decoys = placeDecoys(paths.home, userHome, [...s.confinement.write, ...s.confinement.read.allow, dataDir, paths.home, ...own]);
+  const decoys = placeDecoys(paths.home, userHome, [...s.confinement.write, ...s.confinement.read.allow, dataDir, wardenHome, ...own]);
   try {
-    return { ...bwrapArgs(s.confinement, { id, userHome, wardenHome: paths.home, dataDir, ownFiles: own, wardenFiles: wardenFiles(s), cwd, scope, ...(decoys ? { decoyArgs: decoys.args } : {}) }), ...(decoys ? { decoys } : {}) };
+    return { ...bwrapArgs(s.confinement, { id, userHome, wardenHome, dataDir, ownFiles: own, wardenFiles: wardenFiles(s), cwd, scope, ...(decoys ? { decoyArgs: decoys.args } : {}) }), ...(decoys ? { decoys } : {}) };
   } catch (err) {
     decoys?.discard();
     throw err;

@@ -74,10 +74,28 @@ const realOr = (p: string): string => {
   }
 };
 
+/** Why `dir` (a directory that was there before the enrollment: the observation kept every write off the real
+ *  files) is never proposed: it is a dot-folder at the top of the user's home, or lies in one, or in
+ *  $XDG_CONFIG_HOME. Programs keep their configuration there (an MCP client's names the commands it starts), so
+ *  what is proposed is an allow-list: such a folder is granted only by hand, where the policy judges it. */
+function configFolderProblem(dir: string, userHome: string | undefined): string | undefined {
+  const xdg = process.env.XDG_CONFIG_HOME !== undefined && path.isAbsolute(process.env.XDG_CONFIG_HOME) ? path.resolve(process.env.XDG_CONFIG_HOME) : undefined;
+  const homes = userHome !== undefined && path.isAbsolute(userHome) ? [...new Set([path.resolve(userHome), realOr(path.resolve(userHome))])] : [];
+  const top = homes.flatMap((h) => [dir, realOr(dir)].map((d) => path.relative(h, d).split(path.sep)[0] as string)).find((first) => first.startsWith('.') && first !== '..');
+  const config = top ?? (xdg !== undefined && [dir, realOr(dir)].some((d) => inside(d, xdg)) ? xdg : undefined);
+  if (config === undefined) return undefined;
+  return `${dir} lies in ${top !== undefined ? `the home's dot-folder ${top}` : config}, a folder the server did not create, where programs keep their configuration (an MCP client's names the commands it starts); such a folder is never proposed: grant it by hand if the server must write there`;
+}
+
+/** Who named the configuration of an enrolled server: the operator (`add`, `install`), or a client configuration
+ *  file (`import`: a project's .mcp.json may have come with a clone). */
+export type NamedBy = 'operator' | 'client-file';
+
 /** The proposal for server `id` from what its enrollment launches wrote (`code`: its own files and trees). No
  *  grant is proposed that `sandbox <id> --allow-write` would refuse (sandbox/grant-policy.ts), nor one over the
- *  server's own code: those writes are listed as not granted, with the reason. */
-export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, seen: Observed, userHome: string | undefined, code: string[]): SandboxProposal {
+ *  server's own code, nor over a configuration folder it did not create, nor (for `import`) a folder only the
+ *  client file named: those are listed as not granted, with the reason. */
+export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, seen: Observed, userHome: string | undefined, code: string[], namedBy: NamedBy = 'operator'): SandboxProposal {
   const file = loadServers(paths);
   const sandboxes = Object.fromEntries(Object.entries(file.servers).map(([other, s]) => [other, other === id ? undefined : s.sandbox]));
   const scope: GrantScope = { id, trustedPath: file.path, alerts: file.alerts, wardenHome: paths.home, sandboxes };
@@ -94,7 +112,7 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
       const dir = existingAncestor(p);
       if (dir === userHome || dir.split('/').length < 3 || pathProblem(dir) !== undefined) why = `a grant would be ${dir} whole; grant a narrower directory if the server needs it`;
       else if (!write.includes(dir)) {
-        const problem = grantProblem(dir, true, scope);
+        const problem = grantProblem(dir, true, scope) ?? configFolderProblem(dir, userHome);
         if (problem !== undefined) why = `wrote here, not granted: ${problem}`;
         else if (write.length < MAX_ENTRIES) write.push(dir);
       }
@@ -106,7 +124,12 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
   for (const k of seen.kept) {
     if (inside(k, '/tmp') || inside(k, paths.home) || k === userHome || write.includes(k)) continue;
     const real = realOr(k);
-    const why = codes.some((c) => inside(c, real) || inside(real, c) || inside(c, k) || inside(k, c)) ? "the server's own code (its executable, script or install) is never granted" : grantProblem(k, true, scope);
+    // A folder only named (never watched) is proposed when the operator named it; a client file's word is not enough.
+    if (namedBy === 'client-file') {
+      notGranted.push({ path: k, why: `named by the client file, not granted: the imported configuration (its env or arguments) names it, which no operator wrote, and writes there are not watched; grant it by hand if the server must write there` });
+      continue;
+    }
+    const why = codes.some((c) => inside(c, real) || inside(real, c) || inside(c, k) || inside(k, c)) ? "the server's own code (its executable, script or install) is never granted" : (grantProblem(k, true, scope) ?? configFolderProblem(k, userHome));
     if (why !== undefined) notGranted.push({ path: k, why: `kept real, not granted: ${why}` });
     else if (write.length < MAX_ENTRIES) write.push(k);
   }

@@ -32,6 +32,9 @@ export interface HomePaths {
   eventSocket: string;
   /** Where a running daemon answers /status and /metrics for `mcp-warden status` (owner-only). */
   statusSocket: string;
+  /** A staging home only (enroll/npm/staging.ts): the real home it lies in and stands in for, which the sandbox
+   *  of a launch there hides whole (its servers.json, audit log, store, the daemon's sockets). */
+  realHome?: string;
 }
 
 /** The home: --home, else MCP_WARDEN_HOME, else $XDG_CONFIG_HOME/mcp-warden, else ~/.config/mcp-warden. */

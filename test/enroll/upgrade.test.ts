@@ -431,6 +431,28 @@ describe('an upgrade locks what it showed', () => {
   });
 });
 
+describe("upgrade of a confined server judges its grants in the real home's context (review 15, finding 2)", () => {
+  it("a write grant holding an exec alert sink's program (servers.json edited by hand) refuses the try: SANDBOX_UNAVAILABLE, exit 3, nothing launched or changed", () => {
+    const home = installedHome('home-grant-context');
+    const granted = path.join(dir, 'granted-sink');
+    fs.mkdirSync(granted);
+    const set = cli(home, ['sandbox', ID, '--network', 'none', '--allow-write', granted], { env: reg.env });
+    expect(set.code, set.stderr).toBe(0);
+    // The staging home has no alert sinks: only the real home's servers.json says the warden runs this program.
+    const file = readJson(path.join(home, 'servers.json'));
+    file.alerts = [{ type: 'exec', command: [path.join(granted, 'sink.sh')] }];
+    fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify(file, null, 2));
+    reg.publish(DEMO_SERVER, '1.1.0');
+    const before = trustState(home);
+    const r = upgrade(home, ['--yes']);
+    expect([r.code, r.refusal], r.stderr).toEqual([3, 'SANDBOX_UNAVAILABLE']);
+    expect(r.stderr).toContain('an exec alert sink');
+    expect(auditEvents(home).filter((e) => e.staged === true), 'the new version was launched').toEqual([]);
+    expect(trustState(home)).toEqual(before);
+    expect(storeEntries(home)).toEqual([V10.entry]);
+  });
+});
+
 describe('upgrade of what was not installed', () => {
   it('a server added with add has no package to upgrade: NOT_INSTALLED, exit 2, nothing changed', () => {
     const home = path.join(dir, 'home-added');

@@ -242,7 +242,7 @@ export async function install(paths: HomePaths, req: InstallRequest, hooks: Inst
     return report;
   }).then(async (r) => {
     // The surface is locked outside the store lock: the entry is named by servers.json now, gc keeps it.
-    if (r.added) r.enrollment = await lockAndBaseline(paths, id, hooks.say, `install ${id}`, req.acceptFindings, undefined, undefined, true);
+    if (r.added) r.enrollment = await lockAndBaseline(paths, id, hooks.say, `install ${id}`, req.acceptFindings, undefined, undefined, 'operator');
     return r;
   });
 }

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { LaunchPlan } from '../../attest/plan.js';
 import type { AuditEvent } from '../../audit/events.js';
 import { appendAudit } from '../../audit/log.js';
+import { WardenError } from '../../error.js';
+import { sandboxGrantProblem } from '../../sandbox/grant-policy.js';
 import { writeJsonAtomic } from '../../store/atomic.js';
 import { loadClientSeen, saveClientSeen } from '../../store/client-seen.js';
 import { loadLocks, updateLocks, type Locks } from '../../store/locks.js';
@@ -16,12 +17,12 @@ import { lockAndBaseline, type Enrollment } from '../enrollment.js';
 import { saveTreeListing } from '../../store/tree-listings.js';
 
 // An upgrade is tried out of band before anything of the real home changes: in a staging home (a private
-// temporary directory) holding only this server, as it would be after the upgrade, with the artifacts of the
-// new version allowlisted and the server's current lock entries copied in. There the new version is launched
-// through the same attested path as `run`: its surface is diffed against the current lock (what `diff` shows),
-// then locked and its canary baselines recorded. The staging home is removed afterwards, its audit events
-// carried into the real log (marked staged); the real home is
-// switched in one step only on confirmation (upgrade-switch.ts).
+// directory in the real home's cache, which a confined launch there hides along with the real home) holding only
+// this server, as it would be after the upgrade, with the artifacts of the new version allowlisted and the
+// server's current lock entries copied in. There the new version is launched through the same attested path as
+// `run`: its surface is diffed against the current lock (what `diff` shows), then locked and its canary baselines
+// recorded. The staging home is removed afterwards, its audit events carried into the real log (marked staged);
+// the real home is switched in one step only on confirmation (upgrade-switch.ts).
 
 export interface Staged {
   paths: HomePaths;
@@ -35,8 +36,12 @@ export interface Staged {
 }
 
 export async function stageUpgrade(real: HomePaths, id: string, server: ServerConfig, plan: LaunchPlan, say: (m: string) => void, accept: readonly FindingCode[] = []): Promise<Staged> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-warden-upgrade-'));
-  const paths = resolveHome(dir);
+  refuseGrantsInRealContext(real, id, server);
+  // Inside the real home (its cache), never beside it: a confined launch hides the home it runs in, and the
+  // staged one hides the real home whole, so the staging home with it (sandbox/launch.ts, `realHome`).
+  fs.mkdirSync(real.cacheDir, { recursive: true, mode: 0o700 });
+  const dir = fs.mkdtempSync(path.join(real.cacheDir, 'upgrade-staging-'));
+  const paths: HomePaths = { ...resolveHome(dir), realHome: real.home };
   try {
     fs.mkdirSync(paths.cacheDir, { mode: 0o700 });
     fs.mkdirSync(paths.runDir, { mode: 0o700 });
@@ -81,6 +86,16 @@ export async function stageUpgrade(real: HomePaths, id: string, server: ServerCo
     await discardStaging(paths, real);
     throw err;
   }
+}
+
+/** Refuses (SANDBOX_UNAVAILABLE) a sandbox whose grants the real home's policy refuses: the staging home holds only
+ *  this server and no alert sinks, so its launch judges the grants without the other servers' sandboxes and the
+ *  exec sinks' programs, which a grant of the new version must not reach either. */
+function refuseGrantsInRealContext(real: HomePaths, id: string, server: ServerConfig): void {
+  const file = loadServers(real);
+  const sandboxes = Object.fromEntries(Object.entries(file.servers).map(([other, s]) => [other, other === id ? server.sandbox : s.sandbox]));
+  const problem = sandboxGrantProblem(server.sandbox, { id, trustedPath: file.path, alerts: file.alerts, wardenHome: real.home, sandboxes });
+  if (problem !== undefined) throw new WardenError('SANDBOX_UNAVAILABLE', `the sandbox of server '${id}' cannot be applied to its next version: ${problem}. Change it with: mcp-warden sandbox ${id} (see docs/guide.md, "Confining a server"). The new version was not launched and nothing was switched.`);
 }
 
 /** Removes the staging home, first carrying what happened there (the launches of the new version, their
