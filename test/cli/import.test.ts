@@ -5,16 +5,49 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { parse as parseJsonc } from 'jsonc-parser';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { requireHost } from '../helpers/host.js';
 import { REAL_REGISTRY, startLocalRegistry } from '../helpers/registry.js';
-import { NODE, ROOT, SERVERS, WARDEN, auditEvents, cli, perTestDirs } from '../helpers/warden.js';
+import { NODE, ROOT, SERVERS, WARDEN, auditEvents, cli, tempDir } from '../helpers/warden.js';
 
 // `import` and `unwrap` on a fixture configuration of each client (test/fixtures/clients/README.md), with the
 // rewritten entries launched by real clients: the MCP SDK client and the MCP inspector CLI.
 
 const FIXTURES = path.join(ROOT, 'test/fixtures/clients');
-const tmp = perTestDirs();
+
+// Every test of this file works in the same directory (`tmp.dir`, with the home at tmp.home), emptied before each
+// test (a file's tests run one at a time), so that the import of the Claude Desktop fixture several tests start
+// from is made once (beforeAll) and put back for each of them byte for byte, at the paths the import wrote into
+// the client's file and the home (importedClaudeDesktop).
+let base = '';
+const tmp = {
+  get dir(): string {
+    return path.join(base, 'test');
+  },
+  get home(): string {
+    return path.join(base, 'test', 'home');
+  },
+};
+const importedTemplate = (): string => path.join(base, 'imported-claude-desktop');
+beforeAll(() => {
+  base = tempDir();
+  fs.mkdirSync(tmp.dir, { mode: 0o700 });
+  const { code, stderr } = importJson(clientFile('claude-desktop'));
+  if (code !== 3 || stderr !== '') throw new Error(`the Claude Desktop import the tests start from failed (${code}): ${stderr}`);
+  fs.cpSync(tmp.dir, importedTemplate(), { recursive: true, preserveTimestamps: true });
+});
+beforeEach(() => {
+  fs.rmSync(tmp.dir, { recursive: true, force: true });
+  fs.mkdirSync(tmp.dir, { mode: 0o700 });
+});
+afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
+
+/** The test's directory as `import --yes --json` of the Claude Desktop fixture left it; returns the client's file. */
+function importedClaudeDesktop(): string {
+  fs.rmSync(tmp.dir, { recursive: true, force: true });
+  fs.cpSync(importedTemplate(), tmp.dir, { recursive: true, preserveTimestamps: true });
+  return path.join(tmp.dir, 'clients', FILES['claude-desktop']);
+}
 
 const FILES = {
   'claude-desktop': 'claude-desktop/claude_desktop_config.json',
@@ -140,8 +173,7 @@ describe('import and unwrap, one client format at a time', () => {
 
 describe('import as a user meets it', () => {
   it('changes nothing when run a second time', () => {
-    const file = clientFile('claude-desktop');
-    importJson(file);
+    const file = importedClaudeDesktop();
     const snapshot = (): string[] => [file, ...['servers.json', 'allowlist.json', 'tools.lock', 'warden.lock', 'imports.json'].map((f) => path.join(tmp.home, f))].map((f) => fs.readFileSync(f, 'utf8'));
     const before = snapshot();
     const backups = fs.readdirSync(path.join(tmp.home, 'backups'));
@@ -153,8 +185,7 @@ describe('import as a user meets it', () => {
   }, 60_000);
 
   it('refuses an entry that already runs through the warden but with another home, naming that home', () => {
-    const file = clientFile('claude-desktop');
-    importJson(file);
+    const file = importedClaudeDesktop();
     const other = path.join(tmp.dir, 'other-home');
     const r = cli(other, ['import', '--yes', '--json', file]);
     const basic = (JSON.parse(r.stdout) as Report).entries.find((e) => e.name === 'basic');
@@ -211,8 +242,7 @@ describe('import as a user meets it', () => {
   }, 60_000);
 
   it('leaves an entry edited since the import alone on unwrap, and says so', () => {
-    const file = clientFile('claude-desktop');
-    importJson(file);
+    const file = importedClaudeDesktop();
     const edited = fs.readFileSync(file, 'utf8').replace('"run", "basic"', '"run", "basic", "--extra"');
     fs.writeFileSync(file, edited);
     const r = cli(tmp.home, ['unwrap', file]);
@@ -252,8 +282,7 @@ describe('import as a user meets it', () => {
 
 describe('clients launching the rewritten entries', () => {
   it('the SDK client lists and calls through the rewritten Claude Desktop entry, with the env it sets', async () => {
-    const file = clientFile('claude-desktop');
-    importJson(file);
+    const file = importedClaudeDesktop();
     const entry = JSON.parse(fs.readFileSync(file, 'utf8')).mcpServers.basic;
     const session = await listThrough(entry);
     expect(session.tools).toEqual(['echo', 'env']);
@@ -261,8 +290,7 @@ describe('clients launching the rewritten entries', () => {
   }, 60_000);
 
   it('the MCP inspector CLI runs a server from the rewritten config file by name', async () => {
-    const file = clientFile('claude-desktop');
-    importJson(file);
+    const file = importedClaudeDesktop();
     const inspector = path.join(ROOT, 'node_modules/.bin/mcp-inspector');
     const { stdout } = await promisify(execFile)(inspector, ['--cli', '--config', file, '--server', 'basic', '--method', 'tools/call', '--tool-name', 'env', '--tool-arg', 'name=API_TOKEN'], {
       timeout: 60_000,

@@ -82,11 +82,25 @@ function installedHome(name: string, form: PublishOptions = {}, flags: string[] 
   return home;
 }
 
+/**
+ * DIR/home as `installedHome('home')` leaves it (demo-server 1.0.0 installed genuine), for the tests that start
+ * from that install: made at the first call, then put back at each (copied with its modes and times from a copy
+ * kept beside it), at the same path, so the paths the install wrote into the home are the ones it would write.
+ */
+function genuineHome(): string {
+  const home = path.join(dir, 'home');
+  const kept = path.join(dir, 'home-installed-genuine');
+  fs.rmSync(home, { recursive: true, force: true });
+  if (fs.existsSync(kept)) fs.cpSync(kept, home, { recursive: true, preserveTimestamps: true });
+  else fs.cpSync(installedHome('home'), kept, { recursive: true, preserveTimestamps: true });
+  return home;
+}
+
 describe('demo-server 1.0.0 installed, its 1.1.0 published in one form after another', () => {
   // One home through its life: outdated and the refusals while it runs 1.0.0, then the accepted upgrade.
   let home: string;
   beforeAll(() => {
-    home = installedHome('home');
+    home = genuineHome();
   });
 
   describe('outdated', () => {
@@ -346,7 +360,7 @@ describe('demo-server 1.0.0 installed, its 1.1.0 published in one form after ano
 
 describe('upgrade overrides, each audited as provenance_override', () => {
   it('--allow-publisher-change admits 1.1.0 built by another repository and pins it (--json: the whole report)', () => {
-    const home = installedHome('home-moved');
+    const home = genuineHome();
     reg.publish(DEMO_SERVER, '1.1.0', { identity: MOVED_11 });
     const r = upgrade(home, ['--allow-publisher-change', '--yes', '--json']);
     expect(r.code, r.stderr).toBe(0);
@@ -372,7 +386,7 @@ describe('upgrade overrides, each audited as provenance_override', () => {
   });
 
   it('--allow-unsigned admits 1.1.0 without provenance: policy "preferred", no publisher pinned any more', () => {
-    const home = installedHome('home-unsigned-override');
+    const home = genuineHome();
     reg.publish(DEMO_SERVER, '1.1.0', { attestations: 'none' });
     const r = upgrade(home, ['--allow-unsigned', '--yes']);
     expect(r.code, r.stderr).toBe(0);

@@ -6,6 +6,7 @@ import path from 'node:path';
 // start-up, and most files that import these helpers never make one.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeEach } from 'vitest';
+import { warmUnlessCached, warmedByAdd } from './warm-digest.js';
 
 // Drives the built CLI as a user or an MCP client would: real processes, nothing mocked.
 
@@ -63,8 +64,10 @@ export function cli(home: string, args: string[], options: { env?: NodeJS.Proces
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Adds a server non-interactively and asserts it worked. */
+/** Adds a server non-interactively and asserts it worked. A command line that starts with the node running the
+ *  tests (or one of test/nodes) starts from that node's digest, made once per run (test/helpers/warm-digest.ts). */
 export function addServer(home: string, id: string, commandLine: string[], flags: string[] = []): CliResult {
+  if (warmedByAdd(commandLine[0])) warmUnlessCached(home, id, commandLine[0] as string);
   const r = cli(home, ['add', id, '--yes', ...flags, '--', ...commandLine]);
   if (r.code !== 0) throw new Error(`add ${id} failed (${r.code}): ${r.stderr}${r.stdout}`);
   return r;

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { makingDir, nameOf, publish, published } from './run-scratch.js';
-import { SERVERS, addServer } from './warden.js';
+import { NODE, ROOT, SERVERS, addServer, cli } from './warden.js';
 
 // A node binary's entry of the digest cache, made once per test run and node, for tests that enroll a server of
-// their own in a fresh home with that node (the module guard's tests, on each node release): `add` digests the
-// node of the command line (100+ MB, up to a second per test) into the home's cache of that server. The entry is
+// their own in a fresh home with that node (addServer does it for the node running the tests and those of
+// test/nodes; the module guard's tests, on each node release): `add` digests the node of the command line (100+
+// MB, ~0.12 CPU-s of an add's ~0.85 with the node running the tests) into the home's cache of that server. The entry is
 // the one `add` wrote in a home of the run's scratch directory (test/helpers/run-scratch.ts) that enrolled
 // test/servers/basic.mjs with that node, so it holds what the warden itself digested, keyed as it keys it (by
 // the file's device, inode, size and times: a binary changed since is digested again). The test's home gets it
@@ -20,7 +21,9 @@ function warmedCache(node: string): string {
   let dir = published(key);
   if (!dir) {
     const fresh = makingDir('warm-digest');
-    addServer(path.join(fresh, 'home'), 'warm', [node, path.join(SERVERS, 'basic.mjs')]);
+    // cli, not addServer: addServer warms the node first, from this very template.
+    const r = cli(path.join(fresh, 'home'), ['add', 'warm', '--yes', '--', node, path.join(SERVERS, 'basic.mjs')]);
+    if (r.code !== 0) throw new Error(`add of the digest template with ${node} failed (${r.code}): ${r.stderr}${r.stdout}`);
     dir = publish(fresh, key);
   }
   return path.join(dir, 'home/cache');
@@ -44,7 +47,17 @@ export function warmNodeDigest(home: string, id: string, node: string): void {
   if (fs.existsSync(releases) && !fs.existsSync(path.join(home, 'cache/node-releases.json'))) fs.copyFileSync(releases, path.join(home, 'cache/node-releases.json'));
 }
 
-/** addServer with `commandLine[0]` (a node binary) warmed first (warmNodeDigest). */
+/** Whether addServer warms `program`: the node running the tests or one of test/nodes, files no test changes. */
+export function warmedByAdd(program: string | undefined): boolean {
+  return program === NODE || (program !== undefined && program.startsWith(path.join(ROOT, 'test/nodes/node_modules') + path.sep));
+}
+
+/** warmNodeDigest, unless `home` already has a digest cache of server `id` (an add again of the same id). */
+export function warmUnlessCached(home: string, id: string, node: string): void {
+  if (!fs.existsSync(path.join(home, 'cache', `digests.${id}.json`))) warmNodeDigest(home, id, node);
+}
+
+/** addServer with `commandLine[0]` (a node binary) warmed first (warmNodeDigest), for a node addServer does not warm. */
 export function addServerWarm(home: string, id: string, commandLine: string[], flags: string[] = []): ReturnType<typeof addServer> {
   warmNodeDigest(home, id, commandLine[0] as string);
   return addServer(home, id, commandLine, flags);
