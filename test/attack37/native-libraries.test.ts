@@ -32,22 +32,24 @@ function libraryEntries(): Array<{ path: string; sha256: string }> {
   return list.entries.filter((e) => e.kind === 'library');
 }
 
-/** Runs the server through the warden and returns the name its initialize result carries. */
-async function servedName(): Promise<string> {
+/** Runs the server through the warden (its initialize answered with a result, exit 0) and returns which build of
+ *  the library ran, as the server says on its stderr (relayed by the warden). */
+async function servedLibrary(): Promise<string | undefined> {
   const s = new RawSession(home, 'native');
   s.send(INITIALIZE + '\n');
   const answer = await s.message(1);
+  expect(answer.result, s.stderr).toBeDefined();
   s.close();
   const { code } = await s.exited;
   expect(code, s.stderr).toBe(0);
-  return (answer.result as { serverInfo: { name: string } }).serverInfo.name;
+  return /library (native-v\d)/.exec(s.stderr)?.[1];
 }
 
 describe('a native executable whose library lies beside it (DT_RUNPATH=$ORIGIN/lib)', () => {
   it('is enrolled with its library digested into the allowlist, and runs', async () => {
     expect(added.code, added.stderr + added.stdout).toBe(0);
     expect(libraryEntries()).toEqual([expect.objectContaining({ path: fs.realpathSync(lib), sha256: sha256(lib) })]);
-    expect(await servedName()).toBe('native-v1');
+    expect(await servedLibrary()).toBe('native-v1');
     const allowed = auditEvents(home).filter((e) => e.event === 'launch' && e.decision === 'allow').at(-1) as { artifacts: Array<{ kind: string; path: string }> };
     expect(allowed.artifacts.map((a) => a.kind)).toEqual(['executable', 'library']);
   });
@@ -61,13 +63,13 @@ describe('a native executable whose library lies beside it (DT_RUNPATH=$ORIGIN/l
       expect(error.data.code).toBe('DIGEST_MISMATCH');
       expect(session.stderr).toContain(`library ${fs.realpathSync(lib)} changed`);
       expect(code).toBe(3);
-      expect(session.stdoutBytes.toString()).not.toContain('native-v2');
+      expect(session.stdoutBytes.toString() + session.stderr).not.toContain('native-v2');
       const refused = auditEvents(home).filter((e) => e.event === 'launch').at(-1);
       expect(refused).toMatchObject({ decision: 'refuse', code: 'DIGEST_MISMATCH' });
     } finally {
       fs.renameSync(original, lib);
     }
-    expect(await servedName()).toBe('native-v1');
+    expect(await servedLibrary()).toBe('native-v1');
   });
 
   it('is refused with NOT_ALLOWLISTED when its allowlist lacks the library (an entry made before libraries were attested)', async () => {
@@ -95,5 +97,13 @@ describe('a native executable whose library lies beside it (DT_RUNPATH=$ORIGIN/l
     } finally {
       fs.renameSync(aside, lib);
     }
+  });
+
+  it('runs a rebuilt library once the operator allowlists it with `allowlist add` (recorded as a library)', async () => {
+    buildLibrary(lib, 'native-v2');
+    const r = cli(home, ['allowlist', 'add', lib]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(libraryEntries()).toContainEqual(expect.objectContaining({ path: fs.realpathSync(lib), sha256: sha256(lib) }));
+    expect(await servedLibrary()).toBe('native-v2');
   });
 });
