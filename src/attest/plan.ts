@@ -4,7 +4,7 @@ import { WardenError } from '../error.js';
 import type { DigestCache } from './cache.js';
 import { digestFileAsync } from './digest.js';
 import { readElf } from './elf.js';
-import { libraryArtifacts } from './native.js';
+import { libraryArtifacts, type StartupObject } from './native.js';
 import { interpreterFamily, refuseShebangNodeOptions, scriptIndex } from './interpreters.js';
 import { refuseRegistryLaunchers } from './launchers.js';
 import { refuseWrappers } from './wrappers.js';
@@ -118,6 +118,8 @@ export interface ResolvedLaunch {
   executable: Artifact;
   /** The executable's shared objects that are not the system's, digested (attest/native.ts). */
   libraries: Artifact[];
+  /** Every object ld.so loads at start, the system's included: looked for in the process's mappings after spawn. */
+  startup: StartupObject[];
   /** The script an interpreter runs (not digested yet). */
   script?: ResolvedFile;
   /** node runs the script: its package tree and recorded modules belong to the plan, and the guard applies. */
@@ -144,9 +146,9 @@ export async function resolveLaunch(spec: CommandSpec, cache?: DigestCache): Pro
 
   if (elf) {
     const executable = await fileArtifact('executable', exe, cache);
-    const libraries = await libraryArtifacts(executable, elf, cache);
+    const { libraries, startup } = await libraryArtifacts(executable, elf, cache);
     const family = interpreterFamily(exe.realpath, spec.command);
-    if (!family) return { serverId: spec.serverId, file: exe.realpath, args: spec.args, argv0: spec.command, executable, libraries, node: false, gated: false };
+    if (!family) return { serverId: spec.serverId, file: exe.realpath, args: spec.args, argv0: spec.command, executable, libraries, startup, node: false, gated: false };
     // An interpreter runs its script as surely as a "#!" line would: the script is digested, and run at the
     // realpath that was digested (a name re-pointed later changes nothing; bash never searches PATH for it).
     const at = scriptIndex(family, spec.serverId, spec.command, spec.args);
@@ -154,7 +156,7 @@ export async function resolveLaunch(spec: CommandSpec, cache?: DigestCache): Pro
     const args = [...spec.args];
     args[at] = script.realpath;
     // The options before the script were checked by scriptIndex: for node, only options that load nothing.
-    return { serverId: spec.serverId, file: exe.realpath, args, argv0: spec.command, executable, libraries, script, node: family === 'node', gated: family === 'node' };
+    return { serverId: spec.serverId, file: exe.realpath, args, argv0: spec.command, executable, libraries, startup, script, node: family === 'node', gated: family === 'node' };
   }
 
   const shebang = parseShebang(head, exe.realpath);
@@ -169,13 +171,15 @@ export async function resolveLaunch(spec: CommandSpec, cache?: DigestCache): Pro
   const node = interpreterFamily(interp.realpath, shebang.interpreter) === 'node';
   if (node) refuseShebangNodeOptions(exe.realpath, shebang.args);
   const executable = await fileArtifact('executable', interp, cache);
+  const { libraries, startup } = await libraryArtifacts(executable, interpElf, cache);
   return {
     serverId: spec.serverId,
     file: interp.realpath,
     args: [...shebang.args, exe.realpath, ...spec.args],
     argv0: shebang.interpreter,
     executable,
-    libraries: await libraryArtifacts(executable, interpElf, cache),
+    libraries,
+    startup,
     script: exe,
     node,
     gated: node,

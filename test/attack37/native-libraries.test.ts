@@ -93,6 +93,7 @@ describe('a native executable whose library lies beside it (DT_RUNPATH=$ORIGIN/l
     try {
       const { error, code } = await refusedInitialize(home, 'native');
       expect(error.data.code).toBe('LIBRARY_NOT_FOUND');
+      expect(error.message).toBe("mcp-warden refused to launch server 'native' (LIBRARY_NOT_FOUND): the shared libraries its executable loads cannot be found or attested. The warden's stderr says what it found. Run 'mcp-warden status native' for details.");
       expect(code).toBe(3);
     } finally {
       fs.renameSync(aside, lib);
