@@ -6,7 +6,8 @@ import { DF_1_NODEFLIB, parseElf, readElf, type ElfInfo } from './elf.js';
 import { hostLdCache } from './ld-cache.js';
 
 // The shared objects an ELF program loads before its first instruction, found as glibc's ld.so finds them for a
-// launch by the warden (whose environment never carries LD_LIBRARY_PATH, LD_PRELOAD or LD_AUDIT: launch/env.ts):
+// launch by the warden (whose environment never carries LD_LIBRARY_PATH, LD_PRELOAD or LD_AUDIT: launch/env.ts builds
+// it, store/servers.ts refuses every LD_* name in a server's env and passEnv):
 // its program interpreter (PT_INTERP), then breadth first every DT_NEEDED name not already loaded (by name or
 // soname), searched in the DT_RPATH of the needing object and of the objects that loaded it (only when it has no
 // DT_RUNPATH), its own DT_RUNPATH, /etc/ld.so.cache, and the default directories, unless it was linked with
@@ -16,6 +17,8 @@ import { hostLdCache } from './ld-cache.js';
 // directory), refuses the launch (docs/adr/0065-native-libraries.md). Libraries opened later (dlopen) are not here.
 
 const MAX_OBJECTS = 512;
+/** Directories one DT_RPATH or DT_RUNPATH may name (real ones name one to three). */
+const MAX_DIRS = 64;
 /** The directories ld.so searches last (glibc's system search path; Debian's multiarch ones, then the others). */
 const DEFAULT_DIRS: Record<string, string[]> = {
   '2:1:62': ['/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu', '/lib64', '/usr/lib64', '/lib', '/usr/lib'],
@@ -82,7 +85,9 @@ function hwcapDirs(dir: string): string[] {
 
 /** A DT_RPATH or DT_RUNPATH value as the directories it names, $ORIGIN expanded. */
 function searchDirs(value: string, obj: LoadedObject): string[] {
-  return value.split(':').map((d) => {
+  const parts = value.split(':');
+  if (parts.length > MAX_DIRS) refuse('LIBRARY_PATH_UNSUPPORTED', `${obj.path} searches its libraries in ${parts.length} directories, more than the ${MAX_DIRS} the warden follows. Run another build.`);
+  return parts.map((d) => {
     const dir = d.replaceAll(/\$(ORIGIN\b|\{ORIGIN\})/g, path.dirname(obj.path));
     if (dir.includes('$')) refuse('LIBRARY_PATH_UNSUPPORTED', `${obj.path} searches its libraries in "${printable(d)}", which names $LIB, $PLATFORM or another token the warden does not evaluate. Rebuild it with a literal or $ORIGIN-relative RUNPATH, or run another build.`);
     if (!path.isAbsolute(dir)) refuse('LIBRARY_PATH_UNSUPPORTED', `${obj.path} searches its libraries in "${printable(d)}", relative to the server's working directory. Rebuild it with an absolute or $ORIGIN-relative RUNPATH, or run another build.`);
@@ -118,8 +123,8 @@ function find(name: string, needer: LoadedObject, program: LoadedObject): Loaded
   }
   const dirs: string[] = [];
   if (needer.info.runpath === undefined) {
+    // The needing object, then the one that loaded it, up to the program (every chain ends there).
     for (let o: LoadedObject | undefined = needer; o; o = o.loader) if (o.info.rpath !== undefined && o.info.runpath === undefined) dirs.push(...searchDirs(o.info.rpath, o));
-    if (program.info.rpath !== undefined && program.info.runpath === undefined && !neederChainHas(needer, program)) dirs.push(...searchDirs(program.info.rpath, program));
   } else dirs.push(...searchDirs(needer.info.runpath, needer));
   for (const d of dirs) {
     const found = inDir(d, name, kind, needer);
@@ -133,11 +138,6 @@ function find(name: string, needer: LoadedObject, program: LoadedObject): Loaded
     if (found.length > 0) return found;
   }
   return [];
-}
-
-function neederChainHas(needer: LoadedObject, o: LoadedObject): boolean {
-  for (let x: LoadedObject | undefined = needer; x; x = x.loader) if (x === o) return true;
-  return false;
 }
 
 /** The program's interpreter and every library it needs, recursively (the program itself not included). */

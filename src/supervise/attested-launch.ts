@@ -223,15 +223,15 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     if (!exe.key) throw new WardenError('EXEC_MISMATCH', 'no digested executable to verify against.');
     let audited = false;
     let holders: HolderCheck | undefined; // from the first line on: who else holds the server's stdout
-    // The objects ld.so mapped: at spawn, and before its first line, when every one must be there (a held node
-    // server runs the gate's code at spawn already: ld.so is done).
+    // The objects ld.so mapped: at spawn (it may still be mapping them: only what is there is judged), and before
+    // its first line, when every one must be there.
     let mapChecks = 0;
     verifyWriter = () => {
       try {
         verifyExecuted(serverPid, exe.key as StatKey, exe.path, { serverId: id, script: resolved.script?.realpath });
         if (mapChecks < 2) {
           mapChecks++;
-          verifyMappedCode(serverPid, resolved.startup, id, mapChecks === 2 || held);
+          verifyMappedCode(serverPid, resolved.startup, id, mapChecks === 2);
         }
         holders?.beforeLine();
       } catch (err) {
