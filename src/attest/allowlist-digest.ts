@@ -6,8 +6,8 @@ import { digestFileAsync, readHead } from './digest.js';
 import type { ArtifactKind } from './plan.js';
 import { digestPackageTree, type TreeListing } from './tree.js';
 
-/** Digests a path the way the allowlist binds it: a directory with package.json is a package tree, an ELF file an
- *  executable, any other file a script. `onTree` gets a package tree's listing (kept to name what changes later). */
+/** Digests a path the way the allowlist binds it: a directory with package.json is a package tree, an ELF file named
+ *  like a shared object (`*.so`, `*.so.N…`) a library, any other ELF file an executable, any other file a script. `onTree` gets a package tree's listing (kept to name what changes later). */
 export async function digestForAllowlist(target: string, cache: DigestCache = new DigestCache(), onTree?: (sha256: string, listing: TreeListing) => void): Promise<{ path: string; kind: ArtifactKind; sha256: string }> {
   let real: string;
   try {
@@ -25,5 +25,6 @@ export async function digestForAllowlist(target: string, cache: DigestCache = ne
     return { path: real, kind: 'package', sha256: tree.sha256 };
   }
   const elf = readHead(real, 4).equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
-  return { path: real, kind: elf ? 'executable' : 'script', sha256: (await digestFileAsync(real, cache)).sha256 };
+  const kind: ArtifactKind = !elf ? 'script' : /\.so(\.\d+)*$/.test(path.basename(real)) ? 'library' : 'executable';
+  return { path: real, kind, sha256: (await digestFileAsync(real, cache)).sha256 };
 }

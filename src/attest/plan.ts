@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { WardenError } from '../error.js';
 import type { DigestCache } from './cache.js';
-import { digestFileAsync, readHead } from './digest.js';
+import { digestFileAsync } from './digest.js';
+import { readElf } from './elf.js';
+import { libraryArtifacts, type StartupObject } from './native.js';
 import { interpreterFamily, refuseShebangNodeOptions, scriptIndex } from './interpreters.js';
 import { refuseRegistryLaunchers } from './launchers.js';
 import { refuseWrappers } from './wrappers.js';
@@ -14,8 +16,9 @@ import { digestPackageTree, findPackageRoot, type PackageTree, type TreeListing 
 // From a command line in servers.json to what will run: the file to exec (always a realpath, so a symlink
 // re-pointed after attestation changes nothing), its argv, and every artifact it depends on with its digest.
 
-/** `module`: a file a node server loads from outside its package, recorded at enrollment (servers.json `modules`). */
-export const ARTIFACT_KINDS = ['executable', 'script', 'package', 'module'] as const;
+/** `module`: a file a node server loads from outside its package, recorded at enrollment (servers.json `modules`).
+ *  `library`: a shared object an ELF executable loads that is not the system's (attest/native.ts). */
+export const ARTIFACT_KINDS = ['executable', 'script', 'package', 'module', 'library'] as const;
 export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
 
 export interface Artifact {
@@ -46,7 +49,7 @@ export interface LaunchPlan {
   args: string[];
   /** argv[0] as the server expects to see it. */
   argv0: string;
-  /** The executable first, then the script, package tree and recorded modules when there are any. */
+  /** The executable first, its non-system libraries, then the script, package tree and recorded modules when there are any. */
   artifacts: Artifact[];
   /** The script's realpath when node runs a script (the launch then loads the module guard). */
   nodeScript?: string;
@@ -61,8 +64,6 @@ export interface CommandSpec {
   /** Files a node server loads from outside its package, recorded at enrollment (absolute realpaths). */
   modules?: string[];
 }
-
-const ELF_MAGIC = Buffer.from([0x7f, 0x45, 0x4c, 0x46]);
 
 async function fileArtifact(kind: ArtifactKind, resolved: ResolvedFile, cache: DigestCache | undefined): Promise<Artifact> {
   const d = await digestFileAsync(resolved.realpath, cache);
@@ -115,6 +116,10 @@ export interface ResolvedLaunch {
   args: string[];
   argv0: string;
   executable: Artifact;
+  /** The executable's shared objects that are not the system's, digested (attest/native.ts). */
+  libraries: Artifact[];
+  /** Every object ld.so loads at start, the system's included: looked for in the process's mappings after spawn. */
+  startup: StartupObject[];
   /** The script an interpreter runs (not digested yet). */
   script?: ResolvedFile;
   /** node runs the script: its package tree and recorded modules belong to the plan, and the guard applies. */
@@ -135,12 +140,15 @@ export async function resolveLaunch(spec: CommandSpec, cache?: DigestCache): Pro
   refuseWrappers(spec.serverId, spec.command, spec.args, exe.realpath);
   // Taken before the head is read: a "#!" script digested later with another key may have had another first line.
   const headKey = statKey(fs.statSync(exe.realpath, { bigint: true }));
-  const head = readHead(exe.realpath, 256);
+  // An ELF's program and dynamic headers are read with its head, in the same open (a swap in between the two reads
+  // would go unseen): the digest that follows must be of the same stat key.
+  const { head, info: elf } = readElf(exe.realpath, 256);
 
-  if (head.subarray(0, 4).equals(ELF_MAGIC)) {
+  if (elf) {
     const executable = await fileArtifact('executable', exe, cache);
+    const { libraries, startup } = await libraryArtifacts(executable, elf, cache);
     const family = interpreterFamily(exe.realpath, spec.command);
-    if (!family) return { serverId: spec.serverId, file: exe.realpath, args: spec.args, argv0: spec.command, executable, node: false, gated: false };
+    if (!family) return { serverId: spec.serverId, file: exe.realpath, args: spec.args, argv0: spec.command, executable, libraries, startup, node: false, gated: false };
     // An interpreter runs its script as surely as a "#!" line would: the script is digested, and run at the
     // realpath that was digested (a name re-pointed later changes nothing; bash never searches PATH for it).
     const at = scriptIndex(family, spec.serverId, spec.command, spec.args);
@@ -148,7 +156,7 @@ export async function resolveLaunch(spec: CommandSpec, cache?: DigestCache): Pro
     const args = [...spec.args];
     args[at] = script.realpath;
     // The options before the script were checked by scriptIndex: for node, only options that load nothing.
-    return { serverId: spec.serverId, file: exe.realpath, args, argv0: spec.command, executable, script, node: family === 'node', gated: family === 'node' };
+    return { serverId: spec.serverId, file: exe.realpath, args, argv0: spec.command, executable, libraries, startup, script, node: family === 'node', gated: family === 'node' };
   }
 
   const shebang = parseShebang(head, exe.realpath);
@@ -156,18 +164,22 @@ export async function resolveLaunch(spec: CommandSpec, cache?: DigestCache): Pro
     throw new WardenError('COMMAND_NOT_EXECUTABLE', `${exe.realpath} (the command of server '${spec.serverId}') is neither an ELF binary nor a "#!" script.`);
   }
   const interp = findCommand(shebang.interpreter, spec.trustedPath, undefined, `the interpreter of ${exe.realpath}`);
-  const interpHead = readHead(interp.realpath, 4);
-  if (!interpHead.equals(ELF_MAGIC)) {
+  const { info: interpElf } = readElf(interp.realpath, 4);
+  if (!interpElf) {
     throw new WardenError('INTERPRETER_NOT_FOUND', `the interpreter ${interp.realpath} of ${exe.realpath} is not an ELF binary; a script interpreting a script is not supported.`);
   }
   const node = interpreterFamily(interp.realpath, shebang.interpreter) === 'node';
   if (node) refuseShebangNodeOptions(exe.realpath, shebang.args);
+  const executable = await fileArtifact('executable', interp, cache);
+  const { libraries, startup } = await libraryArtifacts(executable, interpElf, cache);
   return {
     serverId: spec.serverId,
     file: interp.realpath,
     args: [...shebang.args, exe.realpath, ...spec.args],
     argv0: shebang.interpreter,
-    executable: await fileArtifact('executable', interp, cache),
+    executable,
+    libraries,
+    startup,
     script: exe,
     node,
     gated: node,
@@ -178,7 +190,7 @@ export async function resolveLaunch(spec: CommandSpec, cache?: DigestCache): Pro
 /** Digests the rest of a resolved launch: the script, and for node its package tree and recorded modules. */
 export async function completePlan(resolved: ResolvedLaunch, spec: CommandSpec, cache?: DigestCache, memo?: TreeMemo): Promise<LaunchPlan> {
   const { serverId, file, args, argv0, script } = resolved;
-  const artifacts = [resolved.executable];
+  const artifacts = [resolved.executable, ...resolved.libraries];
   if (!script) return { serverId, file, args, argv0, artifacts };
   const scriptArtifact = await fileArtifact('script', script, cache);
   if (resolved.headKey && scriptArtifact.key && !sameKey(resolved.headKey, scriptArtifact.key)) {

@@ -121,7 +121,12 @@ function launchReason(code: WardenErrorCode): string {
     case 'ARTIFACT_CHANGED':
     case 'EXEC_MISMATCH':
     case 'STORE_ENTRY_CHANGED':
+    case 'LIBRARY_UNATTESTED':
       return 'a file it would run is not the one that was attested';
+    case 'ELF_INVALID':
+    case 'LIBRARY_NOT_FOUND':
+    case 'LIBRARY_PATH_UNSUPPORTED':
+      return 'the shared libraries its executable loads cannot be found or attested';
     case 'REGISTRY_LAUNCHER':
       return 'its command is a registry launcher, which fetches code at each launch. Install a pinned copy and add that instead';
     case 'FILE_INSECURE':

@@ -30,7 +30,8 @@ export interface ObserveContext {
 
 /** What an enrollment launch's observation knows before the server starts (its plan may not be complete: ADR 0019). */
 export function observeContext(paths: HomePaths, lookup: EngineLookup, env: Record<string, string>, server: ServerConfig, resolved: ResolvedLaunch): ObserveContext {
-  const exe = [resolved.file, ...resolved.executable.chain];
+  // The executable's own non-system libraries are code too: an overlay would show them on another device.
+  const exe = [resolved.file, ...resolved.executable.chain, ...resolved.libraries.flatMap((l) => [l.path, ...l.chain])];
   const scriptRoots = resolved.script ? codeDirsOf(resolved.script.realpath, resolved.node) : [];
   return {
     wardenHome: paths.home,

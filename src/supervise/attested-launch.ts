@@ -16,6 +16,7 @@ import { realUidOf, startTimeOf } from '../launch/proc.js';
 import { checkRunDir, removeRunRecord, writeRunRecord } from '../launch/run-records.js';
 import { SessionScanner, type SessionTarget } from '../launch/session-scan.js';
 import { HolderCheck, readStreamEnds } from '../launch/stream-holders.js';
+import { verifyMappedCode } from '../launch/mapped-files.js';
 import { spawnServer, verifyExecuted, wardenEndOf, type ServerProcess } from '../launch/spawn.js';
 import type { StatKey } from '../attest/stat-key.js';
 import { loadAllowlist } from '../store/allowlist.js';
@@ -122,12 +123,12 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
   const facts: Partial<LaunchEvent> = {
     resolvedPath: resolved.file,
     chain: resolved.executable.chain,
-    artifacts: plan ? artifactRecords(plan) : artifactRecords({ artifacts: [resolved.executable] }),
+    artifacts: plan ? artifactRecords(plan) : artifactRecords({ artifacts: [resolved.executable, ...resolved.libraries] }),
     argv: [resolved.argv0, ...resolved.args],
     envNames: Object.keys(env).sort(),
     sandbox: sandbox.facts,
   };
-  const early = judge(plan?.artifacts ?? [resolved.executable]);
+  const early = judge(plan?.artifacts ?? [resolved.executable, ...resolved.libraries]);
   if (early) {
     if (plan) saveCache(paths, id, cache, say);
     return refused(early, facts);
@@ -231,9 +232,16 @@ export async function attestAndLaunch(paths: HomePaths, id: string, say: (m: str
     if (!exe.key) throw new WardenError('EXEC_MISMATCH', 'no digested executable to verify against.');
     let audited = false;
     let holders: HolderCheck | undefined; // from the first line on: who else holds the server's stdout
+    // The objects ld.so mapped: at spawn (it may still be mapping them: only what is there is judged), and before
+    // its first line, when every one must be there.
+    let mapChecks = 0;
     verifyWriter = () => {
       try {
         verifyExecuted(serverPid, exe.key as StatKey, exe.path, { serverId: id, script: resolved.script?.realpath });
+        if (mapChecks < 2) {
+          mapChecks++;
+          verifyMappedCode(serverPid, resolved.startup, id, mapChecks === 2);
+        }
         holders?.beforeLine();
       } catch (err) {
         // Found after the launch was allowed: the refusal is recorded as a launch refusal of its own, once.
