@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { copyTemplateHome, type TemplateSpec } from '../helpers/enrolled-template.js';
+import { pinByHand } from '../helpers/pin-by-hand.js';
 import { INITIALIZE, NODE, RawSession, SERVERS, alive, auditEvents, tempDir } from '../helpers/warden.js';
 
 // `run` spawns a node server behind the module guard's gate as soon as its interpreter is judged, and reads the
@@ -68,5 +69,26 @@ describe('the early spawn: a refusal found after it leaves no server process and
     expect(alive(refusal?.pid as number)).toBe(false);
     expect(fs.existsSync(marker), 'no byte of the script ran').toBe(false);
     expect(fs.readdirSync(path.join(home, 'run')).filter((n) => n.endsWith('.json')), 'no run record is left').toEqual([]);
+  });
+
+  it('refuses a sandbox pinned in warden.lock but gone from servers.json, found after the spawn, with SANDBOX_NOT_PINNED (exit 3): the server is gone and its script never ran', async () => {
+    await pinByHand(home, 'marking', { network: 'none' });
+    const file = path.join(home, 'servers.json');
+    const config = JSON.parse(fs.readFileSync(file, 'utf8')) as { servers: Record<string, { sandbox?: unknown }> };
+    delete (config.servers.marking as { sandbox?: unknown }).sandbox;
+    fs.writeFileSync(file, JSON.stringify(config, null, 2), { mode: 0o600 });
+    const s = new RawSession(home, 'marking', { ...process.env, WARDEN_TEST_MARKER: marker });
+    s.send(INITIALIZE + '\n');
+    const answer = await s.message(1);
+    const { code } = await s.exited;
+
+    expect((answer.error as { data: { code: string } }).data.code).toBe('SANDBOX_NOT_PINNED');
+    expect(code).toBe(3);
+    const refusal = auditEvents(home).filter((e) => e.event === 'launch').at(-1);
+    expect(refusal).toMatchObject({ decision: 'refuse', code: 'SANDBOX_NOT_PINNED' });
+    expect(refusal?.reason).toContain('has no sandbox, but warden.lock pins one');
+    expect(refusal?.pid, 'the server had been spawned before its pin was read').toBeTypeOf('number');
+    expect(alive(refusal?.pid as number)).toBe(false);
+    expect(fs.existsSync(marker), 'no byte of the script ran').toBe(false);
   });
 });
