@@ -71,6 +71,27 @@ describe('the early spawn: a refusal found after it leaves no server process and
     expect(fs.readdirSync(path.join(home, 'run')).filter((n) => n.endsWith('.json')), 'no run record is left').toEqual([]);
   });
 
+  it('sweeps the group a SIGKILLed warden left, also on a run refused before its spawn (an allowlist.json that is not JSON)', async () => {
+    const s = new RawSession(home, 'marking');
+    s.send(INITIALIZE + '\n');
+    expect((await s.message(1)).result).toBeDefined();
+    const pid = auditEvents(home).filter((e) => e.event === 'launch' && e.decision === 'allow').at(-1)?.pid as number;
+    s.proc.kill('SIGKILL');
+    await s.exited;
+    expect(alive(pid), 'detached: it outlived its supervisor').toBe(true);
+
+    fs.writeFileSync(path.join(home, 'allowlist.json'), 'not json\n', { mode: 0o600 });
+    const next = new RawSession(home, 'marking');
+    next.send(INITIALIZE + '\n');
+    const answer = await next.message(1);
+    const { code } = await next.exited;
+    expect((answer.error as { data: { code: string } }).data.code).toBe('FILE_NOT_JSON');
+    expect(code).toBe(2);
+    expect(alive(pid)).toBe(false);
+    expect(auditEvents(home).find((e) => e.event === 'orphan_killed' && e.pgid === pid)).toMatchObject({ server: 'marking', gone: true });
+    expect(fs.existsSync(path.join(home, 'run', `${pid}.json`))).toBe(false);
+  });
+
   it('refuses a sandbox pinned in warden.lock but gone from servers.json, found after the spawn, with SANDBOX_NOT_PINNED (exit 3): the server is gone and its script never ran', async () => {
     await pinByHand(home, 'marking', { network: 'none' });
     const file = path.join(home, 'servers.json');
