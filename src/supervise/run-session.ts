@@ -77,6 +77,16 @@ export async function runSession(homeFlag: string | undefined, id: string, early
   try {
     if (early.failed) {
       rec = await early.made;
+      // Refused while resolving, judging or spawning: what dead wardens left is swept all the same, as it was when
+      // the sweep came first. Its own refusal, if any, is said; the launch's is the one answered.
+      if (early.paths && early.config) {
+        try {
+          await sweepAndAudit(early.paths, say);
+        } catch (err) {
+          if (!(err instanceof WardenError)) throw err;
+          say(`${err.code}: ${err.message}`);
+        }
+      }
       throw early.failed.err;
     }
     if (early.paths) paths = early.paths;
