@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import lockfile from 'proper-lockfile';
+import { properLockfile } from '../proper-lockfile.js';
 import { ownerOnlyLockFs } from '../owner-lock.js';
 import { WardenError } from '../error.js';
 import { checkTrusted } from '../store/perms.js';
@@ -94,7 +94,7 @@ export async function appendAudit(file: string, event: AuditEvent): Promise<stri
   if (!fs.existsSync(file)) fs.writeFileSync(file, '', { mode: 0o600, flag: 'a' });
   let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(file, {
+    release = await (await properLockfile()).lock(file, {
       fs: ownerOnlyLockFs,
       retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100 },
       // A writer killed while holding the lock (SIGKILL mid-append) leaves it behind: 2 s (proper-lockfile's

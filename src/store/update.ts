@@ -1,5 +1,5 @@
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
+import { properLockfile } from '../proper-lockfile.js';
 import { WardenError } from '../error.js';
 import { appendAudit } from '../audit/log.js';
 import { ownerOnlyLockFs } from '../owner-lock.js';
@@ -34,7 +34,7 @@ export async function withFileLocks<R>(files: readonly string[], label: string, 
   try {
     for (const file of ordered) {
       try {
-        releases.push(await lockfile.lock(file, { ...LOCK_OPTIONS, onCompromised: (err: Error) => (lost = err) }));
+        releases.push(await (await properLockfile()).lock(file, { ...LOCK_OPTIONS, onCompromised: (err: Error) => (lost = err) }));
       } catch (err) {
         throw new WardenError('FILE_LOCKED', `could not lock ${file} to update it (${(err as Error).message}); another mcp-warden is writing it. If none is running, remove ${file}.lock and run the command again.`);
       }

@@ -16,20 +16,21 @@ import { settlePendingCommit } from '../store/update.js';
 import { saveClientSeen } from '../store/client-seen.js';
 import { sessionRules } from '../rules/gate.js';
 import { watchDenied, type DenyWatch } from '../sandbox/deny-watch.js';
-import { dataDirOf, exposedDenyNames, sandboxUserHome } from '../sandbox/plan.js';
 
 /** How long `run` waits, once the session is over, for the rest of the server's stderr (the group is gone). */
 const STDERR_DRAIN_MS = 1000;
 /** Canary calls per probe at session start (their median is compared with the pinned envelope). */
 const SESSION_CANARY_SAMPLES = 3;
-import { attestAndLaunch, stopLaunched, type LaunchRefusal, type Launched } from './attested-launch.js';
-import { escaped } from '../escape.js';
+import { attestAndLaunch, completeLaunch, stopLaunched, type LaunchRefusal, type Launched } from './attested-launch.js';
+import { sandboxPinned } from './launch-prepare.js';
+import { spawnPrepared } from './launch-spawn.js';
+import type { EarlyRun } from './run-start.js';
+import { say } from './run-start.js';
 import { serverStderrRelay } from './server-stderr.js';
 
 // The supervised session behind `mcp-warden run <id>`, in the order it happens. The client launched us in
 // place of the server; stdout belongs to the JSON-RPC stream, so every human message goes to stderr.
 
-const say = (msg: string): void => void process.stderr.write(`mcp-warden: ${escaped(msg)}\n`);
 
 /** Refuses the session before launch: tell the client (its first request gets the error) and exit. */
 async function refuse(id: string, err: WardenError): Promise<number> {
@@ -65,27 +66,76 @@ async function finish(paths: HomePaths, id: string, launched: Launched, session:
 }
 
 /** Runs one supervised session on this process's stdin and stdout; returns the exit code of `run`. The home is
- *  resolved here, inside the refusal path, so that even an invalid home is answered to the client in-band. */
-export async function runSession(homeFlag: string | undefined, id: string): Promise<number> {
+ *  resolved here, inside the refusal path, so that even an invalid home is answered to the client in-band.
+ *  `early`: what run-start.ts did first (the home and servers.json read, the server spawned behind its gate). */
+export async function runSession(homeFlag: string | undefined, id: string, early: EarlyRun = {}): Promise<number> {
   let paths: HomePaths;
   let launched: Launched;
-  let locks: ReturnType<typeof loadLocksOf>;
+  let locks: ReturnType<typeof loadLocksOf> | undefined;
   let rec: Recorder | undefined;
   let denyWatch: DenyWatch | undefined;
   try {
-    paths = resolveHome(homeFlag);
-    openHome(paths, true);
-    await settlePendingCommit(paths.home);
-    const config = loadServers(paths);
-    rec = recorder(paths, config.alerts, say);
-    await sweepAndAudit(paths, say);
-    locks = loadLocksOf(paths, id, Object.hasOwn(config.servers, id));
-    // Watched from before the launch: a denied name replaced while bwrap mounts is caught too. Only the names the
-    // hiding leaves on the host's side (a grant's name outside the hidden places, and those above it) are:
-    // sandbox/deny-plan.ts.
-    const sandbox = Object.hasOwn(config.servers, id) ? config.servers[id]?.sandbox : undefined;
-    denyWatch = watchDenied(typeof sandbox === 'object' ? exposedDenyNames(sandbox, { userHome: sandboxUserHome(), wardenHome: paths.home, dataDir: dataDirOf(paths.home, id) }) : []);
-    launched = await attestAndLaunch(paths, id, say, rec.record, { locks });
+    if (early.failed) {
+      rec = await early.made;
+      // Refused while resolving, judging or spawning: what dead wardens left is swept all the same, as it was when
+      // the sweep came first. Its own refusal, if any, is said; the launch's is the one answered.
+      if (early.paths && early.config) {
+        try {
+          await sweepAndAudit(early.paths, say);
+        } catch (err) {
+          if (!(err instanceof WardenError)) throw err;
+          say(`${err.code}: ${err.message}`);
+        }
+      }
+      throw early.failed.err;
+    }
+    if (early.paths) paths = early.paths;
+    else {
+      paths = resolveHome(homeFlag);
+      openHome(paths, true);
+      await settlePendingCommit(paths.home);
+    }
+    const config = early.config ?? loadServers(paths);
+    rec = early.recorder ? await early.recorder() : recorder(paths, config.alerts, say);
+    const prep = early.spawned?.prep ?? early.prepared;
+    if (prep) {
+      // Prepared, or spawned behind its gate, by run-start.ts: what came before the launch is done now (while
+      // node starts), and a refusal found here kills a spawned server before its gate opens (completeLaunch).
+      const before = async (): Promise<void> => {
+        await sweepAndAudit(paths, say);
+        locks = loadLocksOf(paths, id, true);
+        try {
+          prep.facts.sandbox = (await sandboxPinned(paths, id, prep.server, config, locks)).facts;
+        } catch (err) {
+          // Audited as a launch refusal, as when it was found before the spawn (completeLaunch audits its own).
+          if (err instanceof WardenError && !early.spawned) return prep.refused(err, prep.facts);
+          throw err;
+        }
+      };
+      if (early.spawned) launched = await completeLaunch(early.spawned, before);
+      else {
+        try {
+          await before();
+        } catch (err) {
+          prep.guard?.close();
+          throw err;
+        }
+        launched = await completeLaunch(await spawnPrepared(prep));
+      }
+      denyWatch = watchDenied([]);
+    } else {
+      await sweepAndAudit(paths, say);
+      locks = loadLocksOf(paths, id, Object.hasOwn(config.servers, id));
+      // Watched from before the launch: a denied name replaced while bwrap mounts is caught too. Only the names the
+      // hiding leaves on the host's side (a grant's name outside the hidden places, and those above it) are:
+      // sandbox/deny-plan.ts.
+      const sandbox = Object.hasOwn(config.servers, id) ? config.servers[id]?.sandbox : undefined;
+      if (typeof sandbox === 'object') {
+        const { dataDirOf, exposedDenyNames, sandboxUserHome } = await import('../sandbox/plan.js');
+        denyWatch = watchDenied(exposedDenyNames(sandbox, { userHome: sandboxUserHome(), wardenHome: paths.home, dataDir: dataDirOf(paths.home, id) }));
+      } else denyWatch = watchDenied([]);
+      launched = await attestAndLaunch(paths, id, say, rec.record, { locks, config });
+    }
   } catch (err) {
     denyWatch?.close();
     await rec?.flush();
@@ -93,6 +143,8 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
     throw err;
   }
   const { child, plan, server } = launched;
+  const lockSet = locks as ReturnType<typeof loadLocksOf>; // read in either branch above, or refused
+
   const audit = rec.record;
   // The relay is imported only now, while the server loads its code: it is not on the path to the launch.
   const { SESSION_DEFAULTS, Session } = await import('../proxy/session.js');
@@ -117,18 +169,18 @@ export async function runSession(homeFlag: string | undefined, id: string): Prom
       relistAfterMs: server.relistEvery.seconds * 1000,
       serverId: id,
       posture: server.posture,
-      entry: locks.tools.get(id),
-      extra: locks.warden.get(id),
+      entry: lockSet.tools.get(id),
+      extra: lockSet.warden.get(id),
       audit,
       report: say,
       atFirstLine: () => recheckPlan(plan),
-      ...(server.rules ? { rules: sessionRules(server.rules, locks.warden.get(id)?.rules) } : {}),
+      ...(server.rules ? { rules: sessionRules(server.rules, lockSet.warden.get(id)?.rules) } : {}),
       verifyWriter: launched.verifyWriter,
       clientSeen: (clientInfo) => setImmediate(() => {
         const problem = saveClientSeen(paths, id, clientInfo);
         if (problem) say(problem);
       }),
-      ...(locks.warden.get(id)?.canaries ? { canaries: { probes: probesOf(server.canaries, defaultToolOf(locks.warden.get(id)?.canaries)), baselines: locks.warden.get(id)?.canaries ?? {}, policy: server.canaryLatency, samples: SESSION_CANARY_SAMPLES } } : {}),
+      ...(lockSet.warden.get(id)?.canaries ? { canaries: { probes: probesOf(server.canaries, defaultToolOf(lockSet.warden.get(id)?.canaries)), baselines: lockSet.warden.get(id)?.canaries ?? {}, policy: server.canaryLatency, samples: SESSION_CANARY_SAMPLES } } : {}),
     },
   );
   session.start();
