@@ -42,7 +42,7 @@ describe('the gate: node starts before the verdict, the server code after it', (
     const marker = path.join(dir, 'ran');
     const { server, big } = gatedPackage(marker);
     expect(addServer(home, 'gated', [NODE, server]).code).toBe(0);
-    fs.rmSync(marker);
+    fs.rmSync(marker, { force: true }); // an observed enrollment's write may not have reached it (docs/adr/0063)
     const fd = fs.openSync(big, 'r+');
     fs.writeSync(fd, 'x', 0); // the tree's digest no longer matches the allowlist (and cannot come from the cache)
     fs.closeSync(fd);
@@ -66,7 +66,7 @@ describe('the gate: node starts before the verdict, the server code after it', (
     const marker = path.join(dir, 'ran');
     const { server } = gatedPackage(marker, 0);
     expect(addServer(home, 'gated', [NODE, server]).code).toBe(0);
-    fs.rmSync(marker);
+    fs.rmSync(marker, { force: true }); // an observed enrollment's write may not have reached it (docs/adr/0063)
 
     const s = new RawSession(home, 'gated');
     s.send(INITIALIZE + '\n');
