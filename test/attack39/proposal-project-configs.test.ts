@@ -39,3 +39,31 @@ describe("a server that writes a project's git hooks and MCP client folders duri
     for (const d of RUN_PLACES) expect(p.write, d).not.toContain(path.join(project, d));
   });
 });
+
+describe("write grants over a project's places of commands, given by hand (review 16, finding 3)", () => {
+  const env = (): Record<string, string> => ({ ...(process.env as Record<string, string>), HOME: user });
+  const sandboxWrite = (): string[] => (JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')) as { servers: Record<string, { sandbox?: { write: string[] } }> }).servers.proj?.sandbox?.write ?? [];
+
+  it.each([...RUN_PLACES, '.git', '.claude/commands'])('refuses <project>/%s (SANDBOX_INVALID), the sandbox unchanged', (rel) => {
+    const grant = path.join(project, rel);
+    fs.mkdirSync(grant, { recursive: true });
+    const r = cli(home, ['sandbox', 'proj', '--network', 'none', '--allow-write', grant], { env: env() });
+    expect(r.stderr).toMatch(/SANDBOX_INVALID: .*where git or an MCP client finds commands/);
+    expect(r.code).toBe(2);
+    expect(sandboxWrite()).not.toContain(grant);
+  });
+
+  it('refuses ~/.codex, a client folder the list did not know (SANDBOX_INVALID)', () => {
+    const grant = path.join(user, '.codex');
+    fs.mkdirSync(grant, { recursive: true });
+    const r = cli(home, ['sandbox', 'proj', '--network', 'none', '--allow-write', grant], { env: env() });
+    expect(r.stderr).toMatch(/SANDBOX_INVALID: /);
+    expect(r.code).toBe(2);
+  });
+
+  it('still allows a write grant over the checkout that holds .git (the main use of a filesystem server)', () => {
+    const r = cli(home, ['sandbox', 'proj', '--network', 'none', '--allow-write', project], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(sandboxWrite()).toEqual([project]);
+  });
+});
