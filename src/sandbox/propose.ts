@@ -79,13 +79,11 @@ const realOr = (p: string): string => {
  *  $XDG_CONFIG_HOME. Programs keep their configuration there (an MCP client's names the commands it starts), so
  *  what is proposed is an allow-list: such a folder is granted only by hand, where the policy judges it. */
 function configFolderProblem(dir: string, userHome: string | undefined): string | undefined {
-  const project = projectFolderProblem(dir);
-  if (project !== undefined) return project;
   const xdg = process.env.XDG_CONFIG_HOME !== undefined && path.isAbsolute(process.env.XDG_CONFIG_HOME) ? path.resolve(process.env.XDG_CONFIG_HOME) : undefined;
   const homes = userHome !== undefined && path.isAbsolute(userHome) ? [...new Set([path.resolve(userHome), realOr(path.resolve(userHome))])] : [];
   const top = homes.flatMap((h) => [dir, realOr(dir)].map((d) => path.relative(h, d).split(path.sep)[0] as string)).find((first) => first.startsWith('.') && first !== '..');
   const config = top ?? (xdg !== undefined && [dir, realOr(dir)].some((d) => inside(d, xdg)) ? xdg : undefined);
-  if (config === undefined) return undefined;
+  if (config === undefined) return projectFolderProblem(dir);
   return `${dir} lies in ${top !== undefined ? `the home's dot-folder ${top}` : config}, a folder the server did not create, where programs keep their configuration (an MCP client's names the commands it starts); such a folder is never proposed: grant it by hand if the server must write there`;
 }
 
