@@ -63,7 +63,7 @@ function reaches(a: string, b: string): boolean {
 }
 
 /** The mount points of this process's mount namespace (/proc/self/mountinfo, field 5, octal escapes decoded). */
-function mountPoints(): string[] {
+export function mountPoints(): string[] {
   let text: string;
   try {
     text = fs.readFileSync('/proc/self/mountinfo', 'utf8');
