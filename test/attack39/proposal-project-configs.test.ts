@@ -44,7 +44,7 @@ describe("write grants over a project's places of commands, given by hand (revie
   const env = (): Record<string, string> => ({ ...(process.env as Record<string, string>), HOME: user });
   const sandboxWrite = (): string[] => (JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')) as { servers: Record<string, { sandbox?: { write: string[] } }> }).servers.proj?.sandbox?.write ?? [];
 
-  it.each([...RUN_PLACES, '.git', '.claude/commands'])('refuses <project>/%s (SANDBOX_INVALID), the sandbox unchanged', (rel) => {
+  it.each(['.git/hooks', '.claude/commands', '.vscode'])('refuses <project>/%s (SANDBOX_INVALID), the sandbox unchanged', (rel) => {
     const grant = path.join(project, rel);
     fs.mkdirSync(grant, { recursive: true });
     const r = cli(home, ['sandbox', 'proj', '--network', 'none', '--allow-write', grant], { env: env() });
