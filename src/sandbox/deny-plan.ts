@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { mountPoints } from './grant-policy.js';
 
 // read.deny without a race (docs/adr/0050-sandbox-engine.md, addendum "read.deny without a race", issue 29). A
 // mount over a denied name sits on the dentry the name had at launch, and the host replacing that name (a rename
@@ -94,6 +95,35 @@ export function deniedNames(p: string): string[] {
   return out;
 }
 
+/** The symbolic links met on the way to `p` as the kernel resolves it (each by the name it has once the links
+ *  before it are followed; at most 40), for `run` to watch: the hiding is planned on realpaths, so a link the host
+ *  re-points (a deploy's `current` -> releases/v2) would make the deny path name a file the sandbox shows
+ *  (review 16, finding 1). Stops at the first missing name. */
+export function linksOnTheWay(p: string): string[] {
+  const out: string[] = [];
+  let todo = path.resolve(p).split('/').filter(Boolean);
+  let at = '/';
+  while (todo.length > 0 && out.length <= 40) {
+    const next = path.join(at, todo.shift() as string);
+    const st = lstatOf(next);
+    if (st === undefined) break;
+    if (!st.isSymbolicLink()) {
+      at = next;
+      continue;
+    }
+    out.push(next);
+    let target: string;
+    try {
+      target = fs.readlinkSync(next);
+    } catch {
+      break;
+    }
+    todo = [...target.split('/').filter(Boolean), ...todo];
+    if (path.isAbsolute(target)) at = '/';
+  }
+  return out;
+}
+
 /** The deepest grant that is or holds `p`, with whether it is written. */
 function grantOf(p: string, s: DenyScope): { root: string; write: boolean } | undefined {
   const all = [...s.writable.map((root) => ({ root, write: true })), ...s.readable.map((root) => ({ root, write: false }))];
@@ -109,6 +139,37 @@ function own(dir: string, s: DenyScope, standIns: readonly string[]): boolean {
   return standIns.some((d) => inside(dir, d) && d.length > (grant?.root.length ?? 0));
 }
 
+/** The object at `p` (following links) as "dev:ino", or undefined. */
+function keyOf(p: string): string | undefined {
+  try {
+    const st = fs.statSync(p, { bigint: true });
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a denied name is shown under another name too: a mount point off its way that is, by device and inode,
+ *  the name or a directory above it (a bind mount of its directory, /srv/alias of /srv/data). The root is bound
+ *  whole into the sandbox, so the alias would show the file the hiding covers (review 16, finding 2). */
+function aliasProblem(names: readonly string[], mounts: readonly string[]): string | undefined {
+  if (names.length === 0) return undefined;
+  const byKey = new Map<string, string[]>();
+  for (const m of new Set(mounts)) {
+    const k = keyOf(m);
+    if (k !== undefined) byKey.set(k, [...(byKey.get(k) ?? []), m]);
+  }
+  for (const name of names) {
+    for (let at = name; ; at = path.dirname(at)) {
+      const k = keyOf(at);
+      const alias = k === undefined ? undefined : byKey.get(k)?.find((m) => !inside(name, m));
+      if (alias !== undefined) return `the read.deny path ${name} is shown under another name too: ${alias} is a mount of ${at} (a bind mount), and the sandbox shows every mount of the host, so ${path.join(alias, path.relative(at, name))} would read it; remove that mount, or keep the secret in a directory no other mount shows`;
+      if (at === '/') break;
+    }
+  }
+  return undefined;
+}
+
 /** Plans the hiding of `deny` (paths as configured) in the sandbox `s`; `refuse` says why it cannot be. */
 export function denyChains(deny: readonly string[], s: DenyScope, refuse: (what: string) => never): DenyChains {
   const rebuild = new Set<string>();
@@ -120,6 +181,8 @@ export function denyChains(deny: readonly string[], s: DenyScope, refuse: (what:
     const granted = [...s.writable, ...s.readable].find((g) => g === name);
     if (granted !== undefined) refuse(`the read.deny path ${name} is also granted (in write or read.allow); remove one of them`);
   }
+  const alias = aliasProblem(names, mountPoints());
+  if (alias !== undefined) refuse(alias);
   const standIns = names.filter((n) => lstatOf(n)?.isDirectory() === true);
   for (const name of names) {
     // Up to the grant that shows the name (its mount root), or the name's directory alone under the root bind.

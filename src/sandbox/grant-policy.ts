@@ -63,7 +63,7 @@ function reaches(a: string, b: string): boolean {
 }
 
 /** The mount points of this process's mount namespace (/proc/self/mountinfo, field 5, octal escapes decoded). */
-function mountPoints(): string[] {
+export function mountPoints(): string[] {
   let text: string;
   try {
     text = fs.readFileSync('/proc/self/mountinfo', 'utf8');
@@ -159,7 +159,7 @@ export function sessionGrantProblem(p: string, mounts: readonly string[] = mount
 /** Where the MCP clients keep the configuration that names the servers (and hooks) they start: Claude Desktop,
  *  Claude Code, Cursor, VS Code (and its forks), Windsurf, Continue, Gemini CLI, Zed, Goose. A server writing there
  *  adds a command the client starts at its next start, unsupervised and unconfined (review 15, finding 1). */
-const CLIENT_DIRS = ['.config/Claude', '.claude', '.cursor', '.config/Cursor', '.config/Code', '.config/Code - Insiders', '.config/VSCodium', '.vscode', '.vscode-server', '.codeium', '.windsurf', '.config/Windsurf', '.continue', '.gemini', '.config/zed', '.config/goose'];
+const CLIENT_DIRS = ['.config/Claude', '.claude', '.cursor', '.config/Cursor', '.config/Code', '.config/Code - Insiders', '.config/VSCodium', '.vscode', '.vscode-server', '.codeium', '.windsurf', '.config/Windsurf', '.continue', '.gemini', '.config/zed', '.config/goose', '.codex', '.kiro', '.lmstudio', '.aws/amazonq', '.copilot', '.qwen', '.config/opencode'];
 const CLIENT = "where an MCP client keeps the configuration naming the servers and hooks it starts (one written there runs at the client's next start, outside the sandbox and the warden)";
 
 /** The client configuration files `import` rewrote (the home's imports.json), or undefined when it is unreadable. */
@@ -181,6 +181,24 @@ export function clientConfigProblem(p: string, wardenHome: string, mounts: reado
   const dirs = [...userHomes().flatMap((h) => CLIENT_DIRS.map((d) => path.join(h, d))), ...(xdg ? fromXdg.map((d) => path.join(xdg, d)) : []), ...imported];
   const hit = dirs.flatMap(bothNames).find((d) => reachesWithMounts(p, d, mounts));
   return hit === undefined ? undefined : `the write grant ${p} is, holds or lies inside ${hit}, ${CLIENT}; no write grant may`;
+}
+
+/** The folders of a project where git or an MCP client finds commands it runs outside the sandbox (review 16,
+ *  finding 3): git's folder (hooks, core.fsmonitor, core.hooksPath) and the clients' project configurations. */
+const PROJECT_RUN_DIRS = ['.git', '.claude', '.vscode', '.cursor'];
+/** A project's files that name such commands: the clients' .mcp.json, direnv's .envrc. */
+const PROJECT_RUN_FILES = ['.mcp.json', '.envrc'];
+
+/** Why the write grant `p` is or lies inside a project's .git, .claude, .vscode or .cursor folder (anywhere, by
+ *  its name or its realpath), or is a project's .mcp.json or .envrc, or undefined. */
+export function projectRunProblem(p: string): string | undefined {
+  for (const n of bothNames(p)) {
+    const parts = n.split('/');
+    const at = parts.findIndex((c) => PROJECT_RUN_DIRS.includes(c));
+    if (at >= 0) return `the write grant ${p} is or lies inside ${parts.slice(0, at + 1).join('/')}, where git or an MCP client finds commands it runs outside the sandbox (a hook, an MCP server entry); no write grant may`;
+    if (PROJECT_RUN_FILES.includes(path.basename(n))) return `the write grant ${p} is a project's ${path.basename(n)}, which names commands an MCP client or the shell runs outside the sandbox; no write grant may`;
+  }
+  return undefined;
 }
 
 const isDirectory = (p: string): boolean => {
@@ -223,7 +241,7 @@ export function grantProblem(p: string, write: boolean, scope: GrantScope): stri
   if (write) {
     const session = sessionGrantProblem(p, mounts);
     if (session !== undefined) return session;
-    const client = clientConfigProblem(p, scope.wardenHome, mounts);
+    const client = clientConfigProblem(p, scope.wardenHome, mounts) ?? projectRunProblem(p);
     if (client !== undefined) return client;
     const hit = protectedDirs(scope.trustedPath, scope.alerts).find(({ dir }) => reachesWithMounts(p, dir, mounts));
     if (hit !== undefined) return `the write grant ${p} is, holds or lies inside ${hit.dir}, ${hit.what}: a program written there would run outside every sandbox`;

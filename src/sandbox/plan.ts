@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { WardenError } from '../error.js';
 import { sandboxGrantProblem, type GrantScope } from './grant-policy.js';
-import { denyChains, denyLayout, mountDepth, type DenyLayout, type DenyMount, type DenyScope } from './deny-plan.js';
+import { denyChains, denyLayout, linksOnTheWay, mountDepth, type DenyLayout, type DenyMount, type DenyScope } from './deny-plan.js';
 import type { Confinement } from './schema.js';
 
 // A confinement as bubblewrap's arguments. Order matters: bwrap applies them in turn, a later mount covering
@@ -225,15 +225,17 @@ export function denyProblem(c: Confinement, ctx: Pick<PlanContext, 'userHome' | 
 }
 
 /** The names the host could replace to move the hiding of `c`'s read.deny paths (sandbox/deny-plan.ts: the top
- *  directory rebuilt, when mounted on a name of the host's), which `run` watches with those above them; all of read.deny when it cannot be
- *  planned (the launch is refused then). */
+ *  directory rebuilt, when mounted on a name of the host's) and the links on the way to each deny path, which `run`
+ *  watches with those above them; all of read.deny when it cannot be planned (the launch is refused then). */
 export function exposedDenyNames(c: Confinement, ctx: Pick<PlanContext, 'userHome' | 'wardenHome' | 'dataDir'>): string[] {
+  // The links on the way to each deny path too, by their own names: re-pointed, they move what the path names.
+  const links = c.read.deny.flatMap(linksOnTheWay);
   try {
-    return denyChains(c.read.deny, denyScope(c, ctx.dataDir, hiddenDirs(ctx.userHome, ctx.wardenHome)), (what) => {
+    return [...links, ...denyChains(c.read.deny, denyScope(c, ctx.dataDir, hiddenDirs(ctx.userHome, ctx.wardenHome)), (what) => {
       throw new Error(what);
-    }).exposed;
+    }).exposed];
   } catch {
-    return [...c.read.deny];
+    return [...links, ...c.read.deny];
   }
 }
 

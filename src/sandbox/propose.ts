@@ -83,8 +83,35 @@ function configFolderProblem(dir: string, userHome: string | undefined): string 
   const homes = userHome !== undefined && path.isAbsolute(userHome) ? [...new Set([path.resolve(userHome), realOr(path.resolve(userHome))])] : [];
   const top = homes.flatMap((h) => [dir, realOr(dir)].map((d) => path.relative(h, d).split(path.sep)[0] as string)).find((first) => first.startsWith('.') && first !== '..');
   const config = top ?? (xdg !== undefined && [dir, realOr(dir)].some((d) => inside(d, xdg)) ? xdg : undefined);
-  if (config === undefined) return undefined;
+  if (config === undefined) return projectFolderProblem(dir);
   return `${dir} lies in ${top !== undefined ? `the home's dot-folder ${top}` : config}, a folder the server did not create, where programs keep their configuration (an MCP client's names the commands it starts); such a folder is never proposed: grant it by hand if the server must write there`;
+}
+
+/** What a project holds that names commands run outside the sandbox: git's folder (hooks, core.fsmonitor), the
+ *  MCP clients' project configurations, direnv's file. */
+const PROJECT_RUN_NAMES = ['.git', '.claude', '.vscode', '.cursor', '.mcp.json', '.envrc'];
+
+/** Whether anything (a dangling link included) is at `p`. */
+const present = (p: string): boolean => {
+  try {
+    fs.lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Why `dir` (there before the enrollment) is never proposed as a project's place of commands: a dot-component
+ *  anywhere in its path (.git/hooks, .claude, .vscode, a tool's hidden folder), or it holds one of
+ *  PROJECT_RUN_NAMES (a write grant over a checkout is the operator's choice, made by hand). */
+function projectFolderProblem(dir: string): string | undefined {
+  for (const d of [...new Set([dir, realOr(dir)])]) {
+    const dot = d.split('/').find((c) => c.startsWith('.') && c !== '.' && c !== '..');
+    if (dot !== undefined) return `${dir} has the hidden folder ${dot} in its path (a project's .git/hooks, .claude, .vscode or .cursor name commands that run outside the sandbox), a folder the server did not create; such a folder is never proposed: grant it by hand if the server must write there`;
+    const held = PROJECT_RUN_NAMES.find((n) => present(path.join(d, n)));
+    if (held !== undefined) return `${dir} holds ${held}, where git or an MCP client finds commands it runs outside the sandbox, and the server did not create it; a folder holding one is never proposed: grant it by hand if the server must write there`;
+  }
+  return undefined;
 }
 
 /** Who named the configuration of an enrolled server: the operator (`add`, `install`), or a client configuration

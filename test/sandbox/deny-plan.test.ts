@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { denyChains, denyLayout, type DenyScope } from '../../dist/sandbox/deny-plan.js';
+import { denyChains, denyLayout, linksOnTheWay, type DenyScope } from '../../dist/sandbox/deny-plan.js';
 import { tempDir } from '../helpers/warden.js';
 
 // The plan of read.deny's hiding (src/sandbox/deny-plan.ts), judged without a launch: which directories are
@@ -79,5 +79,15 @@ describe('the hiding of read.deny', () => {
     } finally {
       for (const fd of fds) fs.closeSync(fd);
     }
+  });
+
+  it('lists every link on the way to a deny path, a link inside a link target and an absolute one included (run watches each by its own name)', () => {
+    const deploy = path.join(dir, 'deploy');
+    fs.mkdirSync(path.join(deploy, 'store/v1'), { recursive: true });
+    fs.symlinkSync(path.join(deploy, 'store'), path.join(deploy, 'releases'));
+    fs.symlinkSync('releases/v1', path.join(deploy, 'current'));
+    expect(linksOnTheWay(path.join(deploy, 'current/.env'))).toEqual([path.join(deploy, 'current'), path.join(deploy, 'releases')]);
+    expect(linksOnTheWay(path.join(deploy, 'store/v1/.env'))).toEqual([]);
+    expect(linksOnTheWay(path.join(deploy, 'missing/current/.env'))).toEqual([]);
   });
 });
