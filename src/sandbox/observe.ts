@@ -237,6 +237,9 @@ function stateOf(pid: number, helpers: StatKey[], argv: readonly string[]): 'hel
     const exe = statKey(fs.statSync(`/proc/${pid}/exe`, { bigint: true }));
     if (helpers.some((h) => sameInode(exe, h))) return 'helper';
     const seen = fs.readFileSync(`/proc/${pid}/cmdline`).toString('utf8').split('\0').slice(0, -1);
+    // In an exec, the new image is mapped before its arguments are: no command line yet (seen under load: sh taken
+    // for "something else" twice in a row, and the enrollment refused as handing off to /usr/bin/dash).
+    if (seen.length === 0) return 'unreadable';
     if (seen[1] === '-c' && seen[2] === SCRIPT) return 'helper';
     return seen.length === argv.length && seen.every((a, i) => a === argv[i]) ? 'server' : 'unknown';
   } catch {
