@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
+import { serialize } from '../protocol/json/write.js';
 
 // The era of a connection (docs/adr/0044-modern-era.md, recommendation 1), decided from the client's messages by
 // the body-primary rule of the SDK's serveStdio, so that the warden never judges one protocol while the server
@@ -48,4 +49,13 @@ export function nextEra(era: Era, claim: Claim, method: string): Era {
   if (claim.kind === 'none') return 'classic';
   if (claim.kind !== 'modern') return era; // refused; the era stays open
   return method === 'server/discover' ? 'probe' : 'modern';
+}
+
+/** The `_meta` of a request's params as JSON text, without the progress token (it names one request of the
+ *  client's); undefined when there is none. */
+export function envelopeText(value: JsonObject): string | undefined {
+  const params = value.get('params');
+  const meta = params instanceof Map ? params.get('_meta') : undefined;
+  if (!(meta instanceof Map)) return undefined;
+  return serialize(new Map([...meta].filter(([k]) => k !== 'progressToken')));
 }

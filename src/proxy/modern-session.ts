@@ -1,8 +1,7 @@
 import { printable } from '../escape.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
-import { serialize } from '../protocol/json/write.js';
 import type { Line } from '../protocol/line.js';
-import { errorResponse, idText } from '../protocol/message.js';
+import { errorResponse } from '../protocol/message.js';
 import type { Handshake } from '../surface/admit.js';
 import { InadmissibleError } from '../surface/admit.js';
 import { SERVER_INFO_META, admitDiscover, unconfirmed } from '../surface/discover.js';
@@ -12,13 +11,14 @@ import { declaresFormElicitation, refuseRetry, serverQuestionRefusal, WardenInpu
 import type { ClientRequest, ClientRequestMessage, ResponseMessage, ServerChannel, ServerMessage } from './channel.js';
 import { admitRead, METHOD_NOT_FOUND, WARDEN_REFUSED, shownName, type Refuser } from './client-refusals.js';
 import { modernRule } from './client-methods.js';
-import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, INVALID_PARAMS, MODERN_REVISION, SUBSCRIPTION_KEY, UNSUPPORTED_PROTOCOL_VERSION, envelopeClaim, nextEra, type Era } from './era.js';
+import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, INVALID_PARAMS, MODERN_REVISION, UNSUPPORTED_PROTOCOL_VERSION, envelopeClaim, envelopeText, nextEra, type Era } from './era.js';
 import { discoverRefusal, judgeServerInfo, lockedHandshake } from './modern-judge.js';
 import type { ServerReports } from './server-reports.js';
 import { SurfaceRefusal, type SessionConfig } from './session-config.js';
 import type { SurfaceGate } from './surface-gate.js';
 import { answerRefused, malformedRefused, serverInfoRefused } from './refusal-text.js';
-import { listenAnswer, malformedAnswer, shapedBytes, shapedResponse, subscriptionNotification } from './response-shape.js';
+import { listenAnswer, malformedAnswer, shapedBytes, shapedResponse } from './response-shape.js';
+import { Subscriptions } from './subscriptions.js';
 
 // A session of revision 2026-07-28 (docs/adr/0044-modern-era.md, 0059-modern-judge-first.md): no handshake,
 // every request with the client's `_meta` envelope, judged request by request against the server's lock entry:
@@ -35,33 +35,10 @@ import { listenAnswer, malformedAnswer, shapedBytes, shapedResponse, subscriptio
 // - subscriptions/listen is relayed under the client's own id (the server stamps it on the subscription's
 //   notifications); an acknowledgement or a list change reaches the client only for a subscription it opened,
 //   a list change only after the acknowledgement and for a list it asked for, and after the warden re-listed;
-//   each as the warden's own line (response-shape.ts subscriptionNotification), never the server's bytes;
+//   each as the warden's own line (response-shape.ts subscriptionNotification), never the server's bytes
+//   (subscriptions.ts);
 // - a result that asks for input (`input_required`) worded as a question of mcp-warden is refused; a call the
 //   rules hold for the user is answered with the warden's own, and its retry judged again (input-required.ts).
-
-/** Subscriptions a client may hold open at once. */
-const MAX_SUBSCRIPTIONS = 64;
-
-const LIST_CHANGES: ReadonlyMap<string, 'tools' | 'prompts' | 'resources'> = new Map([
-  ['notifications/tools/list_changed', 'tools'],
-  ['notifications/prompts/list_changed', 'prompts'],
-  ['notifications/resources/list_changed', 'resources'],
-] as const);
-const ASKED: ReadonlyMap<string, 'tools' | 'prompts' | 'resources'> = new Map([
-  ['toolsListChanged', 'tools'],
-  ['promptsListChanged', 'prompts'],
-  ['resourcesListChanged', 'resources'],
-] as const);
-
-interface Subscription {
-  /** The client's id of its listen request (JSON text). */
-  clientId: string;
-  lists: Set<string>;
-  /** The client's filter as it sent it (`notifications`). */
-  asked: JsonValue | undefined;
-  acked: boolean;
-  envelope: string | undefined;
-}
 
 /** What the modern session needs of the session it is part of. */
 export interface ModernHost {
@@ -86,14 +63,16 @@ export class ModernSession {
   era: Era = 'undecided';
   /** The judged server/discover result of this connection, when it came before the judge. */
   private discovered: Handshake | undefined;
-  /** Open subscriptions by the id the server stamps on their notifications (JSON text). */
-  private readonly subscriptions = new Map<string, Subscription>();
+  /** The connection's open subscriptions (subscriptions.ts). */
+  private readonly subscriptions: Subscriptions;
   /** The warden's own questions (the rules' ask) and the retries that answer them. */
   private readonly asks = new WardenInputRequired();
   /** A changed serverInfo allowed in monitor was reported (once a session). */
   private serverInfoReported = false;
 
-  constructor(private readonly host: ModernHost) {}
+  constructor(private readonly host: ModernHost) {
+    this.subscriptions = new Subscriptions(host);
+  }
 
   /** True once the connection is of revision 2026-07-28 (or probing it with server/discover). */
   get active(): boolean {
@@ -144,7 +123,7 @@ export class ModernSession {
     else if (retry.kind === 'warden' && msg.method !== 'tools/call') refuseRetry(h.refuser, msg.id, msg.method, { kind: 'refused', invalid: false, detail: "the warden's requestState answers a tools/call only" });
     else if (rule === 'discover') await h.forward(msg, bytes);
     else if (await this.ensureJudge(msg)) {
-      if (rule === 'listen') await this.listen(msg, bytes);
+      if (rule === 'listen') await this.subscriptions.listen(msg, bytes);
       else if (rule === 'pass') await h.forward(msg, bytes);
       else if (rule === 'gated_call') await this.call(msg, bytes, asked, retry);
       else if (rule !== 'admitted_read' || admitRead(h.refuser, h.surface.judge?.reads, msg.id, msg.method, msg.value)) await h.forward(msg, bytes);
@@ -186,31 +165,15 @@ export class ModernSession {
     return true;
   }
 
-  /** subscriptions/listen: relayed under the client's id, and remembered until it ends. */
-  private async listen(msg: ClientRequestMessage, bytes: Buffer): Promise<void> {
-    const h = this.host;
-    if (this.subscriptions.size >= MAX_SUBSCRIPTIONS) {
-      h.refuser.cfg.report(`refused a subscriptions/listen of the client: ${MAX_SUBSCRIPTIONS} subscriptions are open already; not forwarded`);
-      h.toClient(errorResponse(msg.id, WARDEN_REFUSED, `mcp-warden refused subscriptions/listen: ${MAX_SUBSCRIPTIONS} subscriptions are open on this connection already; end one with notifications/cancelled first.`));
-      return;
-    }
-    const params = msg.value.get('params') as JsonObject;
-    const asked = params.get('notifications');
-    const lists = new Set<string>();
-    if (asked instanceof Map) for (const [k, v] of asked) if (v === true && ASKED.has(k)) lists.add(ASKED.get(k) as string);
-    const request = await h.forward(msg, bytes, true);
-    if (request) this.subscriptions.set(request.serverId, { clientId: msg.id, lists, asked, acked: false, envelope: envelopeText(msg.value) });
-  }
-
   /** The client cancelled one of its requests (a subscription ends with it). */
   cancelled(clientId: string): void {
-    for (const [stamp, sub] of this.subscriptions) if (sub.clientId === clientId) this.subscriptions.delete(stamp);
+    this.subscriptions.cancelled(clientId);
   }
 
   /** The answer to a client request on a modern connection; false when the session's common path relays it. */
   async onAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Line): Promise<boolean> {
     const h = this.host;
-    if (request.method === 'subscriptions/listen') this.subscriptions.delete(request.serverId);
+    if (request.method === 'subscriptions/listen') this.subscriptions.open.delete(request.serverId);
     const askedCall = this.asks.answered(request.serverId);
     const result = msg.value.get('result');
     if (request.method === 'server/discover' && result !== undefined && !msg.value.has('error')) {
@@ -296,47 +259,6 @@ export class ModernSession {
       return true;
     }
     if (msg.kind !== 'notification') return false;
-    const ack = msg.method === 'notifications/subscriptions/acknowledged';
-    const list = LIST_CHANGES.get(msg.method);
-    if (!h.surface.judge) {
-      // Before anything was judged on this connection (a probe, or before the first judged request), nothing
-      // the server says on its own reaches the client (no subscription is open before the judge either).
-      h.reports.refused(ack || list ? 'unsubscribed' : 'not_in_era', `a ${printable(msg.method, 64)} notification before the surface was judged`);
-      return true;
-    }
-    if (!ack && !list) return false;
-    const stamp = subscriptionStamp(msg.value);
-    const sub = stamp === undefined ? undefined : this.subscriptions.get(stamp);
-    if (!sub || (ack ? sub.acked : !sub.acked || !sub.lists.has(list as string))) {
-      const which = stamp === undefined ? 'without a subscription id' : `for subscription ${printable(stamp, 80)}, ${sub ? (ack ? 'acknowledged already' : sub.acked ? 'which did not ask for that list' : 'before its acknowledgement') : 'which the client did not open'}`;
-      h.reports.refused('unsubscribed', `a ${msg.method} ${which}`);
-      return true;
-    }
-    if (ack) sub.acked = true;
-    else {
-      h.server.style.envelope = sub.envelope;
-      if (list !== 'tools') await h.surface.relistCatalogs(seq);
-      else if (h.surface.listChangedNeedsListing(seq)) await h.surface.relist('relist');
-      if (h.stopped()) return true;
-    }
-    const params = msg.value.get('params');
-    h.toClient(subscriptionNotification(msg.method, sub.clientId, ack ? { server: params instanceof Map ? params.get('notifications') : undefined, asked: sub.asked } : undefined));
-    return true;
+    return this.subscriptions.onNotification(msg, seq);
   }
-}
-
-/** The `_meta` of a request's params as JSON text, without the progress token (it names one request of the
- *  client's); undefined when there is none. */
-function envelopeText(value: JsonObject): string | undefined {
-  const params = value.get('params');
-  const meta = params instanceof Map ? params.get('_meta') : undefined;
-  if (!(meta instanceof Map)) return undefined;
-  return serialize(new Map([...meta].filter(([k]) => k !== 'progressToken')));
-}
-
-/** The subscription id a notification is stamped with, as JSON text. */
-function subscriptionStamp(value: JsonObject): string | undefined {
-  const params = value.get('params');
-  const meta = params instanceof Map ? params.get('_meta') : undefined;
-  return meta instanceof Map ? idText(meta.get(SUBSCRIPTION_KEY)) : undefined;
 }

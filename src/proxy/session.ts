@@ -1,36 +1,34 @@
 import type { Readable, Writable } from 'node:stream';
 import { LineFramer } from '../protocol/framing.js';
-import type { JsonValue } from '../protocol/json/reader.js';
 import { escaped } from '../escape.js';
-import { joinLine, writeLine, type Line } from '../protocol/line.js';
-import { printable } from '../escape.js';
+import { writeLine, type Line } from '../protocol/line.js';
 import { classify, errorResponse } from '../protocol/message.js';
 import { InadmissibleError } from '../surface/admit.js';
-import { HeldItems, waitingItem, type ServerItem } from './waiting-message.js';
-import { ProtocolError, ServerChannel, type ClientRequest, type ClientRequestMessage, type ResponseMessage, type ServerMessage } from './channel.js';
+import { waitingItem, type ServerItem } from './waiting-message.js';
+import { ProtocolError, ServerChannel, type ClientRequest, type ClientRequestMessage } from './channel.js';
 import { CallRules, type ModernAsk } from './call-rules.js';
-import { impersonatesWarden } from './ask.js';
-import { answerDiscover, INVALID_REQUEST, PARSE_ERROR, admitRead, refuseAmbiguousParams, refuseBatch, refuseCall, refuseRequest, refuseUnjudgedListing, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
-import { methodRule, requestAction } from './client-methods.js';
-import { catalogOf, ClientCatalogPages } from './client-catalog.js';
-import { malformedAnswer, modernPageKeys, shapedBytes, shapedResponse } from './response-shape.js';
+import { answerDiscover, INVALID_REQUEST, PARSE_ERROR, admitRead, refuseAmbiguousParams, refuseBatch, refuseCall, refuseRequest, type Refuser } from './client-refusals.js';
+import { requestAction } from './client-methods.js';
+import { ClientCatalogPages } from './client-catalog.js';
 import { EarlyPings } from './early-pings.js';
 import { words } from '../own-words.js';
 import { WardenError } from '../error.js';
-import { malformedRefused, unjudgedError, sessionClosed, type ClosingCause, type Said } from './refusal-text.js';
+import { sessionClosed, type ClosingCause, type Said } from './refusal-text.js';
 import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
-import { judgeClientPage } from './client-listing.js';
 import { SurfaceGate } from './surface-gate.js';
 import { OrderedQueue } from './ordered-queue.js';
 import { ServerReports } from './server-reports.js';
 import { ModernSession } from './modern-session.js';
 import { relayClientNotification, type NotificationContext } from './client-notifications.js';
+import { HandshakeHold } from './handshake-hold.js';
+import { relayServerAnswer, relayServerMessage, type RelayHost } from './server-relay.js';
 
 // The in-band session. The bytes the client and the server exchange are relayed as they are, except where
 // the warden must act on this very session:
 // - handshake gating: the server's initialize result is held while the warden sends `initialized` itself,
 //   lists every page, and judges the surface against the lock; only then is the result released (with
-//   whatever the server sent meanwhile, in order), or the client's initialize answered with the refusal;
+//   whatever the server sent meanwhile, in order), or the client's initialize answered with the refusal
+//   (handshake-hold.ts); once released, the server's answers and messages pass their gates (server-relay.ts);
 // - a client tools/list response is judged in-band and loses the tools that are not approved (the only
 //   message the warden re-serializes);
 // - a client request is decided by its method and the session's state (client-methods.ts): an enumerated table,
@@ -67,22 +65,18 @@ export class Session {
   /** Revision 2026-07-28: the era of the connection, and what a session without a handshake judges. */
   private readonly modern: ModernSession;
   private readonly notifications: NotificationContext;
-  private state: 'new' | 'initializing' | 'open' = 'new';
-  /** The client's initialize: its own id (for the refusal) and the id the server was given. */
-  private initId: string | undefined;
-  private initServerId: string | undefined;
+  /** The handshake hold: the client's initialize, the server's result and what it sent meanwhile (handshake-hold.ts). */
+  private readonly hold: HandshakeHold;
+  /** What the server relay reads of this session (server-relay.ts). */
+  private readonly relay: RelayHost;
   /** The client request being decided (not yet answered nor forwarded while the warden lists, judges or waits). */
   private deciding: string | undefined;
-  private swallowInitialized = false;
   private readonly queue: OrderedQueue<Item>;
   private seq = 0;
-  private released = false;
   /** True once the initialize result was judged and released to the client (a surface was reached). */
   get handshakeReleased(): boolean {
-    return this.released;
+    return this.hold.released;
   }
-  /** What the server sent before its initialize result; judged like the rest once the session is released. */
-  private readonly held: HeldItems;
   private stopped = false;
   private finished = false;
 
@@ -91,7 +85,6 @@ export class Session {
     private readonly cfg: SessionConfig,
   ) {
     this.ended = new Promise((r) => (this.resolveEnd = r));
-    this.held = new HeldItems(cfg.channel.json);
     this.queue = new OrderedQueue<Item>(MAX_WAITING_BYTES, {
       handle: (item) => (item.from === 'client' ? this.onClientLine(item.bytes, item.asked) : this.onServerItem(item)),
       error: (err) => this.failFrom(err),
@@ -102,7 +95,7 @@ export class Session {
       serverEnd: () => this.finish({ cause: 'server_eof' }),
       overflow: (bound) => this.fail('protocol_error', `the server sent more than ${bound} bytes that had to wait for the warden's verification (before the initialize result, or during a listing); the session was closed`, { code: 'protocol_error', words: words`it sent more than ${bound} bytes that had to wait for the warden's verification (before the initialize result, or during a listing)` }),
       waits: (item) => (item.from === 'server' ? waitingItem(item, cfg.channel.json) : item),
-    }, () => this.held.cost);
+    }, () => this.hold.held.cost);
     this.refuser = { cfg, stats: this.stats, toClient: (bytes) => this.toClient(bytes) };
     this.rules = cfg.rules && new CallRules(this.refuser, cfg.rules);
     this.catalogPages = new ClientCatalogPages(cfg, (reason, method) => this.reports.pageRefused(reason, method));
@@ -135,9 +128,17 @@ export class Session {
     this.surface = new SurfaceGate(this.server, cfg, this.rules, (err) => this.failFrom(err), () => this.seq);
     this.modern = new ModernSession({
       ...{ cfg, refuser: this.refuser, server: this.server, surface: this.surface, reports: this.reports, stopped: () => this.stopped, failFrom: (err) => this.failFrom(err) },
-      ...{ toClient: (bytes) => this.toClient(bytes), forward: (msg, bytes, ownId) => this.forwardRequest(msg, bytes, ownId), admitCall: (msg, bytes, asked, modern) => this.admitCall(msg, bytes, asked, modern), judged: () => (this.released = true) },
+      ...{ toClient: (bytes) => this.toClient(bytes), forward: (msg, bytes, ownId) => this.forwardRequest(msg, bytes, ownId), admitCall: (msg, bytes, asked, modern) => this.admitCall(msg, bytes, asked, modern), judged: () => (this.hold.released = true) },
     });
-    this.notifications = { refuser: this.refuser, rules: this.rules, modern: this.modern, server: this.server, toServer: (b) => this.toServer(b), swallowInitialized: () => this.swallowInitialized && !(this.swallowInitialized = false) };
+    this.notifications = { refuser: this.refuser, rules: this.rules, modern: this.modern, server: this.server, toServer: (b) => this.toServer(b), swallowInitialized: () => this.hold.swallowInitialized && !(this.hold.swallowInitialized = false) };
+    this.hold = new HandshakeHold({
+      ...{ cfg, rules: this.rules, surface: this.surface, reports: this.reports, forward: (msg, bytes) => this.forwardRequest(msg, bytes) },
+      ...{ toClient: (bytes) => this.toClient(bytes), failFrom: (err) => this.failFrom(err), stopped: () => this.stopped, onServerItem: (item) => this.onServerItem(item) },
+    });
+    this.relay = {
+      ...{ cfg, refuser: this.refuser, rules: this.rules, surface: this.surface, modern: this.modern, reports: this.reports, catalogPages: this.catalogPages, pings: this.pings },
+      ...{ released: () => this.hold.released, stopped: () => this.stopped, toClient: (bytes) => this.toClient(bytes), toServer: (bytes) => this.toServer(bytes) },
+    };
   }
 
   start(): void {
@@ -211,27 +212,16 @@ export class Session {
 
   private async decide(msg: ClientRequestMessage, bytes: Buffer, asked: boolean): Promise<void> {
     if (this.modern.active) return this.modern.onRequest(msg, bytes, asked);
-    const action = requestAction(msg.method, this.state);
+    const action = requestAction(msg.method, this.hold.state);
     if (action.do === 'answer_discover') answerDiscover(this.refuser, msg.id);
     else if (action.do === 'refuse') refuseRequest(this.refuser, msg.id, msg.method, action.why);
-    else if (action.do === 'gate_initialize') await this.gateInitialize(msg, bytes);
+    else if (action.do === 'gate_initialize') await this.hold.gateInitialize(msg, bytes);
     else if (action.do === 'admit_call') {
       const out = await this.admitCall(msg, bytes, asked);
       if (out) await this.forwardRequest(out.msg, out.bytes);
     } else if (action.do === 'admit_read') {
       if (admitRead(this.refuser, this.surface.judge?.reads, msg.id, msg.method, msg.value)) await this.forwardRequest(msg, bytes);
     } else await this.forwardRequest(msg, bytes);
-  }
-
-  /** Relays the client's initialize; its answer is held and judged (handshake()). */
-  private async gateInitialize(msg: ClientRequestMessage, bytes: Buffer): Promise<void> {
-    this.state = 'initializing';
-    const params = msg.value.get('params');
-    this.cfg.clientSeen?.(params instanceof Map ? params.get('clientInfo') : undefined);
-    this.rules?.clientCapabilities(params);
-    this.initId = msg.id;
-    const request = await this.forwardRequest(msg, bytes);
-    if (request) this.initServerId = request.serverId;
   }
 
   /** Relays a client request to the server (once every ping passed early is answered); undefined when the
@@ -254,7 +244,7 @@ export class Session {
     const name = params instanceof Map ? params.get('name') : undefined;
     const toolName = typeof name === 'string' ? name : '';
     if (asked && !this.rules?.resume(msg.id)) return undefined; // cancelled by the client since the user's yes
-    if (this.released) {
+    if (this.hold.released) {
       await this.surface.beforeCall();
       if (this.stopped) return undefined;
     }
@@ -271,119 +261,21 @@ export class Session {
   // ---- server to client ----
 
   private async onServerItem(item: ServerItem): Promise<void> {
-    if (this.state === 'initializing') {
+    if (this.hold.state === 'initializing') {
       // Nothing reaches the client before the surface is verified.
-      if ('answers' in item && item.answers.serverId === this.initServerId) await this.handshake(item.msg.value, item.bytes);
-      else this.held.hold(item);
+      if ('answers' in item && item.answers.serverId === this.hold.initServerId) await this.hold.handshake(item.msg.value, item.bytes);
+      else this.hold.held.hold(item);
       return;
     }
-    if (this.state === 'new' && !this.modern.active && !('answers' in item)) {
+    if (this.hold.state === 'new' && !this.modern.active && !('answers' in item)) {
       // Before any handshake only pings were relayed: their answers pass, what the server says on its own waits.
-      this.held.hold(item);
+      this.hold.held.hold(item);
       return;
     }
-    if ('answers' in item) await this.onServerAnswer(item.answers, item.msg, item.bytes);
-    else await this.onServerMessage(item.msg, item.bytes, item.seq);
+    if ('answers' in item) await relayServerAnswer(this.relay, item.answers, item.msg, item.bytes);
+    else await relayServerMessage(this.relay, item.msg, item.bytes, item.seq);
   }
 
-  /** Releases what was held, in order, through the same judge and gates as what comes after. */
-  private async releaseHeld(): Promise<void> {
-    for (const item of this.held.take()) {
-      if (this.stopped) return;
-      await this.onServerItem(item);
-    }
-  }
-
-  /** The answer to one waiting client request (its id already the client's own). */
-  private async onServerAnswer(request: ClientRequest, msg: ResponseMessage, bytes: Line): Promise<void> {
-    if (!(await this.surface.passedBeforeFirstByte())) return;
-    if (this.modern.active && (await this.modern.onAnswer(request, msg, bytes))) return;
-    if (!this.released && msg.value.has('error')) {
-      this.toClient(unjudgedError(this.cfg, request.clientId, request.method, msg.value));
-      return;
-    }
-    if (request.method === 'server/discover') {
-      // A probe's answer that comes after the connection fell back to 2025: nothing judges it here.
-      this.reports.refused('not_in_era', 'a server/discover answer after the connection continued as 2025');
-      this.toClient(errorResponse(request.clientId, -32601, 'mcp-warden: server/discover is not part of this session, which continued as revision 2025'));
-      return;
-    }
-    if (malformedAnswer(msg.value, request.method, false) === 'result') {
-      this.reports.refused('malformed_result', `a ${printable(request.method, 64)} answer whose result is not a JSON object`);
-      this.toClient(malformedRefused(request.clientId, this.cfg.serverId, 'result'));
-      return;
-    }
-    const rule = methodRule(request.method);
-    const judge = this.surface.judge;
-    const catalog = catalogOf(request.method);
-    const own = rule !== 'judged_page' ? undefined : catalog ? [catalog.key, 'nextCursor'] : ['tools', 'nextCursor'];
-    const pageKeys = own && this.modern.active ? modernPageKeys(own) : own;
-    const shaped = shapedResponse(msg.value, request.method, pageKeys);
-    if (shaped.dropped.envelope.length + shaped.dropped.result.length > 0) this.reports.membersDropped(request.method, shaped.dropped);
-    const out = shapedBytes(shaped, request.clientId, bytes);
-    if (rule !== 'judged_page') this.toClient(out); // a request admitted before it was relayed
-    else if (!judge) refuseUnjudgedListing(this.refuser, request.clientId, request.method);
-    else if (!catalog) this.toClient(judgeClientPage(judge, shaped.value, request, joinLine(out), { ...this.cfg, pageRefused: (reason) => this.reports.pageRefused(reason) }, this.rules));
-    else this.toClient(this.catalogPages.judge(judge, catalog, shaped.value, request, joinLine(out)));
-  }
-
-  private async onServerMessage(msg: ServerMessage, bytes: Buffer, seq: number): Promise<void> {
-    if (!(await this.surface.passedBeforeFirstByte())) return;
-    if (this.modern.active && (await this.modern.onMessage(msg, seq))) return;
-    // A ping read while a probe was open and relayed after the connection fell back to 2025: bare, under an id of
-    // the warden's, like every other (early-pings.ts).
-    if (msg.kind === 'request' && msg.method === 'ping') return void this.toClient(this.pings.relay(msg.id));
-    if (msg.kind === 'request' && msg.method === 'elicitation/create' && impersonatesWarden(msg.value.get('params'))) {
-      this.reports.refused('impersonation', 'an elicitation request worded as a question of mcp-warden');
-      this.toServer(errorResponse(msg.id, WARDEN_REFUSED, 'mcp-warden refused this elicitation request: its message is worded as a question of mcp-warden'));
-      return;
-    }
-    if (msg.kind === 'notification' && msg.method === 'notifications/tools/list_changed' && this.surface.listChangedNeedsListing(seq)) {
-      await this.surface.relist('relist');
-      if (this.stopped) return;
-    }
-    this.toClient(bytes);
-  }
-
-  private async handshake(result: Map<string, JsonValue>, heldBytes: Line): Promise<void> {
-    this.state = 'open';
-    const answer = this.initializeAnswer(result, heldBytes, this.initId as string);
-    if (result.has('error')) {
-      // The server refused initialize itself (an error beside a result is the answer too): there is no surface;
-      // the client is told so in the warden's words, and a retry is gated and judged like the first.
-      const refused = unjudgedError(this.cfg, this.initId as string, 'initialize', result);
-      this.state = 'new';
-      this.initId = this.initServerId = undefined;
-      try {
-        await this.surface.beforeRelease();
-      } catch (err) {
-        this.failFrom(err);
-        return;
-      }
-      this.toClient(refused);
-      await this.releaseHeld();
-      return;
-    }
-    try {
-      this.swallowInitialized = true; // the gate sends the server its own
-      await this.surface.verifyHandshake(result.get('result'), () => this.stopped);
-      if (this.stopped) return;
-    } catch (err) {
-      this.failFrom(err);
-      return;
-    }
-    this.released = true;
-    this.toClient(answer);
-    await this.releaseHeld();
-  }
-
-  /** The held initialize answer as relayed: its envelope only (response-shape.ts). */
-  private initializeAnswer(value: Map<string, JsonValue>, held: Line, clientId: string): Line {
-    const shaped = shapedResponse(value, 'initialize', undefined);
-    if (shaped.dropped.envelope.length === 0) return held;
-    this.reports.membersDropped('initialize', shaped.dropped);
-    return shapedBytes(shaped, clientId, held);
-  }
 
   // ---- writing and closing ----
 
@@ -419,7 +311,7 @@ export class Session {
     if (this.stopped) return;
     this.cfg.report(message);
     const waiting = new Set(this.server.clientRequestsWaiting().map((r) => r.clientId));
-    if (this.initId && !this.released) waiting.add(this.initId);
+    if (this.hold.initId && !this.hold.released) waiting.add(this.hold.initId);
     if (this.deciding !== undefined) waiting.add(this.deciding);
     for (const id of waiting) this.toClient(sessionClosed(id, this.cfg.serverId, cause, said));
     this.rules?.close();
@@ -434,4 +326,3 @@ export class Session {
     this.resolveEnd(end);
   }
 }
-
