@@ -64,8 +64,9 @@ export class Subscriptions {
     for (const [stamp, sub] of this.open) if (sub.clientId === clientId) this.open.delete(stamp);
   }
 
-  /** A notification of the server's: subscription acknowledgements and list changes are decided here (true), the
-   *  rest by the session's common path (false). */
+  /** A notification of the server's, decided here (true) or by the session's common path (false): before the
+   *  surface was judged every one is refused here; after, subscription acknowledgements and list changes are
+   *  decided here, the rest there. */
   async onNotification(msg: ServerMessage, seq: number): Promise<boolean> {
     const h = this.host;
     const ack = msg.method === 'notifications/subscriptions/acknowledged';
