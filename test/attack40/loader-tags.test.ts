@@ -60,17 +60,24 @@ async function enrollThenReplace(id: string, server: string, object: string): Pr
 }
 
 describe('objects ld.so maps at start through dynamic tags other than DT_NEEDED', () => {
-  it('an rtld-audit module named by the executable (DT_AUDIT) is digested at add, and a rebuilt one is refused at run before it runs', async () => {
+  // Fix: an rtld-audit module can redirect every lookup ld.so makes after it (la_objsearch), so the warden refuses
+  // the program at `add` (LIBRARY_PATH_UNSUPPORTED) rather than resolve through it: the secure refusal moves from
+  // run (DIGEST_MISMATCH) to add, and nothing is enrolled.
+  it('an rtld-audit module named by the executable (DT_AUDIT) makes add refuse the program, LIBRARY_PATH_UNSUPPORTED, enrolling nothing', () => {
     const at = path.join(dir, 'audit');
     const audit = path.join(at, 'libaudit.so');
     fs.mkdirSync(at);
     marked(audit, 'audit-v1');
     const server = build(at, [], [`-Wl,--audit=${audit}`]);
-    const seen = await enrollThenReplace('audit', server, audit);
-    expect(ran()).not.toContain('audit-v2');
-    expect(seen.libraries).toContain(fs.realpathSync(audit));
-    expect(seen.error).toMatchObject({ data: { code: 'DIGEST_MISMATCH' } });
-    expect(seen.code).toBe(3);
+    // ld.so does load it (run directly, outside the warden): the test is about an object that runs.
+    execFileSync(server, { input: '', stdio: ['pipe', 'ignore', 'ignore'], timeout: 10_000 });
+    expect(ran()).toContain('audit-v1');
+    const home = path.join(dir, 'home-audit');
+    const add = cli(home, ['add', 'audit', '--yes', '--', server]);
+    expect(add.code, add.stderr + add.stdout).toBe(3);
+    expect(add.stderr).toContain('LIBRARY_PATH_UNSUPPORTED');
+    expect(add.stderr).toContain('DT_AUDIT');
+    expect(fs.existsSync(path.join(home, 'servers.json')) ? (JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')) as { servers?: Record<string, unknown> }).servers?.audit : undefined).toBeUndefined();
   });
 
   it('a filtee of a library (DT_AUXILIARY) is digested at add, and a rebuilt one is refused at run before it runs', async () => {
