@@ -18,6 +18,10 @@ const DT_STRSZ = 10n;
 const DT_SONAME = 14n;
 const DT_RPATH = 15n;
 const DT_RUNPATH = 29n;
+const DT_AUXILIARY = 0x7ffffffdn;
+const DT_FILTER = 0x7fffffffn;
+const DT_DEPAUDIT = 0x6ffffefbn;
+const DT_AUDIT = 0x6ffffefcn;
 const DT_FLAGS_1 = 0x6ffffffbn;
 export const DF_1_NODEFLIB = 0x800n;
 
@@ -36,6 +40,10 @@ export interface ElfInfo {
   rpath?: string;
   runpath?: string;
   soname?: string;
+  /** DT_AUXILIARY and DT_FILTER names: filtees ld.so maps with the object (a missing auxiliary one is skipped). */
+  filtees: Array<{ name: string; auxiliary: boolean }>;
+  /** DT_AUDIT / DT_DEPAUDIT values: rtld-audit modules, which can redirect every later lookup (refused). */
+  audit?: string;
   flags1: bigint;
   /** The stat key of the descriptor that was read: what was parsed is what is digested when the keys match. */
   key: StatKey;
@@ -117,7 +125,7 @@ function parseFrom(r: Reader): Omit<ElfInfo, 'key'> {
   if (phnum > MAX_PHNUM) r.bad(`${phnum} program headers, more than ${MAX_PHNUM}`);
   if (phnum > 0 && phentsize < (is64 ? 56 : 32)) r.bad(`program header size ${phentsize}`);
   const loads: Array<{ vaddr: bigint; offset: bigint; filesz: bigint }> = [];
-  let dynamic: { offset: bigint; filesz: bigint } | undefined;
+  let dynamic: { offset: bigint; vaddr: bigint; filesz: bigint } | undefined;
   let interp: string | undefined;
   const table = phnum > 0 ? r.read(phoff, phnum * phentsize) : Buffer.alloc(0);
   for (let i = 0; i < phnum; i++) {
@@ -129,7 +137,7 @@ function parseFrom(r: Reader): Omit<ElfInfo, 'key'> {
     if (type === PT_LOAD) loads.push({ vaddr, offset, filesz });
     else if (type === PT_DYNAMIC) {
       if (dynamic) r.bad('two PT_DYNAMIC headers');
-      dynamic = { offset, filesz };
+      dynamic = { offset, vaddr, filesz };
     } else if (type === PT_INTERP) {
       if (interp !== undefined) r.bad('two PT_INTERP headers');
       if (filesz === 0n || filesz > BigInt(MAX_STRING)) r.bad(`a PT_INTERP of ${filesz} bytes`);
@@ -140,10 +148,15 @@ function parseFrom(r: Reader): Omit<ElfInfo, 'key'> {
     }
   }
   const kind = `${id[4]}:${id[5]}:${machine}`;
-  if (!dynamic) return { kind, ...(interp !== undefined ? { interp } : {}), needed: [], flags1: 0n };
+  if (!dynamic) return { kind, ...(interp !== undefined ? { interp } : {}), needed: [], filtees: [], flags1: 0n };
   const entSize = is64 ? 16 : 8;
   const count = Number(dynamic.filesz / BigInt(entSize));
   if (count > MAX_DYN) r.bad(`${count} dynamic entries, more than ${MAX_DYN}`);
+  // ld.so reads the table at PT_DYNAMIC's address (through the PT_LOAD mapping it) up to DT_NULL, whatever its
+  // file offset and size say: read only a table whose offset and address agree within one PT_LOAD, and that ends
+  // (DT_NULL) within p_filesz, so the bytes read here are the bytes ld.so reads.
+  const dynSeg = loads.find((l) => dynamic.vaddr >= l.vaddr && dynamic.vaddr + dynamic.filesz <= l.vaddr + l.filesz);
+  if (!dynSeg || dynamic.offset - dynSeg.offset !== dynamic.vaddr - dynSeg.vaddr) r.bad("a PT_DYNAMIC whose file offset is not where its address is loaded from");
   const dyn = r.read(dynamic.offset, count * entSize);
   const needed: bigint[] = [];
   let strtab: bigint | undefined;
@@ -151,11 +164,17 @@ function parseFrom(r: Reader): Omit<ElfInfo, 'key'> {
   let rpath: bigint | undefined;
   let runpath: bigint | undefined;
   let soname: bigint | undefined;
+  const filteeAt: Array<{ at: bigint; auxiliary: boolean }> = [];
+  let audit: bigint | undefined;
   let flags1 = 0n;
+  let ended = false;
   for (let i = 0; i < count; i++) {
     const tag = is64 ? (le ? dyn.readBigInt64LE(i * 16) : dyn.readBigInt64BE(i * 16)) : BigInt(le ? dyn.readInt32LE(i * 8) : dyn.readInt32BE(i * 8));
     const val = word(dyn, i * entSize + entSize / 2);
-    if (tag === DT_NULL) break;
+    if (tag === DT_NULL) {
+      ended = true;
+      break;
+    }
     if (tag === DT_NEEDED) {
       if (needed.length >= MAX_NEEDED) r.bad(`more than ${MAX_NEEDED} DT_NEEDED entries`);
       needed.push(val);
@@ -165,9 +184,14 @@ function parseFrom(r: Reader): Omit<ElfInfo, 'key'> {
     else if (tag === DT_RUNPATH) runpath = val;
     else if (tag === DT_SONAME) soname = val;
     else if (tag === DT_FLAGS_1) flags1 = val;
+    else if (tag === DT_AUXILIARY || tag === DT_FILTER) {
+      if (filteeAt.length >= MAX_NEEDED) r.bad(`more than ${MAX_NEEDED} DT_AUXILIARY and DT_FILTER entries`);
+      filteeAt.push({ at: val, auxiliary: tag === DT_AUXILIARY });
+    } else if (tag === DT_AUDIT || tag === DT_DEPAUDIT) audit = val;
   }
-  const anyString = needed.length > 0 || rpath !== undefined || runpath !== undefined || soname !== undefined;
-  if (!anyString) return { kind, ...(interp !== undefined ? { interp } : {}), needed: [], flags1 };
+  if (!ended) r.bad('a dynamic table without DT_NULL within its PT_DYNAMIC size');
+  const anyString = needed.length > 0 || rpath !== undefined || runpath !== undefined || soname !== undefined || filteeAt.length > 0 || audit !== undefined;
+  if (!anyString) return { kind, ...(interp !== undefined ? { interp } : {}), needed: [], filtees: [], flags1 };
   if (strtab === undefined || strsz === undefined) r.bad('strings named without DT_STRTAB and DT_STRSZ');
   if (strsz > BigInt(MAX_STRTAB)) r.bad(`a string table of ${strsz} bytes`);
   // DT_STRTAB is an address: the PT_LOAD segment holding it says where it is in the file.
@@ -189,6 +213,8 @@ function parseFrom(r: Reader): Omit<ElfInfo, 'key'> {
     ...(rpath !== undefined ? { rpath: str(rpath) } : {}),
     ...(runpath !== undefined ? { runpath: str(runpath) } : {}),
     ...(soname !== undefined ? { soname: str(soname) } : {}),
+    filtees: filteeAt.map((f) => ({ name: str(f.at), auxiliary: f.auxiliary })),
+    ...(audit !== undefined ? { audit: str(audit) } : {}),
     flags1,
   };
 }

@@ -4,6 +4,7 @@ import { WardenError } from '../error.js';
 import { printable } from '../escape.js';
 import { DF_1_NODEFLIB, parseElf, readElf, type ElfInfo } from './elf.js';
 import { hostLdCache } from './ld-cache.js';
+import { LD_PRELOAD_FILE, preloadNames } from './ld-preload.js';
 
 // The shared objects an ELF program loads before its first instruction, found as glibc's ld.so finds them for a
 // launch by the warden (whose environment never carries LD_LIBRARY_PATH, LD_PRELOAD or LD_AUDIT: launch/env.ts builds
@@ -59,16 +60,30 @@ function isDir(p: string): boolean {
   }
 }
 
+/** The glibc-hwcaps subdirectories ld.so (glibc 2.36) searches on each machine, best first ("Subdirectories of
+ *  glibc-hwcaps directories" in `ld.so --help`): only these names are looked at, whatever else the directory holds. */
+const HWCAPS: Record<string, string[]> = {
+  '2:1:62': ['x86-64-v4', 'x86-64-v3', 'x86-64-v2'],
+};
+/** Entries of glibc-hwcaps/ looked at on a machine without a list above (none is known there): more is refused. */
+const MAX_HWCAPS = 64;
+
 /** The subdirectories of `dir` searched before it: glibc-hwcaps/* and the legacy hwcap names, those present. */
-function hwcapDirs(dir: string): string[] {
+function hwcapDirs(dir: string, kind: string): string[] {
   const out: string[] = [];
   const hw = path.join(dir, 'glibc-hwcaps');
-  if (isDir(hw)) {
+  const known = HWCAPS[kind];
+  if (known) {
+    for (const n of known) if (isDir(path.join(hw, n))) out.push(path.join(hw, n));
+  } else if (isDir(hw)) {
+    let entries: string[] = [];
     try {
-      for (const e of fs.readdirSync(hw).slice(0, 64)) out.push(path.join(hw, e));
+      entries = fs.readdirSync(hw);
     } catch {
       /* unreadable: ld.so cannot read it either */
     }
+    if (entries.length > MAX_HWCAPS) refuse('LIBRARY_PATH_UNSUPPORTED', `${hw} holds ${entries.length} entries, more than the ${MAX_HWCAPS} the warden looks at on this machine; ld.so may load a library from any of them. Remove what does not belong there.`);
+    for (const e of entries) out.push(path.join(hw, e));
   }
   const walk = (at: string, depth: number): void => {
     if (depth === 3) return;
@@ -110,7 +125,7 @@ function candidate(p: string, kind: string, as: string, loader: LoadedObject | u
 
 /** Every object ld.so may take for `name` in `dir`: its hwcap variants, then the plain one. */
 function inDir(dir: string, name: string, kind: string, loader: LoadedObject): LoadedObject[] {
-  return [...hwcapDirs(dir), dir].map((d) => candidate(path.join(d, name), kind, name, loader)).filter((o) => o !== undefined);
+  return [...hwcapDirs(dir, kind), dir].map((d) => candidate(path.join(d, name), kind, name, loader)).filter((o) => o !== undefined);
 }
 
 function find(name: string, needer: LoadedObject, program: LoadedObject): LoadedObject[] {
@@ -160,20 +175,45 @@ export function neededObjects(programPath: string, info: ElfInfo): LoadedObject[
     if (interp.info.soname) names.add(interp.info.soname);
   }
   const queue: LoadedObject[] = [program];
+  const add = (found: LoadedObject[]): void => {
+    for (const o of found) {
+      if (o.info.soname) names.add(o.info.soname);
+      if (out.some((x) => x.realpath === o.realpath)) continue;
+      if (out.length >= MAX_OBJECTS) refuse('LIBRARY_NOT_FOUND', `${programPath} loads more than ${MAX_OBJECTS} shared objects; the warden attests at most that many.`);
+      out.push(o);
+      queue.push(o);
+    }
+  };
+  // /etc/ld.so.preload's objects come first, for every dynamic program; one ld.so cannot load is skipped (as ld.so does).
+  if (info.interp !== undefined) {
+    for (const name of preloadNames()) {
+      if (name.includes('$')) refuse('LIBRARY_PATH_UNSUPPORTED', `${LD_PRELOAD_FILE} names "${printable(name)}", with a token the warden does not evaluate; ld.so loads it into every program. Remove it.`);
+      if (names.has(name)) continue;
+      const found = find(name, program, program);
+      if (found.length > 0) names.add(name);
+      add(found);
+    }
+  }
   for (let i = 0; i < queue.length; i++) {
     const obj = queue[i] as LoadedObject;
+    // An rtld-audit module (honoured in the program, ignored elsewhere: refused everywhere) can rewrite every later
+    // lookup ld.so makes (la_objsearch): what this resolution finds would not be what loads.
+    if (obj.info.audit !== undefined) refuse('LIBRARY_PATH_UNSUPPORTED', `${obj.path} names the rtld-audit module "${printable(obj.info.audit)}" (DT_AUDIT), which may change which library ld.so loads for every name; the warden cannot attest what it would load. Rebuild it without --audit, or run another build.`);
     for (const name of obj.info.needed) {
       if (names.has(name)) continue;
       const found = find(name, obj, program);
       if (found.length === 0) refuse('LIBRARY_NOT_FOUND', `the library "${printable(name)}" needed by ${obj.path} is found nowhere ld.so would look for it (its RPATH or RUNPATH, /etc/ld.so.cache, the system directories); the program could not start. Install it, or run another build.`);
       names.add(name);
-      for (const o of found) {
-        if (o.info.soname) names.add(o.info.soname);
-        if (out.some((x) => x.realpath === o.realpath)) continue;
-        if (out.length >= MAX_OBJECTS) refuse('LIBRARY_NOT_FOUND', `${programPath} loads more than ${MAX_OBJECTS} shared objects; the warden attests at most that many.`);
-        out.push(o);
-        queue.push(o);
-      }
+      add(found);
+    }
+    // Filtees (DT_AUXILIARY, DT_FILTER) are mapped with the object that names them, searched like DT_NEEDED; a
+    // missing auxiliary filtee is skipped by ld.so, a missing DT_FILTER one fails the load.
+    for (const { name, auxiliary } of obj.info.filtees) {
+      if (names.has(name)) continue;
+      const found = find(name, obj, program);
+      if (found.length === 0 && !auxiliary) refuse('LIBRARY_NOT_FOUND', `the filtee "${printable(name)}" of ${obj.path} (DT_FILTER) is found nowhere ld.so would look for it; the program could not start. Install it, or run another build.`);
+      if (found.length > 0) names.add(name);
+      add(found);
     }
   }
   return out;

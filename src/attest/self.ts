@@ -1,6 +1,10 @@
 import fs from 'node:fs';
 import { WardenError } from '../error.js';
+import { parseElf } from './elf.js';
+import { LD_PRELOAD_FILE, preloadNames } from './ld-preload.js';
+import { neededObjects } from './libraries.js';
 import { sameKey, statKey, type StatKey } from './stat-key.js';
+import { isSystemLibrary } from './system-library.js';
 
 // The warden cannot vouch for a server when code nobody digested was loaded into the warden itself before its
 // first line ran: a preload in its own NODE_OPTIONS or on the node command line that started it, or a library
@@ -69,13 +73,23 @@ export function preloadOf(env: NodeJS.ProcessEnv, execArgv: readonly string[]): 
   return found.length > 0 ? found.join('; ') : undefined;
 }
 
+/** The libraries outside the system directories that /etc/ld.so.preload made ld.so load into this process (resolved
+ *  as for a server's launch, attest/libraries.ts), in words, or undefined. Only read when the file exists. */
+function systemPreloadOf(): string | undefined {
+  const names = new Set(preloadNames());
+  if (names.size === 0) return undefined;
+  const node = fs.realpathSync(process.execPath);
+  const foreign = neededObjects(node, parseElf(node)).filter((o) => names.has(o.as) && !isSystemLibrary(o.realpath));
+  return foreign.length > 0 ? `${LD_PRELOAD_FILE} names ${foreign.map((o) => o.realpath).join(', ')}, outside the system's library directories` : undefined;
+}
+
 /** Throws WARDEN_PRELOADED when this process was started with a preload (see above). */
 export function refuseIfPreloaded(env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv): void {
-  const what = preloadOf(env, execArgv);
+  const what = preloadOf(env, execArgv) ?? systemPreloadOf();
   if (!what) return;
   throw new WardenError(
     'WARDEN_PRELOADED',
-    `the warden itself was started with code loaded into it before it ran: ${what}. It has already run that code, so it cannot vouch for any server. Start mcp-warden without it (look at the environment the client or your shell gives it, e.g. the client entry's "env").`,
+    `the warden itself was started with code loaded into it before it ran: ${what}. It has already run that code, so it cannot vouch for any server. Start mcp-warden without it (look at the environment the client or your shell gives it, e.g. the client entry's "env"; and /etc/ld.so.preload).`,
   );
 }
 
