@@ -74,18 +74,18 @@ describe('a read.deny path in a directory too large to rebuild', () => {
   it('is refused when set (SANDBOX_INVALID, exit 2) and, grown past the bound after, at launch (SANDBOX_UNAVAILABLE, exit 3), naming the directory and the bound', () => {
     const big = path.join(dir, 'big');
     fs.mkdirSync(big);
-    for (let i = 0; i < 129; i++) fs.writeFileSync(path.join(big, `f${i}`), '');
+    for (let i = 0; i < 257; i++) fs.writeFileSync(path.join(big, `f${i}`), '');
     const set = ['sandbox', 'probe', '--clear', '--network', 'none', '--allow-read', big, '--deny-read', path.join(big, 'secret')];
     const refused = cli(home, set);
     expect(refused.stderr).toMatch(/SANDBOX_INVALID: /);
-    expect(refused.stderr).toContain(`${big} holds 129 other entries, more than 128`);
+    expect(refused.stderr).toContain(`${big} holds 257 other entries, more than 256`);
     expect(refused.code).toBe(2);
-    fs.rmSync(path.join(big, 'f128'));
+    fs.rmSync(path.join(big, 'f256'));
     expect(cli(home, set).code).toBe(0);
-    fs.writeFileSync(path.join(big, 'f128'), '');
+    fs.writeFileSync(path.join(big, 'f256'), '');
     const r = cli(home, ['run', 'probe']);
     expect(r.stderr).toMatch(/SANDBOX_UNAVAILABLE: /);
-    expect(r.stderr).toContain(`${big} holds 129 other entries`);
+    expect(r.stderr).toContain(`${big} holds 257 other entries`);
     expect(r.code).toBe(3);
   });
 });
