@@ -132,11 +132,16 @@ describe('descendants that leave the process group', () => {
 
   it("never kills another user's process that carries the session marker, but does kill the warden user's", async () => {
     await reset();
+    const launches = (): Record<string, unknown>[] => auditEvents(home).filter((e) => e.event === 'launch' && e.server === 'escaper-stay');
+    const before = launches().length;
     const s = new RawSession(home, 'escaper-stay');
     s.send(INITIALIZE + '\n');
     await s.message(1);
     await escapers(['detached']);
-    const server = lastEvent('launch', 'escaper-stay')?.pid as number;
+    // This session's launch (run queues its audit writes: it may land after the answer), never an earlier one's.
+    const deadline = Date.now() + 10_000;
+    while (launches().length <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const server = launches()[before]?.pid as number;
     const marker = fs.readFileSync(`/proc/${server}/environ`, 'utf8').split('\0').find((v) => v.startsWith('MCP_WARDEN_SESSION='));
     expect(marker).toMatch(/^MCP_WARDEN_SESSION=[0-9a-f]{32}$/);
     const hold = 'setInterval(() => {}, 1000)';
