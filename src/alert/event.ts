@@ -38,12 +38,19 @@ export function isAlert(e: AuditEvent): boolean {
   }
 }
 
-/** One line a human reads on a terminal or in a client's MCP log; every value through the one escaper (a newline
- *  in a name could forge a second alert line). */
+/** A fact's value: one plain word as it is, anything else between double quotes with `"` and `\\` escaped (a
+ *  space in a name could otherwise add a forged `key=value`); hidden code points through the one escaper either
+ *  way (a newline could forge a second alert line). */
+function value(v: unknown): string {
+  const text = String(v);
+  return /^[^\s"=\\]+$/u.test(text) ? escaped(text) : `"${escaped(text.replace(/["\\]/g, (c) => `\\${c}`))}"`;
+}
+
+/** One line a human reads on a terminal or in a client's MCP log. */
 export function oneLine(e: AlertEvent): string {
   const facts = Object.entries(e)
     .filter(([k, v]) => !['ts', 'event', 'server', 'prev'].includes(k) && (typeof v !== 'object' || v === null))
-    .map(([k, v]) => `${k}=${escaped(String(v))}`)
+    .map(([k, v]) => `${k}=${value(v)}`)
     .join(' ');
-  return `mcp-warden ALERT ${e.event}${'server' in e ? ` server=${escaped(String(e.server))}` : ''}${facts ? ` ${facts}` : ''}`;
+  return `mcp-warden ALERT ${e.event}${'server' in e ? ` server=${value(e.server)}` : ''}${facts ? ` ${facts}` : ''}`;
 }
