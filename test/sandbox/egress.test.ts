@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WardenMetrics } from '../../src/daemon/metrics.js';
 import { copyOfRunTemplate } from '../helpers/run-template.js';
-import { INITIALIZE, NODE, ROOT, RawSession, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
+import { INITIALIZE, NODE, ROOT, RawSession, SERVERS, auditEvents, cli, connectClient, launchCount, sessionLaunch } from '../helpers/warden.js';
 
 // A server with `network: { "domains": [...] }` (src/sandbox/egress.ts, docs/adr/0060-egress-proxy.md): its own
 // network namespace, and the warden's proxy on its loopback (HTTPS_PROXY), which carries only what a grant names.
@@ -79,6 +79,7 @@ describe('a server granted network domains', () => {
     const config = JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8'));
     config.alerts = [{ type: 'stderr' }];
     fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify(config, null, 2));
+    const after = launchCount(home);
     const { out, stderr } = await probes([
       ['proxy', { host: 'localhost', port }],
       ['proxy', { host: 'localhost', port: otherPort }],
@@ -95,7 +96,7 @@ describe('a server granted network domains', () => {
       { event: 'sandbox_denied', server: 'probe', kind: 'connect', host: 'evil.example.com', port: 443, reason: 'not_granted' },
     ]);
     expect(stderr).toContain(`mcp-warden ALERT sandbox_denied server=probe kind=connect host=localhost port=${otherPort} reason=not_granted`);
-    expect(auditEvents(home).filter((e) => e.event === 'launch').at(-1)).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', network: 'domains', domains: [`localhost:${port}`] } });
+    expect(await sessionLaunch(home, { after })).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', network: 'domains', domains: [`localhost:${port}`] } });
     const status = JSON.parse(warden('status', 'probe', '--json').stdout).servers[0].sandbox;
     expect(status).toMatchObject({ state: 'confined', network: 'domains', launchable: true });
     expect(status.denied.map((d: { host: string; port: number }) => `${d.host}:${d.port}`)).toEqual(['evil.example.com:443', `localhost:${otherPort}`]);
