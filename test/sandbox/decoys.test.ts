@@ -2,18 +2,15 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { copyOfRunTemplate } from '../helpers/run-template.js';
-import { NODE, ROOT, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
+import { enrollProbe, probeDir, requireBwrap } from '../helpers/probe-home.js';
+import { NODE, ROOT, auditEvents, cli, connectClient } from '../helpers/warden.js';
 
 // Decoys (src/sandbox/decoys.ts, docs/adr/0064-seeing-file-denials.md): inside a confined server's hidden home the
 // warden binds empty files of its own at a fixed list of secret paths; a read of one is a `sandbox_denied` event of
 // kind read. The hostile test/servers/sandbox-probe.mjs reads the user's ~/.ssh/id_rsa as a stolen-key server would.
 // The probe's home comes from the same run template as test/sandbox/confinement.test.ts (one `add` a run).
 
-const PROBE = path.join(SERVERS, 'sandbox-probe.mjs');
-beforeAll(() => {
-  if (!['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'].some((f) => fs.existsSync(f))) throw new Error('bubblewrap (bwrap) is missing on this host: apt-get install bubblewrap (README, "Test")');
-});
+beforeAll(requireBwrap);
 
 let dir: string;
 let home: string;
@@ -21,18 +18,11 @@ let user: string;
 let env: Record<string, string>;
 
 beforeEach(() => {
-  dir = fs.mkdtempSync('/var/tmp/warden-decoy-');
-  home = path.join(dir, 'home');
-  user = path.join(dir, 'user');
-  fs.mkdirSync(path.join(user, '.ssh'), { recursive: true, mode: 0o700 });
-  fs.writeFileSync(path.join(user, '.ssh/id_rsa'), 'PRIVATE KEY\n', { mode: 0o600 });
+  const p = probeDir('warden-decoy-');
+  ({ dir, home, user, env } = p);
   fs.mkdirSync(path.join(user, '.aws'));
   fs.writeFileSync(path.join(user, '.aws/credentials'), '[default]\n');
-  env = { ...(process.env as Record<string, string>), HOME: user };
-  copyOfRunTemplate(`confinement: add probe ${NODE} ${PROBE}`, (d) => {
-    const add = cli(path.join(d, 'home'), ['add', 'probe', '--yes', '--', NODE, PROBE], { env });
-    expect(add.code, add.stderr).toBe(0);
-  }, dir);
+  enrollProbe(p);
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -4,18 +4,15 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WardenMetrics } from '../../src/daemon/metrics.js';
-import { copyOfRunTemplate } from '../helpers/run-template.js';
-import { INITIALIZE, NODE, ROOT, RawSession, SERVERS, auditEvents, cli, connectClient, launchCount, sessionLaunch } from '../helpers/warden.js';
+import { PROBE, enrollProbe, probeDir, requireBwrap } from '../helpers/probe-home.js';
+import { INITIALIZE, ROOT, RawSession, auditEvents, cli, connectClient, launchCount, sessionLaunch } from '../helpers/warden.js';
 
 // A server with `network: { "domains": [...] }` (src/sandbox/egress.ts, docs/adr/0060-egress-proxy.md): its own
 // network namespace, and the warden's proxy on its loopback (HTTPS_PROXY), which carries only what a grant names.
 // The hostile test/servers/sandbox-probe.mjs asks the proxy for tunnels and tries to go around it. No test
 // leaves this host: the granted "domain" is localhost:PORT, an HTTP server of the test on the host's loopback.
 
-const PROBE = path.join(SERVERS, 'sandbox-probe.mjs');
-beforeAll(() => {
-  if (!['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'].some((f) => fs.existsSync(f))) throw new Error('bubblewrap (bwrap) is missing on this host: apt-get install bubblewrap (README, "Test")');
-});
+beforeAll(requireBwrap);
 
 let dir: string;
 let home: string;
@@ -32,10 +29,7 @@ const listen = async (s: http.Server): Promise<number> => {
 };
 
 beforeEach(async () => {
-  dir = fs.mkdtempSync('/var/tmp/warden-egress-');
-  home = path.join(dir, 'home');
-  fs.mkdirSync(path.join(dir, 'user'));
-  env = { ...(process.env as Record<string, string>), HOME: path.join(dir, 'user') };
+  ({ dir, home, env } = probeDir('warden-egress-'));
   requests = [];
   site = http.createServer((req, res) => (requests.push(`granted ${req.url}`), res.end('hello from the host')));
   other = http.createServer((req, res) => (requests.push(`other ${req.url}`), res.end('should not be reached')));
@@ -50,10 +44,7 @@ afterEach(async () => {
 const warden = (...args: string[]) => cli(home, args, { env });
 
 function enroll(sandboxFlags: string[]): void {
-  copyOfRunTemplate(`egress: add probe ${NODE} ${PROBE}`, (d) => {
-    const add = cli(path.join(d, 'home'), ['add', 'probe', '--yes', '--', NODE, PROBE], { env });
-    expect(add.code, add.stderr).toBe(0);
-  }, dir);
+  enrollProbe({ dir, home, user: path.join(dir, 'user'), env });
   const set = warden('sandbox', 'probe', ...sandboxFlags);
   expect(set.code, set.stderr).toBe(0);
 }
