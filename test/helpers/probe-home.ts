@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { copyOfRunTemplate } from './run-template.js';
 import { NODE, SERVERS, cli } from './warden.js';
 
@@ -44,4 +44,21 @@ export function enrollProbe(p: ProbeDir): void {
     const add = cli(path.join(d, 'home'), ['add', 'probe', '--yes', '--', NODE, PROBE], { env: p.env });
     expect(add.code, add.stderr).toBe(0);
   }, p.dir);
+}
+
+/** For the whole file (call at its top level): the probe enrolled in `home` (enrollProbe) and `outside`, an empty
+ *  folder of the same /var/tmp tree for the files a test denies the probe, removed after the file. */
+export function probeWithOutside(prefix: string): { readonly home: string; readonly outside: string } {
+  const dirs = { home: '', outside: '' };
+  let dir = '';
+  beforeAll(() => {
+    const p = probeDir(prefix);
+    dir = p.dir;
+    enrollProbe(p);
+    dirs.home = p.home;
+    dirs.outside = path.join(dir, 'outside');
+    fs.mkdirSync(dirs.outside);
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dirs;
 }
