@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { copyTemplateHome, type TemplateSpec } from '../helpers/enrolled-template.js';
+import { gatedPackage } from '../helpers/gate.js';
 import { pinByHand } from '../helpers/pin-by-hand.js';
-import { INITIALIZE, NODE, RawSession, SERVERS, alive, auditEvents, launchCount, sessionLaunch, tempDir } from '../helpers/warden.js';
+import { INITIALIZE, NODE, RawSession, alive, auditEvents, launchCount, sessionLaunch, tempDir } from '../helpers/warden.js';
 
 // `run` spawns a node server behind the module guard's gate as soon as its interpreter is judged, and reads the
 // rest (the orphan sweep, the locks, the sandbox's pin) while node starts (src/supervise/run-start.ts; ADR 0056,
@@ -14,15 +15,7 @@ import { INITIALIZE, NODE, RawSession, SERVERS, alive, auditEvents, launchCount,
 const MARKING: TemplateSpec = {
   name: 'launch-early-spawn-marking',
   id: 'marking',
-  layout: (tree) => {
-    fs.mkdirSync(path.join(tree, 'lib'), { recursive: true });
-    fs.writeFileSync(path.join(tree, 'package.json'), JSON.stringify({ name: 'marking', version: '1.0.0', type: 'module' }));
-    fs.copyFileSync(path.join(SERVERS, 'lib/rpc.mjs'), path.join(tree, 'lib/rpc.mjs'));
-    fs.copyFileSync(path.join(SERVERS, 'basic.mjs'), path.join(tree, 'basic.mjs'));
-    const server = path.join(tree, 'server.mjs');
-    fs.writeFileSync(server, "import fs from 'node:fs';\nif (process.env.WARDEN_TEST_MARKER) fs.writeFileSync(process.env.WARDEN_TEST_MARKER, 'server code ran');\nawait import('./basic.mjs');\n");
-    return server;
-  },
+  layout: (tree) => gatedPackage(tree, { name: 'marking' }).server,
 };
 
 let dir: string;
