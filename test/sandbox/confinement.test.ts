@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { pinByHand } from '../helpers/pin-by-hand.js';
 import { PROBE, enrollProbe, probeDir, requireBwrap } from '../helpers/probe-home.js';
-import { FILESYSTEM, MEMORY, NODE, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
+import { FILESYSTEM, MEMORY, NODE, SERVERS, auditEvents, cli, connectClient, launchCount, sessionLaunch } from '../helpers/warden.js';
 
 // A server with a sandbox (src/sandbox/, docs/guide.md "Confining a server"), launched for real under
 // bubblewrap: the hostile test/servers/sandbox-probe.mjs tries what a confined server must not do, each
@@ -67,11 +67,12 @@ describe('a confined server', () => {
   it("cannot read the user's ~/.ssh/id_rsa (an empty decoy is there) nor another file of the home, and reads the part of the home read.allow grants", async () => {
     fs.writeFileSync(path.join(user, '.ssh/known_hosts'), 'host key\n');
     enroll('probe', [PROBE], ['--network', 'none', '--allow-read', path.join(user, 'projects')]);
+    const after = launchCount(home, 'probe');
     const [key, other, notes] = await probes('probe', [['read', { path: path.join(user, '.ssh/id_rsa') }], ['read', { path: path.join(user, '.ssh/known_hosts') }], ['read', { path: path.join(user, 'projects/notes.txt') }]]);
     expect(key).toBe('ok: 0 bytes'); // test/sandbox/decoys.test.ts: the decoy's read is recorded
     expect(other).toBe('denied: ENOENT');
     expect(notes).toBe('ok: 6 bytes');
-    expect(launches('probe').at(-1)).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', network: 'none', engine: expect.stringMatching(/bwrap$/) } });
+    expect(await sessionLaunch(home, { server: 'probe', after })).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', network: 'none', engine: expect.stringMatching(/bwrap$/) } });
   });
 
   it('writes only to its data directory, its private /tmp and its write grant; elsewhere the write fails read-only', async () => {
@@ -227,8 +228,9 @@ describe('a sandbox is applied or the launch refused', () => {
     const yes = warden('sandbox', 'probe', '--unconfined', '--yes');
     expect(yes.code, yes.stderr).toBe(0);
     expect(auditEvents(home).filter((e) => e.event === 'sandbox_changed').at(-1)).toMatchObject({ server: 'probe', via: 'cli', state: 'unconfined' });
+    const after = launchCount(home, 'probe');
     expect(await probe('probe', 'read', { path: path.join(user, '.ssh/id_rsa') })).toBe('ok: 12 bytes');
-    expect(launches('probe').at(-1)).toMatchObject({ decision: 'allow', sandbox: { state: 'unconfined' } });
+    expect(await sessionLaunch(home, { server: 'probe', after })).toMatchObject({ decision: 'allow', sandbox: { state: 'unconfined' } });
   });
 
   it('a wildcard domain, --network with --allow-domain, the root as a grant and a non-normalized path in servers.json are refused with their codes', () => {
