@@ -149,7 +149,7 @@ export function recordDenials(id: string, record: (e: AuditEvent) => unknown, sa
     }
     void record({ event: 'sandbox_denied', server: id, ...d });
     if (d.kind === 'read') say(`server '${id}': it read ${escaped(d.path)}, a decoy the warden placed in its sandbox (it got an empty file, never the real one). If it needs that file, grant it with: mcp-warden sandbox ${id} --allow-read PATH`);
-    else if (d.reason === 'not_granted') say(`server '${id}': its sandbox refused a connection to ${d.host}:${d.port} (not granted). Grant it with: mcp-warden sandbox ${id} --allow-domain NAME[:PORT]`);
-    else say(`server '${id}': its sandbox refused a connection to ${d.host}:${d.port}: the name resolved to ${d.address ?? 'an address'}, ${d.reason === 'loopback_address' ? 'this host\'s own loopback' : 'not a public address'}. A granted name must resolve to public addresses only (docs/guide.md, "Confining a server"); check the name's DNS.`);
+    else if (d.reason === 'not_granted') say(`server '${id}': its sandbox refused a connection to ${escaped(d.host)}:${d.port} (not granted). Grant it with: mcp-warden sandbox ${id} --allow-domain NAME[:PORT]`);
+    else say(`server '${id}': its sandbox refused a connection to ${escaped(d.host)}:${d.port}: the name resolved to ${d.address === undefined ? 'an address' : escaped(d.address)}, ${d.reason === 'loopback_address' ? 'this host\'s own loopback' : 'not a public address'}. A granted name must resolve to public addresses only (docs/guide.md, "Confining a server"); check the name's DNS.`);
   };
 }

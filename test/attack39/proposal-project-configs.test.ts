@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { enrolledWriter } from '../helpers/writer-proposal.js';
 import { NODE, SERVERS, cli } from '../helpers/warden.js';
 
 // review 16: the sandbox proposal is meant as an allow-list (src/sandbox/propose.ts configFolderProblem): a folder
@@ -11,59 +12,46 @@ import { NODE, SERVERS, cli } from '../helpers/warden.js';
 // .cursor/mcp.json). A server that writes there during `add` is proposed a write grant over each, and
 // `sandbox <id> --propose --yes` pins it: confined with it, the server plants a command that runs unconfined.
 
-let dir: string;
-let home: string;
-let user: string;
-let project: string;
-let added: ReturnType<typeof cli>;
 const RUN_PLACES = ['.git/hooks', '.claude', '.vscode', '.cursor'];
+const project = (): string => path.join(writer.user, 'projects', 'app');
 
-beforeAll(() => {
-  dir = fs.mkdtempSync('/var/tmp/warden-a39-');
-  home = path.join(dir, 'home');
-  user = path.join(dir, 'user');
-  project = path.join(user, 'projects', 'app');
-  // A checkout, as on any machine: its git folder, and the clients' project folders.
-  for (const d of RUN_PLACES) fs.mkdirSync(path.join(project, d), { recursive: true });
-  const env = { ...(process.env as Record<string, string>), HOME: user };
-  added = cli(home, ['add', 'proj', '--yes', '--', NODE, path.join(SERVERS, 'attack39/project-config-dropper.mjs')], { env });
-});
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+// A checkout, as on any machine: its git folder, and the clients' project folders.
+const writer = enrolledWriter('warden-a39-', 'proj', RUN_PLACES.map((d) => path.join('projects', 'app', d)), () => [NODE, path.join(SERVERS, 'attack39/project-config-dropper.mjs')]);
 
 describe("a server that writes a project's git hooks and MCP client folders during its enrollment", () => {
   it('is proposed no write grant over those folders', () => {
-    expect(added.code, added.stderr + added.stdout).toBe(0);
-    expect(fs.existsSync(path.join(project, '.git/hooks/pre-commit'))).toBe(false);
-    const p = JSON.parse(fs.readFileSync(path.join(home, 'proposals/proj.sandbox.json'), 'utf8')) as { write: string[]; writes: { path: string }[] };
-    expect(p.writes.map((w) => w.path)).toEqual(expect.arrayContaining([path.join(project, '.git/hooks/pre-commit')]));
-    for (const d of RUN_PLACES) expect(p.write, d).not.toContain(path.join(project, d));
+    expect(writer.added.code, writer.added.stderr + writer.added.stdout).toBe(0);
+    expect(fs.existsSync(path.join(project(), '.git/hooks/pre-commit'))).toBe(false);
+    const p = writer.proposal<{ write: string[]; writes: { path: string }[] }>();
+    expect(p.writes.map((w) => w.path)).toEqual(expect.arrayContaining([path.join(project(), '.git/hooks/pre-commit')]));
+    for (const d of RUN_PLACES) expect(p.write, d).not.toContain(path.join(project(), d));
   });
 });
 
 describe("write grants over a project's places of commands, given by hand (review 16, finding 3)", () => {
-  const env = (): Record<string, string> => ({ ...(process.env as Record<string, string>), HOME: user });
-  const sandboxWrite = (): string[] => (JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')) as { servers: Record<string, { sandbox?: { write: string[] } }> }).servers.proj?.sandbox?.write ?? [];
+  const env = (): Record<string, string> => ({ ...(process.env as Record<string, string>), HOME: writer.user });
+  const sandboxWrite = (): string[] => (JSON.parse(fs.readFileSync(path.join(writer.home, 'servers.json'), 'utf8')) as { servers: Record<string, { sandbox?: { write: string[] } }> }).servers.proj?.sandbox?.write ?? [];
 
   it.each(['.git/hooks', '.claude/commands', '.vscode'])('refuses <project>/%s (SANDBOX_INVALID), the sandbox unchanged', (rel) => {
-    const grant = path.join(project, rel);
+    const grant = path.join(project(), rel);
     fs.mkdirSync(grant, { recursive: true });
-    const r = cli(home, ['sandbox', 'proj', '--network', 'none', '--allow-write', grant], { env: env() });
+    const r = cli(writer.home, ['sandbox', 'proj', '--network', 'none', '--allow-write', grant], { env: env() });
     expect(r.stderr).toMatch(/SANDBOX_INVALID: .*where git or an MCP client finds commands/);
     expect(r.code).toBe(2);
     expect(sandboxWrite()).not.toContain(grant);
   });
 
   it('refuses ~/.codex, a client folder the list did not know (SANDBOX_INVALID)', () => {
-    const grant = path.join(user, '.codex');
+    const grant = path.join(writer.user, '.codex');
     fs.mkdirSync(grant, { recursive: true });
-    const r = cli(home, ['sandbox', 'proj', '--network', 'none', '--allow-write', grant], { env: env() });
+    const r = cli(writer.home, ['sandbox', 'proj', '--network', 'none', '--allow-write', grant], { env: env() });
     expect(r.stderr).toMatch(/SANDBOX_INVALID: /);
     expect(r.code).toBe(2);
   });
 
   it('still allows a write grant over the checkout that holds .git (the main use of a filesystem server)', () => {
-    const r = cli(home, ['sandbox', 'proj', '--network', 'none', '--allow-write', project], { env: env() });
+    const r = cli(writer.home, ['sandbox', 'proj', '--network', 'none', '--allow-write', project()], { env: env() });
     expect(r.code, r.stderr).toBe(0);
-    expect(sandboxWrite()).toEqual([project]);
+    expect(sandboxWrite()).toEqual([project()]);
   });
 });

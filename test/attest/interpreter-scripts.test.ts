@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addServer, auditEvents, cli, connectClient, refusedInitialize, SERVERS, tempDir } from '../helpers/warden.js';
+import { addServer, auditEvents, cli, connectClient, launchCount, refusedInitialize, SERVERS, sessionLaunch, tempDir } from '../helpers/warden.js';
 
 // A script named on an interpreter's command line (`python3 server.py`, `sh server.sh`) is digested like the
 // script of `node server.js`: allowlisted at add, checked at every run. Command lines that run code no file
@@ -77,8 +77,9 @@ describe('a script named on an interpreter\'s command line', () => {
     fs.mkdirSync(path.dirname(link));
     fs.symlinkSync(script, link);
     addServer(home, 'named', ['python3', '-u', '-B', 'bin/server.py', '--verbose'], ['--cwd', dir]);
+    const after = launchCount(home, 'named');
     expect(await toolNames('named')).toEqual(['echo']);
-    const launch = auditEvents(home).filter((e) => e.event === 'launch' && e.decision === 'allow').at(-1);
+    const launch = await sessionLaunch(home, { server: 'named', after, decision: 'allow' });
     expect(launch?.argv).toEqual(['python3', '-u', '-B', script, '--verbose']);
 
     // Re-pointing the name after add changes nothing the warden runs unseen: the new target is not allowlisted.

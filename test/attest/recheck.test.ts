@@ -5,7 +5,7 @@ import type { LaunchPlan } from '../../src/attest/plan.js';
 import { recheckPlan } from '../../src/attest/recheck.js';
 import { statKey } from '../../src/attest/stat-key.js';
 import { digestPackageTree } from '../../src/attest/tree.js';
-import { addServer, alive, auditEvents, escapeRegExp, NODE, refusedInitialize, SERVERS, tempDir } from '../helpers/warden.js';
+import { addServer, alive, escapeRegExp, launchCount, NODE, refusedInitialize, SERVERS, sessionLaunch, tempDir } from '../helpers/warden.js';
 
 // The re-stat of everything digested (src/attest/recheck.ts) runs from the server's first line, and nothing from
 // the server reaches the client before it passed (docs/adr/0005, 0020). The server here changes a file of its own
@@ -43,13 +43,14 @@ describe('the re-check of the digested files after launch', () => {
     // The server writes one notification and then nothing. A re-check that only started (or was only looked at)
     // when the handshake ends would never run: the client would wait for its initialize answer forever.
     fs.writeFileSync(marker, 'silent');
+    const after = launchCount(home);
     const r = await refusedInitialize(home, 'tamper');
     expect(r.error.message).toContain("server 'tamper' could not be verified as the program that was attested (");
     expect(r.session.stderr).toContain(`${victim}, in the package tree`);
     expect(r.session.stderr).toContain('changed after it was digested (between digest and load); the session was closed');
     expect(r.code).toBe(3);
     expect(r.session.lines()).toHaveLength(1);
-    const launch = auditEvents(home).filter((e) => e.event === 'launch').pop();
+    const launch = await sessionLaunch(home, { after });
     expect(alive(launch?.pid as number)).toBe(false);
   });
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requireHost } from '../helpers/host.js';
-import { addServer, alive, auditEvents, cli, connectClient, escapeRegExp, INITIALIZE, NODE, RawSession, refusedInitialize, SERVERS, tempDir, TRUSTED_PATH } from '../helpers/warden.js';
+import { addServer, alive, auditEvents, cli, connectClient, escapeRegExp, INITIALIZE, launchCount, NODE, RawSession, refusedInitialize, SERVERS, sessionLaunch, tempDir, TRUSTED_PATH } from '../helpers/warden.js';
 
 // The substitutions a supply-chain attacker (or a careless installer) makes between review and launch. Each
 // must be refused before a byte of the substitute reaches the client.
@@ -40,13 +40,14 @@ describe('resolution through the trusted PATH', () => {
     writeServersJson(TRUSTED_PATH);
     const fixtures = copyFixtures(path.join(dir, 'servers'));
     addServer(home, 'basic', ['node', path.join(fixtures, 'basic.mjs')]);
+    const after = launchCount(home);
     const s = new RawSession(home, 'basic', { ...process.env, PATH: `${dir}/evil:${process.env.PATH}` });
     s.send(INITIALIZE + '\n');
     expect((await s.message(1)).result).toBeDefined();
     s.close();
     expect((await s.exited).code).toBe(0);
     expect(fs.existsSync(marker)).toBe(false);
-    expect(auditEvents(home).find((e) => e.event === 'launch')?.resolvedPath).toBe(NODE);
+    expect((await sessionLaunch(home, { after })).resolvedPath).toBe(NODE);
   });
 
   it('refuses a shim that appears earlier in the trusted PATH after enrollment', async () => {
@@ -76,13 +77,14 @@ describe('resolution through the trusted PATH', () => {
     fs.chmodSync(script, 0o755);
     writeServersJson(TRUSTED_PATH);
     addServer(home, 'script', [script]);
+    const after = launchCount(home);
     const s = new RawSession(home, 'script', { ...process.env, PATH: `${dir}/evil:${process.env.PATH}` });
     s.send(INITIALIZE + '\n');
     expect((await s.message(1)).result).toBeDefined();
     s.close();
     await s.exited;
     expect(fs.existsSync(marker)).toBe(false);
-    const launch = auditEvents(home).find((e) => e.event === 'launch');
+    const launch = await sessionLaunch(home, { after });
     expect(launch?.resolvedPath).toBe(NODE);
     expect((launch?.artifacts as { kind: string }[]).map((a) => a.kind)).toEqual(['executable', 'script', 'package']);
   });
@@ -184,6 +186,8 @@ describe('the inode actually executed', () => {
 
   interface Attempt {
     swap: Swap;
+    /** The launch events of the home before this attempt's session (its launch: sessionLaunch after them). */
+    launchesBefore: number;
     answer: Record<string, unknown>;
     /** A launch refusal carries data.code; a session the warden closed after launch, data.cause. */
     error?: { message: string; data: { code?: string; cause?: string } };
@@ -197,6 +201,7 @@ describe('the inode actually executed', () => {
     fresh();
     fs.rmSync(path.join(home, 'cache'), { recursive: true, force: true });
     const helper = await swapper(watched, opens, action);
+    const launchesBefore = launchCount(home);
     const s = new RawSession(home, id);
     try {
       s.send(INITIALIZE + '\n');
@@ -206,7 +211,7 @@ describe('the inode actually executed', () => {
       helper.stop(); // it has exited already if it swapped
       const swap = await helper.outcome;
       const error = answer.error as Attempt['error'];
-      return { swap, answer, ...(error ? { error } : {}), code, stdout: s.stdoutBytes.toString(), stderr: s.stderr };
+      return { swap, launchesBefore, answer, ...(error ? { error } : {}), code, stdout: s.stdoutBytes.toString(), stderr: s.stderr };
     } finally {
       helper.stop();
       s.proc.kill('SIGKILL');
@@ -278,7 +283,7 @@ describe('the inode actually executed', () => {
       (a) => a.swap.swapped && a.error?.data.code === 'EXEC_MISMATCH' && a.stderr.includes('the file was replaced between digest and exec'),
     );
     expect(r.code).toBe(3);
-    const launch = auditEvents(home).filter((e) => e.event === 'launch').pop();
+    const launch = await sessionLaunch(home, { after: r.launchesBefore, decision: 'refuse' });
     expect(launch).toMatchObject({ decision: 'refuse', code: 'EXEC_MISMATCH' });
     expect(alive(launch?.pid as number)).toBe(false);
   });

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INITIALIZE, NODE, RawSession, SERVERS, addServer, auditEvents, cli, tempDir } from '../helpers/warden.js';
+import { INITIALIZE, NODE, RawSession, SERVERS, addServer, auditEvents, cli, launchCount, sessionLaunch, tempDir } from '../helpers/warden.js';
 
 let home: string;
+let launchesBefore = 0; // the launches of the home before the twenty sessions (the second test reads the first of theirs)
 const lineHash = (line: string): string => createHash('sha256').update(line).digest('hex');
 
 beforeAll(() => {
@@ -17,6 +18,7 @@ afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 describe('the hash-chained audit log', () => {
   it('stays a verifiable chain with twenty runs writing at once', async () => {
     const before = auditEvents(home).length;
+    launchesBefore = launchCount(home);
     const sessions = Array.from({ length: 20 }, () => new RawSession(home, 'basic'));
     for (const s of sessions) s.send(INITIALIZE + '\n');
     await Promise.all(sessions.map((s) => s.message(1)));
@@ -31,8 +33,8 @@ describe('the hash-chained audit log', () => {
     expect(r.code).toBe(0);
   }, 120_000);
 
-  it('records the launch with its path, symlink chain, digests, argv and pid', () => {
-    const launch = auditEvents(home).filter((e) => e.event === 'launch').pop();
+  it('records the launch with its path, symlink chain, digests, argv and pid', async () => {
+    const launch = await sessionLaunch(home, { after: launchesBefore });
     expect(launch).toMatchObject({ server: 'basic', decision: 'allow', resolvedPath: NODE, chain: [NODE] });
     // The module guard runs before the script (ADR 0014); node 20 starts with require(esm) off (ADR 0049).
     const requireEsmOff = process.versions.node.startsWith('20.') ? ['--no-experimental-require-module'] : [];

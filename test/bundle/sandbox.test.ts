@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPrivateKey, signWithKey } from '../../src/fleet/signature.js';
-import { auditEvents, cli, connectClient } from '../helpers/warden.js';
+import { cli, connectClient, launchCount, sessionLaunch } from '../helpers/warden.js';
 import { keyPair, machine, machineA, serverCopy, signedBundle, tempDir, type KeyPair } from './helpers.js';
 
 // Issue 29: a server's sandbox travels with its bundle, pinned: the receiving home runs the server confined as
@@ -32,13 +32,14 @@ describe("a bundle carries its servers' sandboxes", () => {
     const r = cli(homeB, ['bundle', 'apply', bundle, '--key', key.pub, '--env', 'basic.SECRET_TOKEN=b']);
     expect(r.code, r.stderr).toBe(0);
     expect(serversOf(homeB).basic?.sandbox).toEqual(serversOf(homeA).basic?.sandbox);
+    const after = launchCount(homeB, 'basic');
     const { client } = await connectClient(homeB, 'basic');
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'env']);
     } finally {
       await client.close();
     }
-    const launch = auditEvents(homeB).filter((e) => e.event === 'launch' && e.server === 'basic').at(-1);
+    const launch = await sessionLaunch(homeB, { server: 'basic', after });
     expect(launch).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', network: 'none' } });
   });
 

@@ -218,6 +218,55 @@ export function auditEvents(home: string): Record<string, unknown>[] {
   return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
+/** How many `launch` events (of `server`, when given) the home's audit log holds: taken before a session starts,
+ *  it is the `after` of that session's launch (sessionLaunch). */
+export function launchCount(home: string, server?: string): number {
+  return auditEvents(home).filter((e) => e.event === 'launch' && (server === undefined || e.server === server)).length;
+}
+
+/**
+ * The launch event of one session: the first `launch` audit event (of `server`, with `decision`, when given) after
+ * the first `after` of them (launchCount before the session), or the one of the session whose pid (its run record's
+ * name, run/PID.json) is `pid`. `run` queues its audit writes, so the event may land after the client was answered:
+ * this re-reads the log at each change of the home until it is there, and fails after `ms`. Never an earlier
+ * session's event, as the log's last launch may be.
+ */
+export async function sessionLaunch(home: string, which: { after?: number; pid?: number; server?: string; decision?: 'allow' | 'refuse' }, ms = 20_000): Promise<Record<string, unknown>> {
+  let unread = '';
+  const find = (): Record<string, unknown> | undefined => {
+    let events: Record<string, unknown>[];
+    try {
+      events = auditEvents(home);
+    } catch (err) {
+      unread = ` (last read: ${String(err)})`; // a line read while it was being appended: read again at the next change
+      return undefined;
+    }
+    const launches = events.filter((e) => e.event === 'launch' && (which.server === undefined || e.server === which.server));
+    return launches.slice(which.after ?? 0).find((e) => (which.pid === undefined || e.pid === which.pid) && (which.decision === undefined || e.decision === which.decision));
+  };
+  const found = find();
+  if (found) return found;
+  const deadline = Date.now() + ms;
+  // The home exists once a session runs; its entries change when the log is appended to (inotify on the directory).
+  const watcher = fs.watch(home);
+  try {
+    let changed: () => void = () => {};
+    watcher.on('change', () => changed());
+    for (;;) {
+      const event = find(); // after the watch was set: a write between the first look and the watch is not missed
+      if (event) return event;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no launch event ${JSON.stringify(which)} in ${home}/audit.log after ${ms} ms${unread}`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        changed = () => (clearTimeout(t), resolve());
+      });
+    }
+  } finally {
+    watcher.close();
+  }
+}
+
 /** True while the process exists and is not a zombie. */
 export function alive(pid: number): boolean {
   try {

@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { copyTemplateHome, type TemplateSpec } from '../helpers/enrolled-template.js';
+import { gatedPackage } from '../helpers/gate.js';
 import { pinByHand } from '../helpers/pin-by-hand.js';
-import { INITIALIZE, NODE, RawSession, SERVERS, alive, auditEvents, tempDir } from '../helpers/warden.js';
+import { INITIALIZE, NODE, RawSession, alive, auditEvents, launchCount, sessionLaunch, tempDir } from '../helpers/warden.js';
 
 // `run` spawns a node server behind the module guard's gate as soon as its interpreter is judged, and reads the
 // rest (the orphan sweep, the locks, the sandbox's pin) while node starts (src/supervise/run-start.ts; ADR 0056,
@@ -14,15 +15,7 @@ import { INITIALIZE, NODE, RawSession, SERVERS, alive, auditEvents, tempDir } fr
 const MARKING: TemplateSpec = {
   name: 'launch-early-spawn-marking',
   id: 'marking',
-  layout: (tree) => {
-    fs.mkdirSync(path.join(tree, 'lib'), { recursive: true });
-    fs.writeFileSync(path.join(tree, 'package.json'), JSON.stringify({ name: 'marking', version: '1.0.0', type: 'module' }));
-    fs.copyFileSync(path.join(SERVERS, 'lib/rpc.mjs'), path.join(tree, 'lib/rpc.mjs'));
-    fs.copyFileSync(path.join(SERVERS, 'basic.mjs'), path.join(tree, 'basic.mjs'));
-    const server = path.join(tree, 'server.mjs');
-    fs.writeFileSync(server, "import fs from 'node:fs';\nif (process.env.WARDEN_TEST_MARKER) fs.writeFileSync(process.env.WARDEN_TEST_MARKER, 'server code ran');\nawait import('./basic.mjs');\n");
-    return server;
-  },
+  layout: (tree) => gatedPackage(tree, { name: 'marking' }).server,
 };
 
 let dir: string;
@@ -72,16 +65,15 @@ describe('the early spawn: a refusal found after it leaves no server process and
   });
 
   it('sweeps the session a SIGKILLed warden left recorded, also on a run refused before its spawn (an allowlist.json that is not JSON)', async () => {
+    const after = launchCount(home);
     const s = new RawSession(home, 'marking');
     s.send(INITIALIZE + '\n');
     expect((await s.message(1)).result).toBeDefined();
+    const pid = (await sessionLaunch(home, { after })).pid as number;
     s.proc.kill('SIGKILL');
     await s.exited;
-    // The session's record names its pid (the audit log may not hold the launch yet: run queues its writes).
-    const records = fs.readdirSync(path.join(home, 'run')).filter((n) => n.endsWith('.json'));
-    expect(records, 'the killed warden left its session recorded').toHaveLength(1);
-    const record = path.join(home, 'run', records[0] as string);
-    const pid = Number.parseInt(records[0] as string, 10);
+    const record = path.join(home, 'run', `${pid}.json`);
+    expect(fs.existsSync(record), 'the killed warden left its session recorded').toBe(true);
 
     fs.writeFileSync(path.join(home, 'allowlist.json'), 'not json\n', { mode: 0o600 });
     const next = new RawSession(home, 'marking');

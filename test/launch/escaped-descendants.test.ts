@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { writableCgroup } from '../helpers/cgroup.js';
-import { INITIALIZE, RawSession, SERVERS, addServer, alive, auditEvents, tempDir } from '../helpers/warden.js';
+import { INITIALIZE, RawSession, SERVERS, addServer, alive, auditEvents, launchCount, sessionLaunch, tempDir } from '../helpers/warden.js';
 
 // Issue 10 §4: descendants that leave the process group (setsid, detached, cleared environment, reparented to
 // init) must be found and stopped at close and by the sweep after a warden that died.
@@ -108,11 +108,12 @@ describe('descendants that leave the process group', () => {
 
   it('are found by the sweep after the warden was SIGKILLed', async () => {
     await reset();
+    const after = launchCount(home, 'escaper');
     const s = new RawSession(home, 'escaper');
     s.send(INITIALIZE + '\n');
     await s.message(1);
     const pids = await escapers(['detached', 'setsid', 'orphan']);
-    const pgid = lastEvent('launch', 'escaper')?.pgid as number;
+    const pgid = (await sessionLaunch(home, { server: 'escaper', after })).pgid as number;
     s.proc.kill('SIGKILL');
     await s.exited;
     for (const pid of Object.values(pids)) expect(alive(pid)).toBe(true);
@@ -132,16 +133,12 @@ describe('descendants that leave the process group', () => {
 
   it("never kills another user's process that carries the session marker, but does kill the warden user's", async () => {
     await reset();
-    const launches = (): Record<string, unknown>[] => auditEvents(home).filter((e) => e.event === 'launch' && e.server === 'escaper-stay');
-    const before = launches().length;
+    const after = launchCount(home, 'escaper-stay');
     const s = new RawSession(home, 'escaper-stay');
     s.send(INITIALIZE + '\n');
     await s.message(1);
     await escapers(['detached']);
-    // This session's launch (run queues its audit writes: it may land after the answer), never an earlier one's.
-    const deadline = Date.now() + 10_000;
-    while (launches().length <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    const server = launches()[before]?.pid as number;
+    const server = (await sessionLaunch(home, { server: 'escaper-stay', after })).pid as number;
     const marker = fs.readFileSync(`/proc/${server}/environ`, 'utf8').split('\0').find((v) => v.startsWith('MCP_WARDEN_SESSION='));
     expect(marker).toMatch(/^MCP_WARDEN_SESSION=[0-9a-f]{32}$/);
     const hold = 'setInterval(() => {}, 1000)';

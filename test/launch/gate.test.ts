@@ -1,14 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { INITIALIZE, NODE, RawSession, SERVERS, addServer, alive, auditEvents, tempDir } from '../helpers/warden.js';
-import { blockedAtGate } from '../helpers/gate.js';
+import { INITIALIZE, NODE, RawSession, addServer, alive, auditEvents, tempDir } from '../helpers/warden.js';
+import { blockedAtGate, gatedPackage } from '../helpers/gate.js';
 
 // The module guard's gate (docs/adr/0019-fast-launch.md): node running a server script is started as soon as the
 // interpreter is judged, and its script and package tree are digested while it starts. The server's node waits
 // on its file descriptor 3 until the warden writes the attested set there; none of the server's code may run
 // before that, and none at all when the verdict is a refusal.
 
+/** A sparse data file of the package: digesting its tree takes a while, the window in which node waits at the gate. */
 const BIG = 512 * 1024 * 1024;
 
 let dir: string;
@@ -20,27 +21,10 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** A package whose server writes `marker` the moment its code runs, with a large (sparse) data file that makes
- *  digesting the tree take a while: the window in which the server's node is up and waiting. */
-function gatedPackage(marker: string, bigBytes = BIG): { server: string; big: string } {
-  const pkg = path.join(dir, 'pkg');
-  fs.mkdirSync(path.join(pkg, 'lib'), { recursive: true });
-  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'gated', version: '1.0.0', type: 'module' }));
-  fs.copyFileSync(path.join(SERVERS, 'lib/rpc.mjs'), path.join(pkg, 'lib/rpc.mjs'));
-  const basic = fs.readFileSync(path.join(SERVERS, 'basic.mjs'), 'utf8');
-  const server = path.join(pkg, 'server.mjs');
-  fs.writeFileSync(server, `${basic}\nfs.writeFileSync(${JSON.stringify(marker)}, 'server code ran');\n`);
-  const big = path.join(pkg, 'data.bin');
-  fs.writeFileSync(big, '');
-  fs.truncateSync(big, bigBytes);
-  return { server, big };
-}
-
-
 describe('the gate: node starts before the verdict, the server code after it', () => {
   it('holds the server at the gate while its package tree is digested, then ends it unrun when the tree changed since it was allowlisted', async () => {
     const marker = path.join(dir, 'ran');
-    const { server, big } = gatedPackage(marker);
+    const { server, big } = gatedPackage(path.join(dir, 'pkg'), { marker, bigBytes: BIG });
     expect(addServer(home, 'gated', [NODE, server]).code).toBe(0);
     fs.rmSync(marker, { force: true }); // an observed enrollment's write may not have reached it (docs/adr/0063)
     const fd = fs.openSync(big, 'r+');
@@ -64,7 +48,7 @@ describe('the gate: node starts before the verdict, the server code after it', (
 
   it('releases an unchanged server once its tree is judged: the code runs and the client is answered', async () => {
     const marker = path.join(dir, 'ran');
-    const { server } = gatedPackage(marker, 0);
+    const { server } = gatedPackage(path.join(dir, 'pkg'), { marker, bigBytes: 0 });
     expect(addServer(home, 'gated', [NODE, server]).code).toBe(0);
     fs.rmSync(marker, { force: true }); // an observed enrollment's write may not have reached it (docs/adr/0063)
 

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INITIALIZE, NODE, RawSession, SERVERS, WARDEN, addServer, alive, auditEvents, tempDir } from '../helpers/warden.js';
+import { INITIALIZE, NODE, RawSession, SERVERS, WARDEN, addServer, alive, auditEvents, launchCount, sessionLaunch, tempDir } from '../helpers/warden.js';
 
 let home: string;
 let pidFile: string;
@@ -55,10 +55,11 @@ describe('the server process group', () => {
   });
 
   it('SIGKILLs a server that ignores SIGTERM and stays after stdin closes', async () => {
+    const after = launchCount(home, 'stubborn');
     const s = new RawSession(home, 'stubborn');
     s.send(INITIALIZE + '\n');
     await s.message(1);
-    const pid = auditEvents(home).filter((e) => e.event === 'launch' && e.server === 'stubborn').pop()?.pid as number;
+    const pid = (await sessionLaunch(home, { server: 'stubborn', after })).pid as number;
     s.close();
     expect((await s.exited).code).toBe(0);
     expect(alive(pid)).toBe(false);
@@ -67,10 +68,11 @@ describe('the server process group', () => {
   });
 
   it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)('stops the group and exits 0 when the warden itself gets %s', async (signal) => {
+    const after = launchCount(home, 'basic');
     const s = new RawSession(home, 'basic');
     s.send(INITIALIZE + '\n');
     await s.message(1);
-    const pid = auditEvents(home).filter((e) => e.event === 'launch' && e.server === 'basic').pop()?.pid as number;
+    const pid = (await sessionLaunch(home, { server: 'basic', after })).pid as number;
     s.proc.kill(signal);
     expect(await s.exited).toEqual({ code: 0, signal: null }); // handled: not node's default death by the signal
     expect(alive(pid)).toBe(false);
@@ -79,10 +81,11 @@ describe('the server process group', () => {
 
   it('sweeps the group of a warden that was SIGKILLed, on the next run', async () => {
     fs.rmSync(pidFile, { force: true });
+    const after = launchCount(home, 'grandchild');
     const s = new RawSession(home, 'grandchild');
     s.send(INITIALIZE + '\n');
     await s.message(1);
-    const pid = auditEvents(home).filter((e) => e.event === 'launch' && e.server === 'grandchild').pop()?.pid as number;
+    const pid = (await sessionLaunch(home, { server: 'grandchild', after })).pid as number;
     const grandchild = Number(fs.readFileSync(pidFile, 'utf8'));
     s.proc.kill('SIGKILL');
     await s.exited;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { homeTemplate } from '../helpers/template-home.js';
-import { NODE, RawSession, SERVERS, addServer, auditEvents, tempDir } from '../helpers/warden.js';
+import { NODE, RawSession, SERVERS, addServer, auditEvents, launchCount, sessionLaunch, tempDir } from '../helpers/warden.js';
 import { writeRules } from '../helpers/rules.js';
 
 // The held call of an `ask` tool at the line level: the warden's question, the client's cancellation, a late
@@ -89,8 +89,9 @@ describe('a call held for the user, line by line', () => {
   });
 
   it('answers the held call with the refusal when the session ends before the user does', async () => {
+    const after = launchCount(home);
     const { s } = await heldCall();
-    const launch = auditEvents(home).filter((e) => e.event === 'launch').pop() as { pid: number };
+    const launch = (await sessionLaunch(home, { after })) as { pid: number };
     process.kill(launch.pid, 'SIGKILL');
     await s.until(() => parsed(s).some((m) => m.id === 3), 'the held call answered');
     const answer = parsed(s).find((m) => m.id === 3) as { error: { message: string } };

@@ -3,18 +3,15 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { pinByHand } from '../helpers/pin-by-hand.js';
-import { copyOfRunTemplate } from '../helpers/run-template.js';
-import { FILESYSTEM, MEMORY, NODE, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
+import { PROBE, enrollProbe, probeDir, requireBwrap } from '../helpers/probe-home.js';
+import { FILESYSTEM, MEMORY, NODE, SERVERS, auditEvents, cli, connectClient, launchCount, sessionLaunch } from '../helpers/warden.js';
 
 // A server with a sandbox (src/sandbox/, docs/guide.md "Confining a server"), launched for real under
 // bubblewrap: the hostile test/servers/sandbox-probe.mjs tries what a confined server must not do, each
 // attempt answered by the kernel inside the sandbox. The scratch tree is under /var/tmp, not /tmp: the sandbox
 // gives the server a private /tmp, which would hide a tree there whatever the sandbox says of the home.
 
-const PROBE = path.join(SERVERS, 'sandbox-probe.mjs');
-beforeAll(() => {
-  if (!['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'].some((f) => fs.existsSync(f))) throw new Error('bubblewrap (bwrap) is missing on this host: apt-get install bubblewrap (README, "Test")');
-});
+beforeAll(requireBwrap);
 
 let dir: string;
 let home: string;
@@ -22,15 +19,10 @@ let user: string;
 let env: Record<string, string>;
 
 beforeEach(() => {
-  dir = fs.mkdtempSync('/var/tmp/warden-sandbox-');
-  home = path.join(dir, 'home');
-  user = path.join(dir, 'user');
-  fs.mkdirSync(path.join(user, '.ssh'), { recursive: true, mode: 0o700 });
-  fs.writeFileSync(path.join(user, '.ssh/id_rsa'), 'PRIVATE KEY\n', { mode: 0o600 });
+  ({ dir, home, user, env } = probeDir('warden-sandbox-'));
   fs.mkdirSync(path.join(user, 'projects'));
   fs.writeFileSync(path.join(user, 'projects/notes.txt'), 'notes\n');
   for (const d of ['granted', 'outside']) fs.mkdirSync(path.join(dir, d));
-  env = { ...(process.env as Record<string, string>), HOME: user };
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -38,11 +30,7 @@ const warden = (...args: string[]) => cli(home, args, { env });
 
 function enroll(id: string, argv: string[], sandboxFlags: string[]): void {
   if (id === 'probe' && argv.length === 1 && argv[0] === PROBE) {
-    // the probe of the checkout is added once per run, each test getting a copy of that home (run-template.ts)
-    copyOfRunTemplate(`confinement: add probe ${NODE} ${PROBE}`, (d) => {
-      const add = cli(path.join(d, 'home'), ['add', id, '--yes', '--', NODE, ...argv], { env });
-      expect(add.code, add.stderr).toBe(0);
-    }, dir);
+    enrollProbe({ dir, home, user, env }); // added once per run, each test getting a copy of that home
   } else {
     const add = warden('add', id, '--yes', '--', NODE, ...argv);
     expect(add.code, add.stderr).toBe(0);
@@ -79,11 +67,12 @@ describe('a confined server', () => {
   it("cannot read the user's ~/.ssh/id_rsa (an empty decoy is there) nor another file of the home, and reads the part of the home read.allow grants", async () => {
     fs.writeFileSync(path.join(user, '.ssh/known_hosts'), 'host key\n');
     enroll('probe', [PROBE], ['--network', 'none', '--allow-read', path.join(user, 'projects')]);
+    const after = launchCount(home, 'probe');
     const [key, other, notes] = await probes('probe', [['read', { path: path.join(user, '.ssh/id_rsa') }], ['read', { path: path.join(user, '.ssh/known_hosts') }], ['read', { path: path.join(user, 'projects/notes.txt') }]]);
     expect(key).toBe('ok: 0 bytes'); // test/sandbox/decoys.test.ts: the decoy's read is recorded
     expect(other).toBe('denied: ENOENT');
     expect(notes).toBe('ok: 6 bytes');
-    expect(launches('probe').at(-1)).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', network: 'none', engine: expect.stringMatching(/bwrap$/) } });
+    expect(await sessionLaunch(home, { server: 'probe', after })).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', network: 'none', engine: expect.stringMatching(/bwrap$/) } });
   });
 
   it('writes only to its data directory, its private /tmp and its write grant; elsewhere the write fails read-only', async () => {
@@ -239,8 +228,9 @@ describe('a sandbox is applied or the launch refused', () => {
     const yes = warden('sandbox', 'probe', '--unconfined', '--yes');
     expect(yes.code, yes.stderr).toBe(0);
     expect(auditEvents(home).filter((e) => e.event === 'sandbox_changed').at(-1)).toMatchObject({ server: 'probe', via: 'cli', state: 'unconfined' });
+    const after = launchCount(home, 'probe');
     expect(await probe('probe', 'read', { path: path.join(user, '.ssh/id_rsa') })).toBe('ok: 12 bytes');
-    expect(launches('probe').at(-1)).toMatchObject({ decision: 'allow', sandbox: { state: 'unconfined' } });
+    expect(await sessionLaunch(home, { server: 'probe', after })).toMatchObject({ decision: 'allow', sandbox: { state: 'unconfined' } });
   });
 
   it('a wildcard domain, --network with --allow-domain, the root as a grant and a non-normalized path in servers.json are refused with their codes', () => {

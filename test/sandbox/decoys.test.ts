@@ -2,18 +2,15 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { copyOfRunTemplate } from '../helpers/run-template.js';
-import { NODE, ROOT, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
+import { enrollProbe, probeDir, requireBwrap } from '../helpers/probe-home.js';
+import { NODE, ROOT, auditEvents, cli, connectClient, launchCount, sessionLaunch } from '../helpers/warden.js';
 
 // Decoys (src/sandbox/decoys.ts, docs/adr/0064-seeing-file-denials.md): inside a confined server's hidden home the
 // warden binds empty files of its own at a fixed list of secret paths; a read of one is a `sandbox_denied` event of
 // kind read. The hostile test/servers/sandbox-probe.mjs reads the user's ~/.ssh/id_rsa as a stolen-key server would.
 // The probe's home comes from the same run template as test/sandbox/confinement.test.ts (one `add` a run).
 
-const PROBE = path.join(SERVERS, 'sandbox-probe.mjs');
-beforeAll(() => {
-  if (!['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'].some((f) => fs.existsSync(f))) throw new Error('bubblewrap (bwrap) is missing on this host: apt-get install bubblewrap (README, "Test")');
-});
+beforeAll(requireBwrap);
 
 let dir: string;
 let home: string;
@@ -21,18 +18,11 @@ let user: string;
 let env: Record<string, string>;
 
 beforeEach(() => {
-  dir = fs.mkdtempSync('/var/tmp/warden-decoy-');
-  home = path.join(dir, 'home');
-  user = path.join(dir, 'user');
-  fs.mkdirSync(path.join(user, '.ssh'), { recursive: true, mode: 0o700 });
-  fs.writeFileSync(path.join(user, '.ssh/id_rsa'), 'PRIVATE KEY\n', { mode: 0o600 });
+  const p = probeDir('warden-decoy-');
+  ({ dir, home, user, env } = p);
   fs.mkdirSync(path.join(user, '.aws'));
   fs.writeFileSync(path.join(user, '.aws/credentials'), '[default]\n');
-  env = { ...(process.env as Record<string, string>), HOME: user };
-  copyOfRunTemplate(`confinement: add probe ${NODE} ${PROBE}`, (d) => {
-    const add = cli(path.join(d, 'home'), ['add', 'probe', '--yes', '--', NODE, PROBE], { env });
-    expect(add.code, add.stderr).toBe(0);
-  }, dir);
+  enrollProbe(p);
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -68,6 +58,7 @@ describe('decoys in a confined server\'s home', () => {
   it('a read of ~/.ssh/id_rsa gets an empty file, never the key, is recorded while the session runs as sandbox_denied kind read with the path, and cannot be hidden (write, re-time, chmod, O_NOATIME refused)', async () => {
     expect(warden('sandbox', 'probe', '--network', 'none').code).toBe(0);
     const key = path.join(user, '.ssh/id_rsa');
+    const after = launchCount(home);
     const { out: [read, write, hide], stderr } = await session([['read', { path: key }], ['write', { path: key }], ['hide', { path: key }]], () => until(() => denials().length > 0, 5000));
     expect(read).toBe('ok: 0 bytes');
     expect(write).toBe('denied: EACCES');
@@ -83,16 +74,17 @@ describe('decoys in a confined server\'s home', () => {
     expect(JSON.parse(status.stdout).servers[0].sandbox.denied[0]).toMatchObject({ kind: 'read', path: key, reason: 'decoy' });
     expect(warden('status', 'probe').stdout).toContain(`read ${key} (decoy) at `);
     expect(fs.readdirSync(path.join(home, 'decoys'))).toEqual([]); // removed with the session
-    expect(auditEvents(home).filter((e) => e.event === 'launch').at(-1)).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', decoys: 10 } });
+    expect(await sessionLaunch(home, { after })).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', decoys: 10 } });
   });
 
   it('a path the operator granted is never a decoy: the real file shows and its read is not recorded', async () => {
     expect(warden('sandbox', 'probe', '--network', 'none', '--allow-read', path.join(user, '.aws')).code).toBe(0);
+    const after = launchCount(home);
     const { out: [aws, netrc] } = await session([['read', { path: path.join(user, '.aws/credentials') }], ['read', { path: path.join(user, '.netrc') }]]);
     expect(aws).toBe('ok: 10 bytes');
     expect(netrc).toBe('ok: 0 bytes');
     expect(denials().map((e) => e.path)).toEqual([path.join(user, '.netrc')]);
-    expect(auditEvents(home).filter((e) => e.event === 'launch').at(-1)).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', decoys: 9 } });
+    expect(await sessionLaunch(home, { after })).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', decoys: 9 } });
   });
 
   it('a warden that is not root places none (its server would own them): the reason doctor prints', () => {

@@ -4,18 +4,15 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WardenMetrics } from '../../src/daemon/metrics.js';
-import { copyOfRunTemplate } from '../helpers/run-template.js';
-import { INITIALIZE, NODE, ROOT, RawSession, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
+import { PROBE, enrollProbe, probeDir, requireBwrap } from '../helpers/probe-home.js';
+import { INITIALIZE, ROOT, RawSession, auditEvents, cli, connectClient, launchCount, sessionLaunch } from '../helpers/warden.js';
 
 // A server with `network: { "domains": [...] }` (src/sandbox/egress.ts, docs/adr/0060-egress-proxy.md): its own
 // network namespace, and the warden's proxy on its loopback (HTTPS_PROXY), which carries only what a grant names.
 // The hostile test/servers/sandbox-probe.mjs asks the proxy for tunnels and tries to go around it. No test
 // leaves this host: the granted "domain" is localhost:PORT, an HTTP server of the test on the host's loopback.
 
-const PROBE = path.join(SERVERS, 'sandbox-probe.mjs');
-beforeAll(() => {
-  if (!['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'].some((f) => fs.existsSync(f))) throw new Error('bubblewrap (bwrap) is missing on this host: apt-get install bubblewrap (README, "Test")');
-});
+beforeAll(requireBwrap);
 
 let dir: string;
 let home: string;
@@ -32,10 +29,7 @@ const listen = async (s: http.Server): Promise<number> => {
 };
 
 beforeEach(async () => {
-  dir = fs.mkdtempSync('/var/tmp/warden-egress-');
-  home = path.join(dir, 'home');
-  fs.mkdirSync(path.join(dir, 'user'));
-  env = { ...(process.env as Record<string, string>), HOME: path.join(dir, 'user') };
+  ({ dir, home, env } = probeDir('warden-egress-'));
   requests = [];
   site = http.createServer((req, res) => (requests.push(`granted ${req.url}`), res.end('hello from the host')));
   other = http.createServer((req, res) => (requests.push(`other ${req.url}`), res.end('should not be reached')));
@@ -50,10 +44,7 @@ afterEach(async () => {
 const warden = (...args: string[]) => cli(home, args, { env });
 
 function enroll(sandboxFlags: string[]): void {
-  copyOfRunTemplate(`egress: add probe ${NODE} ${PROBE}`, (d) => {
-    const add = cli(path.join(d, 'home'), ['add', 'probe', '--yes', '--', NODE, PROBE], { env });
-    expect(add.code, add.stderr).toBe(0);
-  }, dir);
+  enrollProbe({ dir, home, user: path.join(dir, 'user'), env });
   const set = warden('sandbox', 'probe', ...sandboxFlags);
   expect(set.code, set.stderr).toBe(0);
 }
@@ -79,6 +70,7 @@ describe('a server granted network domains', () => {
     const config = JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8'));
     config.alerts = [{ type: 'stderr' }];
     fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify(config, null, 2));
+    const after = launchCount(home);
     const { out, stderr } = await probes([
       ['proxy', { host: 'localhost', port }],
       ['proxy', { host: 'localhost', port: otherPort }],
@@ -95,7 +87,7 @@ describe('a server granted network domains', () => {
       { event: 'sandbox_denied', server: 'probe', kind: 'connect', host: 'evil.example.com', port: 443, reason: 'not_granted' },
     ]);
     expect(stderr).toContain(`mcp-warden ALERT sandbox_denied server=probe kind=connect host=localhost port=${otherPort} reason=not_granted`);
-    expect(auditEvents(home).filter((e) => e.event === 'launch').at(-1)).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', network: 'domains', domains: [`localhost:${port}`] } });
+    expect(await sessionLaunch(home, { after })).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', network: 'domains', domains: [`localhost:${port}`] } });
     const status = JSON.parse(warden('status', 'probe', '--json').stdout).servers[0].sandbox;
     expect(status).toMatchObject({ state: 'confined', network: 'domains', launchable: true });
     expect(status.denied.map((d: { host: string; port: number }) => `${d.host}:${d.port}`)).toEqual(['evil.example.com:443', `localhost:${otherPort}`]);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IN_THREAD_NODES } from '../helpers/nodes.js';
-import { NODE, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
+import { NODE, SERVERS, auditEvents, cli, connectClient, launchCount, sessionLaunch } from '../helpers/warden.js';
 
 // The warden's own checks hold for a confined server (docs/adr/0050-sandbox-engine.md): bwrap starts the server
 // as its grandchild, yet the executed inode checked is the server's, a program the server hands its stdout to
@@ -52,10 +52,11 @@ const inNamespace = (ns: string): number[] =>
 describe('the checks of a launch hold inside the sandbox', () => {
   it("the launch records the server's own pid, which runs the digested node inside its own pid namespace", async () => {
     enroll('probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]);
+    const after = launchCount(home, 'probe');
     const { client } = await connectClient(home, 'probe');
     try {
       const who = JSON.parse(((await client.callTool({ name: 'whoami', arguments: {} })) as { content: { text: string }[] }).content[0]?.text ?? '{}') as { pid: number; cwd: string; tmpdir: string };
-      const launch = launches('probe').at(-1) as { serverPid: number; pid: number };
+      const launch = (await sessionLaunch(home, { server: 'probe', after })) as { serverPid: number; pid: number };
       expect(fs.realpathSync(`/proc/${launch.serverPid}/exe`)).toBe(fs.realpathSync(NODE));
       expect(nsOf(launch.serverPid)).not.toBe(nsOf(process.pid));
       expect(who.pid).not.toBe(launch.serverPid); // the server sees its pid in its own namespace
@@ -87,8 +88,9 @@ describe('the checks of a launch hold inside the sandbox', () => {
   it("descendants that leave the server's group are gone with the sandbox's pid namespace when the session ends", async () => {
     const pids = path.join(dir, 'granted/pids');
     enroll('escaper', [NODE, path.join(SERVERS, 'escaper.mjs'), pids, 'detached,setsid,orphan'], ['--network', 'none', '--allow-write', path.join(dir, 'granted')]);
+    const after = launchCount(home, 'escaper');
     const { client } = await connectClient(home, 'escaper');
-    const launch = launches('escaper').at(-1) as { serverPid: number };
+    const launch = (await sessionLaunch(home, { server: 'escaper', after })) as { serverPid: number };
     const ns = nsOf(launch.serverPid) as string;
     expect(ns).toBeDefined();
     const deadline = Date.now() + 15_000;

@@ -1,33 +1,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { copyOfRunTemplate } from '../helpers/run-template.js';
-import { NODE, SERVERS, cli, connectClient } from '../helpers/warden.js';
+import { enrollProbe, probeDir, requireBwrap } from '../helpers/probe-home.js';
+import { cli, connectClient } from '../helpers/warden.js';
 
 // The network half of a sandbox proposal (src/sandbox/propose-network.ts, docs/adr/0063-observed-enrollment.md
 // addendum): `sandbox <id> --propose` offers the names a confined server asked its proxy for and was refused, from
 // the audit log's sandbox_denied events, as the server's own behaviour to review; `--yes` never grants them. The
 // probe's home comes from the run template of test/sandbox/confinement.test.ts (one `add` a run).
 
-const PROBE = path.join(SERVERS, 'sandbox-probe.mjs');
-beforeAll(() => {
-  if (!['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'].some((f) => fs.existsSync(f))) throw new Error('bubblewrap (bwrap) is missing on this host: apt-get install bubblewrap (README, "Test")');
-});
+beforeAll(requireBwrap);
 
 let dir: string;
 let home: string;
 let env: Record<string, string>;
 
 beforeEach(() => {
-  dir = fs.mkdtempSync('/var/tmp/warden-propnet-');
-  home = path.join(dir, 'home');
-  const user = path.join(dir, 'user');
-  fs.mkdirSync(path.join(user, '.ssh'), { recursive: true, mode: 0o700 });
-  env = { ...(process.env as Record<string, string>), HOME: user };
-  copyOfRunTemplate(`confinement: add probe ${NODE} ${PROBE}`, (d) => {
-    const add = cli(path.join(d, 'home'), ['add', 'probe', '--yes', '--', NODE, PROBE], { env });
-    expect(add.code, add.stderr).toBe(0);
-  }, dir);
+  const p = probeDir('warden-propnet-');
+  ({ dir, home, env } = p);
+  enrollProbe(p);
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

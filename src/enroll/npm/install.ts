@@ -20,6 +20,7 @@ import { lockAndBaseline, planEnrollment, trustAndAdd, type EnrollSpec, type Enr
 import { makeCandidate, parseSpec, type Candidate } from './candidate.js';
 import { dependencyProvenance, type Dependency } from './dependencies.js';
 import { runNpm } from './npm-cli.js';
+import { sweepStaleStaging } from './staging.js';
 import { putInStore, vetLock, type StoreEntry } from './store-entry.js';
 
 // `mcp-warden install <spec>`: a server admitted because of who built it. The package is resolved to one
@@ -219,6 +220,7 @@ export async function install(paths: HomePaths, req: InstallRequest, hooks: Inst
   // Verified: only now is anything written, the home (if it is new) included.
   openHome(paths, true);
   return withStoreLock(paths, async () => {
+    await sweepStaleStaging(paths, hooks.say);
     const store = await putInStore(paths, c, root, unsigned);
     report.store = store;
     report.dependencies = store.record.dependencies;

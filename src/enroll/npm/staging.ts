@@ -35,12 +35,18 @@ export interface Staged {
   allowlist: unknown[];
 }
 
+/** The name of a staging home in the real home's cache: this, then mkdtemp's six characters. */
+const STAGING_PREFIX = 'upgrade-staging-';
+
+/** A staging home not written for this long was left by an upgrade that did not end (killed, crashed). */
+export const STALE_STAGING_MS = 60 * 60 * 1000;
+
 export async function stageUpgrade(real: HomePaths, id: string, server: ServerConfig, plan: LaunchPlan, say: (m: string) => void, accept: readonly FindingCode[] = []): Promise<Staged> {
   refuseGrantsInRealContext(real, id, server);
   // Inside the real home (its cache), never beside it: a confined launch hides the home it runs in, and the
   // staged one hides the real home whole, so the staging home with it (sandbox/launch.ts, `realHome`).
   fs.mkdirSync(real.cacheDir, { recursive: true, mode: 0o700 });
-  const dir = fs.mkdtempSync(path.join(real.cacheDir, 'upgrade-staging-'));
+  const dir = fs.mkdtempSync(path.join(real.cacheDir, STAGING_PREFIX));
   const paths: HomePaths = { ...resolveHome(dir), realHome: real.home };
   try {
     fs.mkdirSync(paths.cacheDir, { mode: 0o700 });
@@ -109,5 +115,37 @@ export async function discardStaging(paths: HomePaths, real: HomePaths): Promise
     }
   } finally {
     fs.rmSync(paths.home, { recursive: true, force: true });
+  }
+}
+
+/** When `dir` or an entry of it was last written (ms), or undefined when it is not a directory of the warden's uid. */
+function lastWritten(dir: string): number | undefined {
+  const st = fs.lstatSync(dir);
+  if (!st.isDirectory() || (typeof process.getuid === 'function' && st.uid !== process.getuid())) return undefined;
+  return Math.max(st.mtimeMs, ...fs.readdirSync(dir).map((n) => fs.lstatSync(path.join(dir, n)).mtimeMs));
+}
+
+/**
+ * Sweeps the staging homes an upgrade that did not end left in the real home's cache: each not written for an
+ * hour is discarded as an ended upgrade's is (its events carried into the real audit log, marked staged). Call
+ * under the store lock: every upgrade holds it while its staging home exists, so none swept is in use.
+ */
+export async function sweepStaleStaging(real: HomePaths, say: (m: string) => void, now = Date.now()): Promise<void> {
+  let names: string[];
+  try {
+    names = fs.readdirSync(real.cacheDir).filter((n) => n.startsWith(STAGING_PREFIX));
+  } catch {
+    return; // no cache yet
+  }
+  for (const name of names) {
+    const dir = path.join(real.cacheDir, name);
+    try {
+      const written = lastWritten(dir);
+      if (written === undefined || now - written < STALE_STAGING_MS) continue;
+      await discardStaging({ ...resolveHome(dir), realHome: real.home }, real);
+      say(`Removed ${dir}, the staging home of an upgrade that did not end (its events are in the audit log, marked staged).`);
+    } catch (err) {
+      say(`Warning: could not sweep ${dir}, the staging home of an upgrade that did not end: ${(err as Error).message}`);
+    }
   }
 }

@@ -17,7 +17,7 @@ import { planEnrollment } from '../enrollment.js';
 import { makeCandidate, type Candidate } from './candidate.js';
 import { insidePackage, publisherRecord, realInside } from './install.js';
 import { fetchPackument, resolveVersion } from './registry.js';
-import { discardStaging, stageUpgrade } from './staging.js';
+import { discardStaging, stageUpgrade, sweepStaleStaging } from './staging.js';
 import type { FindingCode } from '../../scan/rules.js';
 import { putInStore, type StoreEntry } from './store-entry.js';
 import { switchServer } from './upgrade-switch.js';
@@ -103,6 +103,7 @@ export async function upgrade(paths: HomePaths, req: UpgradeRequest, hooks: Upgr
   const judgement = report.judgement;
 
   return withStoreLock(paths, async () => {
+    await sweepStaleStaging(paths, hooks.say);
     const store: StoreEntry = await putInStore(paths, c, root, judgement.unsigned ? 'upgrade' : undefined);
     let staged: Awaited<ReturnType<typeof stageUpgrade>> | undefined;
     try {

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ownRecord } from '../../schema/own-record.js';
 import { loadJsonFile } from '../json-file.js';
 import type { HomePaths } from '../paths.js';
 import { updateFile } from '../update.js';
@@ -19,8 +20,9 @@ const appliedMark = v.strictObject({
   /** The signer the machine pinned when it applied it (`key <hint>` or `identity <pattern> issuer <issuer>`). */
   pinned: v.optional(v.pipe(v.string(), v.maxLength(4096))),
   /** Per server it named: sha256 of its servers.json entry as the apply wrote it, env values left out. A server
-   *  whose entry is no longer that (edited, or removed and added again by the operator) is the machine's own. */
-  entries: v.optional(v.record(v.string(), v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits')))),
+   *  whose entry is no longer that (edited, or removed and added again by the operator) is the machine's own.
+   *  Keyed by server id: an own-key record (schema/own-record.ts), so an id such as `constructor` is kept. */
+  entries: v.optional(ownRecord(v.string(), v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits')))),
 });
 
 /** The most pinned signers whose last serial is kept (the oldest beyond are forgotten). */
@@ -32,7 +34,7 @@ const stateSchema = v.strictObject({
   created: v.optional(mark),
   /** Per pinned signer, the serial of the last bundle applied under it: a signer's older bundle stays refused
    *  after another signer's bundle was applied in between. */
-  floors: v.optional(v.pipe(v.record(v.pipe(v.string(), v.maxLength(4096)), v.pipe(v.number(), v.integer(), v.minValue(1))), v.check((r) => Object.keys(r).length <= MAX_SERIAL_FLOORS, `expected at most ${MAX_SERIAL_FLOORS} signers`))),
+  floors: v.optional(v.pipe(ownRecord(v.pipe(v.string(), v.maxLength(4096)), v.pipe(v.number(), v.integer(), v.minValue(1))), v.check((r) => Object.keys(r).length <= MAX_SERIAL_FLOORS, `expected at most ${MAX_SERIAL_FLOORS} signers`))),
 });
 
 export type BundleState = v.InferOutput<typeof stateSchema>;
