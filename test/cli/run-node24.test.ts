@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IN_THREAD_NODES } from '../helpers/nodes.js';
-import { SERVERS, WARDEN, addServer, connectWarden, tempDir } from '../helpers/warden.js';
+import { copyOfWarmHome } from '../helpers/warm-digest.js';
+import { WARDEN, connectWarden, tempDir } from '../helpers/warden.js';
 
 // `run` on node 24, the node people run: there the relay runs with V8's TurboFan off (src/cli/run.ts; its hot code
 // is optimized by Maglev, docs/adr/0056-launch-on-node-24.md, addendum "TurboFan off in the relay"). The suite's
@@ -15,13 +16,14 @@ let home: string;
 beforeAll(() => {
   dir = tempDir('warden-run-node24-');
   home = path.join(dir, 'home');
-  addServer(home, 'basic', [NODE24, path.join(SERVERS, 'basic.mjs')]);
+  // basic.mjs enrolled with node 24 as 'warm': the home the run's digest template of node 24 was made in.
+  copyOfWarmHome(NODE24, home);
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('run on node 24', () => {
   it('relays a session of 1,000 calls, each answered with its own result', async () => {
-    const { client } = await connectWarden([NODE24, WARDEN], home, 'basic');
+    const { client } = await connectWarden([NODE24, WARDEN], home, 'warm');
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'env']);
       const wrong: string[] = [];
