@@ -4,13 +4,16 @@
 // RssAnon, RssFile (/proc/PID/status) after the calls; with --snapshot, a heap snapshot of every relay
 // afterwards (--heapsnapshot-signal), summarized side by side (bench/lib/heap-summary.mjs).
 // With --latency N, N more calls after that, in the same blocks: round trips and the relay's CPU in steady state.
-//   node bench/run-memory.mjs [--calls N] [--rounds R] [--latency N] [--before OTHER/dist/cli/main.js] [--snapshot]
+// With --pages, the pages of node's binary each relay has resident and the raw relay has not, after the calls
+// of the first round: by ELF section and by what they hold (bench/lib/node-pages.mjs; needs root).
+//   node bench/run-memory.mjs [--calls N] [--rounds R] [--latency N] [--before OTHER/dist/cli/main.js] [--snapshot] [--pages]
 //                             [--variant 'NAME=--node-option ...'] ... [--node PATH]
 // --node: the node the raw relay, the warden and the server run on (default: this one).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { summarize } from './lib/heap-summary.mjs';
+import { accountPages, residentPages } from './lib/node-pages.mjs';
 import { removeDir, stopAll, tempDir } from './lib/procs.mjs';
 import { open } from './lib/session.mjs';
 import { add, benchDir, nodeOptions, RELAY_NODE, sidesFor, WARDEN } from './lib/setup.mjs';
@@ -22,6 +25,7 @@ const CALLS = Number(arg('calls', 1000));
 const ROUNDS = Number(arg('rounds', 3));
 const BEFORE = arg('before') && path.resolve(arg('before'));
 const SNAPSHOT = argv.includes('--snapshot');
+const PAGES = argv.includes('--pages');
 const LATENCY = Number(arg('latency', 0));
 const VARIANTS = argv.flatMap((a, i) => (a === '--variant' ? [argv[i + 1]] : [])).map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1).split(' ').filter(Boolean)]);
 const BLOCK = 100;
@@ -82,6 +86,7 @@ try {
   const atStart = {};
   const late = Object.fromEntries(names.map((n) => [n, []]));
   const lateCpu = Object.fromEntries(names.map((n) => [n, 0]));
+  const pages = {};
   console.error(`load average at start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   for (let r = 0; r < ROUNDS; r++) {
     const order = names.map((_, k) => names[(k + r) % names.length]);
@@ -102,6 +107,7 @@ try {
         }
       }
       for (const n of order) results[n].push(status(sessions[n].pid));
+      if (PAGES && r === 0) for (const n of order) pages[n] = residentPages(sessions[n].pid, RELAY_NODE);
       // --latency N: N more calls after the memory is read, in the same blocks, counted on their own (steady state).
       for (let done = 0; done < LATENCY; done += BLOCK) {
         for (const n of order) {
@@ -151,6 +157,15 @@ try {
     console.log(`| after: relay CPU µs a call | ${names.map((n) => ((lateCpu[n] / late[n].length) * 1000).toFixed(0)).join(' | ')} |`);
   }
   console.log(`| rss − raw relay, each round | ${names.map((n) => results[n].map((x, i) => (x.rss - results.raw[i].rss).toFixed(1)).join(' / ')).join(' | ')} |`);
+  if (PAGES) {
+    for (const n of names.filter((x) => x !== 'raw')) {
+      const a = accountPages(RELAY_NODE, pages[n], pages.raw);
+      const mb = (rows) => rows.map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
+      console.log(`\n${n}: ${a.total.toFixed(1)} MB of node's binary resident that the raw relay has not (round 0)`);
+      console.log(`  by section: ${mb(a.bySection)}`);
+      console.log(`  by what it holds: ${mb(a.byGroup.slice(0, 12))}`);
+    }
+  }
   if (SNAPSHOT) {
     const sums = Object.fromEntries(names.map((n) => [n, summarize(path.join(snapDir, `${n}.heapsnapshot`))]));
     const kb = (x) => (x / 1024).toFixed(0);

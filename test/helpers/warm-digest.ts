@@ -29,6 +29,12 @@ function warmedCache(node: string): string {
   return path.join(dir, 'home/cache');
 }
 
+/** A copy, at `home` (which must not exist yet), of the home the digest template was made in: server 'warm' is
+ *  test/servers/basic.mjs enrolled with `node`, as an `add` would have enrolled it, for a test that only runs it. */
+export function copyOfWarmHome(node: string, home: string): void {
+  fs.cpSync(path.dirname(warmedCache(node)), home, { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true });
+}
+
 /** Puts `node`'s digest cache entry into `home`'s cache of server `id` (which must not exist yet), and the release
  *  read from it into the home's node-releases.json (made unless it exists); `add` of `id` with `node` in `home`
  *  then finds both. */
