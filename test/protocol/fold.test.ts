@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { JsonValue } from '../../src/protocol/json/reader.js';
 import { FOLDED_TO_ASCII, caseVariant, foldName, foldedNames, variantOf } from '../../src/protocol/fold.js';
+import { WardenInputRequired } from '../../src/proxy/input-required.js';
+import { admitArguments } from '../../src/rules/call.js';
 import { InadmissibleError, refuseCaseVariants } from '../../src/surface/admit.js';
 
 // The one fold of member names (protocol/fold.ts): what a reader ignoring case (Go's encoding/json, Java, .NET,
@@ -86,9 +89,22 @@ describe('the fold of member names', () => {
         }
         if (key === name) expect(refused).toBeUndefined();
         else expect(refused).toMatch(new RegExp(`^an object carries ".+", a case-variant of "${name}"$`, 's'));
+        // A denied parameter under that spelling (PROTOTYPE_KEYS aside, refused as arguments_invalid first).
+        if (!['__proto__', 'constructor', 'prototype'].includes(key)) {
+          const verdict = { name: 't', decision: 'allow' as const, override: [], deny: new Set([name]), fixed: new Map() };
+          expect(admitArguments(verdict, new Map([['arguments', new Map([[key, 1]])]]))).toMatchObject({ ok: false, reason: 'parameter_denied' });
+        }
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('refuses a retry whose params carry another spelling of requestState or inputResponses', () => {
+    const retry = new WardenInputRequired();
+    for (const key of ['requeststate', 'REQUESTSTATE', 'reque\u017ftState', 'requestState\u0000', '\u0131nputResponses', '\u0130NPUTRESPONSES', 'inputResponſes']) {
+      expect(retry.read('tools/call', new Map<string, JsonValue>([['name', 't'], [key, 'x']]))).toMatchObject({ kind: 'refused', invalid: true, detail: expect.stringContaining('without regard to case') });
+    }
+    expect(retry.read('tools/call', new Map<string, JsonValue>([['name', 't'], ['requestStates', 'x']]))).toEqual({ kind: 'none' });
   });
 
   it('keeps ASCII names apart that differ in more than case', () => {
