@@ -4,17 +4,17 @@
 //
 // Go's encoding/json (and the Go MCP SDKs built on it) matches an object's member names to the names it expects
 // without regard to case, the last match winning: it folds each rune as unicode.ToUpper(unicode.ToLower(r))
-// (encoding/json fold.go, appendFoldedName). .NET's OrdinalIgnoreCase and Java's equalsIgnoreCase compare simple
-// case mappings per character too; JavaScript's and Python's toUpperCase/upper() and Python's casefold() apply
-// the full mappings; cJSON ignores ASCII case, and C strings end at NUL. So `{"name":"a","NAME":"b"}` is one
+// (encoding/json fold.go, appendFoldedName). Java's equalsIgnoreCase compares simple case mappings per character
+// too, .NET's OrdinalIgnoreCase simple upper case (keeping "ı" apart: dotnet/runtime pal_casing.c); JavaScript's
+// and Python's toUpperCase/upper() and Python's casefold() apply the full mappings; cJSON ignores ASCII case, and C strings end at NUL. So `{"name":"a","NAME":"b"}` is one
 // message to the warden and another to such a peer: wherever the warden reads a member to decide, a differently
 // spelled member of the same fold is a second reading it must refuse, not relay.
 //
 // The code points outside ASCII that one of those readers takes for ASCII letters, found by a scan of every code
 // point's per-character round trips (lower, upper, upper of lower, lower of upper; test/protocol/fold.test.ts
 // repeats it over every code point, so a letter missing here fails there):
-//   simple case mappings (Go, Java, .NET's ToUpperInvariant): U+0130 "İ" → i, U+0131 "ı" → I, U+017F "ſ" → S,
-//     U+212A "K" (Kelvin) → k;
+//   simple case mappings (Go, Java; .NET's upper case takes "ſ" only): U+0130 "İ" → i, U+0131 "ı" → I,
+//     U+017F "ſ" → S, U+212A "K" (Kelvin) → k;
 //   full mappings only (JavaScript, Python, Java's String.toUpperCase, Ruby's casecmp?): U+00DF "ß" and U+1E9E
 //     "ẞ" → SS, U+FB00 "ﬀ" → FF, U+FB01 "ﬁ" → FI, U+FB02 "ﬂ" → FL, U+FB03 "ﬃ" → FFI, U+FB04 "ﬄ" → FFL,
 //     U+FB05 "ﬅ" and U+FB06 "ﬆ" → ST.
