@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createScanner, findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, SyntaxKind, type Node, type ParseError } from 'jsonc-parser';
 import { WardenError } from '../error.js';
 import { escaped, printable } from '../escape.js';
-import { caseVariant, foldName } from '../protocol/fold.js';
+import { caseVariant, foldedNames, type FoldedNames } from '../protocol/fold.js';
 
 // An MCP client's configuration file, read with the exact text and offsets of every server entry, so that an
 // entry can be replaced, and later restored, without touching a byte around it. The shapes (from the clients'
@@ -142,22 +142,19 @@ function refuseDuplicateMembers(file: string, text: string, kind: ClientKind, ro
   }
 }
 
-/** Names as caseVariant takes them: folded, with each one's exact spelling. */
-interface Folded { exact: Map<string, string>; folds: ReadonlySet<string>; exacts: ReadonlySet<string> }
-const folded = (names: string[]): Folded => ({ exact: new Map(names.map((n) => [foldName(n), n])), folds: new Set(names.map(foldName)), exacts: new Set(names) });
-const MAP_FOLDED = folded(MAP_MEMBERS);
-const PROJECT_FOLDED = folded(['mcpServers']);
-const ENTRY_FOLDED = folded(ENTRY_MEMBERS);
+const MAP_FOLDED = foldedNames(MAP_MEMBERS);
+const PROJECT_FOLDED = foldedNames(['mcpServers']);
+const ENTRY_FOLDED = foldedNames(ENTRY_MEMBERS);
 
 /** Refuses an object of the file that carries another spelling of one of `names` (beside it or instead of it),
  *  with `code`: CLIENT_ENTRY_AMBIGUOUS in an entry, CLIENT_CONFIG_INVALID above. `where` names the object (only
  *  on a refusal: naming an entry costs its JSON pointer). */
-function refuseCaseVariants(file: string, text: string, node: Node, names: Folded, where: () => string, code: 'CLIENT_CONFIG_INVALID' | 'CLIENT_ENTRY_AMBIGUOUS'): void {
+function refuseCaseVariants(file: string, text: string, node: Node, names: FoldedNames, where: () => string, code: 'CLIENT_CONFIG_INVALID' | 'CLIENT_ENTRY_AMBIGUOUS'): void {
   const keys = (node.children ?? []).flatMap((p) => (p.children?.[0] ? [p.children[0]] : []));
-  const hit = caseVariant(keys.map((k) => k.value as string).filter((k) => !names.exacts.has(k)), names.folds);
+  const hit = caseVariant(keys.map((k) => k.value as string), names);
   if (!hit) return;
   const at = keys.find((k) => k.value === hit.key) as Node;
-  const exact = names.exact.get(hit.name) as string;
+  const exact = hit.name;
   throw new WardenError(code, `${file}: ${where()} carries "${printable(hit.key)}" (${lineCol(text, at.offset)}), a case-variant of "${exact}": a client that matches member names ignoring case may take it for "${exact}", and what it runs would not be what the warden read or wrote. Remove it (or give it its exact name, once), then try again. Nothing was changed.`);
 }
 

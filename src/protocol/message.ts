@@ -1,4 +1,4 @@
-import { caseVariant } from './fold.js';
+import { caseVariant, foldedNames } from './fold.js';
 import { printable } from './json/value.js';
 import type { Line } from './line.js';
 import { fillDeferred, JsonNumber, JsonReadError, readJson, type JsonValue, type ReadCapture, type ReadLimits } from './json/reader.js';
@@ -26,7 +26,7 @@ export function idText(v: JsonValue | undefined): string | undefined {
 }
 
 /** The members of a JSON-RPC message. */
-const ENVELOPE: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
+const ENVELOPE = foldedNames(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
 
 /** From this many bytes on, classify leaves the long strings inside a message's members (a tool's result
  *  text) out of its value until the value is first used: a relay that forwards the answer as it came never makes

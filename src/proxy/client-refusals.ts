@@ -1,7 +1,7 @@
 import { printable } from '../escape.js';
 import { JsonNumber, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
 import { serialize } from '../protocol/json/write.js';
-import { caseVariant } from '../protocol/fold.js';
+import { caseVariant, foldedNames, type FoldedNames } from '../protocol/fold.js';
 import { errorResponse, idText } from '../protocol/message.js';
 import type { ReadAdmission, ReadVerdict } from '../surface/read-admission.js';
 import type { SessionConfig, SessionStats } from './session-config.js';
@@ -43,10 +43,10 @@ export function refuseBatch(r: Refuser, elements: JsonValue[]): void {
 }
 
 /** The params members the warden reads to decide a request, by method (protocol/fold.ts). */
-const DECIDING_PARAMS: Readonly<Record<string, ReadonlySet<string>>> = {
-  'tools/call': new Set(['name', 'arguments']),
-  'prompts/get': new Set(['name', 'arguments']),
-  'resources/read': new Set(['uri']),
+const DECIDING_PARAMS: Readonly<Record<string, FoldedNames>> = {
+  'tools/call': foldedNames(['name', 'arguments']),
+  'prompts/get': foldedNames(['name', 'arguments']),
+  'resources/read': foldedNames(['uri']),
 };
 
 /**

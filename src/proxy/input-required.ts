@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { canonicalBytes } from '../protocol/json/canonical.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { errorResponse } from '../protocol/message.js';
-import { foldName } from '../protocol/fold.js';
+import { foldedNames, variantOf } from '../protocol/fold.js';
 import { foldedForName } from './ask.js';
 import { INVALID_PARAMS } from './era.js';
 import { shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
@@ -32,8 +32,8 @@ export const MAX_REQUEST_STATE = 64 * 1024;
 export const MAX_INPUT_RESPONSES = 32;
 export const MAX_INPUT_KEY = 256;
 const RETRY_MEMBERS = new Set(['_meta', 'inputResponses', 'requestState']);
-/** The retry members by their folded names (protocol/fold.ts): another spelling is another reading. */
-const RETRY_FOLDED: ReadonlyMap<string, string> = new Map([['requeststate', 'requestState'], ['inputresponses', 'inputResponses']]);
+/** The retry members the warden reads (protocol/fold.ts): another spelling is another reading. */
+const RETRY_FOLDED = foldedNames(['requestState', 'inputResponses']);
 
 export type WardenAnswer = 'accept' | 'decline' | 'cancel' | 'timeout';
 
@@ -90,8 +90,8 @@ export class WardenInputRequired {
   /** Reads a client request's `inputResponses` and `requestState`. */
   read(method: string, params: JsonObject): Retry {
     for (const k of params.keys()) {
-      const exact = RETRY_FOLDED.get(foldName(k));
-      if (exact !== undefined && exact !== k) return refused(true, `its params carry "${shownName(k)}", which a server reading names without regard to case takes for "${exact}"; send each member under its exact name once`);
+      const exact = variantOf(k, RETRY_FOLDED);
+      if (exact !== undefined) return refused(true, `its params carry "${shownName(k)}", which a server reading names without regard to case takes for "${exact}"; send each member under its exact name once`);
     }
     const state = params.get('requestState');
     const responses = params.get('inputResponses');

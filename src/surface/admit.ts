@@ -1,6 +1,7 @@
 import { printable } from '../escape.js';
 import { words, type OwnWords } from '../own-words.js';
 import { CanonicalError, canonicalBytes, type Walk } from '../protocol/json/canonical.js';
+import { foldedNames, variantOf, type FoldedNames } from '../protocol/fold.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { ABSENT, hashOf, tagged } from './hash.js';
 import { canonicalTool, canonicalToolBytes, printTool, type ToolPrint } from './print.js';
@@ -64,6 +65,7 @@ export interface LiveTool {
 
 const SENSITIVE_TOP = ['name', 'title', 'inputSchema', 'outputSchema', 'annotations'];
 const DESCRIPTION = ['description'];
+const DESCRIPTION_FOLDED = foldedNames(DESCRIPTION);
 const LISTING_KEYS = ['tools', 'nextCursor'];
 const HANDSHAKE_KEYS = ['protocolVersion', 'instructions', 'serverInfo', 'capabilities'];
 
@@ -71,38 +73,24 @@ function byteLength(s: string): number {
   return Buffer.byteLength(s, 'utf8');
 }
 
-// Only a key of the same UTF-16 length as an ASCII key can lower-case to it: lower-casing maps each code
-// point on its own (final sigma aside, which is not ASCII), and the only non-ASCII code point that lower-cases
-// to ASCII is U+212A KELVIN SIGN, to "k", one unit for one (test/surface/admit-keys.test.ts checks every code
-// point). So most keys are passed over on their length, without lower-casing them.
-interface Sensitive {
-  byLower: Map<string, string>;
-  /** Lengths of the keys, or undefined when one is not ASCII (then every key is lower-cased). */
-  lengths: number[] | undefined;
-}
-
+// Another spelling of a member the warden reads is another reading (protocol/fold.ts, the one fold; a key that
+// cannot fold to a sensitive key is passed over there on its length, without folding it).
 // Weak: callers may pass a fresh array each time.
-const sensitiveOf = new WeakMap<readonly string[], Sensitive>();
+const sensitiveOf = new WeakMap<readonly string[], FoldedNames>();
 
-function sensitive(keys: readonly string[]): Sensitive {
+function sensitive(keys: readonly string[]): FoldedNames {
   let s = sensitiveOf.get(keys);
-  if (!s) {
-    const lower = keys.map((k) => k.toLowerCase());
-    // eslint-disable-next-line no-control-regex
-    const lengths = lower.every((k) => /^[\u0000-\u007f]*$/.test(k)) ? lower.map((k) => k.length) : undefined;
-    sensitiveOf.set(keys, (s = { byLower: new Map(keys.map((k, i) => [lower[i] as string, k])), lengths }));
-  }
+  if (!s) sensitiveOf.set(keys, (s = foldedNames(keys)));
   return s;
 }
 
 /** Refuses an object that carries a case-variant of one of `keys` next to (or instead of) the exact key.
  *  `where` names the object in the refusal (a function when naming it costs something). */
 export function refuseCaseVariants(obj: JsonObject, keys: readonly string[], where: string | (() => string)): void {
-  const { byLower, lengths } = sensitive(keys);
+  const names = sensitive(keys);
   for (const k of obj.keys()) {
-    if (lengths !== undefined && !lengths.includes(k.length)) continue;
-    const exact = byLower.get(k.toLowerCase());
-    if (exact !== undefined && exact !== k) {
+    const exact = variantOf(k, names);
+    if (exact !== undefined) {
       throw new InadmissibleError(`${typeof where === 'string' ? where : where()} carries "${printable(k)}", a case-variant of "${exact}"`);
     }
   }
@@ -127,9 +115,7 @@ function hasDescriptionVariant(v: JsonValue): boolean {
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) if (hasDescriptionVariant(v[i] as JsonValue)) return true;
   } else if (v instanceof Map) {
-    for (const k of v.keys()) {
-      if (k.length === 11 && k !== 'description' && k.toLowerCase() === 'description') return true;
-    }
+    for (const k of v.keys()) if (variantOf(k, DESCRIPTION_FOLDED) !== undefined) return true;
     for (const x of v.values()) if (hasDescriptionVariant(x)) return true;
   }
   return false;

@@ -44,6 +44,19 @@ describe('the members an entry is refused for another spelling of', () => {
     }
   });
 
+  it.each(ENTRY_MEMBERS.filter((m) => m !== m.toLowerCase()))('"%s" in lower case refuses the entry (a fold of its own is no exact spelling)', (member) => {
+    const lower = member.toLowerCase();
+    const r = refusal(JSON.stringify({ mcpServers: { s: { command: '/bin/true', [member]: 1, [lower]: 2 } } }));
+    expect(r?.code).toBe('CLIENT_ENTRY_AMBIGUOUS');
+    expect(r?.message).toContain(`carries "${lower}"`);
+    expect(r?.message).toContain(`a case-variant of "${member}"`);
+  });
+
+  it('"mcpservers" beside "mcpServers" refuses the file, at the top level and in a project of ~/.claude.json', () => {
+    expect(refusal('{"mcpServers":{},"mcpservers":{"s":{"command":"/bin/sh"}}}')).toMatchObject({ code: 'CLIENT_CONFIG_INVALID', message: expect.stringContaining('carries "mcpservers"') });
+    expect(refusal('{"projects":{"/w":{"mcpServers":{},"mcpservers":{"s":{"command":"/bin/sh"}}}}}', '/h/.claude.json')).toMatchObject({ code: 'CLIENT_CONFIG_INVALID', message: expect.stringContaining('carries "mcpservers"') });
+  });
+
   it('no member has a "k", so the Kelvin sign (U+212A, which lower-cases to "k") makes no variant of one', () => {
     expect(ENTRY_MEMBERS.filter((m) => /k/i.test(m))).toEqual([]);
     expect(refusal(JSON.stringify({ mcpServers: { s: { command: '/bin/true', '\u212aey': 1 } } }))).toBeUndefined();

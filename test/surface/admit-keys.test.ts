@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readJson } from '../../src/protocol/json/reader.js';
-import { admitTool, DEFAULT_CAPS, InadmissibleError, ListingAdmitter } from '../../src/surface/admit.js';
+import { foldName } from '../../src/protocol/fold.js';
+import { admitHandshake, admitTool, DEFAULT_CAPS, InadmissibleError, ListingAdmitter } from '../../src/surface/admit.js';
 
 // The refusals of admitTool, in the order they are met, and the fact its case-variant test rests on.
 
@@ -15,18 +16,16 @@ function refusal(json: string): string {
 }
 
 describe('case-variant keys', () => {
-  it('rest on this: a key lower-cases to ASCII text only from text of the same UTF-16 length', () => {
-    // refuseCaseVariants passes over a key whose length is not that of a sensitive key without lower-casing it.
-    const odd: string[] = [];
-    for (let cp = 0; cp <= 0x10ffff; cp++) {
-      if (cp >= 0xd800 && cp <= 0xdfff) continue;
-      const s = String.fromCodePoint(cp);
-      const lower = s.toLowerCase();
-      // eslint-disable-next-line no-control-regex
-      if (/^[\u0000-\u007f]*$/.test(lower) && lower.length !== s.length) odd.push(cp.toString(16));
-    }
-    expect(odd).toEqual([]);
-    expect('\u212a'.toLowerCase()).toBe('k'); // the Kelvin sign: non-ASCII to ASCII, one unit for one
+  it('rest on the one fold: a key of another length than a sensitive key is folded when it holds a NUL or a code point outside ASCII', () => {
+    // refuseCaseVariants passes over a plain ASCII key whose length is no sensitive key's (protocol/fold.ts
+    // variantOf); a key folds to ASCII text of another length only by a NUL or a listed code point
+    // (test/protocol/fold.test.ts scans every code point).
+    expect(foldName('\u212a')).toBe('k'); // the Kelvin sign: non-ASCII to ASCII, one unit for one
+    expect(refusal('{"name":"a","description\\u0000":1}')).toBe('tool "a" carries "description\\u0000", a case-variant of "description"');
+    expect(refusal('{"name":"a","x":{"description":"d","descriptionX\\u0000":1,"DESCRIPTION\\u0000\\u0000":2}}')).toBe('tool "a" carries "DESCRIPTION\\u0000\\u0000", a case-variant of "description"');
+    const handshake = (extra: string): unknown => admitHandshake(readJson(`{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"},"instructions":"Use read.",${extra}}`), DEFAULT_CAPS);
+    expect(() => handshake('"in\\ufb06ructions":"x"')).toThrow('the initialize result carries "in\ufb06ructions", a case-variant of "instructions"');
+    expect(() => handshake('"ınstructions":"x"')).toThrow('a case-variant of "instructions"');
   });
 
   it('are refused at the top level, with a Kelvin sign too', () => {
