@@ -49,6 +49,6 @@ export function unknownMember(o: Record<string, unknown>, kind: ClientKind, tran
   if (member === undefined) return undefined;
   const name = printable(member);
   const why = Object.hasOwn(WHY, member) ? WHY[member] : 'import does not know what the client does with it, which may be to run a program or to change how it starts one';
-  const kept = transport === 'local' ? 'kept in an entry import wraps (or counts as already launched through the warden), the client would still act on it' : 'an entry reported as a remote server would still make the client act on it';
+  const kept = transport === 'local' ? 'Kept in an entry that import wraps (or counts as already launched through the warden), it would still act on the warden\'s launch' : 'Reported as a remote server and left alone, the entry would still make the client act on it';
   return `the entry "${printable(entry)}" of ${file} carries "${name}": ${why}. ${kept}, so the entry is refused and left as it is. A ${transport} entry of ${CLIENT_LABELS[kind]} may carry only ${[...allowed].sort().join(', ')}: remove "${name}" from the entry, then import again`;
 }
