@@ -4,6 +4,7 @@ import { refuseWrappers } from '../attest/wrappers.js';
 import { WardenError, type WardenErrorCode } from '../error.js';
 import { ENV_NAME_RE, loaderVariable } from '../store/servers.js';
 import type { ClientEntry } from './read.js';
+import { unknownMember } from './members.js';
 import { wardenEntry } from './warden-entry.js';
 import { isWardenVariable } from './warden-env.js';
 
@@ -54,6 +55,10 @@ export function classify(entry: ClientEntry, wardenScript: string, node: string 
   const o = v as Record<string, unknown>;
   const transport = transportOf(o);
   if (transport.kind === 'ambiguous') return { action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS', reason: transport.reason };
+  // An allow-list of members, before anything else: neither a remote entry nor one already launching the warden
+  // is left as it is while it carries a member that may make the client run something (members.ts).
+  const unknown = unknownMember(o, entry.kind, transport.kind, entry.file, entry.name);
+  if (unknown) return { action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS', reason: unknown };
   if (transport.kind === 'remote') return { action: 'remote', url: typeof o.url === 'string' ? o.url : '' };
   const warden = wardenEntry(o, { script: wardenScript, node });
   if (warden?.kind === 'launch') return { action: 'wrapped', id: warden.id, ...(warden.home !== undefined ? { home: warden.home } : {}) };

@@ -46,6 +46,9 @@ const MAX_DEPTH = 256;
 export interface ClientEntry {
   /** The entry's name in the file. */
   name: string;
+  /** The file it is in (its real path) and the file's format. */
+  file: string;
+  kind: ClientKind;
   /** Where its value is: ["mcpServers", name], ["servers", name] or ["projects", dir, "mcpServers", name]. */
   location: string[];
   /** The Claude Code project directory an entry of ~/.claude.json belongs to. */
@@ -179,6 +182,8 @@ function entriesOf(file: string, text: string, kind: ClientKind, container: Node
   for (const [name, node] of members) if (node.type === 'object') refuseCaseVariants(file, text, node, ENTRY_FOLDED, () => placeOf(kind, [...prefix, name]), 'CLIENT_ENTRY_AMBIGUOUS');
   return [...members].map(([name, node]) => ({
     name,
+    file,
+    kind,
     location: [...prefix, name],
     ...(project !== undefined ? { project } : {}),
     value: getNodeValue(node) as unknown,

@@ -80,12 +80,25 @@ describe('a server map beside a case-variant of its name', () => {
 });
 
 describe('what is not a case-variant of a member the warden reads', () => {
-  it('environment variable names that differ in case, and case-variants of members the warden neither reads nor writes, are imported (dry run)', () => {
-    const text = `{"mcpServers": {"notes": {${LOCAL}, "env": {"Token": "a", "TOKEN": "b"}, "disabled": false, "Disabled": true}}}`;
-    const file = write('project/.mcp.json', text);
+  it('environment variable names that differ in case are imported (dry run), and so is a member the format keeps ("disabled" in an "mcpServers" file)', () => {
+    const text = `{"mcpServers": {"notes": {${LOCAL}, "env": {"Token": "a", "TOKEN": "b"}, "disabled": false}}}`;
+    const file = write('project/mcp-config.json', text);
     const r = cli(tmp.home, ['import', file, '--dry-run', '--json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).entries).toEqual([{ name: 'notes', id: 'notes', result: 'imported', detail: 'would be enrolled' }]);
+  });
+
+  // Review 19: what an entry may carry is an allow-list (src/clientconfig/members.ts); another spelling of a member
+  // the warden keeps is not on it, so the entry (not the file) is refused.
+  it('a case-variant of a member the warden keeps but neither reads nor writes ("Disabled" beside "disabled") refuses the entry, CLIENT_ENTRY_AMBIGUOUS naming it, exit 3', () => {
+    const text = `{"mcpServers": {"notes": {${LOCAL}, "disabled": false, "Disabled": true}}}`;
+    const file = write('project/mcp-config.json', text);
+    const r = cli(tmp.home, ['import', file, '--dry-run', '--json']);
+    expect(r.code).toBe(3);
+    const [entry] = JSON.parse(r.stdout).entries as { name: string; result: string; detail: string }[];
+    expect(entry?.result).toBe('refused');
+    expect(entry?.detail).toMatch(/^CLIENT_ENTRY_AMBIGUOUS: the entry "notes" of .* carries "Disabled"/);
+    expect(fs.readFileSync(file, 'utf8')).toBe(text);
   });
 });
