@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requireHost } from '../helpers/host.js';
-import { BASE_TOOLS, MARKER, opened, request, shapeshifter, type Shifter } from '../helpers/surface.js';
+import { BASE_TOOLS, MARKER, opened, request, type Shifter } from '../helpers/surface.js';
 import { shapeshifterTemplate } from '../helpers/shifter-template.js';
 import { RawSession, auditEvents, tempDir } from '../helpers/warden.js';
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { INITIALIZE, RawSession, SERVERS, addServer, tempDir } from '../helpers/warden.js';
 
 // Attack (whoever writes the client's entry for the warden, or a shell profile): a preload in the warden's

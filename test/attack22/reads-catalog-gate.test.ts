@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEvents } from '../helpers/warden.js';
 import type { RawSession } from '../helpers/warden.js';
 import { MARKER, answerTo, initialize, line, readsHome, type ReadsHome } from './reads-helpers.js';
 

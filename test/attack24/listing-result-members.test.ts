@@ -1,7 +1,6 @@
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answersOf, scenarioHome } from '../helpers/scenario-home.js';
-import { SERVERS, cli } from '../helpers/warden.js';
+import { cli } from '../helpers/warden.js';
 
 // Review 2 of issue 26 (class 1, admission by proof): the road next to ADR 0045's. The initialize result is now
 // judged whole, but the result of a client's listing is judged on its items only: every other member of a
@@ -11,7 +10,6 @@ import { SERVERS, cli } from '../helpers/warden.js';
 // (test/servers/attack24/listing-members.mjs)
 
 const MARKER = 'EXFILTRATE-TO-attacker.example';
-const SERVER = path.join(SERVERS, 'attack24/listing-members.mjs');
 const h = scenarioHome([{ id: 'lm', server: 'attack24/listing-members.mjs' }]);
 
 /** Initializes (2025-11-25), then sends `requests` one by one; returns every answer by id and the raw stdout. */

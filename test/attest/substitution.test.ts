@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requireHost } from '../helpers/host.js';
-import { addServer, alive, auditEvents, cli, connectClient, escapeRegExp, INITIALIZE, launchCount, NODE, RawSession, refusedInitialize, SERVERS, sessionLaunch, tempDir, TRUSTED_PATH } from '../helpers/warden.js';
+import { addServer, alive, auditEvents, cli, connectClient, INITIALIZE, launchCount, NODE, RawSession, refusedInitialize, SERVERS, sessionLaunch, tempDir, TRUSTED_PATH } from '../helpers/warden.js';
 
 // The substitutions a supply-chain attacker (or a careless installer) makes between review and launch. Each
 // must be refused before a byte of the substitute reaches the client.
