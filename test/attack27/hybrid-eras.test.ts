@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RawSession, cli, connectClient } from '../helpers/warden.js';
-import { answerTo, connectV2, modernLine, sdk2Home, type Sdk2Home } from './helpers.js';
+import { answerTo, connectV2, modernLine, sdk2Home } from './helpers.js';
 
 // Issue 27 (docs/adr/0055-a-print-per-era.md): a server that serves both eras and describes itself differently
 // in each, as Python `mcp` 2.3.0's MCPServer does (tools `listChanged` and resources `subscribe` true to
@@ -12,7 +12,7 @@ import { answerTo, connectV2, modernLine, sdk2Home, type Sdk2Home } from './help
 
 const HYBRID = { entry: 'serve', eraCapabilities: true };
 
-let h: Sdk2Home | undefined;
+let h: ReturnType<typeof sdk2Home> | undefined;
 afterEach(async () => {
   await h?.cleanup();
   h = undefined;

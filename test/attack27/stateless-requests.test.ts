@@ -4,13 +4,13 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NODE, cli, tempDir } from '../helpers/warden.js';
-import { MODERN, SDK2_SERVER, sdk2Home, type Sdk2Home } from './helpers.js';
+import { MODERN, SDK2_SERVER, sdk2Home } from './helpers.js';
 
 // Issue 27 item 2: the warden's own requests over the stateless flow (lock, verify, canaries) must not be told
 // from a real SDK v2 client's (@modelcontextprotocol/client 2.4.0) by anything in them: the lines the server reads
 // from the warden and from the SDK client, with the same client identity and capabilities, are byte-equal.
 
-let h: Sdk2Home | undefined;
+let h: ReturnType<typeof sdk2Home> | undefined;
 const dirs: string[] = [];
 afterEach(async () => {
   await h?.cleanup();

@@ -89,7 +89,7 @@ describe('attack7: a server id that is an Object.prototype key', () => {
     const before = snapshot(homeB);
     const r = cli(homeB, ['bundle', 'apply', evil, '--key', key.pub]);
     const servers = JSON.parse(fs.readFileSync(path.join(homeB, 'servers.json'), 'utf8')) as { servers: Record<string, { env: Record<string, unknown> }> };
-    expect(Object.hasOwn(servers.servers, 'constructor') ? servers.servers.constructor?.env : undefined).toBeUndefined();
+    expect(Object.hasOwn(servers.servers, 'constructor') ? servers.servers['constructor' as string]?.env : undefined).toBeUndefined();
     expect(r.stderr).toContain('BUNDLE_ENV_MISSING');
     expect(snapshot(homeB)).toEqual(before);
   });

@@ -69,6 +69,7 @@ describe('bundle apply: the store lockfile the bundle carries', () => {
     const newer = publishNewerDependency(m.reg);
     const file = resigned(ranged, 'ranged-newer-dep', (doc) => {
       const [entry] = Object.keys(doc.packages);
+      if (entry === undefined) throw new Error('the signed bundle holds no package');
       const dep = doc.packages[entry].lockfile.packages[`node_modules/${DEMO_DEP}`];
       Object.assign(dep, { version: '1.0.1', integrity: newer.integrity });
     });
@@ -79,6 +80,7 @@ describe('bundle apply: the store lockfile the bundle carries', () => {
   it('one that would take a package from a registry URL is not a valid bundle', () => {
     const file = resigned(ranged, 'ranged-resolved', (doc) => {
       const [entry] = Object.keys(doc.packages);
+      if (entry === undefined) throw new Error('the signed bundle holds no package');
       doc.packages[entry].lockfile.packages[`node_modules/${DEMO_DEP}`].resolved = 'https://evil.example/demo-dep-1.0.0.tgz';
     });
     const homeB = m.freshB();

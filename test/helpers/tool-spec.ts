@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { readJson } from '../../src/protocol/json/reader.js';
-import { admitTool, DEFAULT_CAPS, type Handshake } from '../../src/surface/admit.js';
+import { admitTool, DEFAULT_CAPS } from '../../src/surface/admit.js';
 import { diffSurface, type ToolDrift } from '../../src/surface/diff.js';
 import { entryFor, parseToolsLock, renderToolsLock } from '../../src/surface/lockfile.js';
 import { decide, type Posture, type ToolDecision } from '../../src/surface/posture.js';
+import { bareHandshake } from './handshake.js';
 
 // Generated tools for the property tests of the surface judge's hint rules (test/surface/narrowing.test.ts,
 // hint-values.test.ts): a tool is a spec rendered to raw JSON text, so numbers keep their digits and key order
@@ -28,7 +29,7 @@ export interface ToolSpec {
   noAnnotations?: true;
 }
 
-const HS: Handshake = { era: '2025-11-25', instructions: undefined, serverInfo: { name: 's' } };
+const HS = bareHandshake('2025-11-25', { name: 's' });
 
 export function render(t: ToolSpec): string {
   const ann: [string, Raw][] = [...HINTS.flatMap((h): [string, Raw][] => (t.hints[h] !== undefined ? [[h, t.hints[h] as Raw]] : [])), ...t.annotationsExtra];

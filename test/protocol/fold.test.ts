@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { JsonValue } from '../../src/protocol/json/reader.js';
+import { JsonNumber, type JsonValue } from '../../src/protocol/json/reader.js';
 import { FOLDED_TO_ASCII, caseVariant, foldName, foldedNames, variantOf } from '../../src/protocol/fold.js';
 import { WardenInputRequired } from '../../src/proxy/input-required.js';
 import { admitArguments } from '../../src/rules/call.js';
@@ -82,7 +82,7 @@ describe('the fold of member names', () => {
         expect(caseVariant(['other', key], names)).toEqual(key === name ? undefined : { key, name });
         let refused: string | undefined;
         try {
-          refuseCaseVariants(new Map([[key, 1]]), [name], 'an object');
+          refuseCaseVariants(new Map([[key, new JsonNumber('1')]]), [name], 'an object');
         } catch (err) {
           if (!(err instanceof InadmissibleError)) throw err;
           refused = err.reason;
@@ -92,7 +92,7 @@ describe('the fold of member names', () => {
         // A denied parameter under that spelling (PROTOTYPE_KEYS aside, refused as arguments_invalid first).
         if (!['__proto__', 'constructor', 'prototype'].includes(key)) {
           const verdict = { name: 't', decision: 'allow' as const, override: [], deny: new Set([name]), fixed: new Map() };
-          expect(admitArguments(verdict, new Map([['arguments', new Map([[key, 1]])]]))).toMatchObject({ ok: false, reason: 'parameter_denied' });
+          expect(admitArguments(verdict, new Map([['arguments', new Map([[key, new JsonNumber('1')]])]]))).toMatchObject({ ok: false, reason: 'parameter_denied' });
         }
       }),
       { numRuns: 200 },

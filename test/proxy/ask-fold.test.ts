@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { foldedForName, impersonatesWarden } from '../../dist/proxy/ask.js';
+import type { JsonValue } from '../../src/protocol/json/reader.js';
 
 // The fold that reads a server's elicitation for the warden's name (ADR 0039), property-tested: the name spelled
 // with any mix of case, look-alike letters of other scripts, compatibility forms, and invisible characters,
@@ -27,7 +28,7 @@ describe('the fold for the warden name', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 20 }), disguised, fc.string({ maxLength: 20 }), (before, name, after) => {
         expect(foldedForName(`${before}${name}${after}`)).toContain(foldedForName('mcp-warden'));
-        expect(impersonatesWarden(new Map([['message', 'ok'], ['requestedSchema', new Map([['title', `${before}${name}${after}`]])]]))).toBe(true);
+        expect(impersonatesWarden(new Map<string, JsonValue>([['message', 'ok'], ['requestedSchema', new Map([['title', `${before}${name}${after}`]])]]))).toBe(true);
       }),
       { numRuns: 3000 },
     );

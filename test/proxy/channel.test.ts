@@ -26,6 +26,7 @@ function harness() {
     noise() {},
     inadmissible() {},
     oversize() {},
+    unverified() {},
     end() {},
   });
   /** Feeds one line from the server and lets the stream deliver it. */

@@ -5,6 +5,7 @@ import { readJson } from '../../src/protocol/json/reader.js';
 import { admitHandshake, ListingAdmitter } from '../../src/surface/admit.js';
 import { diffSurface } from '../../src/surface/diff.js';
 import { entryFor, parseToolsLock, renderToolsLock } from '../../src/surface/lockfile.js';
+import { bareHandshake } from '../helpers/handshake.js';
 
 // 36 real servers' tools/list bytes (test/fixtures/surfaces/README.md): each locks, renders, re-parses as a
 // self-consistent lockfile, and compares as matched against itself (no false drift on real shapes).
@@ -27,7 +28,7 @@ function surfaceOf(c: Capture) {
   const admitter = new ListingAdmitter();
   admitter.page(body.get('result') as never);
   const init = c.initialize_body ? ((readJson(c.initialize_body) as Map<string, unknown>).get('result') as never) : undefined;
-  const hs = init ? admitHandshake(init) : { era: c.era, instructions: undefined, serverInfo: {} };
+  const hs = init ? admitHandshake(init) : bareHandshake(c.era);
   return { hs, tools: admitter.tools };
 }
 

@@ -7,6 +7,7 @@ import { ListingAdmitter, type LiveTool } from '../../src/surface/admit.js';
 import { CATALOGS, CatalogAdmitter } from '../../src/surface/catalog.js';
 import { tagged } from '../../src/surface/hash.js';
 import { entryFor, renderToolsLock } from '../../src/surface/lockfile.js';
+import { bareHandshake } from '../helpers/handshake.js';
 
 // Every digest the admission computes, pinned to the values the code computed before the listing was made
 // faster (issue 13; test/fixtures/surfaces/corpus-digests.json was written by the build of commit 92032ca and
@@ -61,7 +62,7 @@ function record(t: LiveTool): unknown {
 function digestOf(era: string, tools: JsonValue[]): string {
   const admitter = new ListingAdmitter();
   admitter.page(new Map([['tools', tools]]));
-  const lock = renderToolsLock(new Map([['server', entryFor('server', [], era, { era, instructions: undefined, serverInfo: {} }, admitter.tools)]]));
+  const lock = renderToolsLock(new Map([['server', entryFor('server', [], era, bareHandshake(era), admitter.tools)]]));
   const text = JSON.stringify({ tools: admitter.tools.map(record), lock });
   return createHash('sha256').update(text).digest('hex');
 }
