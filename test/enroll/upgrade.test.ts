@@ -447,7 +447,7 @@ describe('an upgrade locks what it showed', () => {
 
 describe("upgrade of a confined server judges its grants in the real home's context (review 15, finding 2)", () => {
   it("a write grant holding an exec alert sink's program (servers.json edited by hand) refuses the try: SANDBOX_UNAVAILABLE, exit 3, nothing launched or changed", () => {
-    const home = installedHome('home-grant-context');
+    const home = genuineHome(); // the same genuine install of 1.0.0, put back (no flags or form of its own)
     const granted = path.join(dir, 'granted-sink');
     fs.mkdirSync(granted);
     const set = cli(home, ['sandbox', ID, '--network', 'none', '--allow-write', granted], { env: reg.env });
