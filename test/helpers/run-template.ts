@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { makingDir, nameOf, publish, published } from './run-scratch.js';
-import { tempDir } from './warden.js';
+import { NODE, SERVERS, addServer, tempDir } from './warden.js';
 
 // A test directory (a home and the files its servers.json names: a scenario, a log) made once per test run by
 // the same commands a test would run, then copied for each test that asks for it: for helpers whose every call
@@ -35,4 +35,19 @@ export function copyOfRunTemplate<T>(key: string, make: (dir: string) => T, to: 
     fs.writeFileSync(servers, fs.readFileSync(servers, 'utf8').replaceAll(`${template}/`, `${to}/`));
   }
   return { dir: to, made };
+}
+
+/** `home` (absent, or an empty directory) as `addServer(home, id, [NODE, test/servers/basic.mjs])` leaves it: that
+ *  add made once per run and id in the run's scratch directory, then copied with its modes and times (a home names
+ *  no path inside itself). For a test whose home starts with basic.mjs enrolled and nothing else. */
+export function basicHome(home: string, id = 'basic'): string {
+  const key = `basic-home-${nameOf(`${NODE} ${id}`)}`;
+  let template = published(key);
+  if (!template) {
+    const fresh = makingDir('basic-home');
+    addServer(path.join(fresh, 'home'), id, [NODE, path.join(SERVERS, 'basic.mjs')]);
+    template = publish(fresh, key);
+  }
+  fs.cpSync(path.join(template, 'home'), home, { recursive: true, preserveTimestamps: true, errorOnExist: true, force: false });
+  return home;
 }
