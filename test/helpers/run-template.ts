@@ -37,17 +37,23 @@ export function copyOfRunTemplate<T>(key: string, make: (dir: string) => T, to: 
   return { dir: to, made };
 }
 
-/** `home` (absent, or an empty directory) as `addServer(home, id, [NODE, test/servers/basic.mjs])` leaves it: that
- *  add made once per run and id in the run's scratch directory, then copied with its modes and times (a home names
- *  no path inside itself). For a test whose home starts with basic.mjs enrolled and nothing else. */
-export function basicHome(home: string, id = 'basic'): string {
-  const key = `basic-home-${nameOf(`${NODE} ${id}`)}`;
+/** `home` (absent, or an empty directory) as `addServer(home, id, commandLine)` leaves it: that add made once per
+ *  run in the run's scratch directory, then copied with its modes and times (a home names no path inside itself).
+ *  For a test whose home starts with that one server enrolled; `commandLine` must name only files of the checkout
+ *  or the system, which no test changes. */
+export function addedHome(home: string, id: string, commandLine: string[]): string {
+  const key = `added-home-${nameOf(JSON.stringify([id, commandLine]))}`;
   let template = published(key);
   if (!template) {
-    const fresh = makingDir('basic-home');
-    addServer(path.join(fresh, 'home'), id, [NODE, path.join(SERVERS, 'basic.mjs')]);
+    const fresh = makingDir('added-home');
+    addServer(path.join(fresh, 'home'), id, commandLine);
     template = publish(fresh, key);
   }
   fs.cpSync(path.join(template, 'home'), home, { recursive: true, preserveTimestamps: true, errorOnExist: true, force: false });
   return home;
+}
+
+/** addedHome of test/servers/basic.mjs, run with the node running the tests. */
+export function basicHome(home: string, id = 'basic'): string {
+  return addedHome(home, id, [NODE, path.join(SERVERS, 'basic.mjs')]);
 }
