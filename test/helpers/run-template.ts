@@ -49,6 +49,7 @@ export function addedHome(home: string, id: string, commandLine: string[]): stri
     addServer(path.join(fresh, 'home'), id, commandLine);
     template = publish(fresh, key);
   }
+  if (fs.existsSync(home)) fs.rmdirSync(home); // an empty directory only (node 24's cpSync refuses to copy into one)
   fs.cpSync(path.join(template, 'home'), home, { recursive: true, preserveTimestamps: true, errorOnExist: true, force: false });
   return home;
 }
