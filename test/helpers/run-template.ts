@@ -27,8 +27,10 @@ export function copyOfRunTemplate<T>(key: string, make: (dir: string) => T, to: 
     template = publish(fresh, name);
   }
   const made = JSON.parse(fs.readFileSync(path.join(template, '.made.json'), 'utf8')) as T;
-  const madeFile = path.join(template, '.made.json');
-  fs.cpSync(template, to, { recursive: true, preserveTimestamps: true, errorOnExist: true, force: false, filter: (src) => src !== madeFile });
+  // entry by entry: node 24's cpSync refuses to copy a directory into an existing one (EEXIST), node 20's merges
+  for (const entry of fs.readdirSync(template)) {
+    if (entry !== '.made.json') fs.cpSync(path.join(template, entry), path.join(to, entry), { recursive: true, preserveTimestamps: true, errorOnExist: true, force: false });
+  }
   for (const entry of fs.readdirSync(template)) {
     const servers = path.join(to, entry, 'servers.json');
     if (!entry.startsWith('home') || !fs.existsSync(servers)) continue;
