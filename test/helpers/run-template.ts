@@ -39,24 +39,37 @@ export function copyOfRunTemplate<T>(key: string, make: (dir: string) => T, to: 
   return { dir: to, made };
 }
 
-/** `home` (absent, or an empty directory) as `addServer(home, id, commandLine)` leaves it: that add made once per
- *  run in the run's scratch directory, then copied with its modes and times (a home names no path inside itself).
- *  For a test whose home starts with that one server enrolled; `commandLine` must name only files of the checkout
- *  or the system, which no test changes. */
-export function addedHome(home: string, id: string, commandLine: string[]): string {
-  const key = `added-home-${nameOf(JSON.stringify([id, commandLine]))}`;
-  let template = published(key);
+/** `home` (absent, or an empty directory) as `adds` (addServer calls into the home it is given) leave it: made once
+ *  per run and `key` in the run's scratch directory, then copied with its modes and times (a home names no path
+ *  inside itself). The adds must name only files of the checkout or the system, which no test changes. */
+function addedOnce(key: string, home: string, adds: (home: string) => void): string {
+  const name = `added-home-${nameOf(key)}`;
+  let template = published(name);
   if (!template) {
     const fresh = makingDir('added-home');
-    addServer(path.join(fresh, 'home'), id, commandLine);
-    template = publish(fresh, key);
+    adds(path.join(fresh, 'home'));
+    template = publish(fresh, name);
   }
   if (fs.existsSync(home)) fs.rmdirSync(home); // an empty directory only (node 24's cpSync refuses to copy into one)
   fs.cpSync(path.join(template, 'home'), home, { recursive: true, preserveTimestamps: true, errorOnExist: true, force: false });
   return home;
 }
 
+/** `home` as `addServer(home, id, commandLine)` leaves it (addedOnce): for a test whose home starts with that one
+ *  server enrolled. */
+export function addedHome(home: string, id: string, commandLine: string[]): string {
+  return addedOnce(JSON.stringify([id, commandLine]), home, (h) => addServer(h, id, commandLine));
+}
+
 /** addedHome of test/servers/basic.mjs, run with the node running the tests. */
 export function basicHome(home: string, id = 'basic'): string {
   return addedHome(home, id, [NODE, path.join(SERVERS, 'basic.mjs')]);
+}
+
+/** A fresh home (a temporary directory) with two one-file servers enrolled: 'one' (basic.mjs) and 'two' (noisy.mjs). */
+export function homeWithTwoServers(): string {
+  return addedOnce(`two servers ${NODE}`, tempDir(), (h) => {
+    addServer(h, 'one', [NODE, path.join(SERVERS, 'basic.mjs')]);
+    addServer(h, 'two', [NODE, path.join(SERVERS, 'noisy.mjs')]);
+  });
 }
