@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { INITIALIZE, RawSession, SERVERS, addServer, tempDir } from '../helpers/warden.js';
+import { INITIALIZE, RawSession, tempDir } from '../helpers/warden.js';
+import { basicHome } from '../helpers/run-template.js';
 
 // Attack (whoever writes the client's entry for the warden, or a shell profile): a preload in the warden's
 // own NODE_OPTIONS, spelled so that src/attest/self.ts does not see it. self.ts splits NODE_OPTIONS on
@@ -14,7 +15,7 @@ let home: string;
 beforeEach(() => {
   dir = tempDir('warden-a2-self-');
   home = path.join(dir, 'home');
-  addServer(home, 'basic', [process.execPath, path.join(SERVERS, 'basic.mjs')]);
+  basicHome(home);
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVERS, cli, homeWithTwoServers, launchAndClose } from '../helpers/warden.js';
+import { SERVERS, cli, launchAndClose } from '../helpers/warden.js';
+import { homeWithTwoServers } from '../helpers/run-template.js';
 
 // docs/adr/0035: "Every change to a file's content changes its ctime ... or replaces the inode". Not a store
 // through a shared writable mapping: the kernel updates mtime and ctime when a clean page is first made

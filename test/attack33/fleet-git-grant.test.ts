@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pinByHand } from '../helpers/pin-by-hand.js';
 import { addServerWarm } from '../helpers/warm-digest.js';
 import { NODE, SERVERS } from '../helpers/warden.js';
-import { keyPair, machine, machineA, serverCopy, signedBundle, tempDir, type KeyPair } from '../bundle/helpers.js';
+import { keyPair, machine, sharedMachineA, signedBundle, tempDir, type KeyPair } from '../bundle/helpers.js';
 import { bundleEvents, gitFleetRepo, plantGit, setFleet, startDaemon, trustedPathFirst, waitFor, type RunningDaemon } from '../daemon/fleet-helpers.js';
 
 // The daemon runs the first `git` of servers.json's trusted PATH (src/fleet/fetch-git.ts findGit), as the warden's
@@ -21,7 +21,7 @@ let daemon: RunningDaemon;
 
 beforeAll(async () => {
   root = tempDir('warden-attack33-gitgrant-');
-  const homeA = machineA(root, serverCopy(root));
+  const homeA = sharedMachineA(root).homeA;
   const key: KeyPair = keyPair(root, 'signer');
   const bundle = signedBundle(homeA, path.join(root, 's100.bundle.json'), key, ['--serial', '100']);
   const bare = gitFleetRepo(root, bundle);

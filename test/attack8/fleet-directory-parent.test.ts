@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyPair, machine, machineA, serverCopy, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
+import { keyPair, machine, sharedMachineA, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
 import { bundleEvents, publish, setFleet, startDaemon, waitFor, type RunningDaemon } from '../daemon/fleet-helpers.js';
 
 // attack8: a directory source is refused when the bundle, its signature or a directory from the configured one
@@ -18,7 +18,7 @@ let daemon: RunningDaemon;
 
 beforeAll(async () => {
   root = tempDir('warden-attack8-dirparent-');
-  const homeA = machineA(root, serverCopy(root));
+  const homeA = sharedMachineA(root).homeA;
   const key: KeyPair = keyPair(root, 'signer');
   const bundle = signedBundle(homeA, path.join(root, 's100.bundle.json'), key, ['--serial', '100']);
   const shared = path.join(root, 'shared'); // a mount point or share root anyone can write, without the sticky bit

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyPair, machine, machineA, serverCopy, signedBundle, tempDir, type KeyPair } from '../bundle/helpers.js';
+import { keyPair, machine, sharedMachineA, signedBundle, tempDir, type KeyPair } from '../bundle/helpers.js';
 import { bundleEvents, gitFleetRepo, plantGit, setFleet, startDaemon, trustedPathFirst, waitFor, type RunningDaemon } from '../daemon/fleet-helpers.js';
 
 // attack8: the daemon runs the first `git` of servers.json's trusted PATH (src/fleet/fetch-git.ts findGit) at every
@@ -18,7 +18,7 @@ let daemon: RunningDaemon;
 
 beforeAll(async () => {
   root = tempDir('warden-attack8-gitbin-');
-  const homeA = machineA(root, serverCopy(root));
+  const homeA = sharedMachineA(root).homeA;
   const key: KeyPair = keyPair(root, 'signer');
   const bundle = signedBundle(homeA, path.join(root, 's100.bundle.json'), key, ['--serial', '100']);
   const bare = gitFleetRepo(root, bundle);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyPair, machine, machineA, serverCopy, signedBundle, tempDir, type KeyPair } from '../bundle/helpers.js';
+import { keyPair, machine, sharedMachineA, signedBundle, tempDir, type KeyPair } from '../bundle/helpers.js';
 import { bundleEvents, fetchNow, publish, setFleet, startDaemon, waitFor, type RunningDaemon } from '../daemon/fleet-helpers.js';
 
 // attack8: the serial a machine last applied is one number for every signer, and a bundle may carry any serial up
@@ -22,7 +22,7 @@ let daemon: RunningDaemon;
 
 beforeAll(async () => {
   root = tempDir('warden-attack8-serial-');
-  const homeA = machineA(root, serverCopy(root));
+  const homeA = sharedMachineA(root).homeA;
   const stolen = keyPair(root, 'stolen');
   fresh = keyPair(root, 'fresh');
   freshBundle = signedBundle(homeA, path.join(root, 'fresh.bundle.json'), fresh); // serial: now, as bundle create gives it

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addServer, auditEvents, cli } from '../helpers/warden.js';
-import { keyPair, machine, machineA, serverCopy, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
+import { keyPair, machine, serverCopy, sharedMachineA, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
 
 // attack8: the withdrawal (src/fleet/retire.ts) judges "brought by a bundle" by the server id alone. A server this
 // machine added itself, which a bundle later named (the same id: two teams both call theirs "second"), counts as
@@ -19,7 +19,7 @@ const read = (home: string, file: string): Record<string, any> => JSON.parse(fs.
 
 beforeAll(() => {
   root = tempDir('warden-attack8-withdraw-');
-  homeA = machineA(root, serverCopy(root));
+  homeA = sharedMachineA(root).homeA;
   const dir = path.join(root, 'second');
   fs.mkdirSync(dir);
   addServer(homeA, 'second', ['node', serverCopy(dir)], ['--env', 'SECRET_TOKEN=a']);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addServer, cli } from '../helpers/warden.js';
-import { keyPair, machine, machineA, serverCopy, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
+import { keyPair, machine, serverCopy, sharedMachineA, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
 
 // attack9: what bundle-state.json remembers (applied.servers, applied.pinned) is one record of the last apply,
 // and the checks read more into it than it holds.
@@ -25,7 +25,7 @@ function ownServer(home: string, id: string): void {
 
 beforeAll(() => {
   root = tempDir('warden-attack9-own-');
-  homeA = machineA(root, serverCopy(root));
+  homeA = sharedMachineA(root).homeA;
   const dir = path.join(root, 'second');
   fs.mkdirSync(dir);
   addServer(homeA, 'second', ['node', serverCopy(dir)], ['--env', 'SECRET_TOKEN=a']);

@@ -5,7 +5,7 @@ import { createBundle } from '../../src/fleet/create.js';
 import { WardenError } from '../../src/error.js';
 import { parseBundle, renderBundle } from '../../src/store/bundle/format.js';
 import { resolveHome } from '../../src/store/paths.js';
-import { machineA, serverCopy, tempDir } from './helpers.js';
+import { sharedMachineA, tempDir } from './helpers.js';
 
 let root: string;
 let homeA: string;
@@ -13,7 +13,7 @@ const at = new Date('2026-12-01T12:00:00.000Z');
 
 beforeAll(() => {
   root = tempDir('warden-bundle-format-');
-  homeA = machineA(root, serverCopy(root));
+  homeA = sharedMachineA(root).homeA;
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { makingDir, publish, published } from '../helpers/run-scratch.js';
 import { SERVERS, TRUSTED_PATH, WARDEN, addServer, cli, tempDir, type CliResult } from '../helpers/warden.js';
 
 // Two warden homes standing in for two machines, a server both can run from the same path, and local keys.
@@ -45,6 +46,25 @@ export function machineA(root: string, script: string): string {
   const home = machine(root, 'A');
   addServer(home, 'basic', ['node', script], ['--env', `SECRET_TOKEN=${SECRET}`]);
   return home;
+}
+
+/**
+ * Home A as `machineA(root, serverCopy(root))` leaves it, for a file that only runs the server and never changes
+ * its script: enrolled once per run (the `add` launches the server three times) in the run's scratch directory
+ * (test/helpers/run-scratch.ts), with the script copied there, and copied to ROOT/A for each caller. Home A names
+ * no path inside itself, so the copy is the home the `add` would have made there; it names the shared script,
+ * which machines B then run from the same path, as they would ROOT/srv/basic.mjs.
+ */
+export function sharedMachineA(root: string): { homeA: string; script: string } {
+  let dir = published('bundle-machine-a');
+  if (!dir) {
+    const fresh = makingDir('bundle-machine-a');
+    machineA(fresh, serverCopy(fresh));
+    dir = publish(fresh, 'bundle-machine-a');
+  }
+  const homeA = path.join(root, 'A');
+  fs.cpSync(path.join(dir, 'A'), homeA, { recursive: true, preserveTimestamps: true, errorOnExist: true, force: false });
+  return { homeA, script: path.join(dir, 'srv', 'basic.mjs') };
 }
 
 /** The bytes of each trust file of a home (null: absent). */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trustRootOf, writeTrustRoot } from '../helpers/provenance-registry.js';
 import { GITHUB_ISSUER, createTestPki, sanOf, type Identity, type TestSigstore } from '../helpers/sigstore-pki.js';
 import { auditEvents, cli } from '../helpers/warden.js';
-import { cliAsync, envWithoutIdentity, machine, machineA, serverCopy, tempDir } from './helpers.js';
+import { cliAsync, envWithoutIdentity, machine, sharedMachineA, tempDir } from './helpers.js';
 import { TestIssuer, deadUrl, fulcioStandIn, githubClaims, githubTokenEndpoint, rekorStandIn, type StandIn } from './sigstore-standins.js';
 
 // `bundle sign --keyless` through the real @sigstore/sign flow, without the network: the OIDC issuer, GitHub
@@ -39,7 +39,7 @@ const githubJob = (): NodeJS.ProcessEnv => jobEnv({ GITHUB_ACTIONS: 'true', ACTI
 
 beforeAll(async () => {
   root = tempDir('warden-bundle-keyless-sign-');
-  homeA = machineA(root, serverCopy(root));
+  homeA = sharedMachineA(root).homeA;
   homeB = machine(root, 'B');
   pki = createTestPki();
   for (const h of [homeA, homeB]) writeTrustRoot(h, trustRootOf(pki, new Date()));

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trustRootOf, writeTrustRoot, type TrustRootFile } from '../helpers/provenance-registry.js';
 import { GITHUB_ISSUER, createTestPki, sanOf, type Identity, type TestSigstore } from '../helpers/sigstore-pki.js';
 import { auditEvents, cli } from '../helpers/warden.js';
-import { machine, machineA, serverCopy, snapshot, tempDir } from './helpers.js';
+import { machine, sharedMachineA, snapshot, tempDir } from './helpers.js';
 
 // Keyless signatures without the network: a test sigstore PKI (Fulcio CA, CT log, Rekor) makes the sigstore bundle
 // `cosign sign-blob` would make in CI, and the home's trust root is that PKI's (signing keyless through the warden:
@@ -19,7 +19,7 @@ let bundle: string;
 
 beforeAll(() => {
   root = tempDir('warden-bundle-keyless-');
-  homeA = machineA(root, serverCopy(root));
+  homeA = sharedMachineA(root).homeA;
   homeB = machine(root, 'B');
   pki = createTestPki();
   writeTrustRoot(homeB, trustRootOf(pki, new Date()));

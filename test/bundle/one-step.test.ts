@@ -7,7 +7,7 @@ import { applyBundle } from '../../src/fleet/apply.js';
 import { openHome } from '../../src/store/home.js';
 import { resolveHome } from '../../src/store/paths.js';
 import { WARDEN, auditEvents, cli, connectClient } from '../helpers/warden.js';
-import { TRUST_FILES, keyPair, machine, machineA, serverCopy, signedBundle, snapshot, tempDir, type KeyPair } from './helpers.js';
+import { TRUST_FILES, keyPair, machine, sharedMachineA, signedBundle, snapshot, tempDir, type KeyPair } from './helpers.js';
 
 // A bundle replaces five trust files "in one step" (docs/bundles.md). A write that fails before the change is
 // decided leaves every file as it was; a failure after it (a crash between two renames, here a rename that fails)
@@ -22,7 +22,7 @@ const env = ['--env', 'basic.SECRET_TOKEN=machine-b-value'];
 
 beforeAll(() => {
   root = tempDir('warden-one-step-');
-  const homeA = machineA(root, serverCopy(root));
+  const homeA = sharedMachineA(root).homeA;
   key = keyPair(root, 'signer');
   bundle = signedBundle(homeA, path.join(root, 'setup.bundle.json'), key);
 });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPrivateKey, signWithKey } from '../../src/fleet/signature.js';
 import { cli, connectClient, launchCount, sessionLaunch } from '../helpers/warden.js';
-import { keyPair, machine, machineA, serverCopy, signedBundle, tempDir, type KeyPair } from './helpers.js';
+import { keyPair, machine, sharedMachineA, signedBundle, tempDir, type KeyPair } from './helpers.js';
 
 // Issue 29: a server's sandbox travels with its bundle, pinned: the receiving home runs the server confined as
 // the signer reviewed it, and a bundle whose sandbox (or rules) is not the one its warden.lock entry pins is
@@ -16,7 +16,7 @@ let bundle: string;
 beforeAll(() => {
   if (!['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'].some((f) => fs.existsSync(f))) throw new Error('bubblewrap (bwrap) is missing on this host: apt-get install bubblewrap (README, "Test")');
   root = tempDir('warden-bundle-sandbox-');
-  homeA = machineA(root, serverCopy(root));
+  homeA = sharedMachineA(root).homeA;
   const set = cli(homeA, ['sandbox', 'basic', '--network', 'none']);
   expect(set.code, set.stderr).toBe(0);
   key = keyPair(root, 'signer');

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addServer, auditEvents, cli, connectClient } from '../helpers/warden.js';
-import { keyPair, machine, machineA, serverCopy, signedBundle, tempDir, type KeyPair } from './helpers.js';
+import { keyPair, machine, serverCopy, sharedMachineA, signedBundle, tempDir, type KeyPair } from './helpers.js';
 
 // A fleet revokes a server by publishing a bundle that no longer names it: each machine that applied the earlier
 // bundle removes the server, its lock entries and the allowlist entries only it used. Servers a machine added
@@ -21,7 +21,7 @@ const allowlistPaths = (home: string): string[] => (read(home, 'allowlist.json')
 
 beforeAll(() => {
   root = tempDir('warden-withdraw-');
-  homeA = machineA(root, serverCopy(root));
+  homeA = sharedMachineA(root).homeA;
   const dir = path.join(root, 'second');
   fs.mkdirSync(dir);
   secondScript = serverCopy(dir);

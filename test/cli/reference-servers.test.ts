@@ -4,6 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVERYTHING, FILESYSTEM, MEMORY, NODE, ROOT, WARDEN, addServer, auditEvents, cli, connectClient, tempDir } from '../helpers/warden.js';
+import { addedHome } from '../helpers/run-template.js';
 
 // The real reference servers from npm, driven through `mcp-warden run` by real clients.
 
@@ -17,7 +18,7 @@ beforeAll(() => {
   files = path.join(dir, 'files');
   fs.mkdirSync(files);
   fs.writeFileSync(path.join(files, 'hello.txt'), 'hello from the warden test\n');
-  addServer(home, 'everything', [NODE, EVERYTHING, 'stdio']);
+  addedHome(home, 'everything', [NODE, EVERYTHING, 'stdio']);
   addServer(home, 'filesystem', [NODE, FILESYSTEM, files]);
   addServer(home, 'memory', [NODE, MEMORY], ['--env', `MEMORY_FILE_PATH=${path.join(dir, 'memory.jsonl')}`]);
 });

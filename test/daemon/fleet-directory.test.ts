@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, cli, connectClient } from '../helpers/warden.js';
-import { keyPair, machine, machineA, serverCopy, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
+import { keyPair, machine, sharedMachineA, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
 import { bundleEvents, fetchNow, metric, publish, setFleet, startDaemon, waitFor, type RunningDaemon } from './fleet-helpers.js';
 
 // Issue 15, the daemon: a fleet source that is a directory (a shared mount). Machine A makes and signs bundles,
@@ -21,7 +21,7 @@ const bundles: Record<string, string> = {};
 
 beforeAll(async () => {
   root = tempDir('warden-fleet-dir-');
-  homeA = machineA(root, serverCopy(root));
+  homeA = sharedMachineA(root).homeA;
   const r = cli(homeA, ['rules', 'basic', '--mode', 'strict', '--kind', 'echo=read']);
   if (r.code !== 0) throw new Error(r.stderr);
   key = keyPair(root, 'signer');

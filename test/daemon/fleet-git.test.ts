@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient } from '../helpers/warden.js';
-import { keyPair, machine, machineA, serverCopy, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
+import { keyPair, machine, sharedMachineA, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
 import { bundleEvents, fetchNow, metric, publish, setFleet, startDaemon, waitFor, type RunningDaemon } from './fleet-helpers.js';
 
 // Issue 15, the daemon: a fleet source that is a git repository (a bare one on the local disk standing in for the
@@ -32,7 +32,7 @@ function push(bundle: string, change: (file: string) => void = () => {}): void {
 
 beforeAll(async () => {
   root = tempDir('warden-fleet-git-');
-  homeA = machineA(root, serverCopy(root));
+  homeA = sharedMachineA(root).homeA;
   key = keyPair(root, 'signer');
   for (const [name, serial] of [['s100', 100], ['s300', 300]] as const) bundles[name] = signedBundle(homeA, path.join(root, `${name}.bundle.json`), key, ['--serial', String(serial)]);
   bare = path.join(root, 'trust.git');

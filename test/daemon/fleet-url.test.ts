@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyPair, machine, machineA, serverCopy, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
+import { keyPair, machine, sharedMachineA, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
 import { bundleEvents, fetchNow, metric, setFleet, startDaemon, waitFor, type RunningDaemon } from './fleet-helpers.js';
 
 // Issue 15, the daemon: a fleet source that is a URL, served by a loopback HTTP server in the test (http is
@@ -24,7 +24,7 @@ let requests = 0;
 
 beforeAll(async () => {
   root = tempDir('warden-fleet-url-');
-  homeA = machineA(root, serverCopy(root));
+  homeA = sharedMachineA(root).homeA;
   key = keyPair(root, 'signer');
   for (const [name, serial] of [['s100', 100], ['s300', 300]] as const) bundles[name] = signedBundle(homeA, path.join(root, `${name}.bundle.json`), key, ['--serial', String(serial)]);
   mode = { serve: bundles.s100 as string };

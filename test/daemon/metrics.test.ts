@@ -4,6 +4,7 @@ import path from 'node:path';
 import parsePrometheus from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INITIALIZE, NODE, RawSession, SERVERS, WARDEN, addServer, alive, auditEvents as auditEventsOf, cli, tempDir } from '../helpers/warden.js';
+import { basicHome } from '../helpers/run-template.js';
 
 // The daemon's /metrics (parsed as Prometheus text) and /status, fed by the events of `run` sessions.
 
@@ -16,7 +17,7 @@ let base = '';
 beforeAll(async () => {
   dir = tempDir();
   home = path.join(dir, 'home');
-  addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')]);
+  basicHome(home);
   // Enrolled unarmed, then armed (ARMED_BY, test/servers/grandchild.mjs): add's launches end without the warden's
   // SIGTERM wait for a grandchild; the test's session has one, as before.
   addServer(home, 'grandchild', [NODE, path.join(SERVERS, 'grandchild.mjs')], ['--env', `GRANDCHILD_PID_FILE=${path.join(dir, 'grandchild.pid')}`, '--env', `ARMED_BY=${path.join(dir, 'armed')}`]);

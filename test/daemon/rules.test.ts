@@ -2,7 +2,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE, SERVERS, WARDEN, addServer, auditEvents, cli, tempDir } from '../helpers/warden.js';
+import { WARDEN, auditEvents, cli, tempDir } from '../helpers/warden.js';
+import { basicHome } from '../helpers/run-template.js';
 import { writeRules } from '../helpers/rules.js';
 
 // The daemon on the operator's rules: a change made through `mcp-warden rules` is pinned with it and is not
@@ -52,7 +53,7 @@ async function reloaded(hitsBefore: number): Promise<void> {
 beforeAll(async () => {
   dir = tempDir();
   home = path.join(dir, 'home');
-  addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')]);
+  basicHome(home);
   const r = cli(home, ['rules', 'basic', '--mode', 'strict', '--kind', 'echo=read']);
   if (r.code !== 0) throw new Error(r.stderr);
   daemon = spawn(process.execPath, [WARDEN, '--home', home, 'daemon', '--listen', '127.0.0.1:0'], { stdio: ['pipe', 'pipe', 'pipe'] });

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WardenMetrics } from '../../src/daemon/metrics.js';
-import { NODE, ROOT, SERVERS, WARDEN, addServer, tempDir } from '../helpers/warden.js';
+import { ROOT, SERVERS, WARDEN, tempDir } from '../helpers/warden.js';
+import { basicHome } from '../helpers/run-template.js';
 
 // deploy/: the Prometheus alerting rules and their unit tests (promtool), the Alertmanager routing example
 // (amtool), and the metric names the rules use, which the daemon must serve (a renamed metric fails here).
@@ -88,7 +89,7 @@ describe('the metrics the rules use', () => {
   beforeAll(async () => {
     dir = tempDir();
     home = path.join(dir, 'home');
-    addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')]);
+    basicHome(home);
     daemon = spawn(process.execPath, [WARDEN, '--home', home, 'daemon', '--listen', '127.0.0.1:0'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     daemon.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NPM_PROVENANCE_FIXTURES, startProvenanceRegistry, type ProvenanceRegistry } from '../helpers/provenance-registry.js';
 import { treeSnapshot } from '../helpers/tree-snapshot.js';
-import { addServer, cli, NODE, SERVERS, tempDir } from '../helpers/warden.js';
+import { cli, tempDir } from '../helpers/warden.js';
+import { basicHome } from '../helpers/run-template.js';
 
 // `mcp-warden install` of a real npm release: gundam-visor@1.0.1's tarball and the attestations the npm registry
 // served for it (test/fixtures/sigstore/npm-provenance/, signed by GitHub Actions through the public-good
@@ -24,7 +25,7 @@ beforeAll(async () => {
   dir = tempDir('warden-install-real-');
   reg = await startProvenanceRegistry(dir, { publishFixtures: false });
   home = path.join(dir, 'home');
-  addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')]); // a home in use, with no trust-root.json
+  basicHome(home); // a home in use, with no trust-root.json
 });
 afterAll(async () => {
   await reg?.close();

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SERVER, identityFor, packFixture, startProvenanceRegistry, type ProvenanceRegistry, type PublishOptions } from '../helpers/provenance-registry.js';
 import { GITHUB_ISSUER, sanOf, type Identity } from '../helpers/sigstore-pki.js';
 import { treeSnapshot } from '../helpers/tree-snapshot.js';
-import { addServer, auditEvents, cli, connectClient, NODE, SERVERS, tempDir, type CliResult } from '../helpers/warden.js';
+import { auditEvents, cli, connectClient, NODE, tempDir, type CliResult } from '../helpers/warden.js';
+import { basicHome } from '../helpers/run-template.js';
 
 // `mcp-warden upgrade` and `mcp-warden outdated` end to end: the built CLI against the loopback registry
 // stand-in, npm installing from it, a local test sigstore instance in each home's trust-root.json. Every home
@@ -447,7 +448,7 @@ describe('an upgrade locks what it showed', () => {
 
 describe("upgrade of a confined server judges its grants in the real home's context (review 15, finding 2)", () => {
   it("a write grant holding an exec alert sink's program (servers.json edited by hand) refuses the try: SANDBOX_UNAVAILABLE, exit 3, nothing launched or changed", () => {
-    const home = installedHome('home-grant-context');
+    const home = genuineHome(); // the same genuine install of 1.0.0, put back (no flags or form of its own)
     const granted = path.join(dir, 'granted-sink');
     fs.mkdirSync(granted);
     const set = cli(home, ['sandbox', ID, '--network', 'none', '--allow-write', granted], { env: reg.env });
@@ -470,7 +471,7 @@ describe("upgrade of a confined server judges its grants in the real home's cont
 describe('upgrade of what was not installed', () => {
   it('a server added with add has no package to upgrade: NOT_INSTALLED, exit 2, nothing changed', () => {
     const home = path.join(dir, 'home-added');
-    addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')]);
+    basicHome(home);
     const before = treeSnapshot(home);
     const r = cli(home, ['upgrade', 'basic', '--yes'], { env: reg.env });
     expect([r.code, CODE.exec(r.stderr)?.[1]], r.stderr).toEqual([2, 'NOT_INSTALLED']);

@@ -183,14 +183,6 @@ export class RawSession {
   }
 }
 
-/** A fresh home with two one-file servers enrolled: 'one' (basic.mjs) and 'two' (noisy.mjs). */
-export function homeWithTwoServers(): string {
-  const home = tempDir();
-  addServer(home, 'one', [NODE, path.join(SERVERS, 'basic.mjs')]);
-  addServer(home, 'two', [NODE, path.join(SERVERS, 'noisy.mjs')]);
-  return home;
-}
-
 /** Runs `mcp-warden run ID`, expects its initialize to be answered with a result, closes it and expects exit 0. */
 export async function launchAndClose(home: string, id: string): Promise<void> {
   const s = new RawSession(home, id);

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writableCgroup } from '../helpers/cgroup.js';
-import { NODE, SERVERS, addServer, launchAndClose, tempDir } from '../helpers/warden.js';
+import { launchAndClose, tempDir } from '../helpers/warden.js';
+import { basicHome } from '../helpers/run-template.js';
 
 // A warden killed outright leaves its session cgroup behind; where its run record is never swept (its home was
 // removed), the next sweep of any home removes it once it is empty and its warden is gone
@@ -16,7 +17,7 @@ const parent = writableCgroup();
 
 beforeAll(() => {
   home = tempDir();
-  addServer(home, 'basic', [NODE, path.join(SERVERS, 'basic.mjs')]);
+  basicHome(home);
 });
 afterAll(() => {
   for (const dir of made) {

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVERYTHING, NODE, ROOT, WARDEN, addServer, auditEvents, connectClient, tempDir } from '../helpers/warden.js';
+import { EVERYTHING, NODE, ROOT, WARDEN, auditEvents, connectClient, tempDir } from '../helpers/warden.js';
+import { addedHome } from '../helpers/run-template.js';
 import { writeRules } from '../helpers/rules.js';
 
 // `ask` on the real server-everything: a call of a tool whose kind the policy sets to ask is held while the
@@ -16,7 +17,7 @@ let home: string;
 beforeAll(() => {
   dir = tempDir();
   home = path.join(dir, 'home');
-  addServer(home, 'everything', [NODE, EVERYTHING, 'stdio']);
+  addedHome(home, 'everything', [NODE, EVERYTHING, 'stdio']);
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, homeWithTwoServers, launchAndClose } from '../helpers/warden.js';
+import { cli, launchAndClose } from '../helpers/warden.js';
+import { homeWithTwoServers } from '../helpers/run-template.js';
 
 // docs/adr/0034-digest-cache-per-server.md: each server's digests are cached in a file of its own
 // (cache/digests.ID.json), so that a launch reads its own server's entries and not every enrolled tree's.

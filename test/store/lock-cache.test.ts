@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, homeWithTwoServers, launchAndClose } from '../helpers/warden.js';
+import { cli, launchAndClose } from '../helpers/warden.js';
+import { homeWithTwoServers } from '../helpers/run-template.js';
 
 // docs/adr/0035-lock-entries-cached-per-server.md: `run ID` parses only ID's entries of tools.lock and warden.lock
 // while both files are the very bytes it validated whole before (cache/locks.ID.json, keyed by their SHA-256);
