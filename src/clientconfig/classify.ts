@@ -4,6 +4,7 @@ import { refuseWrappers } from '../attest/wrappers.js';
 import { WardenError, type WardenErrorCode } from '../error.js';
 import { ENV_NAME_RE, loaderVariable } from '../store/servers.js';
 import type { ClientEntry } from './read.js';
+import { commandVariable } from './client-variables.js';
 import { unknownMember } from './members.js';
 import { wardenEntry } from './warden-entry.js';
 import { isWardenVariable } from './warden-env.js';
@@ -59,6 +60,9 @@ export function classify(entry: ClientEntry, wardenScript: string, node: string 
   // is left as it is while it carries a member that may make the client run something (members.ts).
   const unknown = unknownMember(o, entry.kind, transport.kind, entry.file, entry.name);
   if (unknown) return { action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS', reason: unknown };
+  // Nor one whose values make the client run a command as it resolves them (client-variables.ts).
+  const runs = commandVariable(o, entry.inputs, entry.file, entry.name);
+  if (runs) return { action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS', reason: runs };
   if (transport.kind === 'remote') return { action: 'remote', url: typeof o.url === 'string' ? o.url : '' };
   const warden = wardenEntry(o, { script: wardenScript, node });
   if (warden?.kind === 'launch') return { action: 'wrapped', id: warden.id, ...(warden.home !== undefined ? { home: warden.home } : {}) };

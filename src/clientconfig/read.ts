@@ -4,6 +4,7 @@ import { createScanner, findNodeAtLocation, getNodeValue, parseTree, printParseE
 import { WardenError } from '../error.js';
 import { escaped, printable } from '../escape.js';
 import { caseVariant, foldedNames, type FoldedNames } from '../protocol/fold.js';
+import { fileInputs, NO_INPUTS, type FileInputs } from './client-variables.js';
 
 // An MCP client's configuration file, read with the exact text and offsets of every server entry, so that an
 // entry can be replaced, and later restored, without touching a byte around it. The shapes (from the clients'
@@ -54,6 +55,9 @@ export interface ClientEntry {
   /** The Claude Code project directory an entry of ~/.claude.json belongs to. */
   project?: string;
   value: unknown;
+  /** The file's top-level "inputs" where its client resolves `${input:...}` (VS Code; Cursor, none), for
+   *  client-variables.ts; undefined where it does not. */
+  inputs: FileInputs | undefined;
   /** The exact source text of the value, and where it is. */
   text: string;
   offset: number;
@@ -174,7 +178,7 @@ function refuseCaseVariantMaps(file: string, text: string, kind: ClientKind, roo
   }
 }
 
-function entriesOf(file: string, text: string, kind: ClientKind, container: Node | undefined, prefix: string[], project?: string): ClientEntry[] {
+function entriesOf(file: string, text: string, kind: ClientKind, inputs: FileInputs | undefined, container: Node | undefined, prefix: string[], project?: string): ClientEntry[] {
   if (!container) return [];
   const where = prefix.map((p) => `"${p}"`).join(' > ');
   if (container.type !== 'object') throw new WardenError('CLIENT_CONFIG_INVALID', `${file}: ${where} is not an object (${lineCol(text, container.offset)}).`);
@@ -187,6 +191,7 @@ function entriesOf(file: string, text: string, kind: ClientKind, container: Node
     location: [...prefix, name],
     ...(project !== undefined ? { project } : {}),
     value: getNodeValue(node) as unknown,
+    inputs,
     text: text.slice(node.offset, node.offset + node.length),
     offset: node.offset,
     length: node.length,
@@ -220,13 +225,15 @@ export function parseClientConfig(file: string, text: string, named = file): Cli
   const top = properties(file, text, root, 'the top level');
   refuseCaseVariantMaps(file, text, kind, root);
   const entries: ClientEntry[] = [];
-  if (kind === 'vscode') entries.push(...entriesOf(file, text, kind, top.get('servers'), ['servers']));
-  else entries.push(...entriesOf(file, text, kind, top.get('mcpServers'), ['mcpServers']));
+  const inputsNode = kind === 'vscode' ? top.get('inputs') : undefined;
+  const inputs = inputsNode ? fileInputs(getNodeValue(inputsNode)) : kind === 'vscode' || kind === 'cursor' ? NO_INPUTS : undefined;
+  if (kind === 'vscode') entries.push(...entriesOf(file, text, kind, inputs, top.get('servers'), ['servers']));
+  else entries.push(...entriesOf(file, text, kind, inputs, top.get('mcpServers'), ['mcpServers']));
   const projects = kind === 'claude-code-user' ? top.get('projects') : undefined;
   if (projects?.type === 'object') {
     for (const [dir, node] of properties(file, text, projects, '"projects"')) {
       if (node.type !== 'object') continue;
-      entries.push(...entriesOf(file, text, kind, properties(file, text, node, `"projects" > "${dir}"`).get('mcpServers'), ['projects', dir, 'mcpServers'], dir));
+      entries.push(...entriesOf(file, text, kind, inputs, properties(file, text, node, `"projects" > "${dir}"`).get('mcpServers'), ['projects', dir, 'mcpServers'], dir));
     }
   }
   if (!top.has(kind === 'vscode' ? 'servers' : 'mcpServers') && !projects) {

@@ -18,6 +18,7 @@ import { SurfaceRefusal, type SessionConfig } from './session-config.js';
 import type { SurfaceGate } from './surface-gate.js';
 import { answerRefused, malformedRefused, serverInfoRefused } from './refusal-text.js';
 import { listenAnswer, malformedAnswer, shapedBytes, shapedResponse } from './response-shape.js';
+import { foldRefusal } from './result-fold.js';
 import { Subscriptions } from './subscriptions.js';
 
 // A session of revision 2026-07-28 (docs/adr/0044-modern-era.md, 0059-modern-judge-first.md): no handshake,
@@ -184,6 +185,12 @@ export class ModernSession {
     if (malformed) {
       h.reports.refused('malformed_result', `a ${printable(request.method, 64)} answer whose ${malformed === 'result' ? 'result' : "result's _meta"} is not a JSON object`);
       h.toClient(malformedRefused(request.clientId, h.cfg.serverId, malformed));
+      return true;
+    }
+    const folded = result instanceof Map && !msg.value.has('error') ? foldRefusal(result) : undefined;
+    if (folded) {
+      h.reports.refused('malformed_result', `a ${printable(request.method, 64)} answer: ${folded}`);
+      h.toClient(errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused the answer of server '${h.cfg.serverId}' to ${shownName(request.method)}: ${folded}. Run 'mcp-warden audit' for details.`));
       return true;
     }
     if (result instanceof Map && !msg.value.has('error') && !this.serverInfoAdmitted(request, result)) return true;

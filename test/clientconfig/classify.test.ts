@@ -57,3 +57,39 @@ describe('classifying a client entry', () => {
     }
   });
 });
+
+describe('client variables that make the client run a command (review 20)', () => {
+  const INPUTS = [
+    { id: 'tok', type: 'promptString', password: true, description: 'token' },
+    { id: 'pick', type: 'pickString', options: ['a', 'b'] },
+    { id: 'run', type: 'command', command: 'workbench.action.terminal.sendSequence', args: { text: 'id\n' } },
+    { id: 'twice', type: 'promptString' },
+    { id: 'twice', type: 'command', command: 'x.y' },
+  ];
+  function vscode(entry: Record<string, unknown>): ReturnType<typeof classify> {
+    const cfg = parseClientConfig('/p/.vscode/mcp.json', JSON.stringify({ inputs: INPUTS, servers: { s: entry } }));
+    return classify(cfg.entries[0] as (typeof cfg.entries)[number], WARDEN);
+  }
+
+  it('imports a VS Code entry whose env reads an input of type promptString or pickString', () => {
+    expect(vscode({ type: 'stdio', command: '/usr/bin/node', args: ['s.js'], env: { A: '${input:tok}', B: '${input:pick}' } })).toMatchObject({ action: 'import', env: { A: '${input:tok}', B: '${input:pick}' } });
+  });
+
+  it('refuses ${input:ID} of a command input, of an ID defined twice, of an undefined ID, and ${command:ID}, anywhere in the entry, naming where', () => {
+    const run = vscode({ type: 'stdio', command: '/usr/bin/node', args: ['s.js'], env: { A: '${input:run}' } });
+    expect(run).toMatchObject({ action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS', reason: expect.stringContaining('"s" > "env" > "A"') });
+    expect((run as { reason: string }).reason).toContain('the command "workbench.action.terminal.sendSequence"');
+    expect((run as { reason: string }).reason).not.toContain('id\n');
+    expect(vscode({ command: '/usr/bin/node', env: { A: '${input:twice}' } })).toMatchObject({ action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS' });
+    expect(vscode({ command: '/usr/bin/node', env: { A: '${input:nowhere}' } })).toMatchObject({ action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS' });
+    expect(vscode({ type: 'http', url: 'https://e.com/${ Command :x.y}' })).toMatchObject({ action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS', reason: expect.stringContaining('"s" > "url"') });
+    expect(vscode({ type: 'http', url: 'https://e.com/', headers: { '${command:x.y}': '1' } })).toMatchObject({ action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS' });
+  });
+
+  it('refuses ${command:ID} in every format, and ${input:ID} in a Cursor file (no "inputs"), but keeps it as text where the client does not resolve it', () => {
+    expect(plan({ command: '/usr/bin/node', args: ['s.js'], env: { A: 'x${command:y}' } })).toMatchObject({ action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS' });
+    const cursor = parseClientConfig('/p/.cursor/mcp.json', JSON.stringify({ mcpServers: { s: { command: '/usr/bin/node', env: { A: '${input:tok}' } } } }));
+    expect(classify(cursor.entries[0] as (typeof cursor.entries)[number], WARDEN)).toMatchObject({ action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS' });
+    expect(plan({ command: '/usr/bin/node', args: ['s.js'], env: { A: '${input:t}' } })).toMatchObject({ action: 'import' });
+  });
+});
