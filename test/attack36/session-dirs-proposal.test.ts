@@ -35,6 +35,11 @@ describe('a server under the home that writes where the session runs programs or
     expect(own?.why).toBe("kept real, not granted: the server's own code (its executable, script or install) is never granted");
   });
 
+  it('prints each place kept real that is not granted, with why, not only the writes (a MEMORY_FILE_PATH the policy refuses was silent)', () => {
+    const own = path.join(writer.user, 'servers/elf/elf-server');
+    expect(writer.added.stdout).toContain(`    ${own}: kept real, not granted: the server's own code (its executable, script or install) is never granted`);
+  });
+
   it('pins no such grant with sandbox --propose --yes', () => {
     const applied = cli(writer.home, ['sandbox', 'elf', '--propose', '--yes'], { env: writer.env });
     expect(applied.code, applied.stderr).toBe(0);
