@@ -149,8 +149,13 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
   // What its configuration names it writes for real (not watched): proposed as it stands, outside /tmp, unless
   // it is, holds or lies in the server's code (observe.ts keeps its executable real) or the policy refuses it.
   for (const k of seen.kept) {
-    if (inside(k, '/tmp') || inside(k, paths.home) || k === userHome || write.includes(k)) continue;
+    if (inside(k, paths.home) || k === userHome || write.includes(k)) continue;
     const real = realOr(k);
+    if (inside(k, '/tmp')) {
+      // The sandbox's private /tmp hides it: the server would not find the place its configuration names.
+      if (k !== '/tmp' && !codes.some((c) => inside(c, real) || inside(real, c))) notGranted.push({ path: k, why: `not proposed: it lies in /tmp, which a confined server sees as a private, empty one; grant it by hand (sandbox ${id} --allow-write ${k}) if the server needs it` });
+      continue;
+    }
     // A folder only named (never watched) is proposed when the operator named it; a client file's word is not enough.
     if (namedBy === 'client-file') {
       notGranted.push({ path: k, why: `named by the client file, not granted: the imported configuration (its env or arguments) names it, which no operator wrote, and writes there are not watched; grant it by hand if the server must write there` });
