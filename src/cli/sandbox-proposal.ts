@@ -1,5 +1,5 @@
 import { escaped, printable } from '../escape.js';
-import type { SandboxProposal } from '../sandbox/propose.js';
+import { OWN_CODE, type SandboxProposal } from '../sandbox/propose.js';
 import type { NetworkSeen } from '../sandbox/propose-network.js';
 import { line } from './output.js';
 
@@ -34,7 +34,7 @@ export function printProposal(p: SandboxProposal, file: string, cmd: (rest: stri
   // Places its configuration names (kept real, not watched) that are not granted: the server will not find them
   // writable, or at all, once confined; say so here, not only in the proposal file.
   const written = new Set(p.writes.map((w) => w.path));
-  const named = p.notGranted.filter((n) => !written.has(n.path));
+  const named = p.notGranted.filter((n) => !written.has(n.path) && !n.why.endsWith(OWN_CODE));
   if (named.length) {
     line('  its configuration names, and the proposal does not grant (a confined server will not write there):');
     list(named, (n) => `${printable(n.path, 300)}: ${printable(n.why, 300)}`);

@@ -114,6 +114,9 @@ function projectFolderProblem(dir: string): string | undefined {
   return undefined;
 }
 
+/** Why a place kept real is not granted when it is the server's own code (not printed as a place to grant). */
+export const OWN_CODE = "the server's own code (its executable, script or install) is never granted";
+
 /** Who named the configuration of an enrolled server: the operator (`add`, `install`), or a client configuration
  *  file (`import`: a project's .mcp.json may have come with a clone). */
 export type NamedBy = 'operator' | 'client-file';
@@ -161,7 +164,7 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
       notGranted.push({ path: k, why: `named by the client file, not granted: the imported configuration (its env or arguments) names it, which no operator wrote, and writes there are not watched; grant it by hand if the server must write there` });
       continue;
     }
-    const why = codes.some((c) => inside(c, real) || inside(real, c) || inside(c, k) || inside(k, c)) ? "the server's own code (its executable, script or install) is never granted" : (grantProblem(k, true, scope) ?? configFolderProblem(k, userHome));
+    const why = codes.some((c) => inside(c, real) || inside(real, c) || inside(c, k) || inside(k, c)) ? OWN_CODE : (grantProblem(k, true, scope) ?? configFolderProblem(k, userHome));
     if (why !== undefined) notGranted.push({ path: k, why: `kept real, not granted: ${why}` });
     else if (write.length < MAX_ENTRIES) write.push(k);
   }
