@@ -1,5 +1,5 @@
 import { escaped, printable } from '../escape.js';
-import type { SandboxProposal } from '../sandbox/propose.js';
+import { OWN_CODE, type SandboxProposal } from '../sandbox/propose.js';
 import type { NetworkSeen } from '../sandbox/propose-network.js';
 import { line } from './output.js';
 
@@ -30,6 +30,14 @@ export function printProposal(p: SandboxProposal, file: string, cmd: (rest: stri
     line(`  it wrote (redirected: none of it reached the real files${p.truncated ? '; the list is cut' : ''}):`);
     const why = new Map(p.notGranted.map((n) => [n.path, n.why]));
     list(p.writes, (w) => `${w.kind === 'delete' ? 'deleted ' : ''}${printable(w.path, 300)}${why.has(w.path) ? `: ${printable(why.get(w.path) as string, 300)}` : ''}`);
+  }
+  // Places its configuration names (kept real, not watched) that are not granted: the server will not find them
+  // writable, or at all, once confined; say so here, not only in the proposal file.
+  const written = new Set(p.writes.map((w) => w.path));
+  const named = p.notGranted.filter((n) => !written.has(n.path) && !n.why.endsWith(OWN_CODE));
+  if (named.length) {
+    line('  its configuration names, and the proposal does not grant (a confined server will not write there):');
+    list(named, (n) => `${printable(n.path, 300)}: ${printable(n.why, 300)}`);
   }
   line(`  proposed: network none; writes to its data directory, a private /tmp${p.write.map((d) => `, ${printable(d, 200)}`).join('')}`);
   for (const e of p.env) line(`  offered environment: ${printable(e.name)}=${printable(e.value, 300)} (${printable(e.why, 300)})`);

@@ -114,6 +114,9 @@ function projectFolderProblem(dir: string): string | undefined {
   return undefined;
 }
 
+/** Why a place kept real is not granted when it is the server's own code (not printed as a place to grant). */
+export const OWN_CODE = "the server's own code (its executable, script or install) is never granted";
+
 /** Who named the configuration of an enrolled server: the operator (`add`, `install`), or a client configuration
  *  file (`import`: a project's .mcp.json may have come with a clone). */
 export type NamedBy = 'operator' | 'client-file';
@@ -149,14 +152,19 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
   // What its configuration names it writes for real (not watched): proposed as it stands, outside /tmp, unless
   // it is, holds or lies in the server's code (observe.ts keeps its executable real) or the policy refuses it.
   for (const k of seen.kept) {
-    if (inside(k, '/tmp') || inside(k, paths.home) || k === userHome || write.includes(k)) continue;
+    if (inside(k, paths.home) || k === userHome || write.includes(k)) continue;
     const real = realOr(k);
+    if (inside(k, '/tmp')) {
+      // The sandbox's private /tmp hides it: the server would not find the place its configuration names.
+      if (k !== '/tmp' && !codes.some((c) => inside(c, real) || inside(real, c))) notGranted.push({ path: k, why: `not proposed: it lies in /tmp, which a confined server sees as a private, empty one; grant it by hand (sandbox ${id} --allow-write ${k}) if the server needs it` });
+      continue;
+    }
     // A folder only named (never watched) is proposed when the operator named it; a client file's word is not enough.
     if (namedBy === 'client-file') {
       notGranted.push({ path: k, why: `named by the client file, not granted: the imported configuration (its env or arguments) names it, which no operator wrote, and writes there are not watched; grant it by hand if the server must write there` });
       continue;
     }
-    const why = codes.some((c) => inside(c, real) || inside(real, c) || inside(c, k) || inside(k, c)) ? "the server's own code (its executable, script or install) is never granted" : (grantProblem(k, true, scope) ?? configFolderProblem(k, userHome));
+    const why = codes.some((c) => inside(c, real) || inside(real, c) || inside(c, k) || inside(k, c)) ? OWN_CODE : (grantProblem(k, true, scope) ?? configFolderProblem(k, userHome));
     if (why !== undefined) notGranted.push({ path: k, why: `kept real, not granted: ${why}` });
     else if (write.length < MAX_ENTRIES) write.push(k);
   }

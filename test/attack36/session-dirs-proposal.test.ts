@@ -35,6 +35,11 @@ describe('a server under the home that writes where the session runs programs or
     expect(own?.why).toBe("kept real, not granted: the server's own code (its executable, script or install) is never granted");
   });
 
+  it('does not print its own code among the places its configuration names (kept real for the launch, never a grant to ask for)', () => {
+    expect(writer.added.stdout).not.toContain(`    ${path.join(writer.user, 'servers/elf/elf-server')}: kept real, not granted`);
+    expect(writer.added.stdout).not.toContain('its configuration names, and the proposal does not grant');
+  });
+
   it('pins no such grant with sandbox --propose --yes', () => {
     const applied = cli(writer.home, ['sandbox', 'elf', '--propose', '--yes'], { env: writer.env });
     expect(applied.code, applied.stderr).toBe(0);

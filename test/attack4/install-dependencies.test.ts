@@ -105,3 +105,17 @@ describe('a dependency installed under an alias (npm:<name>@<version>, common in
     expect(r.stdout).toContain('Dependencies  2 of 2 packages with verified provenance\n');
   }, T);
 });
+
+describe('an optional dependency npm skips on this platform (sharp\'s wasm32 build, as @wonderwhy-er/desktop-commander has)', () => {
+  it('installs: a vetted optional package npm ci did not install, and the dependency only it needs, are not "installed otherwise"', () => {
+    // plat-only runs on a CPU no machine here has (npm ci skips it and what only it needs: plat-runtime), as
+    // @img/sharp-wasm32 and @emnapi/runtime in desktop-commander's tree; the lockfile still lists both, optional.
+    const pkg = (name: string, extra: Record<string, unknown>): Buffer => tarball([{ rel: 'package.json', data: JSON.stringify({ name, version: '1.0.0', ...extra }) }, { rel: 'index.js', data: '' }]);
+    reg.publish('plat-runtime', '1.0.0', { tarball: pkg('plat-runtime', {}), attestations: 'none' });
+    reg.publish('plat-only', '1.0.0', { tarball: pkg('plat-only', { cpu: ['wasm32'], dependencies: { 'plat-runtime': '1.0.0' } }), attestations: 'none' });
+    reg.publish(DEMO_SERVER, '1.0.7', { tarball: variant(DEMO_SERVER, '1.0.0', { version: '1.0.7', optionalDependencies: { 'plat-only': '1.0.0' } }) });
+    const r = cli(home, ['install', `${DEMO_SERVER}@1.0.7`, '--id', 'optional-skipped', '--yes'], { env: reg.env });
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(Object.keys(servers())).toContain('optional-skipped');
+  }, T);
+});

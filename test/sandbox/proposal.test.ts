@@ -25,11 +25,12 @@ beforeAll(() => {
   tag = path.basename(user);
   fs.writeFileSync(`/tmp/i29-victim-${tag}`, 'victim\n');
   env = { ...(process.env as Record<string, string>), HOME: user };
-  added = cli(home, ['add', 'dropper', '--yes', '--', NODE, HOSTILE], { env });
+  fs.mkdirSync(`/tmp/i29-named-${tag}`); // an argument it ignores: a directory its configuration names, under /tmp
+  added = cli(home, ['add', 'dropper', '--yes', '--', NODE, HOSTILE, `/tmp/i29-named-${tag}`], { env });
 });
 afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true });
-  for (const f of [`/tmp/i29-victim-${tag}`, `/tmp/i29-dropped-${tag}`]) fs.rmSync(f, { force: true });
+  for (const f of [`/tmp/i29-victim-${tag}`, `/tmp/i29-dropped-${tag}`, `/tmp/i29-named-${tag}`]) fs.rmSync(f, { recursive: true, force: true });
 });
 
 const proposalFile = (id: string): string => path.join(home, 'proposals', `${id}.sandbox.json`);
@@ -55,6 +56,13 @@ describe('a server that writes into the home and /tmp at start-up', () => {
     expect(p.observed.network).toBe('not_observed');
     expect(added.stdout).toContain(`Proposed sandbox for server 'dropper'`);
     expect(added.stdout).toContain(`${path.join(user, '.bashrc-i29')}: a grant would be ${user} whole`);
+  });
+
+  it('says that a directory its configuration names under /tmp is not proposed, why, and how to grant it (a confined server sees a private, empty /tmp)', () => {
+    const p = JSON.parse(fs.readFileSync(proposalFile('dropper'), 'utf8')) as { notGranted: { path: string; why: string }[] };
+    const why = `not proposed: it lies in /tmp, which a confined server sees as a private, empty one; grant it by hand (sandbox dropper --allow-write /tmp/i29-named-${tag}) if the server needs it`;
+    expect(p.notGranted).toContainEqual({ path: `/tmp/i29-named-${tag}`, why });
+    expect(added.stdout).toContain(`    /tmp/i29-named-${tag}: ${why}\n`);
   });
 
   it('shows the same proposal again with sandbox --propose, and changes nothing without --yes', () => {

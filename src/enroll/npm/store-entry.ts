@@ -46,14 +46,16 @@ export function vetLock(dir: string, c: Candidate): ReturnType<typeof readLock> 
 }
 
 /** Refuses an install whose record of what npm put in node_modules (node_modules/.package-lock.json) is not, package
- *  for package, the lockfile that was vetted: same places, versions, tarball URLs and integrities. */
+ *  for package, the lockfile that was vetted: same places, versions, tarball URLs and integrities. A vetted package
+ *  the lockfile marks optional may be missing: npm ci skips one whose os or cpu is not this machine's, and what only
+ *  it needs (sharp's wasm32 build and @emnapi/runtime); nothing unvetted is on disk for it. */
 function checkInstalled(dir: string, c: Candidate): void {
   const vetted = (readLockFile(dir) as { packages: Record<string, Record<string, unknown>> }).packages;
   const installed = (readLockFile(dir, 'node_modules/.package-lock.json') as { packages?: unknown }).packages;
   const same = (a: Record<string, unknown> | undefined, b: Record<string, unknown>): boolean => a !== undefined && ['name', 'version', 'resolved', 'integrity', 'inBundle', 'link'].every((f) => a[f] === b[f]);
   const keys = Object.keys(vetted).filter((k) => k !== '');
   const inst = installed !== null && typeof installed === 'object' ? (installed as Record<string, Record<string, unknown>>) : {};
-  const other = Object.keys(inst).find((k) => k !== '' && !Object.hasOwn(vetted, k)) ?? keys.find((k) => !same(Object.hasOwn(inst, k) ? inst[k] : undefined, vetted[k] as Record<string, unknown>));
+  const other = Object.keys(inst).find((k) => k !== '' && !Object.hasOwn(vetted, k)) ?? keys.find((k) => (Object.hasOwn(inst, k) || vetted[k]?.optional !== true) && !same(Object.hasOwn(inst, k) ? inst[k] : undefined, vetted[k] as Record<string, unknown>));
   if (other !== undefined) {
     throw new WardenError('NPM_SOURCE_REFUSED', `npm ci of ${c.name}@${c.version} installed ${escaped(other)} otherwise than the vetted lockfile pins it (node_modules/.package-lock.json); nothing was installed.`);
   }
