@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { LaunchPlan, TreeMemo } from '../attest/plan.js';
 import { refuseIfPreloaded } from '../attest/self.js';
+import { refuseClientCommands } from '../clientconfig/client-commands.js';
 import { readClientConfig, CLIENT_LABELS, type ClientConfig } from '../clientconfig/read.js';
 import { backup, rewriteClientFile } from '../clientconfig/write.js';
 import { WardenError } from '../error.js';
@@ -104,6 +105,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   const paths = resolveHome(homeFlag);
   openHome(paths, !opts.dryRun);
   const cfg = readClientConfig(path.resolve(file));
+  refuseClientCommands(cfg);
   const launch = wardenLaunch(paths);
   const servers = loadServers(paths);
   // Every trust file (and imports.json) is read before anything is written (see add): a corrupt one refuses

@@ -79,8 +79,13 @@ function kindOf(file: string, root: Node): ClientKind {
   if (base === '.mcp.json') return 'claude-code';
   if (base === 'mcp.json' && parent === '.cursor') return 'cursor';
   if (base === 'mcp.json' && parent === '.vscode') return 'vscode';
+  // Named like no client: VS Code's user-level mcp.json reads "servers", the other clients "mcpServers"; a file
+  // with both is read one way by one client and the other by another (review 20).
   const keys = new Set((root.children ?? []).map((p) => p.children?.[0]?.value as string));
-  return keys.has('servers') && !keys.has('mcpServers') ? 'vscode' : 'mcp-servers';
+  if (keys.has('servers') && keys.has('mcpServers')) {
+    throw new WardenError('CLIENT_CONFIG_INVALID', `${file} holds both "servers" and "mcpServers": VS Code reads its servers from the first, the other clients from the second, and its name says neither which client it is for. Keep one of the two (or give the file its client's name: .vscode/mcp.json), then try again. Nothing was changed.`);
+  }
+  return keys.has('servers') ? 'vscode' : 'mcp-servers';
 }
 
 function lineCol(text: string, offset: number): string {

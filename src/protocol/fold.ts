@@ -111,3 +111,16 @@ export function caseVariant(keys: Iterable<string>, names: FoldedNames): { key: 
   }
   return undefined;
 }
+
+/** The first member of `keys` that folds like an earlier one, with that earlier one (`name`): a case-insensitive
+ *  reader keeping the last takes the two for one; undefined when no two fold alike. */
+export function foldsAlike(keys: Iterable<string>): { key: string; name: string } | undefined {
+  const seen = new Map<string, string>();
+  for (const key of keys) {
+    const folded = foldName(key);
+    const first = seen.get(folded);
+    if (first !== undefined) return { key, name: first };
+    seen.set(folded, key);
+  }
+  return undefined;
+}

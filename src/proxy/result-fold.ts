@@ -1,4 +1,4 @@
-import { caseVariant, foldName, foldedNames, type FoldedNames } from '../protocol/fold.js';
+import { caseVariant, foldedNames, foldsAlike, type FoldedNames } from '../protocol/fold.js';
 import type { JsonObject } from '../protocol/json/reader.js';
 import { SERVER_INFO_META } from '../surface/discover.js';
 import { SUBSCRIPTION_KEY } from './era.js';
@@ -18,16 +18,7 @@ const RESULT_READ = foldedNames(['resultType', 'inputRequests', 'requestState', 
 const META_READ = foldedNames([SERVER_INFO_META, SUBSCRIPTION_KEY]);
 
 function collision(keys: readonly string[], names: FoldedNames): { key: string; name: string } | undefined {
-  const variant = caseVariant(keys, names);
-  if (variant) return variant;
-  const seen = new Map<string, string>();
-  for (const key of keys) {
-    const folded = foldName(key);
-    const first = seen.get(folded);
-    if (first !== undefined) return { key, name: first };
-    seen.set(folded, key);
-  }
-  return undefined;
+  return caseVariant(keys, names) ?? foldsAlike(keys);
 }
 
 /** Why a 2026-07-28 result is not relayed for its member names, or undefined when no two fold alike. */

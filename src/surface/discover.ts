@@ -1,3 +1,4 @@
+import { foldsAlike } from '../protocol/fold.js';
 import { JsonNumber, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
 import { DEFAULT_CAPS, InadmissibleError, admitHandshake, refuseCaseVariants, type Handshake, type SurfaceCaps } from './admit.js';
 import { printable } from '../escape.js';
@@ -9,12 +10,23 @@ import { printable } from '../escape.js';
 //   supportedVersions, resultType, ttlMs, cacheScope   negotiation and caching, not surface
 //   any other member                       itself, judged in the print like an unknown initialize member
 // A discover result that carries an initialize result's own `protocolVersion` or `serverInfo` is refused: it would
-// be read one way by the warden and another by a client.
+// be read one way by the warden and another by a client. So is one whose top-level members, or whose `_meta`'s,
+// hold another spelling of a name the warden reads in a result (proxy/result-fold.ts, which a discover answer
+// does not reach) or two names folding alike (protocol/fold.ts): a client matching names ignoring case and
+// keeping the last reads the second, the warden judged the first (review 20).
 
 export const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo';
 const NEGOTIATION = ['supportedVersions', 'resultType', 'ttlMs', 'cacheScope'];
 const INITIALIZE_ONLY = ['protocolVersion', 'serverInfo'];
-const DISCOVER_KEYS = [...NEGOTIATION, 'capabilities', 'instructions', '_meta', ...INITIALIZE_ONLY];
+const DISCOVER_KEYS = [...NEGOTIATION, 'capabilities', 'instructions', '_meta', ...INITIALIZE_ONLY, 'inputRequests', 'requestState'];
+/** What the warden reads of a result's `_meta` (proxy/era.ts SUBSCRIPTION_KEY, which surface/ does not import). */
+const META_KEYS = [SERVER_INFO_META, 'io.modelcontextprotocol/subscriptionId'];
+
+/** Refuses an object holding two members that fold alike. */
+function refuseFoldingAlike(obj: JsonObject, where: string): void {
+  const two = foldsAlike(obj.keys());
+  if (two) throw new InadmissibleError(`${where} carries "${printable(two.key)}" and "${printable(two.name)}", which a client reading names without regard to case takes for one`);
+}
 /** Revisions a discover may list, and bytes of one. */
 const MAX_VERSIONS = 64;
 const MAX_VERSION_BYTES = 64;
@@ -31,6 +43,7 @@ export interface Discovered {
 export function admitDiscover(result: JsonValue | undefined, era: string, caps: SurfaceCaps = DEFAULT_CAPS): Discovered {
   if (!(result instanceof Map)) throw new InadmissibleError('the server/discover result is not a JSON object');
   refuseCaseVariants(result, DISCOVER_KEYS, 'the server/discover result');
+  refuseFoldingAlike(result, 'the server/discover result');
   for (const k of INITIALIZE_ONLY) {
     if (result.has(k)) throw new InadmissibleError(`the server/discover result carries "${k}", a member of a 2025 initialize result`);
   }
@@ -55,7 +68,8 @@ export function admitDiscover(result: JsonValue | undefined, era: string, caps: 
       continue;
     }
     if (!(v instanceof Map)) throw new InadmissibleError('"_meta" of the server/discover result is not an object');
-    refuseCaseVariants(v, [SERVER_INFO_META], 'the _meta of the server/discover result');
+    refuseCaseVariants(v, META_KEYS, 'the _meta of the server/discover result');
+    refuseFoldingAlike(v, 'the _meta of the server/discover result');
     const info = v.get(SERVER_INFO_META);
     if (info !== undefined) shaped.set('serverInfo', info);
     const rest: JsonObject = new Map([...v].filter(([m]) => m !== SERVER_INFO_META));

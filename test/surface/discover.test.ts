@@ -56,6 +56,11 @@ describe('a server/discover result read as the surface of an initialize result',
     ['instructions that are not a string', (o: Record<string, unknown>) => (o.instructions = 7), '"instructions" is not a string'],
     // The revision's schema (schema/2026-07-28/schema.ts, CacheableResult): cacheScope is "public" or "private".
     ['a cacheScope the revision does not define', (o: Record<string, unknown>) => (o.cacheScope = 'shared'), '"cacheScope" of the server/discover result is neither "public" nor "private"'],
+    // Review 20, noticed: result-fold.ts runs after the discover branch, so admitDiscover holds the same fold.
+    ['two top-level members folding alike', (o: Record<string, unknown>) => Object.assign(o, { note: 'a', NOTE: 'b' }), 'the server/discover result carries "NOTE" and "note"'],
+    ['another spelling of inputRequests', (o: Record<string, unknown>) => (o.InputRequests = {}), 'a case-variant of "inputRequests"'],
+    ['two _meta members folding alike', (o: Record<string, unknown>) => Object.assign(o._meta as object, { a: 1, A: 2 }), 'the _meta of the server/discover result carries "A" and "a"'],
+    ['another spelling of the subscription key in _meta', (o: Record<string, unknown>) => ((o._meta as Record<string, unknown>)['io.modelcontextprotocol/SubscriptionId'] = 'x'), 'a case-variant of "io.modelcontextprotocol/subscriptionId"'],
   ])('%s is refused as inadmissible', (_what, patch, message) => {
     let err: unknown;
     try {
