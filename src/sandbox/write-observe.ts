@@ -17,8 +17,9 @@ export interface WritesObserved {
 }
 
 /** Starts the tracer of server `id`'s session in the cgroup `cgroupDir` (none: not observed), reporting each
- *  denied write to `denied`, at most `max` of them, and a tracer that could not start or stopped to the audit log. */
-export async function observeWrites(o: { id: string; tracer: Engine | undefined; cgroupDir: string | undefined; max: number; denied: (d: DeniedWrite) => void; record: (e: AuditEvent) => unknown; say: (m: string) => void }): Promise<WritesObserved> {
+ *  denied write to `denied`, at most `max` of them, and a tracer that could not start or stopped to the audit log
+ *  (and to `died`: the launch event, when not recorded yet, says so too). */
+export async function observeWrites(o: { id: string; tracer: Engine | undefined; cgroupDir: string | undefined; max: number; denied: (d: DeniedWrite) => void; record: (e: AuditEvent) => unknown; say: (m: string) => void; died: (why: string) => void }): Promise<WritesObserved> {
   // A host that cannot trace (not root, no bpftrace, no tracefs) is the same for every session: the launch event
   // and `mcp-warden doctor` say so, without an alert a session.
   const host = writesUnobservable(o.tracer);
@@ -33,7 +34,10 @@ export async function observeWrites(o: { id: string; tracer: Engine | undefined;
     try {
       const cgroupId = fs.statSync(o.cgroupDir, { bigint: true }).ino; // a cgroup2 directory's inode is its id
       const trace = await startWriteTrace(o.tracer, cgroupId, o.denied, o.max);
-      void trace.died.then((w) => notObserved('session', w));
+      void trace.died.then((w) => {
+        o.died(w);
+        notObserved('session', w);
+      });
       return { trace, writes: 'observed' };
     } catch (err) {
       why = (err as Error).message.slice(0, 512);

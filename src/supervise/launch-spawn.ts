@@ -71,8 +71,11 @@ export async function spawnPrepared(prep: Prepared): Promise<Spawned> {
   const seen = (outward && egressFds) || confine?.decoys || engine ? await import('../sandbox/egress.js') : undefined;
   const denied = seen?.recordDenials(id, prep.record, prep.say);
   let writes: WriteTrace | undefined;
+  const unobserved = (why: string): void => {
+    if (facts.sandbox?.state === 'confined') facts.sandbox = { ...facts.sandbox, writes: 'unobserved', writesWhy: why };
+  };
   if (engine && confine && denied && facts.sandbox?.state === 'confined') {
-    const observed = await (await import('../sandbox/write-observe.js')).observeWrites({ id, tracer: prep.sandbox?.launch?.tracer, cgroupDir: cgroup?.dir, max: (seen?.DENIALS_RECORDED ?? 0) + 1, denied, record: prep.record, say: prep.say });
+    const observed = await (await import('../sandbox/write-observe.js')).observeWrites({ id, tracer: prep.sandbox?.launch?.tracer, cgroupDir: cgroup?.dir, max: (seen?.DENIALS_RECORDED ?? 0) + 1, denied, record: prep.record, say: prep.say, died: (why) => unobserved(why) });
     writes = observed.trace;
     facts.sandbox = { ...facts.sandbox, writes: observed.writes, ...(observed.why ? { writesWhy: observed.why } : {}) };
   }
@@ -143,7 +146,7 @@ export async function spawnPrepared(prep: Prepared): Promise<Spawned> {
       void writes.close();
       spawned.writes = undefined;
       const why = 'the server could not be placed in its cgroup';
-      if (facts.sandbox?.state === 'confined') facts.sandbox = { ...facts.sandbox, writes: 'unobserved', writesWhy: why };
+      unobserved(why);
       void prep.record({ event: 'sandbox_writes_unobserved', server: id, when: 'start', why });
     }
     recordRun();

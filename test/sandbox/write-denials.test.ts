@@ -94,4 +94,31 @@ describe('denied writes of a confined server, seen through bpftrace', () => {
     expect(auditEvents(home).filter((e) => e.event === 'reports_capped')).toMatchObject([{ server: 'probe', report: 'sandbox_denied', cap: 64 }]);
     expect(auditEvents(home).filter((e) => e.event === 'sandbox_writes_unobserved')).toEqual([]);
   });
+
+  it('a tracer that cannot start, or stops during the session, is sandbox_writes_unobserved with its reason (an alert, status says so), and the session runs confined as before', async () => {
+    expect(warden('sandbox', 'probe', '--network', 'none').code).toBe(0);
+    // A bpftrace of the operator's own on the trusted path (root-owned, not writable by others): it refuses, or
+    // says it attached and ends at once.
+    const bin = path.join(dir, 'bin');
+    fs.mkdirSync(bin, { mode: 0o755 });
+    fs.writeFileSync(path.join(bin, 'bpftrace'), '#!/bin/sh\nif [ -e "${0%/*}/attach" ]; then echo READY; echo "ERROR: probe lost" >&2; exit 3; fi\necho "ERROR: Error loading program: bpf refused" >&2\nexit 1\n', { mode: 0o755 });
+    const servers = JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8'));
+    fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify({ ...servers, path: `${bin}:${servers.path ?? '/usr/local/bin:/usr/bin:/bin'}` }), { mode: 0o600 });
+
+    const refused = await session([['write', { path: '/usr/evil' }]]);
+    expect(refused.out).toEqual(['denied: EROFS']);
+    expect(lastLaunch()).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', writes: 'unobserved', writesWhy: 'bpftrace exited (1): ERROR: Error loading program: bpf refused' } });
+    expect(auditEvents(home).filter((e) => e.event === 'sandbox_writes_unobserved')).toMatchObject([{ server: 'probe', when: 'start', why: 'bpftrace exited (1): ERROR: Error loading program: bpf refused' }]);
+    expect(refused.stderr).toContain('mcp-warden ALERT sandbox_writes_unobserved server=probe when=start');
+    expect(denials()).toEqual([]);
+    expect(JSON.parse(warden('status', 'probe', '--json').stdout).servers[0].sandbox.writes).toEqual({ observed: false, why: 'bpftrace exited (1): ERROR: Error loading program: bpf refused' });
+
+    fs.writeFileSync(path.join(bin, 'attach'), '');
+    const died = await session([['whoami', {}], ['write', { path: '/usr/evil' }]]);
+    expect(died.out[1]).toBe('denied: EROFS');
+    // It said it attached, so the server was started; it ended before the launch was recorded, or after.
+    expect(lastLaunch()).toMatchObject({ decision: 'allow', sandbox: { state: 'confined' } });
+    expect(auditEvents(home).filter((e) => e.event === 'sandbox_writes_unobserved').at(-1)).toMatchObject({ server: 'probe', when: 'session', why: 'bpftrace exited (3): ERROR: probe lost' });
+    expect(warden('status', 'probe').stdout).toContain('denied writes NOT observed in its last session: bpftrace exited (3): ERROR: probe lost');
+  });
 });
