@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import type { AuditEvent } from '../audit/events.js';
 import { escaped } from '../escape.js';
+import { createSessionCgroup, removeCgroup, type Cgroup } from '../launch/cgroup.js';
+import type { DecoyRead } from './decoys.js';
+import type { EgressDenial } from './egress-proxy.js';
 import type { Engine } from './engine.js';
 import { startWriteTrace, writesUnobservable, type DeniedWrite, type WriteTrace } from './write-trace.js';
 
@@ -45,4 +48,32 @@ export async function observeWrites(o: { id: string; tracer: Engine | undefined;
   }
   notObserved('start', why);
   return { writes: 'unobserved', why };
+}
+
+/** A confined launch's cgroup, denial recorder and tracer, started as soon as the sandbox is known, so that the
+ *  tracer compiles and attaches while the server's files are digested (spawnPrepared awaits it). */
+export interface EarlyObservation {
+  cgroup: Cgroup | undefined;
+  denied: (d: EgressDenial | DecoyRead | DeniedWrite) => void;
+  observing: Promise<WritesObserved>;
+  /** Why the tracer stopped, once it did. */
+  diedWhy?: string;
+  /** A launch refused before the spawn: the tracer stopped, the cgroup removed. */
+  discard(): Promise<void>;
+}
+
+export async function observeEarly(o: { id: string; tracer: Engine | undefined; record: (e: AuditEvent) => unknown; say: (m: string) => void }): Promise<EarlyObservation> {
+  const { recordDenials, DENIALS_RECORDED } = await import('./egress.js');
+  const cgroup = createSessionCgroup();
+  const denied = recordDenials(o.id, o.record, o.say);
+  const early: EarlyObservation = {
+    cgroup,
+    denied,
+    observing: observeWrites({ ...o, cgroupDir: cgroup?.dir, max: DENIALS_RECORDED + 1, denied, died: (why) => (early.diedWhy = why) }),
+    async discard() {
+      await (await early.observing).trace?.close();
+      if (cgroup) await removeCgroup(cgroup);
+    },
+  };
+  return early;
 }

@@ -58,7 +58,8 @@ export async function spawnPrepared(prep: Prepared): Promise<Spawned> {
   if (observed) command = observed.command;
 
   let child: ServerProcess;
-  let cgroup = createSessionCgroup();
+  const early = prep.early; // a confined launch: its cgroup and tracer were started with the sandbox known
+  let cgroup = early ? early.cgroup : createSessionCgroup();
   // A gated server on the warden's own node runs nothing of its own until release(): it joins its cgroup while its
   // tree is digested, and release waits for that (docs/adr/0033-held-server-joins-its-cgroup.md). A file merely
   // named node could run code of its own before the gate, and any other server is not held: born in it.
@@ -68,16 +69,16 @@ export async function spawnPrepared(prep: Prepared): Promise<Spawned> {
   // What its sandbox refused (proxy, writes) or saw (decoys), bounded together; the writes' tracer is attached to
   // the session's cgroup before the server is spawned there, so nothing it writes is missed (docs/adr/0066).
   const outward = prep.sandbox?.launch?.egress;
-  const seen = (outward && egressFds) || confine?.decoys || engine ? await import('../sandbox/egress.js') : undefined;
-  const denied = seen?.recordDenials(id, prep.record, prep.say);
+  const denied = early?.denied;
   let writes: WriteTrace | undefined;
   const unobserved = (why: string): void => {
     if (facts.sandbox?.state === 'confined') facts.sandbox = { ...facts.sandbox, writes: 'unobserved', writesWhy: why };
   };
-  if (engine && confine && denied && facts.sandbox?.state === 'confined') {
-    const observed = await (await import('../sandbox/write-observe.js')).observeWrites({ id, tracer: prep.sandbox?.launch?.tracer, cgroupDir: cgroup?.dir, max: (seen?.DENIALS_RECORDED ?? 0) + 1, denied, record: prep.record, say: prep.say, died: (why) => unobserved(why) });
-    writes = observed.trace;
-    facts.sandbox = { ...facts.sandbox, writes: observed.writes, ...(observed.why ? { writesWhy: observed.why } : {}) };
+  if (early) {
+    const observing = await early.observing;
+    writes = observing.trace;
+    if (facts.sandbox?.state === 'confined') facts.sandbox = { ...facts.sandbox, writes: observing.writes, ...(observing.why ? { writesWhy: observing.why } : {}) };
+    void observing.trace?.died.then(unobserved);
   }
   try {
     ({ child, contained } = await spawnServer({ ...command, cwd: engine ? undefined : server.cwd, env, cgroup, held, extraStdio: [...(guard?.stdio ?? []), ...(egressFds ? (['pipe', 'pipe'] as const) : []), ...(confine?.fds ?? [])] }));
@@ -151,8 +152,9 @@ export async function spawnPrepared(prep: Prepared): Promise<Spawned> {
     }
     recordRun();
     if (denied) {
+      if (early?.diedWhy) unobserved(early.diedWhy);
       spawned.decoys = confine?.decoys?.watch(denied);
-      if (outward && egressFds) spawned.egress = await (seen as typeof import('../sandbox/egress.js')).startEgress({ id, ...outward, info: child.stdio[egressFds[0]] as Readable, block: child.stdio[egressFds[1]] as Writable, denied });
+      if (outward && egressFds) spawned.egress = await (await import('../sandbox/egress.js')).startEgress({ id, ...outward, info: child.stdio[egressFds[0]] as Readable, block: child.stdio[egressFds[1]] as Writable, denied });
     }
     const alive = (): boolean => child.exitCode === null && child.signalCode === null;
     if (engine) {
