@@ -76,8 +76,8 @@ function program(): string {
     ...lines,
     '  if ($p != 0) { @a[tid] = buf(uptr((uint8 *)$p), 64); @b[tid] = buf(uptr((uint8 *)($p + 64)), 64); @c[tid] = buf(uptr((uint8 *)($p + 128)), 64); @w[tid] = 1; }',
     '}',
-    `tracepoint:raw_syscalls:sys_exit /@w[tid] && (${Object.keys(ERRNOS).map((e) => `args->ret == -${e}`).join(' || ')})/ { printf("W %d %d %r%r%r\\n", args->id, - args->ret, @a[tid], @b[tid], @c[tid]); }`,
-    'tracepoint:raw_syscalls:sys_exit /@w[tid]/ { delete(@a[tid]); delete(@b[tid]); delete(@c[tid]); delete(@w[tid]); }',
+    // One program on exit (each program on raw_syscalls runs at every system call of the host).
+    `tracepoint:raw_syscalls:sys_exit /@w[tid]/ { $r = args->ret; if (${Object.keys(ERRNOS).map((e) => `$r == -${e}`).join(' || ')}) { printf("W %d %d %r%r%r\\n", args->id, - $r, @a[tid], @b[tid], @c[tid]); } delete(@a[tid]); delete(@b[tid]); delete(@c[tid]); delete(@w[tid]); }`,
     // bpftrace prints every map when it ends: what is left in them (a call that never returned) is the server's.
     'END { clear(@a); clear(@b); clear(@c); clear(@w); }',
     '',
