@@ -59,25 +59,28 @@ const ERRNOS: Record<string, 'EROFS' | 'EACCES' | 'EPERM'> = { 30: 'EROFS', 13: 
 export const PATH_BYTES = 192;
 
 function program(): string {
-  const byArg = new Map<string, number[]>();
+  const byArg = new Map<number, number[]>();
   const lines: string[] = [];
   for (const [nr, c] of Object.entries(CALLS)) {
-    if (c.flags === undefined) byArg.set(`$a${c.path}`, [...(byArg.get(`$a${c.path}`) ?? []), Number(nr)]);
+    if (c.flags === undefined) byArg.set(c.path, [...(byArg.get(c.path) ?? []), Number(nr)]);
     else if (c.flags === 'how') lines.push(`  if ($n == ${nr}) { if (*uptr((uint64 *)$a2) & ${WRITE_FLAGS}) { $p = $a${c.path}; } }`);
     else lines.push(`  if ($n == ${nr}) { if ($a${c.flags} & ${WRITE_FLAGS}) { $p = $a${c.path}; } }`);
   }
-  for (const [arg, nrs] of byArg) lines.push(`  if (${nrs.map((n) => `$n == ${n}`).join(' || ')}) { $p = ${arg}; }`);
+  for (const [arg, nrs] of byArg) lines.push(`  if (${nrs.map((n) => `$n == ${n}`).join(' || ')}) { $p = $a${arg}; }`);
   return [
     'BEGIN { printf("READY\\n"); }',
     // A line every 2 s: once the warden is gone, bpftrace's next write ends it (SIGPIPE) instead of tracing on.
     'interval:s:2 { printf("T\\n"); }',
+    // Both programs run at every system call of the host: the cgroup test comes first (one helper call, no map),
+    // so a call outside the session costs the tracepoint and that test alone. The arguments are read once, first
+    // (read in the branches, bpftrace 0.17's code fails the verifier: "dereference of modified ctx ptr").
     'tracepoint:raw_syscalls:sys_enter /cgroup == $1/ {',
     '  $n = args->id; $p = (uint64)0; $a0 = args->args[0]; $a1 = args->args[1]; $a2 = args->args[2]; $a3 = args->args[3];',
     ...lines,
     '  if ($p != 0) { @a[tid] = buf(uptr((uint8 *)$p), 64); @b[tid] = buf(uptr((uint8 *)($p + 64)), 64); @c[tid] = buf(uptr((uint8 *)($p + 128)), 64); @w[tid] = 1; }',
     '}',
     // One program on exit (each program on raw_syscalls runs at every system call of the host).
-    `tracepoint:raw_syscalls:sys_exit /@w[tid]/ { $r = args->ret; if (${Object.keys(ERRNOS).map((e) => `$r == -${e}`).join(' || ')}) { printf("W %d %d %r%r%r\\n", args->id, - $r, @a[tid], @b[tid], @c[tid]); } delete(@a[tid]); delete(@b[tid]); delete(@c[tid]); delete(@w[tid]); }`,
+    `tracepoint:raw_syscalls:sys_exit /cgroup == $1 && @w[tid]/ { $r = args->ret; if (${Object.keys(ERRNOS).map((e) => `$r == -${e}`).join(' || ')}) { printf("W %d %d %r%r%r\\n", args->id, - $r, @a[tid], @b[tid], @c[tid]); } delete(@a[tid]); delete(@b[tid]); delete(@c[tid]); delete(@w[tid]); }`,
     // bpftrace prints every map when it ends: what is left in them (a call that never returned) is the server's.
     'END { clear(@a); clear(@b); clear(@c); clear(@w); }',
     '',

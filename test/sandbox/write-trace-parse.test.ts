@@ -19,8 +19,9 @@ describe('the denied-write tracer', () => {
     for (const line of ['Attaching 5 probes...', 'READY', 'T', 'Lost 3 events', 'W 0 30 /x', 'W 257 2 /x', 'W 257 30 /x\u001b', 'w 257 30 /x', `W 257 30 ${'a'.repeat(193)}`, `W 257 30 ${'\\x41'.repeat(MAX_LINE)}`]) expect(parseTraceLine(line)).toBeUndefined();
   });
 
-  it('is one fixed program whose only parameter is the cgroup id', () => {
-    expect(TRACE_PROGRAM.match(/\$\d/g)).toEqual(['$1']);
+  it('is one fixed program whose only parameter is the cgroup id, tested first by both programs on raw_syscalls (a call outside the session pays no map lookup)', () => {
+    expect(new Set(TRACE_PROGRAM.match(/\$\d/g))).toEqual(new Set(['$1']));
+    expect(TRACE_PROGRAM.match(/^tracepoint:raw_syscalls:\w+ \/[^/]*\//gm)).toEqual(['tracepoint:raw_syscalls:sys_enter /cgroup == $1/', 'tracepoint:raw_syscalls:sys_exit /cgroup == $1 && @w[tid]/']);
     expect(TRACE_PROGRAM).toContain('BEGIN { printf("READY\\n"); }');
   });
 });
