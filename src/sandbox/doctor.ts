@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers } from '../store/servers.js';
 import { DECOY_PATHS, decoysUnavailable } from './decoys.js';
-import { startWriteTrace, writesUnobservable } from './write-trace.js';
+import { startWriteTrace, TRACING_OFF, writesUnobservable } from './write-trace.js';
 import { engineVersion, probeDomains, probeFiles, probeNetwork, probeUnprivileged, type Probe } from './doctor-probe.js';
 import { findEngine, findNsenter, findTool, type Engine, type EngineLookup } from './engine.js';
 
@@ -44,7 +44,7 @@ export interface DoctorReport {
   decoys: { placed: boolean; paths: string[]; why?: string };
   /** Whether confined sessions' denied writes are observed (sandbox/write-trace.ts): bpftrace found on the trusted
    *  path and started here once (attached, then stopped), or why not. */
-  writes: { observed: boolean; bpftrace: string | null; why?: string };
+  writes: { observed: boolean; bpftrace: string | null; off?: true; why?: string };
   levels: LevelReport[];
   ok: boolean;
 }
@@ -75,8 +75,9 @@ const INSTALL = 'Install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap;
 const FILES = "the file system read-only; the homes, the warden's home and /run hidden; writes only to its data directory, a private /tmp and its grants";
 
 /** Denied writes: the host's conditions, then a real start of the tracer (a cgroup id no session has). */
-async function writesReport(lookup: EngineLookup): Promise<DoctorReport['writes']> {
+async function writesReport(lookup: EngineLookup, off: boolean): Promise<DoctorReport['writes']> {
   const bpftrace = findTool('bpftrace', lookup);
+  if (off) return { observed: false, bpftrace: bpftrace?.file ?? null, off: true, why: TRACING_OFF }; // nothing started
   const host = writesUnobservable(bpftrace);
   if (host !== undefined || !bpftrace) return { observed: false, bpftrace: bpftrace?.file ?? null, why: host ?? 'bpftrace is not on the trusted path' };
   try {
@@ -136,7 +137,7 @@ export async function doctorReport(paths: HomePaths): Promise<DoctorReport> {
     landlock: lsm === undefined ? null : lsm.trim().split(',').includes('landlock'),
     probes,
     decoys: decoyReport(paths.home),
-    writes: await writesReport(lookup),
+    writes: await writesReport(lookup, config.writeTracing === 'off'),
     levels,
     ok: levels.every((l) => l.ok),
   };

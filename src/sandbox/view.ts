@@ -93,5 +93,5 @@ function writesObserved(server: string, history: readonly Record<string, unknown
   if (at < 0 || typeof sandbox?.writes !== 'string') return undefined;
   const died = history.slice(at).find((e) => e.event === 'sandbox_writes_unobserved' && e.server === server);
   if (died) return { observed: false, why: String(died.why) };
-  return sandbox.writes === 'observed' ? { observed: true } : { observed: false, why: String(sandbox.writesWhy ?? 'unknown') };
+  return sandbox.writes === 'observed' ? { observed: true } : { observed: false, why: String(sandbox.writesWhy ?? (sandbox.writes === 'off' ? 'off by servers.json' : 'unknown')) };
 }

@@ -5,7 +5,7 @@ import { createSessionCgroup, removeCgroup, type Cgroup } from '../launch/cgroup
 import type { DecoyRead } from './decoys.js';
 import type { EgressDenial } from './egress-proxy.js';
 import type { Engine } from './engine.js';
-import { startWriteTrace, writesUnobservable, type DeniedWrite, type WriteTrace } from './write-trace.js';
+import { startWriteTrace, TRACING_OFF, writesUnobservable, type DeniedWrite, type WriteTrace } from './write-trace.js';
 
 // A confined session's denied writes, observed from before its server runs (docs/adr/0066): the tracer is started
 // on the session's cgroup and the caller spawns the server only once this resolved. Whatever goes wrong here is
@@ -14,7 +14,7 @@ import { startWriteTrace, writesUnobservable, type DeniedWrite, type WriteTrace 
 export interface WritesObserved {
   /** The running tracer, when writes are observed. */
   trace?: WriteTrace;
-  writes: 'observed' | 'unobserved';
+  writes: 'observed' | 'unobserved' | 'off';
   /** Why not (launch event's `writesWhy`). */
   why?: string;
 }
@@ -22,9 +22,10 @@ export interface WritesObserved {
 /** Starts the tracer of server `id`'s session in the cgroup `cgroupDir` (none: not observed), reporting each
  *  denied write to `denied`, at most `max` of them, and a tracer that could not start or stopped to the audit log
  *  (and to `died`: the launch event, when not recorded yet, says so too). */
-export async function observeWrites(o: { id: string; tracer: Engine | undefined; cgroupDir: string | undefined; max: number; denied: (d: DeniedWrite) => void; record: (e: AuditEvent) => unknown; say: (m: string) => void; died: (why: string) => void }): Promise<WritesObserved> {
+export async function observeWrites(o: { id: string; tracer: Engine | undefined; off?: true; cgroupDir: string | undefined; max: number; denied: (d: DeniedWrite) => void; record: (e: AuditEvent) => unknown; say: (m: string) => void; died: (why: string) => void }): Promise<WritesObserved> {
   // A host that cannot trace (not root, no bpftrace, no tracefs) is the same for every session: the launch event
-  // and `mcp-warden doctor` say so, without an alert a session.
+  // and `mcp-warden doctor` say so, without an alert a session. So does an operator's "off".
+  if (o.off) return { writes: 'off', why: TRACING_OFF };
   const host = writesUnobservable(o.tracer);
   if (host !== undefined || !o.tracer) return { writes: 'unobserved', why: host ?? 'bpftrace is not on the trusted path' };
   const notObserved = (when: 'start' | 'session', why: string): void => {
@@ -62,7 +63,7 @@ export interface EarlyObservation {
   discard(): Promise<void>;
 }
 
-export async function observeEarly(o: { id: string; tracer: Engine | undefined; record: (e: AuditEvent) => unknown; say: (m: string) => void }): Promise<EarlyObservation> {
+export async function observeEarly(o: { id: string; tracer: Engine | undefined; off?: true; record: (e: AuditEvent) => unknown; say: (m: string) => void }): Promise<EarlyObservation> {
   const { recordDenials, DENIALS_RECORDED } = await import('./egress.js');
   const cgroup = createSessionCgroup();
   const denied = recordDenials(o.id, o.record, o.say);

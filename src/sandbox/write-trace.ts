@@ -145,6 +145,9 @@ export function writesUnobservable(bpftrace: Engine | undefined): string | undef
   return undefined;
 }
 
+/** Why denied writes are not observed when servers.json turns the tracer off (launch event, status, doctor). */
+export const TRACING_OFF = 'off by servers.json ("writeTracing": "off")';
+
 /** How long bpftrace may take to compile, load and attach its program. */
 export const ATTACH_MS = 15_000;
 const MAX_STDERR = 512;

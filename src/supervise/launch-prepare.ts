@@ -115,7 +115,7 @@ export async function prepareLaunch(paths: HomePaths, id: string, say: (m: strin
     // A declared sandbox is applied or the launch refused, before anything is resolved (sandbox/launch.ts).
     if (declared || !opts.pinAfterSpawn) sandbox = await sandboxPinned(paths, id, server, config, opts.locks);
     // Its tracer of denied writes compiles and attaches while the files are digested (docs/adr/0066).
-    if (sandbox?.launch) watching = await (await import('../sandbox/write-observe.js')).observeEarly({ id, tracer: sandbox.launch.tracer, record, say });
+    if (sandbox?.launch) watching = await (await import('../sandbox/write-observe.js')).observeEarly({ id, tracer: sandbox.launch.tracer, ...(sandbox.launch.tracingOff ? { off: true as const } : {}), record, say });
     resolved = await resolveLaunch(spec, cache);
     // node running a script starts behind the module guard's gate as soon as the interpreter is judged; its
     // script, package tree and modules are digested while node starts, and judged before the gate opens

@@ -121,4 +121,27 @@ describe('denied writes of a confined server, seen through bpftrace', () => {
     expect(auditEvents(home).filter((e) => e.event === 'sandbox_writes_unobserved').at(-1)).toMatchObject({ server: 'probe', when: 'session', why: 'bpftrace exited (3): ERROR: probe lost' });
     expect(warden('status', 'probe').stdout).toContain('denied writes NOT observed in its last session: bpftrace exited (3): ERROR: probe lost');
   });
+
+  it('with "writeTracing": "off" in servers.json no bpftrace is run, by a launch or by doctor: a denied write makes no event, the launch records writes off, status and doctor say off by servers.json', async () => {
+    expect(warden('sandbox', 'probe', '--network', 'none').code).toBe(0);
+    // A bpftrace first on the trusted path that leaves a mark when it runs (and would attach: READY, then waits).
+    const bin = path.join(dir, 'bin');
+    fs.mkdirSync(bin, { mode: 0o755 });
+    fs.writeFileSync(path.join(bin, 'bpftrace'), '#!/bin/sh\n: > "${0%/*}/ran"\necho READY\nexec sleep 30\n', { mode: 0o755 });
+    const servers = JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8'));
+    fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify({ ...servers, writeTracing: 'off', path: `${bin}:${servers.path ?? '/usr/local/bin:/usr/bin:/bin'}` }), { mode: 0o600 });
+    const off = 'off by servers.json ("writeTracing": "off")';
+
+    const { out, stderr } = await session([['write', { path: '/usr/evil' }]]);
+    expect(out).toEqual(['denied: EROFS']);
+    expect(lastLaunch()).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', writes: 'off', writesWhy: off } });
+    expect(denials()).toEqual([]);
+    expect(auditEvents(home).filter((e) => e.event === 'sandbox_writes_unobserved')).toEqual([]);
+    expect(stderr).not.toContain('sandbox_writes_unobserved');
+    expect(JSON.parse(warden('status', 'probe', '--json').stdout).servers[0].sandbox.writes).toEqual({ observed: false, why: off });
+    expect(warden('status', 'probe').stdout).toContain(`denied writes NOT observed in its last session: ${off}`);
+    const doctor = warden('doctor');
+    expect(doctor.stdout).toContain(`Writes:      denied writes are NOT observed (the sandbox still refuses them): ${off}`);
+    expect(fs.existsSync(path.join(bin, 'ran'))).toBe(false);
+  });
 });
