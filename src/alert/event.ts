@@ -30,6 +30,7 @@ export function isAlert(e: AuditEvent): boolean {
     case 'module_refused':
     case 'sandbox_denied':
     case 'sandbox_deny_replaced':
+    case 'sandbox_writes_unobserved':
     case 'bundle_rejected':
     case 'bundle_applied':
       return true;

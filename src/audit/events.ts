@@ -28,8 +28,8 @@ export interface LaunchEvent {
   pid?: number;
   pgid?: number;
   /** The server's sandbox: confined (network level, the pinned hash, the engine, how many decoys it placed:
-   *  sandbox/decoys.ts), explicitly unconfined, or none declared. */
-  sandbox?: { state: 'unconfined' | 'none' } | { state: 'confined'; network: string; hash: string; engine: string; domains?: string[]; decoys?: number };
+   *  sandbox/decoys.ts; whether its denied writes are observed, and why not: sandbox/write-trace.ts), explicitly unconfined, or none declared. */
+  sandbox?: { state: 'unconfined' | 'none' } | { state: 'confined'; network: string; hash: string; engine: string; domains?: string[]; decoys?: number; writes?: 'observed' | 'unobserved' | 'off'; writesWhy?: string };
   /** A confined server's own pid (pid and pgid are the sandbox engine's, the leader of its group). */
   serverPid?: number;
 }

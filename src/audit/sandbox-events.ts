@@ -37,7 +37,31 @@ export interface SandboxDeniedReadEvent {
   reason: 'decoy';
 }
 
-export type SandboxDeniedEvent = SandboxDeniedConnectEvent | SandboxDeniedReadEvent;
+/** A write-intent system call of a confined server that the kernel refused with EROFS, EACCES or EPERM, seen by
+ *  bpftrace for a root warden (sandbox/write-trace.ts): the path as the server gave it (its own bytes from its
+ *  memory, untrusted: relative to its working directory or a descriptor, at most 192 bytes), the call, the errno. */
+export interface SandboxDeniedWriteEvent {
+  event: 'sandbox_denied';
+  server: string;
+  kind: 'write';
+  path: string;
+  call: string;
+  errno: 'EROFS' | 'EACCES' | 'EPERM';
+  /** The path was longer than 192 bytes, or could not be read whole. */
+  truncated?: true;
+}
+
+export type SandboxDeniedEvent = SandboxDeniedConnectEvent | SandboxDeniedReadEvent | SandboxDeniedWriteEvent;
+
+/** The denied writes of a confined session are not observed: its tracer (bpftrace) could not start, or stopped
+ *  while the server ran. Observation only: the session goes on, confined as before. `why` is bpftrace's own
+ *  account (at most 512 characters). */
+export interface SandboxWritesUnobservedEvent {
+  event: 'sandbox_writes_unobserved';
+  server: string;
+  when: 'start' | 'session';
+  why: string;
+}
 
 /** A name the hiding of a read.deny path leaves on the host's side (sandbox/deny-plan.ts: the top directory it
  *  rebuilds, when mounted on a name of the host's), or a directory above it, was replaced, created or removed on
@@ -49,4 +73,4 @@ export interface SandboxDenyReplacedEvent {
   path: string;
 }
 
-export type SandboxEvent = SandboxChangedEvent | SandboxDeniedConnectEvent | SandboxDeniedReadEvent | SandboxDenyReplacedEvent;
+export type SandboxEvent = SandboxChangedEvent | SandboxDeniedConnectEvent | SandboxDeniedReadEvent | SandboxDeniedWriteEvent | SandboxDenyReplacedEvent | SandboxWritesUnobservedEvent;

@@ -21,6 +21,8 @@ function print(r: DoctorReport): void {
   line(escaped(`Probes:      network namespace ${probe(r.probes.network)}; file view ${probe(r.probes.files)}; domains (nsenter) ${probe(r.probes.domains)}${r.probes.unprivileged ? `; as uid 65534 (no root) ${probe(r.probes.unprivileged)}` : ''}`));
   const d = r.decoys;
   line(escaped(d.placed ? `Decoys:      placed in every confined session (a read of one is reported): ${d.paths.join(', ')}` : `Decoys:      NOT placed (reads of secret paths are not reported): ${d.why ?? ''}`));
+  const w = r.writes;
+  line(escaped(w.observed ? `Writes:      denied writes of every confined session are observed (bpftrace ${w.bpftrace ?? ''})` : `Writes:      denied writes are NOT observed (the sandbox still refuses them): ${w.why ?? ''}`));
   line();
   for (const l of r.levels) {
     line(escaped(`${l.level}: ${l.ok ? 'ok' : `CANNOT BE APPLIED (${l.code ?? ''})`}`));

@@ -79,7 +79,9 @@ export function printDetail(s: ServerView): void {
   shown(`${s.id}  ${s.allowed ? 'allowed' : 'REFUSED'}  (posture ${s.posture})`);
   shown(`  command   ${[s.command, ...s.args].join(' ')}`);
   shown(`  sandbox   ${sandboxCell(s.sandbox)}${s.sandbox.problem ? `: ${s.sandbox.problem.message}` : ''}${s.sandbox.lastRefusal ? `; last launch refused ${s.sandbox.lastRefusal.code} at ${s.sandbox.lastRefusal.at}` : ''}`);
-  for (const d of s.sandbox.denied ?? []) shown(d.kind === 'read' ? `            read ${d.path} (${d.reason}) at ${d.at}` : `            denied ${d.kind} ${d.host}:${d.port} (${d.reason}${d.address ? ` ${d.address}` : ''}) at ${d.at}`);
+  const w = s.sandbox.writes;
+  if (w) shown(w.observed ? '            denied writes observed in its last session' : `            denied writes NOT observed in its last session: ${w.why}`);
+  for (const d of s.sandbox.denied ?? []) shown(d.kind === 'write' ? `            write ${d.path}${d.truncated ? '…' : ''} (${d.call} ${d.errno}) at ${d.at}` : d.kind === 'read' ? `            read ${d.path} (${d.reason}) at ${d.at}` : `            denied ${d.kind} ${d.host}:${d.port} (${d.reason}${d.address ? ` ${d.address}` : ''}) at ${d.at}`);
   shown(`  lock      ${s.lock ? `${s.lock.tools} tools, revision ${s.lock.revision}, ${s.lock.canaryBaselines} canary baseline(s)` : `none (run: mcp-warden lock ${s.id})`}`);
   shown(`  surface   ${s.pinState ? `${String(s.pinState.state)} (${String(s.pinState.source)}, ${String(s.pinState.at)})` : 'not judged in a session yet'}`);
   shown(`  canaries  ${s.lastCanary ? `${s.lastCanary.result} (${String(s.lastCanary.at)})` : 'not run yet'}`);

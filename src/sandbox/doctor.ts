@@ -3,6 +3,7 @@ import os from 'node:os';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers } from '../store/servers.js';
 import { DECOY_PATHS, decoysUnavailable } from './decoys.js';
+import { startWriteTrace, TRACING_OFF, writesUnobservable } from './write-trace.js';
 import { engineVersion, probeDomains, probeFiles, probeNetwork, probeUnprivileged, type Probe } from './doctor-probe.js';
 import { findEngine, findNsenter, findTool, type Engine, type EngineLookup } from './engine.js';
 
@@ -41,6 +42,9 @@ export interface DoctorReport {
   probes: { network: Probe | null; files: Probe | null; domains: Probe | null; unprivileged: Probe | null };
   /** Decoys at these paths of the user's home in every confined session (sandbox/decoys.ts), or why none are. */
   decoys: { placed: boolean; paths: string[]; why?: string };
+  /** Whether confined sessions' denied writes are observed (sandbox/write-trace.ts): bpftrace found on the trusted
+   *  path and started here once (attached, then stopped), or why not. */
+  writes: { observed: boolean; bpftrace: string | null; off?: true; why?: string };
   levels: LevelReport[];
   ok: boolean;
 }
@@ -69,6 +73,20 @@ function found(find: () => Engine): Found & { engine?: Engine } {
 
 const INSTALL = 'Install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) into a directory of the trusted path (servers.json "path"), or run a server without confinement on purpose: mcp-warden sandbox <id> --unconfined';
 const FILES = "the file system read-only; the homes, the warden's home and /run hidden; writes only to its data directory, a private /tmp and its grants";
+
+/** Denied writes: the host's conditions, then a real start of the tracer (a cgroup id no session has). */
+async function writesReport(lookup: EngineLookup, off: boolean): Promise<DoctorReport['writes']> {
+  const bpftrace = findTool('bpftrace', lookup);
+  if (off) return { observed: false, bpftrace: bpftrace?.file ?? null, off: true, why: TRACING_OFF }; // nothing started
+  const host = writesUnobservable(bpftrace);
+  if (host !== undefined || !bpftrace) return { observed: false, bpftrace: bpftrace?.file ?? null, why: host ?? 'bpftrace is not on the trusted path' };
+  try {
+    await (await startWriteTrace(bpftrace, 0n, () => {}, 1)).close();
+    return { observed: true, bpftrace: bpftrace.file };
+  } catch (err) {
+    return { observed: false, bpftrace: bpftrace.file, why: `bpftrace could not attach its probes (bpf refused, or tracepoints missing): ${(err as Error).message.slice(0, 512)}` };
+  }
+}
 
 function decoyReport(home: string): DoctorReport['decoys'] {
   const why = decoysUnavailable(home, false);
@@ -119,6 +137,7 @@ export async function doctorReport(paths: HomePaths): Promise<DoctorReport> {
     landlock: lsm === undefined ? null : lsm.trim().split(',').includes('landlock'),
     probes,
     decoys: decoyReport(paths.home),
+    writes: await writesReport(lookup, config.writeTracing === 'off'),
     levels,
     ok: levels.every((l) => l.ok),
   };

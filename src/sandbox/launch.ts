@@ -10,7 +10,7 @@ import type { HomePaths } from '../store/paths.js';
 import type { ServerConfig, ServersFile } from '../store/servers.js';
 import type { WardenLockEntry } from '../surface/warden-lock.js';
 import { placeDecoys, type Decoys } from './decoys.js';
-import { findEngine, findNsenter, type Engine } from './engine.js';
+import { findEngine, findNsenter, findTool, type Engine } from './engine.js';
 import { sandboxPin } from './pin.js';
 import { bwrapArgs, ensureDataDir, sandboxUserHome, type SandboxMounts } from './plan.js';
 import { parseDomainGrant, type Confinement, type DomainGrant } from './schema.js';
@@ -27,6 +27,10 @@ export interface SandboxLaunch {
   engine: Engine;
   /** A sandbox with network domains: nsenter, and what its proxy admits (sandbox/egress.ts). */
   egress?: { nsenter: Engine; grants: DomainGrant[] };
+  /** bpftrace on the trusted path, which sees the session's denied writes (sandbox/write-trace.ts), if any. */
+  tracer?: Engine;
+  /** servers.json's "writeTracing": "off": the session's denied writes are not traced, on purpose. */
+  tracingOff?: true;
 }
 
 /** What the audit log records of a launch's sandbox. */
@@ -54,12 +58,15 @@ export function sandboxForLaunch(paths: HomePaths, id: string, server: ServerCon
   // trusted path refuse its launch before bwrap runs (sandbox/plan.ts), with their own reason.
   const lookup = { path: config.path, sandboxes: Object.fromEntries(Object.entries(config.servers).map(([other, s]) => [other, s.sandbox])), self: id };
   const engine = findEngine(lookup, id);
+  // Judged like the engine: root- or warden-owned, on the trusted path; not looked for when servers.json says off.
+  const tracer = config.writeTracing === 'off' ? undefined : findTool('bpftrace', lookup);
   const facts: SandboxFacts = { state: 'confined', network: typeof sandbox.network === 'object' ? 'domains' : sandbox.network, hash: pin.now as string, engine: engine.file };
+  const traced = config.writeTracing === 'off' ? { tracingOff: true as const } : tracer ? { tracer } : {};
   if (typeof sandbox.network === 'object') {
     const grants = sandbox.network.domains.map((d) => parseDomainGrant(d) as DomainGrant); // the schema admitted each
-    return { launch: { confinement: sandbox, hash: pin.now as string, engine, egress: { nsenter: findNsenter(lookup, id), grants } }, facts: { ...facts, domains: sandbox.network.domains } };
+    return { launch: { confinement: sandbox, hash: pin.now as string, engine, egress: { nsenter: findNsenter(lookup, id), grants }, ...traced }, facts: { ...facts, domains: sandbox.network.domains } };
   }
-  return { launch: { confinement: sandbox, hash: pin.now as string, engine }, facts };
+  return { launch: { confinement: sandbox, hash: pin.now as string, engine, ...traced }, facts };
 }
 
 /** The attested paths of a plan, and the module guard's directory: read-only inside the sandbox. A package tree

@@ -54,7 +54,9 @@ export interface SandboxStatus {
   problem?: { code: string; message: string };
   lastRefusal?: { code: string; at: string };
   /** What its sandbox refused at run time, the last ones first (at most DENIALS_SHOWN; the audit log has them all). */
-  denied?: ({ kind: 'connect'; host: string; port: number; reason: string; address?: string; at: string } | { kind: 'read'; path: string; reason: string; at: string })[];
+  denied?: ({ kind: 'connect'; host: string; port: number; reason: string; address?: string; at: string } | { kind: 'read'; path: string; reason: string; at: string } | { kind: 'write'; path: string; call: string; errno: string; truncated?: true; at: string })[];
+  /** Whether the denied writes of its last confined session were observed (sandbox/write-trace.ts), and why not. */
+  writes?: { observed: true } | { observed: false; why: string };
 }
 
 /** How many sandbox_denied events `status` shows. */
@@ -63,9 +65,12 @@ export const DENIALS_SHOWN = 5;
 export function sandboxStatus(v: SandboxView, history: readonly Record<string, unknown>[]): SandboxStatus {
   const s = v.sandbox;
   const denied = history.filter((e) => e.event === 'sandbox_denied' && e.server === v.server).slice(-DENIALS_SHOWN).reverse()
-    .map((e) => (e.kind === 'read'
+    .map((e) => (e.kind === 'write'
+      ? { kind: 'write' as const, path: String(e.path), call: String(e.call), errno: String(e.errno), ...(e.truncated === true ? { truncated: true as const } : {}), at: String(e.ts) }
+      : e.kind === 'read'
       ? { kind: 'read' as const, path: String(e.path), reason: String(e.reason), at: String(e.ts) }
       : { kind: 'connect' as const, host: String(e.host), port: Number(e.port), reason: String(e.reason), ...(typeof e.address === 'string' ? { address: e.address } : {}), at: String(e.ts) }));
+  const writes = writesObserved(v.server, history);
   const refusal = history.filter((e) => e.event === 'launch' && e.server === v.server && e.decision === 'refuse' && typeof e.code === 'string' && e.code.startsWith('SANDBOX_')).at(-1);
   return {
     state: s === undefined ? 'none' : s === 'unconfined' ? 'unconfined' : 'confined',
@@ -75,5 +80,18 @@ export function sandboxStatus(v: SandboxView, history: readonly Record<string, u
     ...(v.engine && 'code' in v.engine ? { problem: v.engine } : {}),
     ...(refusal ? { lastRefusal: { code: refusal.code as string, at: String(refusal.ts) } } : {}),
     ...(denied.length > 0 ? { denied } : {}),
+    ...(writes ? { writes } : {}),
   };
+}
+
+/** From the last allowed confined launch of `server` on: whether its denied writes were observed, and why not
+ *  (the launch's `writesWhy`, or a tracer that stopped during the session). */
+function writesObserved(server: string, history: readonly Record<string, unknown>[]): SandboxStatus['writes'] {
+  let at = history.length - 1;
+  while (at >= 0 && !(history[at]?.event === 'launch' && history[at]?.server === server && history[at]?.decision === 'allow')) at--;
+  const sandbox = history[at]?.sandbox as { writes?: unknown; writesWhy?: unknown } | undefined;
+  if (at < 0 || typeof sandbox?.writes !== 'string') return undefined;
+  const died = history.slice(at).find((e) => e.event === 'sandbox_writes_unobserved' && e.server === server);
+  if (died) return { observed: false, why: String(died.why) };
+  return sandbox.writes === 'observed' ? { observed: true } : { observed: false, why: String(sandbox.writesWhy ?? (sandbox.writes === 'off' ? 'off by servers.json' : 'unknown')) };
 }

@@ -170,6 +170,10 @@ export const serversFileSchema = v.strictObject({
   path: v.optional(trustedPath, DEFAULT_TRUSTED_PATH),
   alerts: v.optional(v.array(sinkSchema), () => [{ type: 'stderr' as const }]),
   servers: objectRecord(v.pipe(v.string(), v.regex(SERVER_ID_RE, 'expected a server id of letters, digits, ".", "_" or "-"')), serverSchema),
+  /** Whether a root warden traces its confined sessions' denied writes with bpftrace (docs/adr/0066): "auto"
+   *  (absent: when the host can), or "off" (its cost, ~0.3–0.5 µs on every system call of the host while a
+   *  session is traced, is the host's to refuse without uninstalling bpftrace). Read from this file only. */
+  writeTracing: v.optional(v.picklist(['auto', 'off'])),
   /** Where the daemon fetches signed trust bundles from (docs/formats.md "fleet"); absent: no fleet source. */
   fleet: v.optional(fleetSchema(envName, v.pipe(v.string(), v.regex(SERVER_ID_RE, 'expected a server id of letters, digits, ".", "_" or "-"')))),
 });

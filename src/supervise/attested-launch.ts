@@ -16,6 +16,7 @@ import type { ServerConfig } from '../store/servers.js';
 import type { Egress } from '../sandbox/egress.js';
 import type { ObservedLaunch } from '../sandbox/observe.js';
 import type { DecoyWatch } from '../sandbox/decoys.js';
+import type { WriteTrace } from '../sandbox/write-trace.js';
 import { verifyMappedCode } from '../launch/mapped-files.js';
 import { artifactRecords, prepareLaunch, saveCache, type LaunchOptions, type RecordLaunch } from './launch-prepare.js';
 import { spawnPrepared, type Spawned } from './launch-spawn.js';
@@ -50,6 +51,8 @@ export interface Launched {
   observed?: ObservedLaunch;
   /** A confined session's decoys (sandbox/decoys.ts): looked at once more and removed with the session. */
   decoys?: DecoyWatch;
+  /** A confined session's tracer of denied writes (sandbox/write-trace.ts): stopped with the session. */
+  writes?: WriteTrace;
 }
 
 /** Resolves, judges, spawns and releases a server (prepare, spawn, complete). */
@@ -118,8 +121,8 @@ export async function completeLaunch(spawned: Spawned, beforeGate?: () => Promis
   saveCache(prep.paths, id, prep.cache, prep.say);
   await record({ event: 'launch', server: id, decision: 'allow', reason: 'all artifacts allowlisted', ...facts, pid, pgid: pid });
   allowed = true;
-  const { egress, decoys } = spawned;
-  return { child, pid, plan, server: prep.server, started, target, cgroup: spawned.cgroup(), exited, verifyWriter, ...(guard ? { guard } : {}), ...(egress ? { egress } : {}), ...(observed ? { observed } : {}), ...(decoys ? { decoys } : {}) };
+  const { egress, decoys, writes } = spawned;
+  return { child, pid, plan, server: prep.server, started, target, cgroup: spawned.cgroup(), exited, verifyWriter, ...(guard ? { guard } : {}), ...(egress ? { egress } : {}), ...(observed ? { observed } : {}), ...(decoys ? { decoys } : {}), ...(writes ? { writes } : {}) };
 }
 
 export interface SessionCounts {
@@ -153,6 +156,7 @@ export async function stopLaunched(paths: HomePaths, id: string, launched: Launc
   const stop = await stopSession(launched.target, DEFAULT_STOP);
   launched.egress?.close();
   launched.decoys?.close(); // a read in its last moments is seen once nothing of it runs
+  await launched.writes?.close(); // nothing of it runs: its last lines were read (SIGKILL after the group was gone)
   launched.observed?.finish(); // what it wrote is complete once nothing of it runs
   const exit = await orTimeout(exited, 1000, { code: null, signal: null });
   if (stop.gone) {

@@ -18,6 +18,7 @@ import type { SandboxLaunch } from '../sandbox/launch.js';
 import type { SandboxMounts } from '../sandbox/plan.js';
 import type { Decoys } from '../sandbox/decoys.js';
 import type { Observed, ObservedLaunch } from '../sandbox/observe.js';
+import type { EarlyObservation } from '../sandbox/write-observe.js';
 import { recordNodeRelease, recordedNodeRelease } from '../store/node-releases.js';
 import { packageChangeText } from './tree-change.js';
 
@@ -70,11 +71,15 @@ export interface Prepared {
   refused: (err: WardenError, facts: Partial<LaunchEvent>) => Promise<never>;
   say: (m: string) => void;
   record: RecordLaunch;
+  /** A confined launch's cgroup, recorder and tracer of denied writes, started with the sandbox known. */
+  early: EarlyObservation | undefined;
 }
 
 /** Everything before the spawn; refusals are audited and thrown. */
 export async function prepareLaunch(paths: HomePaths, id: string, say: (m: string) => void, record: RecordLaunch, opts: LaunchOptions = {}): Promise<Prepared> {
+  let watching: EarlyObservation | undefined;
   const refused = async (err: WardenError, facts: Partial<LaunchEvent>): Promise<never> => {
+    await watching?.discard();
     await record({ event: 'launch', server: id, decision: 'refuse', reason: err.message, code: err.code, ...facts });
     throw Object.assign(err, { facts });
   };
@@ -109,6 +114,8 @@ export async function prepareLaunch(paths: HomePaths, id: string, say: (m: strin
   try {
     // A declared sandbox is applied or the launch refused, before anything is resolved (sandbox/launch.ts).
     if (declared || !opts.pinAfterSpawn) sandbox = await sandboxPinned(paths, id, server, config, opts.locks);
+    // Its tracer of denied writes compiles and attaches while the files are digested (docs/adr/0066).
+    if (sandbox?.launch) watching = await (await import('../sandbox/write-observe.js')).observeEarly({ id, tracer: sandbox.launch.tracer, ...(sandbox.launch.tracingOff ? { off: true as const } : {}), record, say });
     resolved = await resolveLaunch(spec, cache);
     // node running a script starts behind the module guard's gate as soon as the interpreter is judged; its
     // script, package tree and modules are digested while node starts, and judged before the gate opens
@@ -172,7 +179,7 @@ export async function prepareLaunch(paths: HomePaths, id: string, say: (m: strin
     const { observeContext } = await import('../sandbox/observe-context.js');
     observed = observeLaunch(observeContext(paths, { path: config.path, sandboxes: Object.fromEntries(Object.entries(config.servers).map(([other, s]) => [other, s.sandbox])) }, env, server, resolved), resolved.file, args, opts.observe);
   }
-  return { paths, id, config, server, spec, cache, resolved, plan, env, marker, facts, guard, args, sandbox, confine, observed, judge, refused, say, record };
+  return { paths, id, config, server, spec, cache, resolved, plan, env, marker, facts, guard, args, sandbox, confine, observed, judge, refused, say, record, early: watching };
 }
 
 /** The server's sandbox as servers.json declares it and warden.lock pins it (sandbox/launch.ts); refused

@@ -11,6 +11,7 @@ import { spawnServer, verifyExecuted, type ServerProcess } from '../launch/spawn
 import { verifyMappedCode } from '../launch/mapped-files.js';
 import type { DecoyWatch } from '../sandbox/decoys.js';
 import type { Egress } from '../sandbox/egress.js';
+import type { WriteTrace } from '../sandbox/write-trace.js';
 import { saveCache, type Prepared } from './launch-prepare.js';
 
 // The attested launch's spawn (after launch-prepare.ts): the server started in its own group and session cgroup,
@@ -35,6 +36,8 @@ export interface Spawned {
   egress: Egress | undefined;
   /** A confined session's decoys, watched from the spawn on (sandbox/decoys.ts). */
   decoys: DecoyWatch | undefined;
+  /** A confined session's tracer of denied writes, attached before the spawn (sandbox/write-trace.ts). */
+  writes: WriteTrace | undefined;
   egressFds: readonly [number, number] | undefined;
   /** Removes a cgroup the server never joined (once that is known), and re-records the session without it. */
   settleCgroup: () => Promise<void>;
@@ -55,16 +58,32 @@ export async function spawnPrepared(prep: Prepared): Promise<Spawned> {
   if (observed) command = observed.command;
 
   let child: ServerProcess;
-  let cgroup = createSessionCgroup();
+  const early = prep.early; // a confined launch: its cgroup and tracer were started with the sandbox known
+  let cgroup = early ? early.cgroup : createSessionCgroup();
   // A gated server on the warden's own node runs nothing of its own until release(): it joins its cgroup while its
   // tree is digested, and release waits for that (docs/adr/0033-held-server-joins-its-cgroup.md). A file merely
   // named node could run code of its own before the gate, and any other server is not held: born in it.
   // A confined server is born in it: bwrap forks before it could be moved.
   const held = resolved.gated && guard !== undefined && isOwnNode(resolved.executable.key) && !engine && !observed;
   let contained: Promise<boolean>;
+  // What its sandbox refused (proxy, writes) or saw (decoys), bounded together; the writes' tracer is attached to
+  // the session's cgroup before the server is spawned there, so nothing it writes is missed (docs/adr/0066).
+  const outward = prep.sandbox?.launch?.egress;
+  const denied = early?.denied;
+  let writes: WriteTrace | undefined;
+  const unobserved = (why: string): void => {
+    if (facts.sandbox?.state === 'confined') facts.sandbox = { ...facts.sandbox, writes: 'unobserved', writesWhy: why };
+  };
+  if (early) {
+    const observing = await early.observing;
+    writes = observing.trace;
+    if (facts.sandbox?.state === 'confined') facts.sandbox = { ...facts.sandbox, writes: observing.writes, ...(observing.why ? { writesWhy: observing.why } : {}) };
+    void observing.trace?.died.then(unobserved);
+  }
   try {
     ({ child, contained } = await spawnServer({ ...command, cwd: engine ? undefined : server.cwd, env, cgroup, held, extraStdio: [...(guard?.stdio ?? []), ...(egressFds ? (['pipe', 'pipe'] as const) : []), ...(confine?.fds ?? [])] }));
   } catch (err) {
+    void writes?.close();
     confine?.close();
     confine?.decoys?.discard();
     guard?.close();
@@ -105,6 +124,7 @@ export async function spawnPrepared(prep: Prepared): Promise<Spawned> {
     enginePids: [],
     egress: undefined,
     decoys: undefined,
+    writes,
     abort: async (err) => {
       guard?.close();
       spawned.egress?.close();
@@ -114,6 +134,7 @@ export async function spawnPrepared(prep: Prepared): Promise<Spawned> {
       removeRunRecord(paths.runDir, pid);
       observed?.finish();
       spawned.decoys?.close();
+      await spawned.writes?.close();
       saveCache(paths, id, prep.cache, prep.say);
       if (err instanceof WardenError) return refused(err, { ...facts, pid, pgid: pid });
       throw err;
@@ -121,13 +142,19 @@ export async function spawnPrepared(prep: Prepared): Promise<Spawned> {
   };
   try {
     if (!held) await settleCgroup();
+    if (writes && !cgroup) {
+      // The server could not be born in its cgroup: the tracer would watch an empty one.
+      void writes.close();
+      spawned.writes = undefined;
+      const why = 'the server could not be placed in its cgroup';
+      unobserved(why);
+      void prep.record({ event: 'sandbox_writes_unobserved', server: id, when: 'start', why });
+    }
     recordRun();
-    const outward = prep.sandbox?.launch?.egress;
-    if ((outward && egressFds) || confine?.decoys) {
-      const { recordDenials, startEgress } = await import('../sandbox/egress.js');
-      const denied = recordDenials(id, prep.record, prep.say); // what its sandbox refused (proxy) or saw (decoys), bounded together
+    if (denied) {
+      if (early?.diedWhy) unobserved(early.diedWhy);
       spawned.decoys = confine?.decoys?.watch(denied);
-      if (outward && egressFds) spawned.egress = await startEgress({ id, ...outward, info: child.stdio[egressFds[0]] as Readable, block: child.stdio[egressFds[1]] as Writable, denied });
+      if (outward && egressFds) spawned.egress = await (await import('../sandbox/egress.js')).startEgress({ id, ...outward, info: child.stdio[egressFds[0]] as Readable, block: child.stdio[egressFds[1]] as Writable, denied });
     }
     const alive = (): boolean => child.exitCode === null && child.signalCode === null;
     if (engine) {

@@ -64,9 +64,12 @@ describe('decoys in a confined server\'s home', () => {
     expect(write).toBe('denied: EACCES');
     expect(hide).toBe('utimes: EPERM, chmod: EPERM, noatime: EPERM'); // it cannot hide the read it made
     expect(fs.readFileSync(key, 'utf8')).toBe('PRIVATE KEY\n');
-    const events = denials();
+    const events = denials().filter((e) => e.kind === 'read');
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ kind: 'read', path: key, reason: 'decoy' });
+    // A root warden also sees its attempts on the decoy through bpftrace (docs/adr/0066): the write, the re-time
+    // and the chmod the kernel refused (the O_NOATIME open is a read).
+    expect(denials().filter((e) => e.kind === 'write').map((e) => [e.path, e.call, e.errno])).toEqual([[key, 'openat', 'EACCES'], [key, 'utimensat', 'EPERM'], [key, 'chmod', 'EPERM']]);
     expect(JSON.stringify(events[0])).not.toMatch(/PRIVATE/);
     expect(stderr).toContain(`mcp-warden ALERT sandbox_denied server=probe kind=read path=${key} reason=decoy`);
     const status = warden('status', 'probe', '--json');

@@ -20,6 +20,7 @@ interface Report {
   landlock: boolean | null;
   probes: Record<string, { ok: boolean; detail?: string } | null>;
   decoys: { placed: boolean; paths: string[]; why?: string };
+  writes: { observed: boolean; bpftrace: string | null; why?: string };
   levels: { level: string; confines: string; doesNot: string; ok: boolean; code?: string; fix?: string }[];
 }
 
@@ -29,7 +30,7 @@ describe('doctor', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as Report;
-    expect(Object.keys(report).sort()).toEqual(['decoys', 'engine', 'landlock', 'levels', 'nsenter', 'observation', 'ok', 'pathFrom', 'probes', 'trustedPath', 'uid', 'userNamespaces', 'version'].sort());
+    expect(Object.keys(report).sort()).toEqual(['decoys', 'engine', 'landlock', 'levels', 'nsenter', 'observation', 'ok', 'pathFrom', 'probes', 'trustedPath', 'uid', 'userNamespaces', 'version', 'writes'].sort());
     expect(report).toMatchObject({ version: 1, ok: true, pathFrom: 'default', trustedPath: '/usr/local/bin:/usr/bin:/bin' });
     expect(report.engine.file).toMatch(/\/bwrap$/);
     expect(report.engine.version).toMatch(/^bubblewrap \d/);
@@ -40,6 +41,7 @@ describe('doctor', () => {
     expect(report.levels.map((l) => [l.level, l.ok, l.code])).toEqual([['none', true, undefined], ['loopback', true, undefined], ['domains', true, undefined], ['any', true, undefined], ['no sandbox', true, undefined]]);
     for (const l of report.levels) expect(l.confines.length * l.doesNot.length).toBeGreaterThan(0);
     expect(report.decoys).toEqual({ placed: true, paths: ['~/.ssh/id_rsa', '~/.ssh/id_ed25519', '~/.ssh/id_ecdsa', '~/.aws/credentials', '~/.config/gcloud/application_default_credentials.json', '~/.config/gh/hosts.yml', '~/.docker/config.json', '~/.kube/config', '~/.netrc', '~/.git-credentials'] });
+    expect(report.writes).toEqual({ observed: true, bpftrace: '/usr/bin/bpftrace' }); // it attached once here
     expect(fs.existsSync(dirs.home)).toBe(false);
   });
 
@@ -58,6 +60,8 @@ describe('doctor', () => {
     expect(json.ok).toBe(false);
     expect(json.engine.code).toBe('SANDBOX_ENGINE_MISSING');
     expect(json.probes).toEqual({ network: null, files: null, domains: null, unprivileged: null });
+    expect(json.writes).toEqual({ observed: false, bpftrace: null, why: 'bpftrace is not on the trusted path (Debian, Ubuntu: apt-get install bpftrace)' });
+    expect(r.stdout).toContain('Writes:      denied writes are NOT observed (the sandbox still refuses them): bpftrace is not on the trusted path');
   });
 
   it('names a bwrap others may write as untrusted: SANDBOX_UNAVAILABLE with the chown/chmod fix, no probe run with it, exit 1', () => {

@@ -85,12 +85,14 @@ describe('a server granted network domains', () => {
     expect(denials().map(({ ts: _ts, prev: _prev, ...e }) => e)).toEqual([
       { event: 'sandbox_denied', server: 'probe', kind: 'connect', host: 'localhost', port: otherPort, reason: 'not_granted' },
       { event: 'sandbox_denied', server: 'probe', kind: 'connect', host: 'evil.example.com', port: 443, reason: 'not_granted' },
+      // the write into a read grant, seen by a root warden's bpftrace (docs/adr/0066)
+      { event: 'sandbox_denied', server: 'probe', kind: 'write', path: path.join(dir, 'readable/file'), call: 'openat', errno: 'EROFS' },
     ]);
     expect(stderr).toContain(`mcp-warden ALERT sandbox_denied server=probe kind=connect host=localhost port=${otherPort} reason=not_granted`);
     expect(await sessionLaunch(home, { after })).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', network: 'domains', domains: [`localhost:${port}`] } });
     const status = JSON.parse(warden('status', 'probe', '--json').stdout).servers[0].sandbox;
     expect(status).toMatchObject({ state: 'confined', network: 'domains', launchable: true });
-    expect(status.denied.map((d: { host: string; port: number }) => `${d.host}:${d.port}`)).toEqual(['evil.example.com:443', `localhost:${otherPort}`]);
+    expect(status.denied.map((d: { kind: string; host?: string; port?: number; path?: string }) => (d.kind === 'write' ? d.path : `${d.host}:${d.port}`))).toEqual([path.join(dir, 'readable/file'), 'evil.example.com:443', `localhost:${otherPort}`]);
     expect(warden('status', 'probe').stdout).toContain(`denied connect evil.example.com:443 (not_granted)`);
   });
 
@@ -206,12 +208,15 @@ describe('a sandbox with domains is applied or the launch refused', () => {
 });
 
 describe('the metric of sandbox denials', () => {
-  it('counts each sandbox_denied event a session sends the daemon, by server and kind', async () => {
+  it('counts each sandbox_denied event a session sends the daemon, by server and kind (connect, write), never the host or path', async () => {
     const metrics = new WardenMetrics();
     metrics.observe({ event: 'sandbox_denied', server: 'probe', kind: 'connect', host: 'evil.example.com', port: 443, reason: 'not_granted' });
     metrics.observe({ event: 'sandbox_denied', server: 'probe', kind: 'connect', host: 'localhost', port: 8080, reason: 'not_granted' });
+    metrics.observe({ event: 'sandbox_denied', server: 'probe', kind: 'write', path: '/usr/evil', call: 'openat', errno: 'EROFS' });
     const text = await metrics.registry.metrics();
     expect(text).toContain('mcp_warden_sandbox_denied_total{server="probe",kind="connect"} 2');
+    expect(text).toContain('mcp_warden_sandbox_denied_total{server="probe",kind="write"} 1');
     expect(text).not.toContain('evil.example.com');
+    expect(text).not.toContain('/usr/evil');
   });
 });

@@ -1,7 +1,7 @@
 // A hostile server for the sandbox tests (test/sandbox/): each tool tries one thing a confined server must not
 // do, or may do, and answers what happened: "ok: ..." or "denied: ERRNO". Paths and ports come from the call.
 //   read {path}            reads a file (the user's ~/.ssh/id_rsa, the warden's home)
-//   write {path}           writes a file (outside its grant, its data directory, its own script)
+//   write {path, times}    writes a file (outside its grant, its data directory, its own script), `times` times
 //   connect {host, port}   opens a TCP connection ({path}: a unix socket)
 //   proxy {host, port, times}  asks the proxy in HTTPS_PROXY for a tunnel to host:port (times: that many in turn)
 //                          and, through it, GET /: "ok: <status> <body>" or "refused: <the proxy's status line>"
@@ -63,6 +63,15 @@ async function viaProxy({ host, port, times = 1 }) {
   return textResult(last);
 }
 
+const tried = (fn) => {
+  try {
+    fn();
+    return 'ok';
+  } catch (e) {
+    return e.code ?? e.message;
+  }
+};
+
 const tool = (name) => ({ name, description: `Tries to ${name}`, inputSchema: { type: 'object' } });
 serve({
   initialize: (p) => initializeResult(p, 'sandbox-probe'),
@@ -70,20 +79,15 @@ serve({
   'tools/call': (p) => {
     const a = p.arguments ?? {};
     if (p.name === 'read') return attempt(() => fs.readFileSync(a.path, 'utf8').length + ' bytes');
-    if (p.name === 'write') return attempt(() => (fs.appendFileSync(a.path, 'written by sandbox-probe\n'), 'written'));
+    if (p.name === 'write') return attempt(() => {
+      for (let i = 1; i < (a.times ?? 1); i++) tried(() => fs.appendFileSync(a.path, 'written by sandbox-probe\n'));
+      return (fs.appendFileSync(a.path, 'written by sandbox-probe\n'), 'written');
+    });
     if (p.name === 'connect') return connect(a);
     if (p.name === 'proxy') return viaProxy(a);
     if (p.name === 'fetch') return fetch(a.url).then(async (r) => textResult(`ok: ${r.status} ${await r.text()}`), (e) => textResult(`denied: ${e.cause?.code ?? e.cause?.message ?? e.message}`));
     if (p.name === 'load') return import(a.path).then((m) => textResult(`ok: ${m.default}`), (e) => textResult(`denied: ${e.code ?? e.message}`));
     if (p.name === 'hide') {
-      const tried = (fn) => {
-        try {
-          fn();
-          return 'ok';
-        } catch (e) {
-          return e.code ?? e.message;
-        }
-      };
       const utimes = tried(() => fs.utimesSync(a.path, 0, 0));
       const chmod = tried(() => fs.chmodSync(a.path, 0o666));
       const noatime = tried(() => fs.closeSync(fs.openSync(a.path, fs.constants.O_RDONLY | fs.constants.O_NOATIME)));

@@ -75,6 +75,8 @@ describe('servers.json', () => {
   it('a value that is not one of the allowed ones: lists them', () => {
     expect(server({ command: '/bin/true', posture: 'warn' })).toContain('value "warn" is not allowed in servers.json at /servers/fx/posture: use one of "enforce", "monitor"');
     expect(servers({ version: 1, alerts: [{ type: 'pager' }], servers: {} })).toContain('value "pager" is not allowed in servers.json at /alerts/0/type: use one of "stderr", "webhook", "exec", "journald"');
+    expect(servers({ version: 1, writeTracing: 'no', servers: {} })).toContain('value "no" is not allowed in servers.json at /writeTracing: use one of "auto", "off"');
+    expect(servers({ version: 1, writeTracing: false, servers: {} })).toMatch(/servers\.json at \/writeTracing/);
   });
 
   it('another version of the file', () => {
