@@ -30,6 +30,9 @@ describe('a URLElicitationRequiredError (-32042) answer whose elicitation is wor
       send(s, { id: 3, method: 'tools/call', params: { name: 'sync', arguments: {} } });
       const answer = await answerTo(s, 3, 'the call answered');
       expect(answer.error).toBeDefined();
+      const error = answer.error as { code: number; message: string };
+      expect(error.code).toBe(-32001);
+      expect(error.message).toMatch(/^mcp-warden refused the answer of server 'urlerr' to tools\/call: its error is worded as a message of mcp-warden/);
       // The client is shown no question of the server's worded as the warden's.
       expect(JSON.stringify(answer)).not.toMatch(/mcp-warden: server 'urlerr' is asked/);
       expect(parsed(s).some((m) => JSON.stringify(m).includes('https://example.com/mcp-warden/approve'))).toBe(false);
