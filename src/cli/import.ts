@@ -81,7 +81,8 @@ function provenanceNote(prepared: Prepared): string {
 
 /** An entry that launches the warden already: fine if it names a server of this home, refused otherwise. */
 function wrappedOutcome(p: Proposal, target: { id: string; home?: string }, paths: HomePaths, known: Set<string>): Outcome {
-  const home = target.home !== undefined ? path.resolve(target.home) : defaultHome();
+  // The entry's DIR is literal and in its normal form (warden-entry.ts): compared as written, never resolved.
+  const home = target.home ?? defaultHome();
   if (home !== paths.home) return outcomeOf(p, 'refused', `it already runs server '${target.id}' through the warden, but with the home ${home}; to look at it: mcp-warden --home ${home} status ${target.id}`);
   if (!known.has(target.id)) return outcomeOf(p, 'refused', `it runs 'mcp-warden run ${target.id}', but ${paths.servers} has no server '${target.id}'`);
   return outcomeOf({ ...p, id: target.id }, 'already', 'already launched through the warden');

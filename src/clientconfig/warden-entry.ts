@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loaderVariable, ENV_NAME_RE, SERVER_ID_RE } from '../store/servers.js';
+import { printable } from '../escape.js';
 import { isWardenVariable } from './warden-env.js';
 
 // Whether a client entry already launches the warden. Proved, not guessed from words: the entry's program must
@@ -15,6 +16,13 @@ import { isWardenVariable } from './warden-env.js';
 //   <this node> <this warden's script> REST
 // where REST is `run ID`, `--home DIR run ID` or `--home=DIR run ID` (DIR absolute, ID a server id); its env sets
 // no variable the warden reads itself (warden-env.ts) and no loader variable; and it has no envFile.
+// Every word is literal: clients expand variables in `command` and `args` before they start it (VS Code and
+// Cursor `${workspaceFolder}`, `${userHome}`, `${env:X}`; Claude Code `${VAR}`; Gemini `$VAR`; Windows-style
+// `%VAR%`), and a variable of several path components makes the `..` after it land elsewhere than a lexical
+// reading says. So no word holds `$` or `%`, and DIR is written in its normal form (no `.`, `..` or `//` part):
+// the home the client starts the warden on is then DIR as written, compared with this home as a string
+// (import.ts). Nothing else of the entry can move the home: the variables that could are refused by name, in any
+// value, and `cwd` is never read (every word is absolute).
 
 export interface Self {
   /** The warden's script (argv[1] of the warden running import). */
@@ -58,7 +66,7 @@ function namesWarden(word: string, self: Self): boolean {
 function runWords(rest: string[]): { id: string; home?: string } | undefined {
   const [a, b, c, d] = rest;
   const id = (w: string | undefined): w is string => w !== undefined && SERVER_ID_RE.test(w);
-  const home = (w: string | undefined): w is string => w !== undefined && path.isAbsolute(w);
+  const home = (w: string | undefined): w is string => w !== undefined && path.isAbsolute(w) && path.normalize(w) === w;
   if (rest.length === 2 && a === 'run' && id(b)) return { id: b };
   if (rest.length === 4 && a === '--home' && home(b) && c === 'run' && id(d)) return { id: d, home: b };
   if (rest.length === 3 && a?.startsWith('--home=') && home(a.slice(7)) && b === 'run' && id(c)) return { id: c, home: a.slice(7) };
@@ -72,13 +80,15 @@ export function wardenEntry(o: Record<string, unknown>, self: Self): WardenEntry
   if (![command, ...args].some((w) => namesWarden(w, self))) return undefined;
   const disguised = (why: string): WardenEntry => ({ kind: 'disguised', reason: `it names mcp-warden but is not this warden's own launch: ${why}. Left as it is, a client would run it as written, outside the warden. Replace the entry with the server's own command line (or with '${self.node} ${self.script} --home <home> run <id>'), then import again` });
   if (o.args !== undefined && (!Array.isArray(o.args) || o.args.some((a) => typeof a !== 'string'))) return disguised('"args" is not a list of strings');
+  const expanded = [command, ...args].find((w) => /[$%]/.test(w));
+  if (expanded !== undefined) return disguised(`its command line holds "${printable(expanded, 200)}", with "$" or "%", which a client may expand (\${workspaceFolder}, \${userHome}, \${env:X}, \${VAR}, $VAR, %VAR%) before it starts the warden, so where the warden reads its trust would not be known here`);
   const viaBin = sameFile(command, self.script);
   let rest: string[];
   if (viaBin) rest = args;
   else if (sameFile(command, self.node) && args[0] !== undefined && sameFile(args[0], self.script)) rest = args.slice(1);
   else return disguised(`its program is not this warden's script (${self.script}), nor this node (${self.node}) with that script as its first argument`);
   const run = runWords(rest);
-  if (!run) return disguised("its command line holds more than '[--home DIR] run ID' after the warden (DIR an absolute path, ID a server id)");
+  if (!run) return disguised("its command line holds more than '[--home DIR] run ID' after the warden (DIR an absolute path in its normal form, without '.', '..' or '//' parts; ID a server id)");
   if (o.envFile !== undefined) return disguised('it has an "envFile", whose variables the client gives the warden unseen');
   if (o.env !== undefined) {
     if (!o.env || typeof o.env !== 'object' || Array.isArray(o.env)) return disguised('its "env" is not an object');

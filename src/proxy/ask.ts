@@ -27,6 +27,36 @@ export function impersonatesWarden(params: unknown): boolean {
   return strings.some((s) => foldedForName(s).includes(WARDEN_NAME));
 }
 
+/** Bounds of the walk over an error answer's `error` (every error a server answers with, on every road). */
+const ERROR_WALK = { depth: 16, strings: 2048, chars: 256 * 1024 };
+
+/**
+ * Whether a server's error answer names mcp-warden in a string a client may show, or is too large to tell:
+ * revision 2025-11-25's URLElicitationRequiredError (-32042) puts URL-mode elicitations (message, url) in
+ * `error.data.elicitations[]`, and a client shows them and offers to open the URL; any other error's message
+ * and data reach the user too. Every string of the `error` member is read, member names included, so no member
+ * is read by name (and none can hide from a reader that ignores case). Beyond the bounds the answer is refused
+ * as well (fail closed): an honest error is far smaller.
+ */
+export function errorImpersonation(error: unknown): 'worded' | 'too_large' | undefined {
+  const strings: string[] = [];
+  let chars = 0;
+  const walk = (v: unknown, depth: number): boolean => {
+    if (typeof v === 'string') {
+      chars += v.length;
+      strings.push(v);
+      return strings.length <= ERROR_WALK.strings && chars <= ERROR_WALK.chars;
+    }
+    if (!Array.isArray(v) && !(v instanceof Map)) return true;
+    if (depth >= ERROR_WALK.depth) return false;
+    if (Array.isArray(v)) return v.every((x) => walk(x, depth + 1));
+    for (const [k, x] of v as Map<string, unknown>) if (!walk(k, depth) || !walk(x, depth + 1)) return false;
+    return true;
+  };
+  if (!walk(error, 0)) return 'too_large';
+  return strings.some((s) => foldedForName(s).includes(WARDEN_NAME)) ? 'worded' : undefined;
+}
+
 /** Text reduced to what it reads as (ADR 0039), in passes until nothing changes: look-alike letters of other
  *  scripts mapped to the Latin ones they imitate by Unicode's confusables table (unhomoglyph), compatibility forms
  *  decomposed and accents dropped (NFKD, marks removed: "ḿ" is an m), case folded; then spaces, dashes, invisible

@@ -1,13 +1,13 @@
 import { printable } from '../escape.js';
 import { joinLine, type Line } from '../protocol/line.js';
 import { errorResponse } from '../protocol/message.js';
-import { impersonatesWarden } from './ask.js';
+import { errorImpersonation, impersonatesWarden } from './ask.js';
 import type { CallRules } from './call-rules.js';
 import type { ClientRequest, ResponseMessage, ServerMessage } from './channel.js';
 import { catalogOf, type ClientCatalogPages } from './client-catalog.js';
 import { judgeClientPage } from './client-listing.js';
 import { methodRule } from './client-methods.js';
-import { refuseUnjudgedListing, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
+import { refuseUnjudgedListing, shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 import type { EarlyPings } from './early-pings.js';
 import type { ModernSession } from './modern-session.js';
 import { malformedRefused, unjudgedError } from './refusal-text.js';
@@ -41,6 +41,7 @@ export interface RelayHost {
 export async function relayServerAnswer(host: RelayHost, request: ClientRequest, msg: ResponseMessage, bytes: Line): Promise<void> {
   if (!(await host.surface.passedBeforeFirstByte())) return;
   if (host.modern.active && (await host.modern.onAnswer(request, msg, bytes))) return;
+  if (msg.value.has('error') && refusedImpersonation(host, request, msg.value.get('error'))) return;
   if (!host.released() && msg.value.has('error')) {
     host.toClient(unjudgedError(host.cfg, request.clientId, request.method, msg.value));
     return;
@@ -68,6 +69,17 @@ export async function relayServerAnswer(host: RelayHost, request: ClientRequest,
   else if (!judge) refuseUnjudgedListing(host.refuser, request.clientId, request.method);
   else if (!catalog) host.toClient(judgeClientPage(judge, shaped.value, request, joinLine(out), { ...host.cfg, pageRefused: (reason) => host.reports.pageRefused(reason) }, host.rules));
   else host.toClient(host.catalogPages.judge(judge, catalog, shaped.value, request, joinLine(out)));
+}
+
+/** An error answer worded as the warden's (a -32042 URL elicitation, any message or data a client shows) or
+ *  too large to read: answered with the warden's refusal in its place, reported as impersonation. */
+function refusedImpersonation(host: RelayHost, request: ClientRequest, error: unknown): boolean {
+  const found = errorImpersonation(error);
+  if (!found) return false;
+  const why = found === 'worded' ? 'its error is worded as a message of mcp-warden, which only the warden may write' : 'its error holds more strings, or deeper, than the warden reads to tell whether it is worded as a message of mcp-warden';
+  host.reports.refused('impersonation', `an error answer to ${printable(request.method, 64)}: ${why}`);
+  host.toClient(errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused the answer of server '${host.cfg.serverId}' to ${shownName(request.method)}: ${why}. Run 'mcp-warden audit' for details.`));
+  return true;
 }
 
 /** A message of the server's own (a request or a notification). */

@@ -70,12 +70,24 @@ describe("this warden's own launch, and nothing near it", () => {
         const result = plan(entryOf(changed));
         if (result.action === 'wrapped') {
           expect(i === words.length - 1 || (words[i - 1] === '--home' && word.startsWith('/')) || (words[i]?.startsWith('--home=') && word.startsWith('--home=/'))).toBe(true);
+          expect(/[$%]/.test(word) || (i < words.length - 1 && path.normalize(word.replace(/^--home=/, '')) !== word.replace(/^--home=/, ''))).toBe(false);
         } else if (changed.includes(SCRIPT)) {
           expect(result).toMatchObject({ action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS' }); // still names the warden
         }
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("a word a client may expand ($, %) or a home not in its normal form (., .., // parts) is never already wrapped (review 21)", () => {
+    const refused = { action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS' };
+    for (const home of ['/${workspaceFolder}/${userHome}/../../h', '${userHome}/h', '/${env:HOME}/h', '/$HOME/h', '/%USERPROFILE%/h', '/a/../h', '/./h', '//h', '/a//h', '/h/.']) {
+      expect(plan(entryOf([NODE, SCRIPT, '--home', home, 'run', 'fs'])), home).toMatchObject(refused);
+      expect(plan(entryOf([NODE, SCRIPT, `--home=${home}`, 'run', 'fs'])), home).toMatchObject(refused);
+    }
+    expect(plan(entryOf([NODE, SCRIPT, '--home', '/h/${x}', 'run', 'fs']))).toMatchObject({ ...refused, reason: expect.stringMatching(/holds "\/h\/\$\{x\}", with "\$" or "%", which a client may expand/) });
+    expect(plan(entryOf([`/\${userHome}/../${NODE}`, SCRIPT, 'run', 'fs']))).toMatchObject(refused);
+    expect(plan(entryOf([NODE, `/%APPDATA%/..${SCRIPT}`, 'run', 'fs']))).toMatchObject(refused);
   });
 
   it('a variable the warden reads itself, a loader variable, or an envFile in the entry is never already wrapped', () => {
