@@ -106,6 +106,9 @@ describe('server-memory, which keeps memory.jsonl beside its own script', () => 
     expect(add.stdout).toContain(`offered environment: MEMORY_FILE_PATH=${file} (heuristic:`);
     const applied = cli(home, ['sandbox', 'memory', '--propose', '--yes'], { env });
     expect(applied.code, applied.stderr).toBe(0);
+    // Confined, a server may answer otherwise than the lock and canary recorded unconfined: the next step is said.
+    expect(applied.stdout).toContain(`Next: it runs confined from its next launch, and may answer otherwise than the lock and canary recorded unconfined; check it with: mcp-warden --home ${home} verify memory`);
+    expect(applied.stdout).toContain(`review what drifted with mcp-warden --home ${home} diff memory, then accept it with mcp-warden --home ${home} pin memory; if its canary fails, record it again confined: mcp-warden --home ${home} canary record memory`);
     expect(auditEvents(home).filter((e) => e.event === 'sandbox_changed' && e.server === 'memory')).toHaveLength(1);
     const { client } = await connectClient(home, 'memory', env);
     try {
