@@ -46,6 +46,14 @@ function printView(v: SandboxView, cmd: (rest: string) => string, proposed: bool
   else if (v.engine) line(`  engine:     bubblewrap, ${v.engine.file}`);
 }
 
+/** What to do after a sandbox is applied: the lock and canary were recorded unconfined, and a confined server may
+ *  describe its tools otherwise or answer its canary otherwise (it finds no file it wrote before, a folder
+ *  read-only). The warden never pins what it sees confined on its own; the operator checks and decides. */
+function printConfinedNext(id: string, cmd: (rest: string) => string): void {
+  line(escaped(`Next: it runs confined from its next launch, and may answer otherwise than the lock and canary recorded unconfined; check it with: ${cmd(`verify ${id}`)}`));
+  line(escaped(`  If it drifted, review what drifted with ${cmd(`diff ${id}`)}, then accept it with ${cmd(`pin ${id}`)}; if its canary fails, record it again confined: ${cmd(`canary record ${id}`)}`));
+}
+
 /** `mcp-warden sandbox <id>`: show, or change with the flags. */
 export async function sandboxVerb(homeFlag: string | undefined, id: string, opts: SandboxOptions): Promise<number> {
   const paths = resolveHome(homeFlag);
@@ -84,6 +92,7 @@ export async function sandboxVerb(homeFlag: string | undefined, id: string, opts
       for (const e of proposal.env) line(escaped(`Set ${printable(e.name)}=${printable(e.value, 300)} in the environment of server '${id}'.`));
       line(said(id, change));
       if (network.refused.length > 0) line(escaped(`The names its confined sessions asked for were not granted (never by --propose): see ${cmd(`sandbox ${id} --propose`)}`));
+      if (change.changed) printConfinedNext(id, cmd);
     }
     const view = sandboxView(paths, id);
     if (opts.json) printJson({ ...view, change });
