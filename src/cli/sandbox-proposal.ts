@@ -39,7 +39,8 @@ export function printProposal(p: SandboxProposal, file: string, cmd: (rest: stri
     line('  its configuration names, and the proposal does not grant (a confined server will not write there):');
     list(named, (n) => `${printable(n.path, 300)}: ${printable(n.why, 300)}`);
   }
-  line(`  proposed: network none; writes to its data directory, a private /tmp${p.write.map((d) => `, ${printable(d, 200)}`).join('')}`);
+  const created = new Set(p.created ?? []);
+  line(`  proposed: network none; writes to its data directory, a private /tmp${p.write.map((d) => `, ${printable(d, 200)}${created.has(d) ? ' (not there before: created, mode 0700, when applied)' : ''}`).join('')}`);
   for (const e of p.env) line(`  offered environment: ${printable(e.name)}=${printable(e.value, 300)} (${printable(e.why, 300)})`);
   line(escaped(`  Saved in ${printable(file, 300)}. Apply it with: ${cmd(`sandbox ${p.server} --propose --yes`)}`));
 }

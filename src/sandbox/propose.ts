@@ -37,6 +37,9 @@ const proposalSchema = v.strictObject({
   truncated: v.boolean(),
   /** The write grants proposed: directories the server wrote into, outside its temporary directory. */
   write: v.pipe(v.array(v.string()), v.maxLength(MAX_ENTRIES)),
+  /** Write grants over folders that were not there before the enrollment (the server created them in its
+   *  observed launch): the warden creates each, owner-only, when the proposal is applied. */
+  created: v.optional(v.pipe(v.array(v.string()), v.maxLength(MAX_ENTRIES))),
   /** Writes no grant is proposed for, and why. */
   notGranted: v.pipe(v.array(entry), v.maxLength(MAX_WRITES)),
   /** Environment values offered (heuristics, by package: labelled as such). */
@@ -62,8 +65,15 @@ function packageOf(server: ServerConfig): string | undefined {
 
 function existingAncestor(p: string): string {
   let d = path.dirname(p);
-  while (d !== '/' && !fs.existsSync(d)) d = path.dirname(d);
+  while (d !== '/' && !present(d)) d = path.dirname(d);
   return d;
+}
+
+/** The folder the server created on the way to `p` right below `dir` (its existing ancestor), or undefined when
+ *  `p` is written straight into `dir` (a file there, not a folder of its own). */
+function createdFolder(p: string, dir: string): string | undefined {
+  if (path.dirname(p) === dir) return undefined;
+  return path.join(dir, path.relative(dir, p).split(path.sep)[0] as string);
 }
 
 const realOr = (p: string): string => {
@@ -131,6 +141,7 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
   const scope: GrantScope = { id, trustedPath: file.path, alerts: file.alerts, wardenHome: paths.home, sandboxes };
   const codes = [...new Set([...code, ...code.map(realOr)])];
   const write: string[] = [];
+  const created: string[] = [];
   const notGranted: { path: string; why: string }[] = [];
   for (const w of seen.writes) {
     const p = w.path;
@@ -140,7 +151,19 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
     else if (codes.some((c) => inside(p, c))) why = "the server's own attested files stay read-only";
     else {
       const dir = existingAncestor(p);
-      if (dir === userHome || dir.split('/').length < 3 || pathProblem(dir) !== undefined) why = `a grant would be ${dir} whole; grant a narrower directory if the server needs it`;
+      const whole = (d: string): boolean => d === userHome || d.split('/').length < 3 || pathProblem(d) !== undefined;
+      const own = whole(dir) ? createdFolder(p, dir) : undefined;
+      if (own !== undefined && !whole(own)) {
+        // A folder of its own it created there (desktop-commander's ~/.claude-server-commander): proposed, to be
+        // created at apply, unless the policy refuses that path (a client's folder, a session folder, .git...).
+        // The home's rule for folders that were there before does not apply: nothing of another program is in it.
+        const problem = write.includes(own) ? undefined : grantProblem(own, true, scope, true);
+        if (problem !== undefined) why = `wrote here, not granted: ${problem}`;
+        else if (!write.includes(own) && write.length < MAX_ENTRIES) {
+          write.push(own);
+          created.push(own);
+        }
+      } else if (whole(dir)) why = `a grant would be ${dir} whole${own !== undefined ? ` (the folder it created there, ${own}, is too wide a grant too)` : ''}; grant a narrower directory if the server needs it`;
       else if (!write.includes(dir)) {
         const problem = grantProblem(dir, true, scope) ?? configFolderProblem(dir, userHome);
         if (problem !== undefined) why = `wrote here, not granted: ${problem}`;
@@ -179,6 +202,7 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
     writes: seen.writes,
     truncated: seen.truncated,
     write: write.sort(),
+    ...(created.length ? { created: created.sort() } : {}),
     notGranted,
     env,
   };
@@ -234,5 +258,38 @@ export async function applyProposal(paths: HomePaths, id: string, p: SandboxProp
       for (const e of p.env) server.env[e.name] = e.value;
     });
   }
-  return changeSandbox(paths, id, { clear: true, network: 'none', allowWrite: p.write }, pin);
+  const made = createFolders(id, (p.created ?? []).filter((d) => p.write.includes(d)));
+  try {
+    return await changeSandbox(paths, id, { clear: true, network: 'none', allowWrite: p.write }, pin);
+  } catch (err) {
+    for (const d of made) removeEmpty(d); // refused: leave no folder behind
+    throw err;
+  }
+}
+
+const removeEmpty = (d: string): void => {
+  try {
+    fs.rmdirSync(d);
+  } catch {
+    // not empty any more, or gone: left as it is
+  }
+};
+
+/** Creates the proposed folders that are not there (owner-only, one level: the parent was there at enrollment);
+ *  one that is there must be a directory, not a link. Returns those it created. */
+function createFolders(id: string, dirs: readonly string[]): string[] {
+  const made: string[] = [];
+  for (const d of dirs) {
+    try {
+      fs.mkdirSync(d, { mode: 0o700 });
+      made.push(d);
+    } catch (err) {
+      const there = (err as NodeJS.ErrnoException).code === 'EEXIST' && fs.lstatSync(d).isDirectory();
+      if (!there) {
+        for (const m of made) removeEmpty(m);
+        throw new WardenError('SANDBOX_INVALID', `the proposed write grant ${d} of server '${id}' could not be created as a folder (${(err as NodeJS.ErrnoException).code ?? 'error'}: ${(err as NodeJS.ErrnoException).code === 'EEXIST' ? 'something that is not a directory is there now' : 'its parent is gone or not writable'}). Nothing was changed; look at that path, then apply the proposal again.`);
+      }
+    }
+  }
+  return made;
 }
