@@ -40,6 +40,9 @@ const proposalSchema = v.strictObject({
   /** Write grants over folders that were not there before the enrollment (the server created them in its
    *  observed launch): the warden creates each, owner-only, when the proposal is applied. */
   created: v.optional(v.pipe(v.array(v.string()), v.maxLength(MAX_ENTRIES))),
+  /** Places kept real (not watched) because they are or hold the server's code, the warden's package store or its
+   *  install: not places its configuration names (absent in proposals of an earlier warden). */
+  code: v.optional(v.pipe(v.array(v.string()), v.maxLength(16))),
   /** Writes no grant is proposed for, and why. */
   notGranted: v.pipe(v.array(entry), v.maxLength(MAX_WRITES)),
   /** Environment values offered (heuristics, by package: labelled as such). */
@@ -174,7 +177,9 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
   }
   // What its configuration names it writes for real (not watched): proposed as it stands, outside /tmp, unless
   // it is, holds or lies in the server's code (observe.ts keeps its executable real) or the policy refuses it.
+  const keptCode: string[] = [];
   for (const k of seen.kept) {
+    if (inside(k, paths.home)) keptCode.push(k); // the package store, bound back as attested
     if (inside(k, paths.home) || k === userHome || write.includes(k)) continue;
     const real = realOr(k);
     if (inside(k, '/tmp')) {
@@ -187,13 +192,16 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
       notGranted.push({ path: k, why: `named by the client file, not granted: the imported configuration (its env or arguments) names it, which no operator wrote, and writes there are not watched; grant it by hand if the server must write there` });
       continue;
     }
-    const why = codes.some((c) => inside(c, real) || inside(real, c) || inside(c, k) || inside(k, c)) ? OWN_CODE : (grantProblem(k, true, scope) ?? configFolderProblem(k, userHome));
+    const own = codes.some((c) => inside(c, real) || inside(real, c) || inside(c, k) || inside(k, c));
+    if (own) keptCode.push(k);
+    const why = own ? OWN_CODE : (grantProblem(k, true, scope) ?? configFolderProblem(k, userHome));
     if (why !== undefined) notGranted.push({ path: k, why: `kept real, not granted: ${why}` });
     else if (write.length < MAX_ENTRIES) write.push(k);
   }
   const pkg = packageOf(server);
   const offer = pkg !== undefined ? DATA_FILE_ENV[pkg] : undefined;
-  const env = offer && server.env[offer.name] === undefined ? [{ name: offer.name, value: path.join(paths.home, 'data', id, offer.file), why: `heuristic: ${pkg} writes ${offer.file} beside its own script unless ${offer.name} names another file; this puts it in the server's data directory` }] : [];
+  // Offered only when nothing gives the variable: not servers.json's env, nor the client (passEnv) at each launch.
+  const env = offer && server.env[offer.name] === undefined && !server.passEnv.includes(offer.name) ? [{ name: offer.name, value: path.join(paths.home, 'data', id, offer.file), why: `heuristic: ${pkg} writes ${offer.file} beside its own script unless ${offer.name} names another file; this puts it in the server's data directory` }] : [];
   return {
     version: 1,
     server: id,
@@ -203,6 +211,7 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
     truncated: seen.truncated,
     write: write.sort(),
     ...(created.length ? { created: created.sort() } : {}),
+    ...(keptCode.length ? { code: keptCode } : {}),
     notGranted,
     env,
   };
