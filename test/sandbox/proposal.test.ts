@@ -107,8 +107,9 @@ describe('server-memory, which keeps memory.jsonl beside its own script', () => 
     const applied = cli(home, ['sandbox', 'memory', '--propose', '--yes'], { env });
     expect(applied.code, applied.stderr).toBe(0);
     // Confined, a server may answer otherwise than the lock and canary recorded unconfined: the next step is said.
-    expect(applied.stdout).toContain(`Next: it runs confined from its next launch, and may answer otherwise than the lock and canary recorded unconfined; check it with: mcp-warden --home ${home} verify memory`);
-    expect(applied.stdout).toContain(`review what drifted with mcp-warden --home ${home} diff memory, then accept it with mcp-warden --home ${home} pin memory; if its canary fails, record it again confined: mcp-warden --home ${home} canary record memory`);
+    // The check `verify` makes is run on the server confined, and its outcome said, with the next step.
+    expect(applied.stdout).toContain(`Its lock and canary were recorded unconfined; its surface, launched confined now (what mcp-warden --home ${home} verify memory checks):\nmemory: ok (9 tools match sha256:`);
+    expect(applied.stdout).toContain(`Next: its canary is checked at each session: if it fails confined, record it again: mcp-warden --home ${home} canary record memory\n`);
     expect(auditEvents(home).filter((e) => e.event === 'sandbox_changed' && e.server === 'memory')).toHaveLength(1);
     const { client } = await connectClient(home, 'memory', env);
     try {
