@@ -124,3 +124,18 @@ describe('server-memory, which keeps memory.jsonl beside its own script', () => 
     expect(verify.code, verify.stderr + verify.stdout).toBe(0);
   });
 });
+
+describe('a server that describes its tools otherwise once confined', () => {
+  it('is checked when its proposal is applied: the drift is reported with the diff and pin commands, and nothing is pinned', () => {
+    const flag = path.join(user, 'notes-flag');
+    fs.writeFileSync(flag, '');
+    const add = cli(home, ['add', 'seer', '--yes', '--env', `FLAG_FILE=${flag}`, '--', NODE, path.join(SERVERS, 'world2/home-reader.mjs')], { env });
+    expect(add.code, add.stderr + add.stdout).toBe(0);
+    const lock = fs.readFileSync(path.join(home, 'tools.lock'), 'utf8');
+    const applied = cli(home, ['sandbox', 'seer', '--propose', '--yes'], { env });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('\nseer: DRIFT (most severe: ');
+    expect(applied.stdout).toContain(`Next: until you decide, its sessions hide or refuse what drifted: review it with mcp-warden --home ${home} diff seer, then accept it with mcp-warden --home ${home} pin seer (nothing was pinned)`);
+    expect(fs.readFileSync(path.join(home, 'tools.lock'), 'utf8')).toBe(lock);
+  });
+});
