@@ -56,7 +56,7 @@ function printConfinedNext(id: string, check: SurfaceCheck, cmd: (rest: string) 
   describeOutcome(check, false);
   const canary = `its canary is checked at each session: if it fails confined, record it again: ${cmd(`canary record ${id}`)}`;
   if (check.error) line(escaped(`Next: fix what stopped the check, then check it again with ${cmd(`verify ${id}`)}; ${canary}`));
-  else if (check.status === 'drift') line(escaped(`Next: sessions are refused or reported as drift until you decide: review what drifted with ${cmd(`diff ${id}`)}, then accept it with ${cmd(`pin ${id}`)} (nothing was pinned); ${canary}`));
+  else if (check.status === 'drift') line(escaped(`Next: until you decide, its sessions hide or refuse what drifted: review it with ${cmd(`diff ${id}`)}, then accept it with ${cmd(`pin ${id}`)} (nothing was pinned); ${canary}`));
   else line(escaped(`Next: ${canary}`));
 }
 
