@@ -10,6 +10,7 @@ import { grantProblem, type GrantScope } from './grant-policy.js';
 import { MAX_WRITES, type Observed } from './observe.js';
 import { ensureDataDir } from './plan.js';
 import { MAX_ENTRIES, pathProblem } from './schema.js';
+import { createFolders, removeEmpty } from './propose-folders.js';
 
 // A sandbox proposed from what the enrollment launches did (sandbox/observe.ts), the way `rules` proposes a
 // classification from the server's hints: it is the server's own behaviour, shown for review, saved in
@@ -256,10 +257,13 @@ export function loadProposal(paths: HomePaths, id: string): SandboxProposal {
   return r.output;
 }
 
-/** Applies a proposal: its environment offers into servers.json, then the sandbox (network none, its write
- *  grants) through `changeSandbox` (validated, pinned, audited). */
+/** Applies a proposal: the folders it grants that were not there (sandbox/propose-folders.ts), its environment
+ *  offers into servers.json, then the sandbox (network none, its write grants) through `changeSandbox`
+ *  (validated, pinned, audited). */
 export async function applyProposal(paths: HomePaths, id: string, p: SandboxProposal, pin: boolean): Promise<SandboxChange> {
   serverById(loadServers(paths), id, paths);
+  // Its new folders first: one that cannot be made refuses the apply before anything else is written.
+  const made = createFolders(id, (p.created ?? []).filter((d) => p.write.includes(d)));
   if (p.env.length > 0) {
     ensureDataDir(paths.home, id);
     await updateServers(paths, (file) => {
@@ -267,7 +271,6 @@ export async function applyProposal(paths: HomePaths, id: string, p: SandboxProp
       for (const e of p.env) server.env[e.name] = e.value;
     });
   }
-  const made = createFolders(id, (p.created ?? []).filter((d) => p.write.includes(d)));
   try {
     return await changeSandbox(paths, id, { clear: true, network: 'none', allowWrite: p.write }, pin);
   } catch (err) {
@@ -276,29 +279,3 @@ export async function applyProposal(paths: HomePaths, id: string, p: SandboxProp
   }
 }
 
-const removeEmpty = (d: string): void => {
-  try {
-    fs.rmdirSync(d);
-  } catch {
-    // not empty any more, or gone: left as it is
-  }
-};
-
-/** Creates the proposed folders that are not there (owner-only, one level: the parent was there at enrollment);
- *  one that is there must be a directory, not a link. Returns those it created. */
-function createFolders(id: string, dirs: readonly string[]): string[] {
-  const made: string[] = [];
-  for (const d of dirs) {
-    try {
-      fs.mkdirSync(d, { mode: 0o700 });
-      made.push(d);
-    } catch (err) {
-      const there = (err as NodeJS.ErrnoException).code === 'EEXIST' && fs.lstatSync(d).isDirectory();
-      if (!there) {
-        for (const m of made) removeEmpty(m);
-        throw new WardenError('SANDBOX_INVALID', `the proposed write grant ${d} of server '${id}' could not be created as a folder (${(err as NodeJS.ErrnoException).code ?? 'error'}: ${(err as NodeJS.ErrnoException).code === 'EEXIST' ? 'something that is not a directory is there now' : 'its parent is gone or not writable'}). Nothing was changed; look at that path, then apply the proposal again.`);
-      }
-    }
-  }
-  return made;
-}
