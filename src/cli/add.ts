@@ -70,7 +70,8 @@ export async function addVerb(homeFlag: string | undefined, id: string, commandL
     return enrolled.lockError.exitCode;
   }
   const locked = enrolled.lock as LockEntry;
-  line(`Locked ${locked.tools.length} tools (revision ${escaped(locked.protocol.era)}, surface ${locked.surface_hash}) in ${paths.toolsLock}.`);
+  const conditional = loadLocks(paths).warden.get(id)?.conditional.length ?? 0;
+  line(`Locked ${locked.tools.length} tools (${conditional > 0 ? `${conditional} of them listed only to a client offering roots, sampling or elicitation; ` : ''}revision ${escaped(locked.protocol.era)}, surface ${locked.surface_hash}) in ${paths.toolsLock}.`);
   line(`Recorded ${enrolled.baselines ?? 0} canary baseline(s) in ${paths.wardenLock}.`);
   line(escaped(`Point your client at: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} run ${id}`));
   await offerStrictMode(paths, homeFlag, id, interactive);

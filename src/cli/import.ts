@@ -20,7 +20,7 @@ import { chooseId, defaultHome, propose, outcomeOf, specFor, wardenLaunch, wrapI
 import { auditInstalled, installedRecord, prepareInstall, type Prepared } from '../enroll/npm/install.js';
 import { putInStore } from '../enroll/npm/store-entry.js';
 import { readInstallRecord, removeEntry, withStoreLock } from '../store/package-store.js';
-import { confirm, describeArtifact, escaped, escapedLines, line, printJson, progress, progressDone } from './output.js';
+import { confirm, describeArtifact, escaped, escapedLines, line, lockedTools, printJson, progress, progressDone } from './output.js';
 import { offerStrictMode } from './rules-offer.js';
 import { command } from './rules-print.js';
 import { printProposal } from './sandbox-proposal.js';
@@ -218,7 +218,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
     text = wrapped.text;
     const value = wrapped.value;
     records.push({ id, location: p.entry.location, original: p.entry.text, wrapped: value, importedAt: new Date().toISOString() });
-    const detail = (p.installed ? `installed ${p.installed} (${p.npm ? provenanceNote(p.npm.prepared) : 'no provenance'}), ` : '') + (enrolled.lock ? `${plan.artifacts.length + (enrolled.modules?.length ?? 0)} artifact(s) allowlisted${enrolled.modules?.length ? ` (${enrolled.modules.length} module(s) it loaded from outside its package: ${enrolled.modules.map((m) => m.path).join(', ')})` : ''}, ${enrolled.lock.tools.length} tools locked, ${enrolled.baselines ?? 0} canary baseline(s)` : 'already enrolled');
+    const detail = (p.installed ? `installed ${p.installed} (${p.npm ? provenanceNote(p.npm.prepared) : 'no provenance'}), ` : '') + (enrolled.lock ? `${plan.artifacts.length + (enrolled.modules?.length ?? 0)} artifact(s) allowlisted${enrolled.modules?.length ? ` (${enrolled.modules.length} module(s) it loaded from outside its package: ${enrolled.modules.map((m) => m.path).join(', ')})` : ''}, ${lockedTools(enrolled.lock.tools.length, loadLocks(paths).warden.get(id)?.conditional.length ?? 0)} locked, ${enrolled.baselines ?? 0} canary baseline(s)` : 'already enrolled');
     outcomes.push(outcomeOf(p, 'imported', detail + movedNote(p)));
     if (enrolled.lock) newlyLocked.push(id);
     if (enrolled.proposal) sandboxProposals.push(enrolled.proposal);

@@ -6,7 +6,7 @@ import { openHome } from '../store/home.js';
 import { loadLocks } from '../store/locks.js';
 import { resolveHome } from '../store/paths.js';
 import type { LockEntry } from '../surface/lockfile.js';
-import { confirm, describeArtifact, escaped, line, printJson } from './output.js';
+import { confirm, describeArtifact, escaped, line, lockedTools, printJson } from './output.js';
 import { offerStrictMode } from './rules-offer.js';
 import { command } from './rules-print.js';
 import { printProposal } from './sandbox-proposal.js';
@@ -136,7 +136,7 @@ export async function installVerb(homeFlag: string | undefined, spec: string, se
       return report.enrollment.lockError.exitCode;
     }
     const locked = report.enrollment?.lock as LockEntry | undefined;
-    if (locked) line(escaped(`Locked ${locked.tools.length} tools (surface ${locked.surface_hash}); ${report.enrollment?.baselines ?? 0} canary baseline(s) recorded.`));
+    if (locked) line(escaped(`Locked ${lockedTools(locked.tools.length, loadLocks(paths).warden.get(report.id)?.conditional.length ?? 0)} (surface ${locked.surface_hash}); ${report.enrollment?.baselines ?? 0} canary baseline(s) recorded.`));
     line(escaped(`Point your client at: mcp-warden${homeFlag ? ` --home ${paths.home}` : ''} run ${report.id}`));
     if (locked && report.id) await offerStrictMode(paths, homeFlag, report.id, interactive);
     const proposed = report.enrollment?.proposal;

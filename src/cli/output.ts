@@ -20,6 +20,12 @@ export function printTable(cells: string[][]): void {
   }
 }
 
+/** A count of locked tools, with how many of them only a client offering capabilities is listed (the lock holds
+ *  what a client offering roots, sampling and elicitation is listed; one offering none sees fewer). */
+export function lockedTools(tools: number, conditional: number): string {
+  return `${tools} tools${conditional > 0 ? ` (${conditional} of them listed only to a client offering roots, sampling or elicitation)` : ''}`;
+}
+
 export function line(text = ''): void {
   process.stdout.write(text + '\n');
 }

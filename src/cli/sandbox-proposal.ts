@@ -23,7 +23,10 @@ export function printProposal(p: SandboxProposal, file: string, cmd: (rest: stri
   line(`Proposed sandbox for server '${printable(p.server)}', from what its enrollment launches did (the server's own behaviour: review it, nothing is applied):`);
   if (p.observed.unavailable) line(`  (partly observed: ${printable(p.observed.unavailable, 400)})`);
   line(`  watched for writes: ${p.observed.dirs.map((d) => printable(d, 200)).join(', ')}; network use was not observed`);
-  if (p.observed.kept.length) line(`  written for real, as its configuration names them: ${p.observed.kept.map((d) => printable(d, 200)).join(', ')}`);
+  const code = new Set(p.code ?? []);
+  const named = p.observed.kept.filter((d) => !code.has(d));
+  if (named.length) line(`  written for real, as its configuration names them: ${named.map((d) => printable(d, 200)).join(', ')}`);
+  if (code.size) line(`  kept as attested, not watched (the server's own code, the warden's package store or install; never granted): ${[...code].map((d) => printable(d, 200)).join(', ')}`);
   if (p.observed.notObserved.length) list(p.observed.notObserved, (n) => `not watched: ${printable(n.dir, 200)} (${printable(n.why, 300)})`);
   if (p.writes.length === 0) line('  it wrote nothing there');
   else {
@@ -34,12 +37,13 @@ export function printProposal(p: SandboxProposal, file: string, cmd: (rest: stri
   // Places its configuration names (kept real, not watched) that are not granted: the server will not find them
   // writable, or at all, once confined; say so here, not only in the proposal file.
   const written = new Set(p.writes.map((w) => w.path));
-  const named = p.notGranted.filter((n) => !written.has(n.path) && !n.why.endsWith(OWN_CODE));
-  if (named.length) {
+  const refused = p.notGranted.filter((n) => !written.has(n.path) && !n.why.endsWith(OWN_CODE));
+  if (refused.length) {
     line('  its configuration names, and the proposal does not grant (a confined server will not write there):');
-    list(named, (n) => `${printable(n.path, 300)}: ${printable(n.why, 300)}`);
+    list(refused, (n) => `${printable(n.path, 300)}: ${printable(n.why, 300)}`);
   }
-  line(`  proposed: network none; writes to its data directory, a private /tmp${p.write.map((d) => `, ${printable(d, 200)}`).join('')}`);
+  const created = new Set(p.created ?? []);
+  line(`  proposed: network none; writes to its data directory, a private /tmp${p.write.map((d) => `, ${printable(d, 200)}${created.has(d) ? ' (not there before: created, mode 0700, when applied)' : ''}`).join('')}`);
   for (const e of p.env) line(`  offered environment: ${printable(e.name)}=${printable(e.value, 300)} (${printable(e.why, 300)})`);
   line(escaped(`  Saved in ${printable(file, 300)}. Apply it with: ${cmd(`sandbox ${p.server} --propose --yes`)}`));
 }

@@ -11,6 +11,8 @@ import { loadServers } from '../store/servers.js';
 import { line, printJson, shortSha } from './output.js';
 import { printNetworkSeen, printProposal } from './sandbox-proposal.js';
 import { command } from './rules-print.js';
+import { checkSurface, type SurfaceCheck } from '../supervise/surface-check.js';
+import { describeOutcome, jsonOf } from './verify.js';
 
 // `mcp-warden sandbox <id> [--json]`: shows a server's sandbox; the flags change it (validated, pinned in
 // warden.lock, audited). Parses and prints only: sandbox/edit.ts and sandbox/view.ts do the work.
@@ -44,6 +46,18 @@ function printView(v: SandboxView, cmd: (rest: string) => string, proposed: bool
   if (v.pin.state !== 'none' && v.pin.state !== 'pinned') line(escaped(`  NOT PINNED (${v.pin.state}): launches are refused until it is pinned: ${cmd(`sandbox ${v.server} --pin`)}`));
   if (v.engine && 'code' in v.engine) line(`  cannot be applied on this host (${v.engine.code}): ${escaped(v.engine.message)}`);
   else if (v.engine) line(`  engine:     bubblewrap, ${v.engine.file}`);
+}
+
+/** What to do after a sandbox is applied: the lock and canary were recorded unconfined, and a confined server may
+ *  describe its tools otherwise or answer its canary otherwise (it finds no file it wrote before, a folder
+ *  read-only). The warden never pins what it sees confined on its own; the operator checks and decides. */
+function printConfinedNext(id: string, check: SurfaceCheck, cmd: (rest: string) => string): void {
+  line(escaped(`Its lock and canary were recorded unconfined; its surface, launched confined now (what ${cmd(`verify ${id}`)} checks):`));
+  describeOutcome(check, false);
+  const canary = `its canary is checked at each session: if it fails confined, record it again: ${cmd(`canary record ${id}`)}`;
+  if (check.error) line(escaped(`Next: fix what stopped the check, then check it again with ${cmd(`verify ${id}`)}; ${canary}`));
+  else if (check.status === 'drift') line(escaped(`Next: until you decide, its sessions hide or refuse what drifted: review it with ${cmd(`diff ${id}`)}, then accept it with ${cmd(`pin ${id}`)} (nothing was pinned); ${canary}`));
+  else line(escaped(`Next: ${canary}`));
 }
 
 /** `mcp-warden sandbox <id>`: show, or change with the flags. */
@@ -86,8 +100,11 @@ export async function sandboxVerb(homeFlag: string | undefined, id: string, opts
       if (network.refused.length > 0) line(escaped(`The names its confined sessions asked for were not granted (never by --propose): see ${cmd(`sandbox ${id} --propose`)}`));
     }
     const view = sandboxView(paths, id);
-    if (opts.json) printJson({ ...view, change });
-    else printView(view, cmd, false);
+    if (!opts.json) printView(view, cmd, false);
+    // The check `verify` makes, on the server as it now launches (confined): reported, never pinned.
+    const check = change.changed ? await checkSurface(paths, id) : undefined;
+    if (opts.json) printJson({ ...view, change, ...(check ? { check: jsonOf(check) } : {}) });
+    else if (check) printConfinedNext(id, check, cmd);
     return 0;
   }
   if (opts.unconfined && !opts.yes) throw new WardenError('USAGE', `--unconfined records that server '${id}' runs with every file and address of the user, on purpose; confirm it with --yes. Nothing was changed.`);

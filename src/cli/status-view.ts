@@ -1,5 +1,5 @@
 import type { SandboxStatus } from '../sandbox/view.js';
-import { escaped, line, printTable } from './output.js';
+import { escaped, line, lockedTools, printTable } from './output.js';
 
 // How `mcp-warden status` reads for a person: one table row per server and one per artifact for the whole
 // home, or every detail of one server (`status <id>`). Scripts use --json, which holds everything.
@@ -31,7 +31,8 @@ export interface ServerView {
   error?: { code: string; message: string };
   /** `changes`: for a changed package tree, what was added, removed or changed since it was allowlisted. */
   artifacts?: { kind: string; path: string; sha256: string; chain: string[]; state: string; note: string; changes?: string }[];
-  lock: { tools: number; revision: string; surfaceHash: string; canaryBaselines: number } | null;
+  /** conditionalTools: how many of the locked tools only a client offering capabilities is listed. */
+  lock: { tools: number; revision: string; surfaceHash: string; canaryBaselines: number; conditionalTools: number } | null;
   pinState: { state: unknown; source: unknown; at: unknown } | null;
   lastCanary: { result: string; at: unknown } | null;
   daemon?: { attestation: { state: string; since: string } | null; lastVerification: { at: string; surface: string; detail?: string } | null };
@@ -52,7 +53,7 @@ export function printOverview(servers: ServerView[]): void {
       s.id,
       s.allowed ? 'allowed' : `REFUSED${s.error ? ` (${s.error.code})` : ''}`,
       sandboxCell(s.sandbox),
-      s.lock ? `${s.lock.tools} tools` : 'none',
+      s.lock ? `${s.lock.tools} tools${s.lock.conditionalTools > 0 ? ` (${s.lock.conditionalTools} conditional)` : ''}` : 'none',
       s.pinState ? `${String(s.pinState.state)} ${when(s.pinState.at)}` : 'not judged yet',
       s.lastCanary ? `${s.lastCanary.result} ${when(s.lastCanary.at)}` : 'not run yet',
       s.artifacts?.find((a) => a.kind === 'script')?.path ?? s.resolvedPath ?? s.command,
@@ -82,7 +83,7 @@ export function printDetail(s: ServerView): void {
   const w = s.sandbox.writes;
   if (w) shown(w.observed ? '            denied writes observed in its last session' : `            denied writes NOT observed in its last session: ${w.why}`);
   for (const d of s.sandbox.denied ?? []) shown(d.kind === 'write' ? `            write ${d.path}${d.truncated ? '…' : ''} (${d.call} ${d.errno}) at ${d.at}` : d.kind === 'read' ? `            read ${d.path} (${d.reason}) at ${d.at}` : `            denied ${d.kind} ${d.host}:${d.port} (${d.reason}${d.address ? ` ${d.address}` : ''}) at ${d.at}`);
-  shown(`  lock      ${s.lock ? `${s.lock.tools} tools, revision ${s.lock.revision}, ${s.lock.canaryBaselines} canary baseline(s)` : `none (run: mcp-warden lock ${s.id})`}`);
+  shown(`  lock      ${s.lock ? `${lockedTools(s.lock.tools, s.lock.conditionalTools)}, revision ${s.lock.revision}, ${s.lock.canaryBaselines} canary baseline(s)` : `none (run: mcp-warden lock ${s.id})`}`);
   shown(`  surface   ${s.pinState ? `${String(s.pinState.state)} (${String(s.pinState.source)}, ${String(s.pinState.at)})` : 'not judged in a session yet'}`);
   shown(`  canaries  ${s.lastCanary ? `${s.lastCanary.result} (${String(s.lastCanary.at)})` : 'not run yet'}`);
   if (s.daemon) {

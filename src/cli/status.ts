@@ -73,7 +73,7 @@ export async function statusVerb(homeFlag: string | undefined, id: string | unde
     const lastCanaryTs = canaries.at(-1)?.ts;
     const lastRound = canaries.filter((e) => e.ts === lastCanaryTs || (typeof e.ts === 'string' && typeof lastCanaryTs === 'string' && Date.parse(lastCanaryTs) - Date.parse(e.ts) < 60_000));
     return {
-      lock: entry ? { tools: entry.tools.length, revision: entry.protocol.era, surfaceHash: entry.surface_hash, canaryBaselines: Object.keys(locks.warden.get(sid)?.canaries ?? {}).length } : null,
+      lock: entry ? { tools: entry.tools.length, revision: entry.protocol.era, surfaceHash: entry.surface_hash, canaryBaselines: Object.keys(locks.warden.get(sid)?.canaries ?? {}).length, conditionalTools: locks.warden.get(sid)?.conditional.length ?? 0 } : null,
       pinState: surface ? { state: surface.pinState, source: surface.source, at: surface.ts } : null,
       lastCanary: lastCanaryTs ? { result: lastRound.every((e) => e.result === 'pass') ? 'pass' : 'fail', at: lastCanaryTs, probes: lastRound.map((e) => ({ probe: e.probe, result: e.result, medianMs: e.medianMs })) } : null,
     };

@@ -74,9 +74,13 @@ export function whatHappened(serverId: string, said: Said): string {
 const REFUSED = 'was refused: ';
 const next = (serverId: string): string => `Run 'mcp-warden status ${serverId}' or 'mcp-warden diff ${serverId}' for details.`;
 
+/** What to check when a server ended before answering: its own words are in the client's log (`run` relays its
+ *  stderr there, each line behind a prefix naming it), never in this message. */
+const exitedNext = (serverId: string): string => `Its last stderr lines are in this client's log of the server, each behind '[server ${serverId}]' (the warden's report after them quotes the last). Check what they say: a file or folder it cannot find or write, or an address it cannot reach, when it runs in a sandbox ('mcp-warden sandbox ${serverId}' shows what it may write and reach); its command, arguments and environment ('mcp-warden status ${serverId}').`;
+
 /** The error a waiting request of the client's gets when the warden closes the session. */
 export function sessionClosed(clientId: string, serverId: string, cause: ClosingCause, said: Said): Buffer {
-  return errorResponse(clientId, WARDEN_REFUSED, `mcp-warden closed the session: server '${serverId}' ${whatHappened(serverId, said)}. ${next(serverId)}`, { cause, server: serverId });
+  return errorResponse(clientId, WARDEN_REFUSED, `mcp-warden closed the session: server '${serverId}' ${whatHappened(serverId, said)}. ${said.code === 'server_exited' ? exitedNext(serverId) : next(serverId)}`, { cause, server: serverId });
 }
 
 /** The error a client request gets in place of a server's answer the warden refused (a listing page, a

@@ -145,14 +145,14 @@ const userHomes = (): string[] => (process.env.HOME !== undefined && path.isAbso
 
 /** Why the write grant `p` reaches a place of the user's session (SESSION_DIRS, $XDG_CONFIG_HOME's ones, or a
  *  file at the home's top level: its rc and profile files), or undefined. */
-export function sessionGrantProblem(p: string, mounts: readonly string[] = mountPoints()): string | undefined {
+export function sessionGrantProblem(p: string, mounts: readonly string[] = mountPoints(), folder = false): string | undefined {
   const homes = userHomes();
   const xdg = process.env.XDG_CONFIG_HOME !== undefined && path.isAbsolute(process.env.XDG_CONFIG_HOME) ? path.resolve(process.env.XDG_CONFIG_HOME) : undefined;
   const dirs = [...homes.flatMap((h) => SESSION_DIRS.map((d) => path.join(h, d))), ...(xdg ? ['systemd', 'autostart', 'environment.d', 'fish'].map((d) => path.join(xdg, d)) : [])];
   const hit = dirs.flatMap(bothNames).find((d) => reachesWithMounts(p, d, mounts));
   if (hit !== undefined) return `the write grant ${p} is, holds or lies inside ${hit}, ${SESSION} (a key, unit or program written there runs at the next login, outside every sandbox); no write grant may`;
   const top = homes.find((h) => bothNames(p).some((n) => path.dirname(n) === h));
-  if (top !== undefined && !isDirectory(p)) return `the write grant ${p} is a file at the top of the home ${top}, ${SESSION} (its rc and profile files run in every shell); no write grant may`;
+  if (top !== undefined && !folder && !isDirectory(p)) return `the write grant ${p} is a file at the top of the home ${top}, ${SESSION} (its rc and profile files run in every shell); no write grant may`;
   return undefined;
 }
 
@@ -228,9 +228,10 @@ const allGrants = (s: Sandbox | undefined): string[] => (s === undefined || s ==
  * Why the grant `p` (to write when `write`) of server `scope.id` is refused, or undefined. A grant nested inside
  * a write grant (of any server, its own included) is refused, and a write grant holding another grant: whoever
  * writes the outer one could swap a directory on the way to the inner one between the warden's check and
- * bubblewrap's mount, and so move where the inner one appears inside the sandbox.
+ * bubblewrap's mount, and so move where the inner one appears inside the sandbox. `folder`: `p` is not there yet
+ * and will be created as a folder (a proposal's; judged again once it is, when the sandbox is set).
  */
-export function grantProblem(p: string, write: boolean, scope: GrantScope): string | undefined {
+export function grantProblem(p: string, write: boolean, scope: GrantScope, folder = false): string | undefined {
   const mounts = mountPoints();
   const kernel = KERNEL_DIRS.find((d) => reachesWithMounts(p, d, mounts));
   if (kernel !== undefined) return `the grant ${p} reaches ${kernel}, the kernel's view of processes and devices (another server's /proc/PID/environ holds its secrets); no grant may`;
@@ -239,7 +240,7 @@ export function grantProblem(p: string, write: boolean, scope: GrantScope): stri
   const home = bothNames(scope.wardenHome).find((h) => reachesWithMounts(p, h, mounts));
   if (home !== undefined) return `${p} is, holds or lies inside the warden's home ${home}, which a server never sees`;
   if (write) {
-    const session = sessionGrantProblem(p, mounts);
+    const session = sessionGrantProblem(p, mounts, folder);
     if (session !== undefined) return session;
     const client = clientConfigProblem(p, scope.wardenHome, mounts) ?? projectRunProblem(p);
     if (client !== undefined) return client;

@@ -10,6 +10,7 @@ import { grantProblem, type GrantScope } from './grant-policy.js';
 import { MAX_WRITES, type Observed } from './observe.js';
 import { ensureDataDir } from './plan.js';
 import { MAX_ENTRIES, pathProblem } from './schema.js';
+import { createFolders, removeEmpty } from './propose-folders.js';
 
 // A sandbox proposed from what the enrollment launches did (sandbox/observe.ts), the way `rules` proposes a
 // classification from the server's hints: it is the server's own behaviour, shown for review, saved in
@@ -37,6 +38,12 @@ const proposalSchema = v.strictObject({
   truncated: v.boolean(),
   /** The write grants proposed: directories the server wrote into, outside its temporary directory. */
   write: v.pipe(v.array(v.string()), v.maxLength(MAX_ENTRIES)),
+  /** Write grants over folders that were not there before the enrollment (the server created them in its
+   *  observed launch): the warden creates each, owner-only, when the proposal is applied. */
+  created: v.optional(v.pipe(v.array(v.string()), v.maxLength(MAX_ENTRIES))),
+  /** Places kept real (not watched) because they are or hold the server's code, the warden's package store or its
+   *  install: not places its configuration names (absent in proposals of an earlier warden). */
+  code: v.optional(v.pipe(v.array(v.string()), v.maxLength(16))),
   /** Writes no grant is proposed for, and why. */
   notGranted: v.pipe(v.array(entry), v.maxLength(MAX_WRITES)),
   /** Environment values offered (heuristics, by package: labelled as such). */
@@ -62,8 +69,15 @@ function packageOf(server: ServerConfig): string | undefined {
 
 function existingAncestor(p: string): string {
   let d = path.dirname(p);
-  while (d !== '/' && !fs.existsSync(d)) d = path.dirname(d);
+  while (d !== '/' && !present(d)) d = path.dirname(d);
   return d;
+}
+
+/** The folder the server created on the way to `p` right below `dir` (its existing ancestor), or undefined when
+ *  `p` is written straight into `dir` (a file there, not a folder of its own). */
+function createdFolder(p: string, dir: string): string | undefined {
+  if (path.dirname(p) === dir) return undefined;
+  return path.join(dir, path.relative(dir, p).split(path.sep)[0] as string);
 }
 
 const realOr = (p: string): string => {
@@ -131,6 +145,7 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
   const scope: GrantScope = { id, trustedPath: file.path, alerts: file.alerts, wardenHome: paths.home, sandboxes };
   const codes = [...new Set([...code, ...code.map(realOr)])];
   const write: string[] = [];
+  const created: string[] = [];
   const notGranted: { path: string; why: string }[] = [];
   for (const w of seen.writes) {
     const p = w.path;
@@ -140,7 +155,19 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
     else if (codes.some((c) => inside(p, c))) why = "the server's own attested files stay read-only";
     else {
       const dir = existingAncestor(p);
-      if (dir === userHome || dir.split('/').length < 3 || pathProblem(dir) !== undefined) why = `a grant would be ${dir} whole; grant a narrower directory if the server needs it`;
+      const whole = (d: string): boolean => d === userHome || d.split('/').length < 3 || pathProblem(d) !== undefined;
+      const own = whole(dir) ? createdFolder(p, dir) : undefined;
+      if (own !== undefined && !whole(own)) {
+        // A folder of its own it created there (desktop-commander's ~/.claude-server-commander): proposed, to be
+        // created at apply, unless the policy refuses that path (a client's folder, a session folder, .git...).
+        // The home's rule for folders that were there before does not apply: nothing of another program is in it.
+        const problem = write.includes(own) ? undefined : grantProblem(own, true, scope, true);
+        if (problem !== undefined) why = `wrote here, not granted: ${problem}`;
+        else if (!write.includes(own) && write.length < MAX_ENTRIES) {
+          write.push(own);
+          created.push(own);
+        }
+      } else if (whole(dir)) why = `a grant would be ${dir} whole${own !== undefined ? ` (the folder it created there, ${own}, is too wide a grant too)` : ''}; grant a narrower directory if the server needs it`;
       else if (!write.includes(dir)) {
         const problem = grantProblem(dir, true, scope) ?? configFolderProblem(dir, userHome);
         if (problem !== undefined) why = `wrote here, not granted: ${problem}`;
@@ -151,7 +178,9 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
   }
   // What its configuration names it writes for real (not watched): proposed as it stands, outside /tmp, unless
   // it is, holds or lies in the server's code (observe.ts keeps its executable real) or the policy refuses it.
+  const keptCode: string[] = [];
   for (const k of seen.kept) {
+    if (inside(k, paths.home)) keptCode.push(k); // the package store, bound back as attested
     if (inside(k, paths.home) || k === userHome || write.includes(k)) continue;
     const real = realOr(k);
     if (inside(k, '/tmp')) {
@@ -164,13 +193,16 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
       notGranted.push({ path: k, why: `named by the client file, not granted: the imported configuration (its env or arguments) names it, which no operator wrote, and writes there are not watched; grant it by hand if the server must write there` });
       continue;
     }
-    const why = codes.some((c) => inside(c, real) || inside(real, c) || inside(c, k) || inside(k, c)) ? OWN_CODE : (grantProblem(k, true, scope) ?? configFolderProblem(k, userHome));
+    const own = codes.some((c) => inside(c, real) || inside(real, c) || inside(c, k) || inside(k, c));
+    if (own) keptCode.push(k);
+    const why = own ? OWN_CODE : (grantProblem(k, true, scope) ?? configFolderProblem(k, userHome));
     if (why !== undefined) notGranted.push({ path: k, why: `kept real, not granted: ${why}` });
     else if (write.length < MAX_ENTRIES) write.push(k);
   }
   const pkg = packageOf(server);
   const offer = pkg !== undefined ? DATA_FILE_ENV[pkg] : undefined;
-  const env = offer && server.env[offer.name] === undefined ? [{ name: offer.name, value: path.join(paths.home, 'data', id, offer.file), why: `heuristic: ${pkg} writes ${offer.file} beside its own script unless ${offer.name} names another file; this puts it in the server's data directory` }] : [];
+  // Offered only when nothing gives the variable: not servers.json's env, nor the client (passEnv) at each launch.
+  const env = offer && server.env[offer.name] === undefined && !server.passEnv.includes(offer.name) ? [{ name: offer.name, value: path.join(paths.home, 'data', id, offer.file), why: `heuristic: ${pkg} writes ${offer.file} beside its own script unless ${offer.name} names another file; this puts it in the server's data directory` }] : [];
   return {
     version: 1,
     server: id,
@@ -179,6 +211,8 @@ export function proposalFor(paths: HomePaths, id: string, server: ServerConfig, 
     writes: seen.writes,
     truncated: seen.truncated,
     write: write.sort(),
+    ...(created.length ? { created: created.sort() } : {}),
+    ...(keptCode.length ? { code: keptCode } : {}),
     notGranted,
     env,
   };
@@ -223,10 +257,13 @@ export function loadProposal(paths: HomePaths, id: string): SandboxProposal {
   return r.output;
 }
 
-/** Applies a proposal: its environment offers into servers.json, then the sandbox (network none, its write
- *  grants) through `changeSandbox` (validated, pinned, audited). */
+/** Applies a proposal: the folders it grants that were not there (sandbox/propose-folders.ts), its environment
+ *  offers into servers.json, then the sandbox (network none, its write grants) through `changeSandbox`
+ *  (validated, pinned, audited). */
 export async function applyProposal(paths: HomePaths, id: string, p: SandboxProposal, pin: boolean): Promise<SandboxChange> {
   serverById(loadServers(paths), id, paths);
+  // Its new folders first: one that cannot be made refuses the apply before anything else is written.
+  const made = createFolders(id, (p.created ?? []).filter((d) => p.write.includes(d)));
   if (p.env.length > 0) {
     ensureDataDir(paths.home, id);
     await updateServers(paths, (file) => {
@@ -234,5 +271,11 @@ export async function applyProposal(paths: HomePaths, id: string, p: SandboxProp
       for (const e of p.env) server.env[e.name] = e.value;
     });
   }
-  return changeSandbox(paths, id, { clear: true, network: 'none', allowWrite: p.write }, pin);
+  try {
+    return await changeSandbox(paths, id, { clear: true, network: 'none', allowWrite: p.write }, pin);
+  } catch (err) {
+    for (const d of made) removeEmpty(d); // refused: leave no folder behind
+    throw err;
+  }
 }
+

@@ -26,6 +26,7 @@ import { sandboxPinned } from './launch-prepare.js';
 import { spawnPrepared } from './launch-spawn.js';
 import type { EarlyRun } from './run-start.js';
 import { say } from './run-start.js';
+import { printable } from '../escape.js';
 import { serverStderrRelay } from './server-stderr.js';
 
 // The supervised session behind `mcp-warden run <id>`, in the order it happens. The client launched us in
@@ -44,7 +45,7 @@ async function refuse(id: string, err: WardenError): Promise<number> {
 }
 
 /** Stops the group, records the exit, and returns the exit code of `run`. */
-async function finish(paths: HomePaths, id: string, launched: Launched, session: Session, cause: ExitEvent['cause'], signalled: string | undefined, firstWasExit: boolean, audit: Recorder['record']): Promise<number> {
+async function finish(paths: HomePaths, id: string, launched: Launched, session: Session, cause: ExitEvent['cause'], signalled: string | undefined, firstWasExit: boolean, audit: Recorder['record'], lastStderr: () => Promise<string | undefined>): Promise<number> {
   const grace = cause === 'client_eof' || cause === 'signal' || (cause === 'server_exit' && !firstWasExit);
   const { refusedCalls: _refusedCalls, ...counts } = session.stats;
   const exit = await stopLaunched(paths, id, launched, cause, counts, { grace, say, ...(signalled ? { signal: signalled } : {}) });
@@ -52,10 +53,12 @@ async function finish(paths: HomePaths, id: string, launched: Launched, session:
   for (const module of exit.refusedModules) audit({ event: 'module_refused', server: id, pid: launched.pid, module });
   if (cause === 'server_exit') {
     // Requests the server will never answer now (its initialize among them, if it died first) get the reason.
+    // Its last stderr line (relayed above, escaped) is quoted in the warden's report, never to the client.
     const guarded = exit.code === EXIT_REFUSED && launched.guard !== undefined;
+    const last = guarded ? undefined : await lastStderr();
     session.fail('protocol_error', guarded
       ? `server '${id}' was ended by the warden's module guard: it tried to load a file outside its attested set, or one that changed after it was digested (the warden's stderr names it)`
-      : `server '${id}' exited${exit.code === null ? '' : ` with code ${exit.code}`} before answering`, guarded ? { code: 'module_guard' } : { code: 'server_exited', exitCode: exit.code });
+      : `server '${id}' exited${exit.code === null ? '' : ` with code ${exit.code}`} before answering; ${last === undefined ? 'it wrote nothing to its stderr' : `the last line of its stderr: "${printable(last, 300)}"`}`, guarded ? { code: 'module_guard' } : { code: 'server_exited', exitCode: exit.code });
   }
   if (cause === 'inadmissible') return 5;
   if (cause === 'protocol_error' || cause === 'verification_failed' || cause === 'surface_refused') return 3;
@@ -150,7 +153,8 @@ export async function runSession(homeFlag: string | undefined, id: string, early
   const { SESSION_DEFAULTS, Session } = await import('../proxy/session.js');
 
   // The server's stderr reaches the client's log line by line, escaped and named (ADR 0039), never raw.
-  const relay = child.stderr.pipe(serverStderrRelay(id));
+  const lastStderr: { line?: string } = {};
+  const relay = child.stderr.pipe(serverStderrRelay(id, lastStderr));
   relay.pipe(process.stderr, { end: false });
   child.stderr.once('error', () => relay.end());
   // What the server (or the module guard in it) wrote last to stderr must reach the client's log before `run`
@@ -207,11 +211,12 @@ export async function runSession(homeFlag: string | undefined, id: string, early
   else if (first === 'exit' || first.cause === 'server_eof') cause = 'server_exit';
   else cause = first.cause;
   await rec.flush();
-  const code = await finish(paths, id, launched, session, cause, signalled, first === 'exit', audit);
+  const drained = (): Promise<void> => Promise.race([stderrDrained, new Promise<void>((resolve) => setTimeout(resolve, STDERR_DRAIN_MS).unref())]);
+  const code = await finish(paths, id, launched, session, cause, signalled, first === 'exit', audit, async () => (await drained(), lastStderr.line));
   // What is awaited from here on is bounded by unref'd timers: if nothing else keeps node's loop alive it may run
   // dry before `run` returns, and node would then exit 0 after a refused session. The status is set now.
   process.exitCode = code;
   await rec.flush();
-  await Promise.race([stderrDrained, new Promise<void>((resolve) => setTimeout(resolve, STDERR_DRAIN_MS).unref())]);
+  await drained();
   return code;
 }

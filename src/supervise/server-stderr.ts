@@ -13,11 +13,18 @@ import { escaped } from '../escape.js';
 /** Characters (UTF-16 units) of a server's line held before it is cut: what the relay keeps in memory. */
 export const SERVER_LINE_MAX = 16 * 1024;
 
-/** Piped between the server's stderr and the warden's: backpressure passes through it as through a plain pipe. */
-export function serverStderrRelay(id: string): Transform {
+/** Characters of the server's last line kept for the warden's report when it exits before answering. */
+const LAST_KEPT = 1024;
+
+/** Piped between the server's stderr and the warden's: backpressure passes through it as through a plain pipe.
+ *  `last.line` holds the start of the last non-blank line relayed (raw: whoever prints it escapes it). */
+export function serverStderrRelay(id: string, last: { line?: string } = {}): Transform {
   const decoder = new StringDecoder('utf8');
   let partial = '';
-  const line = (text: string, cut = false): string => `[server ${id}${cut ? ', cut' : ''}] ${escaped(text)}\n`;
+  const line = (text: string, cut = false): string => {
+    if (text.trim() !== '') last.line = text.slice(0, LAST_KEPT);
+    return `[server ${id}${cut ? ', cut' : ''}] ${escaped(text)}\n`;
+  };
   /** The lines of `text` that are complete (or cut); what follows the last of them stays in `partial`. */
   const take = (text: string): string => {
     let out = '';

@@ -90,7 +90,7 @@ describe('the guide, from "I use Claude Desktop with three servers" to a reviewe
   it('3. status shows each server allowed, locked and what it runs', () => {
     const r = warden('status');
     expect(r.code).toBe(0);
-    for (const id of ['everything', 'filesystem', 'memory']) expect(r.stdout).toMatch(new RegExp(`^${id} +allowed +none +\\d+ tools +not judged yet +not run yet `, 'm'));
+    for (const id of ['everything', 'filesystem', 'memory']) expect(r.stdout).toMatch(new RegExp(`^${id} +allowed +none +\\d+ tools ${id === 'everything' ? '\\(3 conditional\\) ' : ''}+not judged yet +not run yet `, 'm'));
     expect(r.stdout).toContain(script());
   });
 

@@ -27,15 +27,22 @@ function lastExit(server: string): Record<string, unknown> | undefined {
 }
 
 describe('the exit status of run', () => {
-  it('is 3 when the server ends with status 0 before answering initialize: no surface was reached', async () => {
+  it("is 3 when the server ends with status 0 before answering initialize (no surface was reached); the client is told its stderr is in the client's log, the warden's report quotes its last line escaped", async () => {
     fs.writeFileSync(path.join(home, 'quit-now'), '');
     const s = new RawSession(home, 'quits');
     s.send(INITIALIZE + '\n');
     const answer = await s.message(1);
     expect(answer.error).toMatchObject({ data: { cause: 'protocol_error' } });
-    expect((answer.error as { message: string }).message).toMatch(/exited with code 0 before answering/);
+    const message = (answer.error as { message: string }).message;
+    expect(message).toMatch(/exited with code 0 before answering/);
     s.close();
     expect((await s.exited).code, s.stderr).toBe(3);
+    // The client is told where the server's own words are (its log of this server), never given them.
+    expect(message).toContain("Its last stderr lines are in this client's log of the server, each behind '[server quits]'");
+    expect(message).not.toContain('EACCES');
+    // The warden's report there quotes the last one, escaped.
+    expect(s.stderr).toContain(`[server quits] Error: EACCES: permission denied, mkdir \\u001b[31m/home/q/.state\n`);
+    expect(s.stderr).toContain(`mcp-warden: server 'quits' exited with code 0 before answering; the last line of its stderr: "Error: EACCES: permission denied, mkdir \\u001b[31m/home/q/.state"`);
     fs.rmSync(path.join(home, 'quit-now'));
   });
 });

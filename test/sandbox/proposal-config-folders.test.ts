@@ -34,11 +34,21 @@ describe('an imported server that writes into configuration folders of the home 
   it('is proposed no grant over them, each write listed with the reason', () => {
     expect(imported.code, imported.stderr + imported.stdout).toBe(0);
     const p = JSON.parse(fs.readFileSync(path.join(home, 'proposals/writer.sandbox.json'), 'utf8')) as { write: string[]; notGranted: { path: string; why: string }[] };
-    expect(p.write).toEqual([]);
+    expect(p.write).toEqual([path.join(user, '.own-state')]);
     for (const f of ['.appstate/state.json', '.config/someapp/settings.json']) {
       const entry = p.notGranted.find((n) => n.path === path.join(user, f));
       expect(entry?.why, f).toMatch(/^wrote here, not granted: .* a folder the server did not create, where programs keep their configuration/);
     }
+  });
+
+  it('is proposed the folder of its own it created (not the home whole), and never a client configuration folder it created', () => {
+    const p = JSON.parse(fs.readFileSync(path.join(home, 'proposals/writer.sandbox.json'), 'utf8')) as { created?: string[]; notGranted: { path: string; why: string }[] };
+    expect(p.created).toEqual([path.join(user, '.own-state')]);
+    expect(p.notGranted.find((n) => n.path === path.join(user, '.own-state/config.json'))).toBeUndefined();
+    const gemini = p.notGranted.find((n) => n.path === path.join(user, '.gemini/settings.json'));
+    expect(gemini?.why).toMatch(/^wrote here, not granted: the write grant \S+\/user\/\.gemini is, holds or lies inside \S+\/\.gemini, where an MCP client keeps the configuration/);
+    expect(imported.stdout).toContain(`proposed: network none; writes to its data directory, a private /tmp, ${path.join(user, '.own-state')} (not there before: created, mode 0700, when applied)`);
+    expect(fs.existsSync(path.join(user, '.own-state'))).toBe(false);
   });
 
   it('refuses a write grant over the folder of the client file import rewrote (SANDBOX_INVALID), the sandbox unchanged', () => {
@@ -54,5 +64,16 @@ describe('an imported server that writes into configuration folders of the home 
     fs.mkdirSync(free);
     const r = cli(home, ['sandbox', 'writer', '--network', 'none', '--allow-write', free], { env });
     expect(r.code, r.stderr).toBe(0);
+  });
+
+  it('creates the folder of its own, owner-only, when the proposal is applied', () => {
+    const r = cli(home, ['sandbox', 'writer', '--propose', '--yes'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const st = fs.lstatSync(path.join(user, '.own-state'));
+    expect(st.isDirectory()).toBe(true);
+    expect(st.mode & 0o777).toBe(0o700);
+    expect(st.uid).toBe(process.getuid?.());
+    expect(fs.readdirSync(path.join(user, '.own-state'))).toEqual([]);
+    expect(fs.existsSync(path.join(user, '.gemini'))).toBe(false);
   });
 });

@@ -106,6 +106,10 @@ describe('server-memory, which keeps memory.jsonl beside its own script', () => 
     expect(add.stdout).toContain(`offered environment: MEMORY_FILE_PATH=${file} (heuristic:`);
     const applied = cli(home, ['sandbox', 'memory', '--propose', '--yes'], { env });
     expect(applied.code, applied.stderr).toBe(0);
+    // Confined, a server may answer otherwise than the lock and canary recorded unconfined: the next step is said.
+    // The check `verify` makes is run on the server confined, and its outcome said, with the next step.
+    expect(applied.stdout).toContain(`Its lock and canary were recorded unconfined; its surface, launched confined now (what mcp-warden --home ${home} verify memory checks):\nmemory: ok (9 tools match sha256:`);
+    expect(applied.stdout).toContain(`Next: its canary is checked at each session: if it fails confined, record it again: mcp-warden --home ${home} canary record memory\n`);
     expect(auditEvents(home).filter((e) => e.event === 'sandbox_changed' && e.server === 'memory')).toHaveLength(1);
     const { client } = await connectClient(home, 'memory', env);
     try {
@@ -118,5 +122,20 @@ describe('server-memory, which keeps memory.jsonl beside its own script', () => 
     expect(fs.existsSync(stray)).toBe(false);
     const verify = cli(home, ['verify', 'memory'], { env });
     expect(verify.code, verify.stderr + verify.stdout).toBe(0);
+  });
+});
+
+describe('a server that describes its tools otherwise once confined', () => {
+  it('is checked when its proposal is applied: the drift is reported with the diff and pin commands, and nothing is pinned', () => {
+    const flag = path.join(user, 'notes-flag');
+    fs.writeFileSync(flag, '');
+    const add = cli(home, ['add', 'seer', '--yes', '--env', `FLAG_FILE=${flag}`, '--', NODE, path.join(SERVERS, 'world2/home-reader.mjs')], { env });
+    expect(add.code, add.stderr + add.stdout).toBe(0);
+    const lock = fs.readFileSync(path.join(home, 'tools.lock'), 'utf8');
+    const applied = cli(home, ['sandbox', 'seer', '--propose', '--yes'], { env });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('\nseer: DRIFT (most severe: ');
+    expect(applied.stdout).toContain(`Next: until you decide, its sessions hide or refuse what drifted: review it with mcp-warden --home ${home} diff seer, then accept it with mcp-warden --home ${home} pin seer (nothing was pinned)`);
+    expect(fs.readFileSync(path.join(home, 'tools.lock'), 'utf8')).toBe(lock);
   });
 });

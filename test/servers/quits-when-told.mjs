@@ -3,5 +3,9 @@
 import fs from 'node:fs';
 import { initializeResult, serve } from './lib/rpc.mjs';
 
-if (process.env.QUIT_IF_EXISTS && fs.existsSync(process.env.QUIT_IF_EXISTS)) process.exit(0);
+if (process.env.QUIT_IF_EXISTS && fs.existsSync(process.env.QUIT_IF_EXISTS)) {
+  // Why it quits, as a crashing server says it: its last stderr line, with a terminal control in it.
+  process.stderr.write('starting\nError: EACCES: permission denied, mkdir \u001b[31m/home/q/.state\n');
+  process.exit(0);
+}
 serve({ initialize: (p) => initializeResult(p, 'quits-when-told'), 'tools/list': () => ({ tools: [] }) });

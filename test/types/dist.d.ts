@@ -5,6 +5,7 @@ declare module '*/dist/attest/digest.js' { export * from '#src/attest/digest.js'
 declare module '*/dist/attest/elf.js' { export * from '#src/attest/elf.js'; }
 declare module '*/dist/attest/libraries.js' { export * from '#src/attest/libraries.js'; }
 declare module '*/dist/attest/native.js' { export * from '#src/attest/native.js'; }
+declare module '*/dist/cli/sandbox-proposal.js' { export * from '#src/cli/sandbox-proposal.js'; }
 declare module '*/dist/error.js' { export * from '#src/error.js'; }
 declare module '*/dist/escape.js' { export * from '#src/escape.js'; }
 declare module '*/dist/launch/mapped-files.js' { export * from '#src/launch/mapped-files.js'; }
@@ -20,4 +21,8 @@ declare module '*/dist/proxy/refusal-text.js' { export * from '#src/proxy/refusa
 declare module '*/dist/proxy/response-shape.js' { export * from '#src/proxy/response-shape.js'; }
 declare module '*/dist/sandbox/deny-plan.js' { export * from '#src/sandbox/deny-plan.js'; }
 declare module '*/dist/sandbox/write-trace.js' { export * from '#src/sandbox/write-trace.js'; }
+declare module '*/dist/sandbox/observe.js' { export * from '#src/sandbox/observe.js'; }
+declare module '*/dist/sandbox/propose.js' { export * from '#src/sandbox/propose.js'; }
+declare module '*/dist/store/paths.js' { export * from '#src/store/paths.js'; }
+declare module '*/dist/store/servers.js' { export * from '#src/store/servers.js'; }
 declare module '*/dist/supervise/server-stderr.js' { export * from '#src/supervise/server-stderr.js'; }

@@ -7,5 +7,11 @@ import { serveLoaders } from '../lib/rpc.mjs';
 
 const home = process.env.HOME ?? '/nonexistent';
 for (const rel of ['.appstate/state.json', '.config/someapp/settings.json']) fs.appendFileSync(path.join(home, rel), '{}\n');
+// And a folder of its own that was not there (desktop-commander's ~/.claude-server-commander), and a client's
+// configuration folder that was not there either (~/.gemini: refused whoever creates it).
+for (const rel of ['.own-state/config.json', '.gemini/settings.json']) {
+  fs.mkdirSync(path.join(home, path.dirname(rel)), { recursive: true });
+  fs.appendFileSync(path.join(home, rel), '{}\n');
+}
 
 serveLoaders('config-folder-writer', { where: () => home });
