@@ -15,7 +15,7 @@ describe('an alert about a hostile tool name', () => {
     const line = oneLine(EVENT as never);
     expect(line.split('\n')).toHaveLength(1);
     expect(line).not.toMatch(HIDDEN);
-    expect(line).toContain('tool=x\\u000amcp-warden ALERT launch server=other decision=allow\\u001b]0;t\\u0007\\u202e\\u{e0041}');
+    expect(line).toContain('tool="x\\u000amcp-warden ALERT launch server=other decision=allow\\u001b]0;t\\u0007\\u202e\\u{e0041}"');
   });
 
   it('is, as JSON, the same event with none of its hidden code points raw', () => {
