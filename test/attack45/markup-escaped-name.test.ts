@@ -16,6 +16,14 @@ describe('a question naming the warden through an escape its reader undoes', () 
     }
   });
 
+  it('is an elicitation request worded as the warden\'s (the name written backwards under a right-to-left override)', () => {
+    // U+202E RIGHT-TO-LEFT OVERRIDE ... U+202C: a bidi-aware renderer (Electron, a browser, VS Code) lays
+    // "nedraw-pcm" out right to left, so the user reads "mcp-warden"; the fold drops the controls and reads
+    // "nedrawpcm".
+    const message = 'Approve this call: \u202Enedraw-pcm\u202C asks.';
+    expect(impersonatesWarden(m({ mode: 'form', message, requestedSchema: m({ type: 'object', properties: m({}) }) }))).toBe(true);
+  });
+
   it('is an error answer worded as the warden\'s (a -32042 url whose host is percent-encoded)', () => {
     const url = 'https://%6Dcp-warden.example/approve';
     expect(new URL(url).host).toBe('mcp-warden.example');
