@@ -38,15 +38,23 @@ export function questionImpersonation(params: unknown): 'worded' | 'bidi' | unde
  *  percent-escapes and character references undone; a reference the warden does not know stands for any few
  *  letters. */
 export function namesWarden(text: string): boolean {
-  return shownForms(text).some((form) => {
-    if (!form.includes(UNKNOWN)) return foldedForName(form).includes(WARDEN_NAME);
-    return holdsNameWithUnknowns(form.split(UNKNOWN).map(foldedForName).join(UNKNOWN));
-  });
+  return shownForms(text).some(formNamesWarden);
 }
 
+function formNamesWarden(form: string): boolean {
+  if (!form.includes(UNKNOWN)) return foldedForName(form).includes(WARDEN_NAME);
+  return holdsNameWithUnknowns(form.split(UNKNOWN).map(foldedForName).join(UNKNOWN));
+}
+
+/** Of the first string refused: 'bidi' if one of its forms holds a bidi control, else 'worded' if one names the
+ *  warden (each string's forms decoded once). */
 function wording(strings: string[]): 'worded' | 'bidi' | undefined {
-  if (strings.some(holdsBidi)) return 'bidi';
-  return strings.some(namesWarden) ? 'worded' : undefined;
+  for (const s of strings) {
+    const forms = shownForms(s);
+    if (forms.some(holdsBidi)) return 'bidi';
+    if (forms.some(formNamesWarden)) return 'worded';
+  }
+  return undefined;
 }
 
 /** The name found in a folded text whose UNKNOWN each stand for up to UNKNOWN_LETTERS letters (a walk of the

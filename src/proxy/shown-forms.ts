@@ -28,9 +28,9 @@ const KNOWN_REFS: Record<string, string> = {
 export const UNKNOWN = '\u0000';
 export const UNKNOWN_LETTERS = 3;
 
-/** Whether a string holds a bidi control, as written or once decoded. */
-export function holdsBidi(text: string): boolean {
-  return shownForms(text).some((s) => BIDI.test(s));
+/** Whether one form of a string holds a bidi control (each form is checked: a reference may decode to one). */
+export function holdsBidi(form: string): boolean {
+  return BIDI.test(form);
 }
 
 /** The string as written and each form a client may decode it to (distinct, at most 2 * ROUNDS + 1). */
@@ -54,7 +54,13 @@ export function shownForms(text: string): string[] {
 /** %XX runs decoded as UTF-8 (a byte that is not UTF-8 shows as U+FFFD); a % not followed by two hex digits kept. */
 function percentDecoded(s: string): string {
   if (!s.includes('%')) return s;
-  return s.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));
+  return s.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8');
+    }
+  });
 }
 
 /** Numeric references (&#109; &#x6D;, the semicolon optional as an HTML parser reads them) and named ones. */
