@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { unhomoglyph } from '../scan/confusables.js';
 import type { Classified } from '../protocol/message.js';
+import { UNKNOWN, UNKNOWN_LETTERS, holdsBidi, shownForms } from './shown-forms.js';
 
 // The warden's own questions to the user, asked through the client with an MCP elicitation request (a call of
 // an `ask` tool is held meanwhile). The question's id is the warden's and random: the server never sees it and
@@ -22,9 +23,57 @@ const REMEMBERED = 256;
  * honest server needs the warden's name in a question.
  */
 export function impersonatesWarden(params: unknown): boolean {
+  return questionImpersonation(params) !== undefined;
+}
+
+/** Why a server's elicitation request (or input request) is refused: 'worded' names mcp-warden as a client may
+ *  show it, 'bidi' holds a bidi control (a client may show its text reversed, the name spelled backwards). */
+export function questionImpersonation(params: unknown): 'worded' | 'bidi' | undefined {
   const strings: string[] = [];
   collectStrings(params, strings);
-  return strings.some((s) => foldedForName(s).includes(WARDEN_NAME));
+  return wording(strings);
+}
+
+/** Whether a string names mcp-warden in any form a client may show it in (shown-forms.ts): as written, its
+ *  percent-escapes and character references undone; a reference the warden does not know stands for any few
+ *  letters. */
+export function namesWarden(text: string): boolean {
+  return shownForms(text).some(formNamesWarden);
+}
+
+function formNamesWarden(form: string): boolean {
+  if (!form.includes(UNKNOWN)) return foldedForName(form).includes(WARDEN_NAME);
+  return holdsNameWithUnknowns(form.split(UNKNOWN).map(foldedForName).join(UNKNOWN));
+}
+
+/** Of the first string refused: 'bidi' if one of its forms holds a bidi control, else 'worded' if one names the
+ *  warden (each string's forms decoded once). */
+function wording(strings: string[]): 'worded' | 'bidi' | undefined {
+  for (const s of strings) {
+    const forms = shownForms(s);
+    if (forms.some(holdsBidi)) return 'bidi';
+    if (forms.some(formNamesWarden)) return 'worded';
+  }
+  return undefined;
+}
+
+/** The name found in a folded text whose UNKNOWN each stand for up to UNKNOWN_LETTERS letters (a walk of the
+ *  name's positions as a bit set: every start, each letter advancing the positions it matches). */
+function holdsNameWithUnknowns(folded: string): boolean {
+  const end = 1 << WARDEN_NAME.length;
+  let at = 1;
+  for (const c of folded) {
+    let next = 1;
+    if (c === UNKNOWN) {
+      next |= at;
+      for (let k = 1; k <= UNKNOWN_LETTERS; k++) next |= at << k;
+    } else {
+      for (let j = 0; j < WARDEN_NAME.length; j++) if (at & (1 << j) && WARDEN_NAME[j] === c) next |= 1 << (j + 1);
+    }
+    if (next & end) return true;
+    at = next & (2 * end - 1);
+  }
+  return false;
 }
 
 /** Bounds of the walk over an error answer's `error` (every error a server answers with, on every road). */
@@ -38,7 +87,7 @@ const ERROR_WALK = { depth: 16, strings: 2048, chars: 256 * 1024 };
  * is read by name (and none can hide from a reader that ignores case). Beyond the bounds the answer is refused
  * as well (fail closed): an honest error is far smaller.
  */
-export function errorImpersonation(error: unknown): 'worded' | 'too_large' | undefined {
+export function errorImpersonation(error: unknown): 'worded' | 'bidi' | 'too_large' | undefined {
   const strings: string[] = [];
   let chars = 0;
   const walk = (v: unknown, depth: number): boolean => {
@@ -54,7 +103,7 @@ export function errorImpersonation(error: unknown): 'worded' | 'too_large' | und
     return true;
   };
   if (!walk(error, 0)) return 'too_large';
-  return strings.some((s) => foldedForName(s).includes(WARDEN_NAME)) ? 'worded' : undefined;
+  return wording(strings);
 }
 
 /** Text reduced to what it reads as (ADR 0039), in passes until nothing changes: look-alike letters of other

@@ -3,7 +3,7 @@ import { canonicalBytes } from '../protocol/json/canonical.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { errorResponse } from '../protocol/message.js';
 import { foldedNames, variantOf } from '../protocol/fold.js';
-import { foldedForName } from './ask.js';
+import { namesWarden } from './ask.js';
 import { INVALID_PARAMS } from './era.js';
 import { shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 
@@ -20,7 +20,6 @@ import { shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 
 const PREFIX = 'mcp-warden-ask-';
 const STATE = /^mcp-warden-ask-([0-9a-f]{32})\.([A-Za-z0-9_-]{43})$/;
-const WARDEN = foldedForName('mcp-warden');
 /** Questions open at once (oldest forgotten past it: its retry is refused as never asked). */
 const MAX_OPEN = 16;
 /** Server questions after a user's yes whose retry may go on without a second question. */
@@ -103,7 +102,7 @@ export class WardenInputRequired {
     if (responses && [...responses.keys()].some((k) => k.length > MAX_INPUT_KEY)) return refused(true, `an inputResponses key is over ${MAX_INPUT_KEY} characters`);
     const m = state === undefined ? null : STATE.exec(state);
     if (m) return this.wardenRetry(method, params, m[1] as string, m[2] as string, responses);
-    const named = (s: string): boolean => foldedForName(s).includes(WARDEN);
+    const named = namesWarden;
     if ((state !== undefined && named(state)) || (responses && [...responses.keys()].some(named))) {
       return refused(false, "it carries a requestState or an answer named as mcp-warden's that is not the warden's requestState for this call with the answer to its question alone");
     }

@@ -5,7 +5,7 @@ import { errorResponse } from '../protocol/message.js';
 import type { Handshake } from '../surface/admit.js';
 import { InadmissibleError } from '../surface/admit.js';
 import { SERVER_INFO_META, admitDiscover, unconfirmed } from '../surface/discover.js';
-import { impersonatesWarden } from './ask.js';
+import { questionImpersonation } from './ask.js';
 import { withParams, type ModernAsk } from './call-rules.js';
 import { declaresFormElicitation, refuseRetry, serverQuestionRefusal, WardenInputRequired, type Retry } from './input-required.js';
 import type { ClientRequest, ClientRequestMessage, ResponseMessage, ServerChannel, ServerMessage } from './channel.js';
@@ -201,8 +201,8 @@ export class ModernSession {
       return true;
     }
     if (!(result instanceof Map) || result.get('resultType') !== 'input_required') return false;
-    const impersonates = impersonatesWarden(result.get('inputRequests')) || impersonatesWarden(result.get('requestState'));
-    const refusal = impersonates ? { reason: 'impersonation' as const, why: 'it asks for input worded as a question of mcp-warden, which only the warden may ask' } : serverQuestionRefusal(result);
+    const impersonates = questionImpersonation(result.get('inputRequests')) ?? questionImpersonation(result.get('requestState'));
+    const refusal = impersonates ? { reason: 'impersonation' as const, why: impersonates === 'worded' ? 'it asks for input worded as a question of mcp-warden, which only the warden may ask' : 'it asks for input holding a bidi control (U+202A-U+202E, U+2066-U+2069), which a client may show as text reversed' } : serverQuestionRefusal(result);
     if (refusal === undefined) {
       if (askedCall) this.asks.continueAfter(askedCall, result.get('requestState'));
       return false;

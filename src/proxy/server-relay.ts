@@ -1,7 +1,7 @@
 import { printable } from '../escape.js';
 import { joinLine, type Line } from '../protocol/line.js';
 import { errorResponse } from '../protocol/message.js';
-import { errorImpersonation, impersonatesWarden } from './ask.js';
+import { errorImpersonation, questionImpersonation } from './ask.js';
 import type { CallRules } from './call-rules.js';
 import type { ClientRequest, ResponseMessage, ServerMessage } from './channel.js';
 import { catalogOf, type ClientCatalogPages } from './client-catalog.js';
@@ -76,7 +76,10 @@ export async function relayServerAnswer(host: RelayHost, request: ClientRequest,
 function refusedImpersonation(host: RelayHost, request: ClientRequest, error: unknown): boolean {
   const found = errorImpersonation(error);
   if (!found) return false;
-  const why = found === 'worded' ? 'its error is worded as a message of mcp-warden, which only the warden may write' : 'its error holds more strings, or deeper, than the warden reads to tell whether it is worded as a message of mcp-warden';
+  const why =
+    found === 'worded' ? 'its error is worded as a message of mcp-warden, which only the warden may write'
+    : found === 'bidi' ? 'its error holds a bidi control (U+202A-U+202E, U+2066-U+2069), which a client may show as text reversed, so the warden cannot tell what it reads as'
+    : 'its error holds more strings, or deeper, than the warden reads to tell whether it is worded as a message of mcp-warden';
   host.reports.refused('impersonation', `an error answer to ${printable(request.method, 64)}: ${why}`);
   host.toClient(errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused the answer of server '${host.cfg.serverId}' to ${shownName(request.method)}: ${why}. Run 'mcp-warden audit' for details.`));
   return true;
@@ -89,9 +92,11 @@ export async function relayServerMessage(host: RelayHost, msg: ServerMessage, by
   // A ping read while a probe was open and relayed after the connection fell back to 2025: bare, under an id of
   // the warden's, like every other (early-pings.ts).
   if (msg.kind === 'request' && msg.method === 'ping') return void host.toClient(host.pings.relay(msg.id));
-  if (msg.kind === 'request' && msg.method === 'elicitation/create' && impersonatesWarden(msg.value.get('params'))) {
-    host.reports.refused('impersonation', 'an elicitation request worded as a question of mcp-warden');
-    host.toServer(errorResponse(msg.id, WARDEN_REFUSED, 'mcp-warden refused this elicitation request: its message is worded as a question of mcp-warden'));
+  const impersonation = msg.kind === 'request' && msg.method === 'elicitation/create' ? questionImpersonation(msg.value.get('params')) : undefined;
+  if (msg.kind === 'request' && impersonation) {
+    const why = impersonation === 'worded' ? 'its message is worded as a question of mcp-warden' : 'it holds a bidi control (U+202A-U+202E, U+2066-U+2069), which a client may show as text reversed';
+    host.reports.refused('impersonation', `an elicitation request: ${why}`);
+    host.toServer(errorResponse(msg.id, WARDEN_REFUSED, `mcp-warden refused this elicitation request: ${why}`));
     return;
   }
   if (msg.kind === 'notification' && msg.method === 'notifications/tools/list_changed' && host.surface.listChangedNeedsListing(seq)) {
