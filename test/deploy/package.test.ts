@@ -60,8 +60,10 @@ describe('the npm package', () => {
     expect(files.filter((f) => !/^(dist\/|docs\/|systemd\/|deploy\/|LICENSE$|README\.md$|package\.json$|allowlist\.json$)/.test(f))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
     for (const f of ['dist/cli/main.js', 'dist/launch/preload/digests.json', 'dist/daemon/attestation-worker.js', 'systemd/mcp-warden.service', 'systemd/mcp-warden.user.service', 'deploy/prometheus/mcp-warden.rules.yml', 'docs/operations.md', 'LICENSE', 'README.md']) expect(files).toContain(f);
-    // the checkout's tarball was 106 MB in 6,856 files (test/nodes' node binaries, tests, benches): issue 28
-    expect(packed.entryCount).toBeLessThan(500);
+    // the checkout's tarball was 106 MB in 6,856 files (test/nodes' node binaries, tests, benches): issue 28. The
+    // package itself has 505 entries on 2026-12-07 (114 of them run's bundle chunks, 63 ADRs); the bound is that
+    // checkout's order of magnitude, with the size bound below, while the list above says what may be in it.
+    expect(packed.entryCount).toBeLessThan(800);
     expect(packed.size).toBeLessThan(3_000_000);
   });
 
