@@ -27,11 +27,11 @@ export function impersonatesWarden(params: unknown): boolean {
 }
 
 /** Why a server's elicitation request (or input request) is refused: 'worded' names mcp-warden as a client may
- *  show it, 'bidi' holds a bidi control (a client may show its text reversed, the name spelled backwards). */
-export function questionImpersonation(params: unknown): 'worded' | 'bidi' | undefined {
-  const strings: string[] = [];
-  collectStrings(params, strings);
-  return wording(strings);
+ *  show it, 'bidi' holds a bidi control (a client may show its text reversed, the name spelled backwards),
+ *  'too_large' holds more strings, longer or deeper than the warden reads (WALK, as an error answer: review 23). */
+export function questionImpersonation(params: unknown): 'worded' | 'bidi' | 'too_large' | undefined {
+  const strings = boundedStrings(params);
+  return strings === undefined ? 'too_large' : wording(strings);
 }
 
 /** Whether a string names mcp-warden in any form a client may show it in (shown-forms.ts): as written, its
@@ -76,34 +76,39 @@ function holdsNameWithUnknowns(folded: string): boolean {
   return false;
 }
 
-/** Bounds of the walk over an error answer's `error` (every error a server answers with, on every road). */
-const ERROR_WALK = { depth: 16, strings: 2048, chars: 256 * 1024 };
+/** Bounds of the walk over what a server shows the user through the client (an error answer's `error`, an
+ *  elicitation's params, an input request): each string is decoded into several forms and folded, so its size
+ *  is the warden's work; an honest question or error is far smaller. */
+const WALK = { depth: 16, strings: 2048, chars: 256 * 1024 };
 
-/**
- * Whether a server's error answer names mcp-warden in a string a client may show, or is too large to tell:
- * revision 2025-11-25's URLElicitationRequiredError (-32042) puts URL-mode elicitations (message, url) in
- * `error.data.elicitations[]`, and a client shows them and offers to open the URL; any other error's message
- * and data reach the user too. Every string of the `error` member is read, member names included, so no member
- * is read by name (and none can hide from a reader that ignores case). Beyond the bounds the answer is refused
- * as well (fail closed): an honest error is far smaller.
- */
-export function errorImpersonation(error: unknown): 'worded' | 'bidi' | 'too_large' | undefined {
+/** Every string of a parsed JSON value, member names included (no member is read by name, so none can hide from a
+ *  reader that ignores case, and a client may show a field's name as its label), or undefined beyond WALK. */
+function boundedStrings(value: unknown): string[] | undefined {
   const strings: string[] = [];
   let chars = 0;
   const walk = (v: unknown, depth: number): boolean => {
     if (typeof v === 'string') {
       chars += v.length;
       strings.push(v);
-      return strings.length <= ERROR_WALK.strings && chars <= ERROR_WALK.chars;
+      return strings.length <= WALK.strings && chars <= WALK.chars;
     }
     if (!Array.isArray(v) && !(v instanceof Map)) return true;
-    if (depth >= ERROR_WALK.depth) return false;
+    if (depth >= WALK.depth) return false;
     if (Array.isArray(v)) return v.every((x) => walk(x, depth + 1));
     for (const [k, x] of v as Map<string, unknown>) if (!walk(k, depth) || !walk(x, depth + 1)) return false;
     return true;
   };
-  if (!walk(error, 0)) return 'too_large';
-  return wording(strings);
+  return walk(value, 0) ? strings : undefined;
+}
+
+/**
+ * Whether a server's error answer names mcp-warden in a string a client may show, or is too large to tell:
+ * revision 2025-11-25's URLElicitationRequiredError (-32042) puts URL-mode elicitations (message, url) in
+ * `error.data.elicitations[]`, and a client shows them and offers to open the URL; any other error's message
+ * and data reach the user too. Beyond WALK the answer is refused as well (fail closed).
+ */
+export function errorImpersonation(error: unknown): 'worded' | 'bidi' | 'too_large' | undefined {
+  return questionImpersonation(error);
 }
 
 /** Text reduced to what it reads as (ADR 0039), in passes until nothing changes: look-alike letters of other
@@ -121,18 +126,6 @@ export function foldedForName(text: string): string {
 }
 
 const WARDEN_NAME = foldedForName('mcp-warden');
-
-/** Every string of a parsed JSON value, member names included (a client may show a field's name as its label). */
-function collectStrings(v: unknown, out: string[]): void {
-  if (typeof v === 'string') out.push(v);
-  else if (Array.isArray(v)) for (const x of v) collectStrings(x, out);
-  else if (v instanceof Map) {
-    for (const [k, x] of v) {
-      out.push(k as string);
-      collectStrings(x, out);
-    }
-  }
-}
 
 export class ClientQuestions {
   private readonly waiting = new Map<string, (a: AskAnswer) => void>();

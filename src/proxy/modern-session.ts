@@ -19,6 +19,13 @@ import type { SurfaceGate } from './surface-gate.js';
 import { answerRefused, malformedRefused, serverInfoRefused } from './refusal-text.js';
 import { listenAnswer, malformedAnswer, shapedBytes, shapedResponse } from './response-shape.js';
 import { foldRefusal } from './result-fold.js';
+
+/** Why a server's input_required answer is refused for its wording (ask.ts questionImpersonation). */
+const INPUT_REFUSED = {
+  worded: 'it asks for input worded as a question of mcp-warden, which only the warden may ask',
+  bidi: 'it asks for input holding a bidi control (U+202A-U+202E, U+2066-U+2069), which a client may show as text reversed',
+  too_large: 'it asks for input holding more strings, longer or deeper, than the warden reads to tell whether it is worded as a question of mcp-warden',
+} as const;
 import { Subscriptions } from './subscriptions.js';
 
 // A session of revision 2026-07-28 (docs/adr/0044-modern-era.md, 0059-modern-judge-first.md): no handshake,
@@ -202,7 +209,7 @@ export class ModernSession {
     }
     if (!(result instanceof Map) || result.get('resultType') !== 'input_required') return false;
     const impersonates = questionImpersonation(result.get('inputRequests')) ?? questionImpersonation(result.get('requestState'));
-    const refusal = impersonates ? { reason: 'impersonation' as const, why: impersonates === 'worded' ? 'it asks for input worded as a question of mcp-warden, which only the warden may ask' : 'it asks for input holding a bidi control (U+202A-U+202E, U+2066-U+2069), which a client may show as text reversed' } : serverQuestionRefusal(result);
+    const refusal = impersonates ? { reason: 'impersonation' as const, why: INPUT_REFUSED[impersonates] } : serverQuestionRefusal(result);
     if (refusal === undefined) {
       if (askedCall) this.asks.continueAfter(askedCall, result.get('requestState'));
       return false;

@@ -94,7 +94,10 @@ export async function relayServerMessage(host: RelayHost, msg: ServerMessage, by
   if (msg.kind === 'request' && msg.method === 'ping') return void host.toClient(host.pings.relay(msg.id));
   const impersonation = msg.kind === 'request' && msg.method === 'elicitation/create' ? questionImpersonation(msg.value.get('params')) : undefined;
   if (msg.kind === 'request' && impersonation) {
-    const why = impersonation === 'worded' ? 'its message is worded as a question of mcp-warden' : 'it holds a bidi control (U+202A-U+202E, U+2066-U+2069), which a client may show as text reversed';
+    const why =
+      impersonation === 'worded' ? 'its message is worded as a question of mcp-warden'
+      : impersonation === 'bidi' ? 'it holds a bidi control (U+202A-U+202E, U+2066-U+2069), which a client may show as text reversed'
+      : 'it holds more strings, longer or deeper, than the warden reads to tell whether it is worded as a question of mcp-warden';
     host.reports.refused('impersonation', `an elicitation request: ${why}`);
     host.toServer(errorResponse(msg.id, WARDEN_REFUSED, `mcp-warden refused this elicitation request: ${why}`));
     return;

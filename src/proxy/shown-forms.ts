@@ -33,10 +33,33 @@ export function holdsBidi(form: string): boolean {
   return BIDI.test(form);
 }
 
-/** The string as written and each form a client may decode it to (distinct, at most 2 * ROUNDS + 1). */
+/** The string as written and each form a client may decode or render it to (distinct, at most 2 * (2 * ROUNDS +
+ *  1)): every decoded form also as Markdown renders it (markdownShown). */
 export function shownForms(text: string): string[] {
+  const forms = decodedForms(text);
+  for (const f of [...forms]) forms.add(markdownShown(f));
+  return [...forms];
+}
+
+/**
+ * What a Markdown renderer shows of a text, for the name check (review 23: "mc[](x)p-warden" renders as
+ * `mc<a href="x"></a>p-warden`): link and image destinations and titles (`](…)`, one level of parentheses inside),
+ * reference labels (`][…]`), reference definitions, HTML comments and tags are not shown; the link text is. Only
+ * ever a second form: the text as written is checked too.
+ */
+export function markdownShown(s: string): string {
+  if (!/[\]<]/.test(s)) return s;
+  return s
+    .replace(/<!--[\s\S]*?(?:-->|$)/g, '')
+    .replace(/<\/?[A-Za-z][^<>]*>/g, '')
+    .replace(/^ {0,3}\[[^\]\n]+\]:[^\n]*$/gm, '')
+    .replace(/\]\((?:[^()\n]|\([^()\n]*\))*\)/g, ']')
+    .replace(/\]\[[^\]\n]*\]/g, ']');
+}
+
+function decodedForms(text: string): Set<string> {
   const forms = new Set([text]);
-  if (!text.includes('%') && !text.includes('&')) return [text];
+  if (!text.includes('%') && !text.includes('&')) return forms;
   for (const order of [[percentDecoded, referencesDecoded], [referencesDecoded, percentDecoded]] as const) {
     let s = text;
     for (let round = 0; round < ROUNDS; round++) {
@@ -48,7 +71,7 @@ export function shownForms(text: string): string[] {
       s = next;
     }
   }
-  return [...forms];
+  return forms;
 }
 
 /** %XX runs decoded as UTF-8 (a byte that is not UTF-8 shows as U+FFFD); a % not followed by two hex digits kept. */

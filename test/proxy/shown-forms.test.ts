@@ -58,4 +58,16 @@ describe("the name check reads each form a client may show a server's string in"
       expect(impersonatesWarden(message(text)), text).toBe(false);
     }
   });
+
+  it('lets honest Markdown through (links, images, tags, comments: what a renderer hides names no warden here)', () => {
+    for (const text of ['See [the docs](https://example.com/setup) first.', '![logo](x.png) <b>Pick</b> one <!-- note --> [ref][1]\n\n[1]: https://example.com/', 'The [MCP](https://modelcontextprotocol.io) server warden of (a) garden']) {
+      expect(impersonatesWarden(message(text)), text).toBe(false);
+    }
+  });
+
+  it('finds the name in what Markdown shows when link destinations, reference labels, comments or tags split it (review 23)', () => {
+    for (const text of ['mc[](x)p-warden', 'm[c](zz "t")p-warden', 'mc![](a(b))p-warden', 'mc[][x]p-warden', 'mc<!-- x -->p-<i>war</i>den']) {
+      expect(impersonatesWarden(message(text)), text).toBe(true);
+    }
+  });
 });
