@@ -1,10 +1,12 @@
 import { WardenError } from '../error.js';
+import type { JsonValue } from '../protocol/json/reader.js';
 import { proposedKind } from '../rules/hints.js';
 import { parseRules, ruleOf, type Kind, type Rules } from '../rules/schema.js';
 import { toolVerdict } from '../rules/verdict.js';
 import { loadLocks } from '../store/locks.js';
 import type { HomePaths } from '../store/paths.js';
 import { loadServers, serverById } from '../store/servers.js';
+import { HINTS, hintSpellings } from '../surface/hint-moves.js';
 import type { LockEntry } from '../surface/lockfile.js';
 import { changeRules, type RulesChange, type RulesEdit } from './rules-edit.js';
 
@@ -19,7 +21,8 @@ export interface ProposedRule {
   kind: Kind;
   /** annotations: from the tool's hints; defaults: it has none, and the protocol's defaults claim the worst. */
   from: 'annotations' | 'defaults';
-  /** The hints present, as NAME=true or NAME=false (any other value: NAME=?, which claims nothing). */
+  /** The hints present, as NAME=true or NAME=false (any other value, or spellings of NAME that disagree:
+   *  NAME=?), each read from every member spelled like it as rules/hints.ts reads it. */
   hints: string[];
   /** The operator's own classification, which the proposal leaves as it is. */
   kept?: Kind;
@@ -29,14 +32,19 @@ export interface ProposedRule {
   reason?: string;
 }
 
-const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
+/** How the proposal shows hint `h`: its one boolean value, or "?" when some spelling is not that boolean. */
+function shownHint(h: string, members: readonly [string, JsonValue][]): string {
+  const first = members[0]?.[1];
+  return `${h}=${typeof first === 'boolean' && members.every(([, v]) => v === first) ? String(first) : '?'}`;
+}
 
 /** The proposal for every tool of a lock entry, given the rules the server has now (if any). */
 export function proposalFor(entry: LockEntry, rules: Rules | undefined): ProposedRule[] {
   const proposed = entry.tools.map(({ name, tool }) => {
     const { kind, from } = proposedKind(tool);
     const a = tool.get('annotations');
-    const hints = a instanceof Map ? HINTS.filter((h) => a.has(h)).map((h) => `${h}=${typeof a.get(h) === 'boolean' ? String(a.get(h)) : '?'}`) : [];
+    const spellings = hintSpellings(a instanceof Map ? a : undefined);
+    const hints = HINTS.flatMap(({ key }) => (spellings.has(key) ? [shownHint(key, spellings.get(key) as [string, JsonValue][])] : []));
     const kept = rules ? ruleOf(rules, name)?.kind : undefined;
     return { name, tool, kind, from, hints, ...(kept ? { kept } : {}) };
   });

@@ -1,4 +1,5 @@
 import { JsonNumber, type JsonObject, type JsonValue } from '../protocol/json/reader.js';
+import { hintSpellings } from '../surface/hint-moves.js';
 import { KINDS, type Kind } from './schema.js';
 
 // A server's annotations are its claim about its own tool. They may dispute the operator's classification in
@@ -13,6 +14,10 @@ import { KINDS, type Kind } from './schema.js';
 // "1", 1, 1.0 to true and "false", "no", "off", "0", 0, 0.0 to false, case-insensitively): a claim of danger to
 // any reader is a claim here. null, and what no reader coerces, claim nothing, as absence does. (A hint that
 // changed to such a value since the lock is widening and blocked before the rules see it: surface/hint-moves.ts.)
+// A hint is read from every member a client matching names without regard to case takes for it (the exact name
+// and each other spelling, protocol/fold.ts: such a client keeps the last, another the first), and the most
+// dangerous reading among them is the one taken: any of them claiming danger is the claim, and a permissive
+// value counts only when every spelling says it.
 
 const rank = (k: Kind): number => KINDS.indexOf(k);
 
@@ -45,16 +50,26 @@ function laxBoolean(v: JsonValue | undefined): boolean | undefined {
   return undefined;
 }
 
-const is = (a: JsonObject, key: string, value: boolean): boolean => laxBoolean(a.get(key)) === value;
+type Spellings = Map<string, [string, JsonValue][]>;
+
+/** Whether some spelling of hint `key` reads as `value` to a lax reader. */
+const is = (s: Spellings, key: string, value: boolean): boolean => (s.get(key) ?? []).some(([, v]) => laxBoolean(v) === value);
+
+/** Whether hint `key` is present and every spelling of it is the JSON literal `value`. */
+const only = (s: Spellings, key: string, value: boolean): boolean => {
+  const members = s.get(key) ?? [];
+  return members.length > 0 && members.every(([, v]) => v === value);
+};
 
 /** What the tool's annotations claim about its kind. */
 export function hintClaim(tool: JsonObject): HintClaim {
   const a = annotationsOf(tool);
   if (!a) return { atLeast: undefined, hints: [] };
+  const s = hintSpellings(a);
   const claims: [Kind, string[]][] = [];
-  if (is(a, 'destructiveHint', true)) claims.push(['destructive', ['destructiveHint']]);
-  if (is(a, 'readOnlyHint', false) && is(a, 'openWorldHint', true)) claims.push(['remote-change', ['readOnlyHint', 'openWorldHint']]);
-  if (is(a, 'readOnlyHint', false)) claims.push(['local-change', ['readOnlyHint']]);
+  if (is(s, 'destructiveHint', true)) claims.push(['destructive', ['destructiveHint']]);
+  if (is(s, 'readOnlyHint', false) && is(s, 'openWorldHint', true)) claims.push(['remote-change', ['readOnlyHint', 'openWorldHint']]);
+  if (is(s, 'readOnlyHint', false)) claims.push(['local-change', ['readOnlyHint']]);
   if (claims.length === 0) return { atLeast: undefined, hints: [] };
   claims.sort((x, y) => rank(y[0]) - rank(x[0]));
   const [atLeast, hints] = claims[0] as [Kind, string[]];
@@ -76,9 +91,10 @@ export function disputingHints(tool: JsonObject, kind: Kind): string[] {
 export function proposedKind(tool: JsonObject): { kind: Kind; from: 'annotations' | 'defaults' } {
   const a = annotationsOf(tool);
   if (!a || a.size === 0) return { kind: 'destructive', from: 'defaults' };
-  const readOnly = a.get('readOnlyHint') === true;
-  const destructive = a.get('destructiveHint') !== false; // the protocol's default is true
-  const openWorld = a.get('openWorldHint') !== false; // the protocol's default is true
+  const s = hintSpellings(a);
+  const readOnly = only(s, 'readOnlyHint', true);
+  const destructive = !only(s, 'destructiveHint', false); // the protocol's default is true
+  const openWorld = !only(s, 'openWorldHint', false); // the protocol's default is true
   let kind: Kind = readOnly ? 'read' : destructive ? 'destructive' : openWorld ? 'remote-change' : 'local-change';
   const claim = hintClaim(tool).atLeast;
   if (claim !== undefined && rank(claim) > rank(kind)) kind = claim;

@@ -10,7 +10,8 @@ import { handshakeDrift, type HandshakeDrift, type HandshakePrint } from './hand
 // most severe first:
 //   widening      an annotation moved toward a less-gated claim (readOnlyHint gained, destructiveHint lost or
 //                 set false, idempotentHint gained, openWorldHint set false, a hint changed to a value that is
-//                 not a JSON boolean): the server choosing its own permission tier (hint-moves.ts)
+//                 not a JSON boolean, a hint spelled otherwise that the lock does not hold): the server choosing
+//                 its own permission tier (hint-moves.ts)
 //   instructions  the server's instructions changed (prompt text for every tool)
 //   handshake     anything else of the initialize result changed, or no print of it was locked: serverInfo
 //                 (name, title, description...), capabilities, _meta, unknown members (handshake-print.ts)

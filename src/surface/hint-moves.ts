@@ -1,3 +1,4 @@
+import { foldedNames, variantOf } from '../protocol/fold.js';
 import { canonicalize } from '../protocol/json/canonical.js';
 import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { toolDigests } from './print.js';
@@ -14,6 +15,11 @@ import { toolDigests } from './print.js';
 //              the operator rules read, and it is gone)
 //   narrowed   L is the less-gated literal and V is the more-gated literal or absent
 //   other      any other change (absent spelled out, a gated literal dropped, a non-boolean L replaced)
+// A member of the live annotations that a client matching names without regard to case reads as a hint
+// (protocol/fold.ts, the one fold: "ReadOnlyHint", "readonlyhint", "readOnlyHint\u0000x", "readOnlyHınt"...;
+// Go's encoding/json keeps the last, so it may read that member rather than the exact one) is widening
+// ("readOnlyHint spelled otherwise") unless the locked annotations hold that same member with the same value:
+// what such a client reads is a claim the lock never approved, and its direction is the server's choice.
 // A changed tool is narrowing-only when no hint widened, none changed otherwise, at least one narrowed, and
 // the live tool with its narrowed hints put back to their locked values has the locked tool's digests (RFC 8785
 // and exact): every other byte of the tool, annotations included, is the locked one.
@@ -47,6 +53,24 @@ function annotations(tool: JsonObject): JsonObject | undefined {
   return a instanceof Map ? a : undefined;
 }
 
+const HINT_NAMES = foldedNames(HINTS.map((h) => h.key));
+
+/** Every member of `annotations` a case-insensitive reader takes for one of the four hints, by the hint's exact
+ *  name, in the object's order: the exact member and each other spelling (protocol/fold.ts). Empty for a hint
+ *  with neither. */
+export function hintSpellings(annotations: JsonObject | undefined): Map<string, [string, JsonValue][]> {
+  const out = new Map<string, [string, JsonValue][]>();
+  if (!annotations) return out;
+  for (const [k, v] of annotations) {
+    const hint = HINT_NAMES.exact.has(k) ? k : variantOf(k, HINT_NAMES);
+    if (hint === undefined) continue;
+    const list = out.get(hint);
+    if (list) list.push([k, v]);
+    else out.set(hint, [[k, v]]);
+  }
+  return out;
+}
+
 function hintOf(tool: JsonObject, key: string): JsonValue | undefined {
   return annotations(tool)?.get(key);
 }
@@ -60,7 +84,11 @@ function same(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
 /** How each hint moved from the locked tool to the live one. */
 export function hintMoves(locked: JsonObject, live: JsonObject): HintMoves {
   const moves: HintMoves = { widening: [], narrowed: [], other: false };
+  const lockedAnnotations = annotations(locked);
+  const spellings = hintSpellings(annotations(live));
   for (const h of HINTS) {
+    const otherwise = (spellings.get(h.key) ?? []).some(([k, v]) => k !== h.key && !(lockedAnnotations?.has(k) === true && same(lockedAnnotations.get(k), v)));
+    if (otherwise) moves.widening.push(`${h.key} spelled otherwise`);
     const was = hintOf(locked, h.key);
     const now = hintOf(live, h.key);
     if (same(was, now)) continue;
