@@ -6,6 +6,7 @@ import { ENV_NAME_RE, loaderVariable } from '../store/servers.js';
 import type { ClientEntry } from './read.js';
 import { commandVariable } from './client-variables.js';
 import { unknownMember } from './members.js';
+import { protoMember } from './proto-member.js';
 import { wardenEntry } from './warden-entry.js';
 import { isWardenVariable } from './warden-env.js';
 
@@ -54,6 +55,9 @@ export function classify(entry: ClientEntry, wardenScript: string, node: string 
   const v = entry.value;
   if (!v || typeof v !== 'object' || Array.isArray(v)) return { action: 'refused', reason: 'the entry is not an object' };
   const o = v as Record<string, unknown>;
+  // Before anything reads a member: what a client builds from "__proto__" is not what is read here.
+  const proto = protoMember(entry);
+  if (proto) return { action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS', reason: proto };
   const transport = transportOf(o);
   if (transport.kind === 'ambiguous') return { action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS', reason: transport.reason };
   // An allow-list of members, before anything else: neither a remote entry nor one already launching the warden

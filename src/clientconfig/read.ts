@@ -5,6 +5,7 @@ import { WardenError } from '../error.js';
 import { escaped, printable } from '../escape.js';
 import { caseVariant, foldedNames, type FoldedNames } from '../protocol/fold.js';
 import { fileInputs, NO_INPUTS, type FileInputs } from './client-variables.js';
+import { PROTO } from './proto-member.js';
 
 // An MCP client's configuration file, read with the exact text and offsets of every server entry, so that an
 // entry can be replaced, and later restored, without touching a byte around it. The shapes (from the clients'
@@ -126,6 +127,11 @@ function placeOf(kind: ClientKind, at: (string | number)[]): string {
   return at.map((s) => (typeof s === 'number' ? `[${s}]` : `"${printable(s)}"`)).join(' > ');
 }
 
+/** Whether `at` is an entry or inside one (an entry's "__proto__" refuses only the entry: proto-member.ts). */
+function inEntry(kind: ClientKind, at: (string | number)[]): boolean {
+  return entryPrefixes(kind).some((prefix) => at.length > prefix.length && prefix.every((p, i) => p === '*' || p === at[i]));
+}
+
 /** Refuses a name given twice in any object of the tree, at any depth (walked without recursion; each item links
  *  to its parent, so a deep file costs no copied paths). */
 function refuseDuplicateMembers(file: string, text: string, kind: ClientKind, root: Node): void {
@@ -149,6 +155,9 @@ function refuseDuplicateMembers(file: string, text: string, kind: ClientKind, ro
         throw new WardenError('CLIENT_CONFIG_INVALID', `${file}: "${printable(name)}" appears twice in ${placeOf(kind, pathOf(up))} (${lineCol(text, key.offset)}); clients disagree on which one counts. Remove one, then import again. Nothing was changed.`);
       }
       seen.add(name);
+      if (name === PROTO && !inEntry(kind, [...pathOf(up), name])) {
+        throw new WardenError('CLIENT_CONFIG_INVALID', `${file}: ${placeOf(kind, pathOf(up))} carries a member named "__proto__" (${lineCol(text, key.offset)}): JSON.parse keeps it as a member, but a client that copies or merges its settings by assignment makes it their prototype and reads its members as settings of their own (servers the warden never saw). No client file needs one: remove it, then try again. Nothing was changed.`);
+      }
       if (value) stack.push({ node: value, up, seg: name });
     }
   }
