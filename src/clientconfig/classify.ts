@@ -2,6 +2,7 @@ import path from 'node:path';
 import { refuseRegistryLaunchers } from '../attest/launchers.js';
 import { refuseWrappers } from '../attest/wrappers.js';
 import { WardenError, type WardenErrorCode } from '../error.js';
+import { printable } from '../escape.js';
 import { ENV_NAME_RE, loaderVariable } from '../store/servers.js';
 import type { ClientEntry } from './read.js';
 import { commandVariable } from './client-variables.js';
@@ -25,21 +26,29 @@ const REMOTE_TYPES = new Set(['http', 'sse', 'streamable-http', 'streamableHttp'
 /** The keys by which one client or another reads an entry as a remote server (Windsurf: serverUrl, Gemini CLI:
  *  httpUrl), whatever their value. */
 const URL_KEYS = ['url', 'serverUrl', 'httpUrl'];
+/** The keys naming an entry's transport: "type", and Cline's legacy "transportType" (only in "mcpServers"
+ *  files: members.ts), which its schema still reads (src/services/mcp/schemas.ts). */
+const TYPE_KEYS = ['type', 'transportType'];
 
-/** Local (a process the client starts), remote (a URL it connects to), or both at once: an entry with a command
- *  or type "stdio" is local whatever else it carries, so a URL key or a remote type beside it is ambiguous (one
- *  client launches it, another connects), and so is type "stdio" with a URL and no command. */
+/** Local (a process the client starts), remote (a URL it connects to), or both at once: an entry with a command,
+ *  or "type" (Cline's older name: "transportType") "stdio", is local whatever else it carries, so a URL key or a
+ *  remote type beside it is ambiguous (one client launches it, another connects), and so is a stdio type with a
+ *  URL and no command. Cline launches an entry with a command whatever its "transportType" says. */
 function transportOf(o: Record<string, unknown>): { kind: 'local' | 'remote' } | { kind: 'ambiguous'; reason: string } {
-  const local = Object.hasOwn(o, 'command') || o.type === 'stdio';
+  const typeKey = (test: (t: string) => boolean): string | undefined => TYPE_KEYS.find((k) => typeof o[k] === 'string' && test(o[k] as string));
+  const stdioKey = typeKey((t) => t === 'stdio');
+  const local = Object.hasOwn(o, 'command') || stdioKey !== undefined;
   const urlKey = URL_KEYS.find((k) => Object.hasOwn(o, k));
-  const remoteType = typeof o.type === 'string' && REMOTE_TYPES.has(o.type);
-  if (local && (urlKey || remoteType)) {
-    const localBy = Object.hasOwn(o, 'command') ? 'a "command"' : '"type": "stdio"';
-    const remoteBy = urlKey ? `a "${urlKey}"` : `"type": ${JSON.stringify(o.type)}`;
+  const remoteKey = typeKey((t) => REMOTE_TYPES.has(t));
+  if (local && (urlKey || remoteKey)) {
+    const localBy = Object.hasOwn(o, 'command') ? 'a "command"' : `"${stdioKey}": "stdio"`;
+    const remoteBy = urlKey ? `a "${urlKey}"` : `"${remoteKey}": ${JSON.stringify(o[remoteKey as string])}`;
     return { kind: 'ambiguous', reason: `it is both a local process (${localBy}) and a remote server (${remoteBy}): a client that goes by one starts it outside the warden, one that goes by the other connects. Keep only the command (a local server, which import then wraps) or only the URL (a remote one), then import again` };
   }
-  return { kind: urlKey || remoteType ? 'remote' : 'local' };
+  return { kind: urlKey || remoteKey ? 'remote' : 'local' };
 }
+/** A member's value in a sentence (a string quoted, anything else as JSON), through the escaper. */
+const shown = (v: unknown): string => (typeof v === 'string' ? `"${printable(v, 100)}"` : printable(JSON.stringify(v) ?? String(v), 100));
 const NPX_FLAGS = new Set(['-y', '--yes', '-q', '--quiet', '--no-install']);
 
 function npxPackage(args: string[]): { pkg: string; rest: string[] } | undefined {
@@ -67,7 +76,13 @@ export function classify(entry: ClientEntry, wardenScript: string, node: string 
   // Nor one whose values make the client run a command as it resolves them (client-variables.ts).
   const runs = commandVariable(o, entry.inputs, entry.file, entry.name);
   if (runs) return { action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS', reason: runs };
-  if (transport.kind === 'remote') return { action: 'remote', url: typeof o.url === 'string' ? o.url : '' };
+  if (transport.kind === 'remote') {
+    if (o.transportType !== undefined && !REMOTE_TYPES.has(o.transportType as string)) return { action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS', reason: `"transportType" ${shown(o.transportType)} on a remote entry is no transport import knows; write one of ${[...REMOTE_TYPES].join(', ')} (or remove it), then import again` };
+    return { action: 'remote', url: typeof o.url === 'string' ? o.url : '' };
+  }
+  // A local entry's transportType is "stdio" or absent: a client that read another value as a remote transport
+  // would not start the command import wraps.
+  if (o.transportType !== undefined && o.transportType !== 'stdio') return { action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS', reason: `"transportType" ${shown(o.transportType)} on a local entry: Cline starts the command whatever the value, a client reading it as a transport would not; import accepts only "stdio" there. Write "stdio" (or remove it), then import again` };
   const warden = wardenEntry(o, { script: wardenScript, node });
   if (warden?.kind === 'launch') return { action: 'wrapped', id: warden.id, ...(warden.home !== undefined ? { home: warden.home } : {}) };
   if (warden) return { action: 'refused', code: 'CLIENT_ENTRY_AMBIGUOUS', reason: warden.reason };

@@ -16,8 +16,13 @@ import { CLIENT_LABELS, type ClientKind } from './read.js';
 const LOCAL_READ = ['command', 'args', 'env', 'cwd', 'type', 'envFile'];
 const REMOTE_READ = ['type', 'url', 'serverUrl', 'httpUrl'];
 
-/** Client-side settings of the "mcpServers" files of other clients (Windsurf, Cline, Roo Code, Gemini CLI). */
-const GENERIC = ['disabled', 'timeout', 'description', 'autoApprove', 'alwaysAllow', 'disabledTools', 'includeTools', 'excludeTools', 'trust'];
+/** Client-side settings of the "mcpServers" files of other clients (Windsurf, Cline, Roo Code, Gemini CLI).
+ *  `transportType`: Cline's older name for "type" (cline src/services/mcp/schemas.ts), read by classify.ts and
+ *  held to "stdio" on a local entry (Cline launches any entry with a command, whatever its value) and to a remote
+ *  type on a remote one. `watchPaths`: Roo Code watches those paths and, on a change, restarts the entry's
+ *  connection with the same command (McpHub.ts setupFileWatcher -> restartConnection), which after import is the
+ *  warden's launch, attested again at each start: it decides when the same launch happens, never what runs. */
+const GENERIC = ['disabled', 'timeout', 'description', 'autoApprove', 'alwaysAllow', 'disabledTools', 'includeTools', 'excludeTools', 'trust', 'transportType', 'watchPaths'];
 /** Remote only: Gemini CLI's ways to sign in (a credential kind, an audience; no command). */
 const GENERIC_REMOTE = ['headers', 'oauth', 'authProviderType', 'targetAudience', 'targetServiceAccount'];
 

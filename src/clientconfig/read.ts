@@ -39,7 +39,7 @@ export const CLIENT_LABELS: Record<ClientKind, string> = {
 const MAP_MEMBERS = ['mcpServers', 'servers', 'projects'];
 /** The members of an entry the warden reads (classify.ts, warden-entry.ts) or rewrites (rewrite.ts), and
  *  "transport", which some clients read for "type" (test/clientconfig/case-variants.test.ts keeps the list). */
-export const ENTRY_MEMBERS = ['command', 'args', 'env', 'cwd', 'type', 'url', 'serverUrl', 'httpUrl', 'envFile', 'transport'];
+export const ENTRY_MEMBERS = ['command', 'args', 'env', 'cwd', 'type', 'url', 'serverUrl', 'httpUrl', 'envFile', 'transport', 'transportType'];
 
 const MAX_FILE = 16 * 1024 * 1024;
 /** Objects and arrays nested deeper are refused before parsing (the parser recurses; a client file nests ~5 deep). */
