@@ -6,6 +6,7 @@ import { printable } from '../escape.js';
 import { ENV_NAME_RE, loaderVariable } from '../store/servers.js';
 import type { ClientEntry } from './read.js';
 import { commandVariable } from './client-variables.js';
+import { hostVariables } from './env-vars.js';
 import { unknownMember } from './members.js';
 import { protoMember } from './proto-member.js';
 import { wardenEntry } from './warden-entry.js';
@@ -105,6 +106,14 @@ export function classify(entry: ClientEntry, wardenScript: string, node: string 
       else if (val.includes('${')) return { action: 'refused', reason: `"env" sets ${k} from a client variable (\${...}); the warden reads ${k} itself, so import moves it out of the entry and sets it for the server only, which needs its value now. Write the value, or remove ${k}, then import again` };
       else wardenEnv[k] = val;
     }
+  }
+  // Codex's env_vars: the client supplies the values from its own environment, as for `env` given as `${NAME}`
+  // (so the enrolling launch leaves them to this process's environment, and passEnv lists them).
+  const host = hostVariables(o.env_vars);
+  if ('reason' in host) return { action: 'refused', reason: host.reason };
+  for (const name of host.names) {
+    if (Object.hasOwn(env, name) || Object.hasOwn(wardenEnv, name)) return { action: 'refused', reason: `${name} is both in "env" and in "env_vars": one value would be the client's choice, the other not read here. Keep one, then import again` };
+    env[name] = `\${${name}}`;
   }
   let cwd: string | undefined;
   if (o.cwd !== undefined) {

@@ -2,6 +2,8 @@ import path from 'node:path';
 import { classify, type EntryPlan } from '../clientconfig/classify.js';
 import type { ClientConfig, ClientEntry } from '../clientconfig/read.js';
 import { valueAt, wrapEntryText } from '../clientconfig/rewrite.js';
+import { wrapTomlEntry } from '../clientconfig/toml-rewrite.js';
+import { WardenError } from '../error.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { SERVER_ID_RE, type ServersFile } from '../store/servers.js';
 import type { EnrollSpec } from './enrollment.js';
@@ -78,7 +80,7 @@ export function chooseId(entry: ClientEntry, spec: EnrollSpec, servers: ServersF
 export function propose(cfg: ClientConfig, servers: ServersFile): Proposal[] {
   const taken = new Set<string>();
   return cfg.entries.map((entry) => {
-    const plan = classify(entry, wardenScript());
+    const plan = tomlWritable(cfg, entry, classify(entry, wardenScript()));
     if (plan.action !== 'import') return { entry, plan };
     const spec = specFor(plan);
     const { id, reuse } = chooseId(entry, spec, servers, taken);
@@ -87,8 +89,21 @@ export function propose(cfg: ClientConfig, servers: ServersFile): Proposal[] {
   });
 }
 
+/** A Codex entry to import is refused now, before anything is enrolled, when its rewrite cannot be proved to
+ *  keep the file (toml-rewrite.ts): tried with a launch of the same form as the one import writes. */
+function tomlWritable(cfg: ClientConfig, entry: ClientEntry, plan: EntryPlan): EntryPlan {
+  if (cfg.kind !== 'codex' || (plan.action !== 'import' && plan.action !== 'npx')) return plan;
+  const tried = wrapTomlEntry(cfg.text, entry, process.execPath, [wardenScript(), '--home', '/home', 'run', 'id'], Object.keys(plan.wardenEnv));
+  return 'reason' in tried ? { action: 'refused', reason: tried.reason } : plan;
+}
+
 /** The client file's text with `entry` launching the warden as server `id`, and the entry's new value. */
 export function wrapInto(text: string, entry: ClientEntry, id: string, launch: { command: string; prefix: string[] }, dropEnv: string[]): { text: string; value: unknown } {
+  if (entry.kind === 'codex') {
+    const wrapped = wrapTomlEntry(text, entry, launch.command, [...launch.prefix, 'run', id], dropEnv);
+    if ('reason' in wrapped) throw new WardenError('CLIENT_CONFIG_INVALID', `${entry.file}: the entry "${entry.name}" ${wrapped.reason}. Nothing was written to it.`);
+    return wrapped;
+  }
   const out = wrapEntryText(text, entry.location, launch.command, [...launch.prefix, 'run', id], dropEnv);
   return { text: out, value: valueAt(out, entry.location) };
 }
