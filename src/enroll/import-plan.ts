@@ -77,23 +77,27 @@ export function chooseId(entry: ClientEntry, spec: EnrollSpec, servers: ServersF
   }
 }
 
-export function propose(cfg: ClientConfig, servers: ServersFile): Proposal[] {
+/** `launch`: how the client will start the warden (wardenLaunch), with which a Codex entry's edit is tried. */
+export function propose(cfg: ClientConfig, servers: ServersFile, launch: { command: string; prefix: string[] }): Proposal[] {
   const taken = new Set<string>();
   return cfg.entries.map((entry) => {
-    const plan = tomlWritable(cfg, entry, classify(entry, wardenScript()));
-    if (plan.action !== 'import') return { entry, plan };
-    const spec = specFor(plan);
+    const classified = classify(entry, wardenScript());
+    if (classified.action !== 'import') return { entry, plan: tomlWritable(cfg, entry, classified, launch, entry.name) };
+    const spec = specFor(classified);
     const { id, reuse } = chooseId(entry, spec, servers, taken);
     taken.add(id);
+    const plan = tomlWritable(cfg, entry, classified, launch, id);
+    if (plan.action !== 'import') return { entry, plan };
     return { entry, plan, id, reuse, spec };
   });
 }
 
 /** A Codex entry to import is refused now, before anything is enrolled, when its rewrite cannot be proved to
- *  keep the file (toml-rewrite.ts): tried with a launch of the same form as the one import writes. */
-function tomlWritable(cfg: ClientConfig, entry: ClientEntry, plan: EntryPlan): EntryPlan {
+ *  keep the file (toml-rewrite.ts): tried with the launch import will write (an npx entry's id is chosen after
+ *  its install: tried with its name, a word of the same form). */
+function tomlWritable(cfg: ClientConfig, entry: ClientEntry, plan: EntryPlan, launch: { command: string; prefix: string[] }, id: string): EntryPlan {
   if (cfg.kind !== 'codex' || (plan.action !== 'import' && plan.action !== 'npx')) return plan;
-  const tried = wrapTomlEntry(cfg.text, entry, process.execPath, [wardenScript(), '--home', '/home', 'run', 'id'], Object.keys(plan.wardenEnv));
+  const tried = wrapTomlEntry(cfg.text, entry, launch.command, [...launch.prefix, 'run', id], Object.keys(plan.wardenEnv));
   return 'reason' in tried ? { action: 'refused', reason: tried.reason } : plan;
 }
 

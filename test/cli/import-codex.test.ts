@@ -36,12 +36,12 @@ const run = (args: string[]): { code: number | null; report: Report; stderr: str
 const results = (r: Report): Record<string, string> => Object.fromEntries(r.entries.map((e) => [e.name, e.result]));
 
 describe("import and unwrap of Codex CLI's config.toml", () => {
-  it('a dry run shows the edit as a diff, refuses env_vars from a remote source, and writes nothing', () => {
+  it('a dry run shows the edit as a diff, refuses env_vars from a remote source and an entry written as an inline table, and writes nothing', () => {
     const { code, report, stderr } = run(['import', file, '--dry-run']);
     expect(stderr).toBe('');
     expect(code).toBe(3);
     expect(report.client).toBe('codex');
-    expect(results(report)).toEqual({ basic: 'imported', 'host-tools': 'refused', figma: 'remote' });
+    expect(results(report)).toEqual({ inline: 'refused', basic: 'imported', 'host-tools': 'refused', figma: 'remote' });
     expect(report.diff).toContain(`+args = ["${WARDEN}", "--home", "${home()}", "run", "basic"]`);
     expect(report.diff).toContain(`-cwd = "${SERVERS}"`);
     expect(fs.readFileSync(file, 'utf8')).toBe(original);
@@ -52,12 +52,15 @@ describe("import and unwrap of Codex CLI's config.toml", () => {
     const { code, report, stderr } = run(['import', file, '--yes']);
     expect(stderr).toBe('');
     expect(code).toBe(3);
-    expect(results(report)).toEqual({ basic: 'imported', 'host-tools': 'refused', figma: 'remote' });
+    expect(results(report)).toEqual({ inline: 'refused', basic: 'imported', 'host-tools': 'refused', figma: 'remote' });
     const after = fs.readFileSync(file, 'utf8');
     const gone = original.split('\n').filter((l) => !after.split('\n').includes(l));
     expect(gone).toEqual(['args = [', `  "${SERVERS}/basic.mjs", # the server's script`, ']', `cwd = "${SERVERS}"`]);
     expect(after).toContain(`command = "${NODE}"   # the program Codex starts\n# Optional\nargs = ["${WARDEN}", "--home", "${home()}", "run", "basic"]\n`);
-    const server = JSON.parse(fs.readFileSync(path.join(home(), 'servers.json'), 'utf8')).servers.basic;
+    const enrolled = JSON.parse(fs.readFileSync(path.join(home(), 'servers.json'), 'utf8')).servers;
+    expect(Object.keys(enrolled)).toEqual(['basic']); // the inline entry was refused before anything was enrolled
+    expect(report.entries.find((e) => e.name === 'inline')?.detail).toContain('write it as a table of its own, [mcp_servers.inline]');
+    const server = enrolled.basic;
     expect(server).toMatchObject({ command: NODE, args: [`${SERVERS}/basic.mjs`], cwd: SERVERS, passEnv: ['API_TOKEN', 'CODEX_FIXTURE_FORWARDED'] });
 
     // Codex's part, done by the SDK client: the entry's command and args, its env, and the forwarded variable.
@@ -73,7 +76,7 @@ describe("import and unwrap of Codex CLI's config.toml", () => {
     }
 
     const again = run(['import', file, '--yes']);
-    expect(results(again.report)).toEqual({ basic: 'already', 'host-tools': 'refused', figma: 'remote' });
+    expect(results(again.report)).toEqual({ inline: 'refused', basic: 'already', 'host-tools': 'refused', figma: 'remote' });
     expect(fs.readFileSync(file, 'utf8')).toBe(after);
 
     const unwrap = run(['unwrap', file]);

@@ -30,6 +30,7 @@ describe("Codex CLI's config.toml", () => {
       basic: { action: 'import', command: PROGRAM, args: ['/srv/servers/basic.mjs'], cwd: '/srv/servers', env: { API_TOKEN: 'token-from-codex', CODEX_FIXTURE_FORWARDED: '${CODEX_FIXTURE_FORWARDED}' }, wardenEnv: {} },
       'host-tools': { action: 'refused', reason: expect.stringContaining('"env_vars" reads REMOTE_TOKEN from source "remote"') },
       figma: { action: 'remote', url: 'https://mcp.figma.com/mcp' },
+      inline: { action: 'import', command: PROGRAM, args: ['/srv/servers/basic.mjs'], env: {}, wardenEnv: {} },
     });
   });
 
