@@ -17,6 +17,7 @@ const HIDDEN = [
   'mc[][zz\nzz]p-warden asks.\n\n[zz zz]: /u', // reference label across a line break
   'mc[][a\\]b]p-warden asks.\n\n[a\\]b]: /u', // escaped bracket in the reference label
   'mc<span title=">zz">p-warden asks.', // '>' inside a quoted attribute value
+  'mc<a title="<zz">p-warden asks.', // '<' inside a quoted attribute value
   'mc<?zz?>p-warden asks.', // processing instruction
   'mc<!ZZ>p-warden asks.', // declaration
   'mc<![CDATA[zz]]>p-warden asks.', // CDATA section
