@@ -89,8 +89,8 @@ function holdsNameWithUnknowns(folded: string): boolean {
 }
 
 /** Characters of a walk's forms the Markdown parser reads, at most (~1 us each on '![' runs, its slowest input
- *  measured: ~110 ms CPU at the bound; docs/adr/0067-markdown-reading.md). */
-const PARSED = 128 * 1024;
+ *  measured: ~80 ms CPU at the bound; docs/adr/0067-markdown-reading.md). */
+const PARSED = 96 * 1024;
 
 /** Bounds of the walk over what a server shows the user through the client (an error answer's `error`, an
  *  elicitation's params, an input request): each string is decoded into several forms and folded, so its size

@@ -3,7 +3,8 @@ import { HTML_TAG_RE } from 'markdown-it/lib/common/html_re.mjs';
 import type Token from 'markdown-it/lib/token.mjs';
 
 // What a Markdown renderer shows of a server's string, for the name check (reviews 23, 24): read from a CommonMark
-// parser's tokens (markdown-it, pinned; docs/adr/0067-markdown-reading.md), never from patterns of our own. Shown:
+// parser's tokens (markdown-it, pinned; docs/adr/0067-markdown-reading.md), not from patterns of our own (but GFM's
+// footnote labels, which CommonMark has no token for). Shown:
 // text, link text, code spans, code blocks and fences' contents; not shown: link and image destinations and titles,
 // reference labels and definitions, a fence's info string, HTML tags, comments, processing instructions,
 // declarations and CDATA. A renderer shows an image's alt text only when the image does not load, and a GFM
@@ -54,7 +55,7 @@ export function markdownReadings(text: string): string[] {
 function readAll(tokens: Token[], readings: Set<string>): void {
   const inline = tokens.flatMap((t) => t.children ?? []);
   const images = inline.some((t) => t.type === 'image');
-  const footnotes = inline.some((t, i) => t.type === 'link_open' && footnoteText(inline, i));
+  const footnotes = inline.some((t, i) => (t.type === 'link_open' && footnoteText(inline, i)) || (t.type === 'text' && t.content.includes('[^')));
   for (const alt of images ? [false, true] : [false]) {
     for (const foot of footnotes ? [false, true] : [true]) readings.add(reading(tokens, alt, foot).replace(NUL_BACK, '\u0000'));
   }
@@ -79,12 +80,17 @@ function inlineReading(children: Token[], alt: boolean, foot: boolean, parts: st
       else if (t.type === 'link_close') skipping--;
       return;
     }
-    if (t.type === 'text' || t.type === 'code_inline' || t.type === 'text_special') parts.push(t.content);
+    if (t.type === 'text' && !foot) parts.push(t.content.replace(FOOTNOTE, ''));
+    else if (t.type === 'text' || t.type === 'code_inline' || t.type === 'text_special') parts.push(t.content);
     else if (t.type === 'softbreak' || t.type === 'hardbreak') parts.push('\n');
     else if (t.type === 'image' && alt) inlineReading(t.children ?? [], alt, foot, parts);
     else if (t.type === 'link_open' && !foot && footnoteText(children, i)) skipping = 1;
   });
 }
+
+/** A GFM footnote reference or definition's label, which CommonMark leaves as text ("[^label]"; GFM shows a
+ *  number). GFM's syntax, not CommonMark's, so the parser has no token for it. */
+const FOOTNOTE = /\[\^[^\]\s]+\]/g;
 
 /** Whether the link opened at i reads as a GFM footnote reference: its text starts with '^'. */
 function footnoteText(children: Token[], i: number): boolean {
