@@ -1,5 +1,4 @@
 import MarkdownIt from 'markdown-it';
-import { HTML_TAG_RE } from 'markdown-it/lib/common/html_re.mjs';
 import type Token from 'markdown-it/lib/token.mjs';
 
 // What a Markdown renderer shows of a server's string, for the name check (reviews 23, 24): read from a CommonMark
@@ -22,8 +21,11 @@ const NUL = /\u0000/g;
 const NUL_STAND_IN = '\uE000';
 const NUL_BACK = /\uE000/g;
 
-/** Every HTML construct the parser knows (a tag, comment, processing instruction, declaration, CDATA), anywhere. */
-const HTML_ANYWHERE = new RegExp(HTML_TAG_RE.source.replace(/^\^/, ''), 'g');
+/** An HTML block as a browser shows it: the parser's own HTML grammar (html_inline: tags, comments, processing
+ *  instructions, declarations, CDATA) and references, nothing of Markdown. Not a global pattern over the block:
+ *  markdown-it's tag pattern searched at every '<' costs quadratic time ('<!-- ' x 18,000: 2.3 s). */
+let htmlOnly: MarkdownIt | undefined;
+const htmlParser = (): MarkdownIt => (htmlOnly ??= new MarkdownIt('zero', { html: true }).enable(['html_inline', 'entity']));
 
 /** Whether a text may render as something other than itself (holds a Markdown or HTML mark). */
 export function mayRender(text: string): boolean {
@@ -66,7 +68,7 @@ function reading(tokens: Token[], alt: boolean, foot: boolean): string {
   for (const t of tokens) {
     if (t.type === 'inline') inlineReading(t.children ?? [], alt, foot, parts);
     else if (t.type === 'fence' || t.type === 'code_block') parts.push(t.content);
-    else if (t.type === 'html_block') parts.push(t.content.replace(HTML_ANYWHERE, ''));
+    else if (t.type === 'html_block') htmlText(t.content, parts);
     else if (t.block && t.nesting !== 0) parts.push('\n');
   }
   return parts.join('');
@@ -86,6 +88,13 @@ function inlineReading(children: Token[], alt: boolean, foot: boolean, parts: st
     else if (t.type === 'image' && alt) inlineReading(t.children ?? [], alt, foot, parts);
     else if (t.type === 'link_open' && !foot && footnoteText(children, i)) skipping = 1;
   });
+}
+
+/** The text of an HTML block, its markup dropped (an error's: a question holding HTML is refused before). */
+function htmlText(html: string, parts: string[]): void {
+  for (const t of htmlParser().parseInline(html, {})) {
+    for (const c of t.children ?? []) if (c.type === 'text' || c.type === 'text_special' || c.type === 'softbreak') parts.push(c.type === 'softbreak' ? '\n' : c.content);
+  }
 }
 
 /** A GFM footnote reference or definition's label, which CommonMark leaves as text ("[^label]"; GFM shows a

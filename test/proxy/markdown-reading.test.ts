@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { namesWarden, questionImpersonation } from '../../dist/proxy/ask.js';
+import { errorImpersonation, namesWarden, questionImpersonation } from '../../dist/proxy/ask.js';
 
 // Review 24: the name check reads Markdown from a CommonMark parser's tokens (src/proxy/markdown-reading.ts), each
 // way renderers differ, within a budget of parsed characters; an input request's two values share one bound.
@@ -35,5 +35,16 @@ describe('the Markdown reading of the name check', () => {
     expect(questionImpersonation(new Map([['q', message('Pick one')]]), 'state <b>x</b>')).toBeUndefined();
     expect(questionImpersonation(new Map([['q', message('Pick <b>one</b>')]]), 'state')).toBe('markup');
     expect(questionImpersonation(new Map([['q', message('Pick one')]]), 'mc[](x)p-warden')).toBe('worded');
+  });
+
+  it("reads an error's HTML block as a browser shows its text (tags, comments and attributes dropped), in linear time", () => {
+    const error = (text: string): Map<string, unknown> => new Map<string, unknown>([['code', -32000], ['message', text]]);
+    expect(errorImpersonation(error('<div>\nmc<span title=">zz">p-</span>war<!-- zz -->den\n</div>'))).toBe('worded');
+    expect(errorImpersonation(error('TypeError: x\n    at f (<anonymous>)'))).toBeUndefined();
+    // markdown-it's tag pattern searched at every '<' was quadratic here (2.3 s of CPU); its inline parser is not.
+    const before = process.cpuUsage();
+    expect(errorImpersonation(error(`<div>\n${'<!-- '.repeat(18000)}`))).toBeUndefined();
+    const used = process.cpuUsage(before);
+    expect((used.user + used.system) / 1000).toBeLessThan(500);
   });
 });
