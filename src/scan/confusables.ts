@@ -11,18 +11,32 @@ import confusables from 'unhomoglyph/data.json' with { type: 'json' };
 
 const table = confusables as Record<string, string>;
 
-/** `text` with every character of the confusables table replaced by what it imitates (unhomoglyph's result). */
+/** What each ASCII character is replaced by (8 of them are keys: 0 1 ` " | I % m), looked up by code. */
+const ASCII: (string | undefined)[] = Array.from({ length: 128 }, (_, c) => {
+  const ch = String.fromCharCode(c);
+  return Object.hasOwn(table, ch) ? table[ch] : undefined;
+});
+
+/** `text` with every character of the confusables table replaced by what it imitates (unhomoglyph's result). Read
+ *  by char code, ASCII from a small array (a 256 KiB question's forms are folded: review 24). */
 export function unhomoglyph(text: string): string {
   let out = '';
   let from = 0; // start of the run of characters not yet copied
-  let i = 0;
-  for (const ch of text) {
-    const to = Object.hasOwn(table, ch) ? table[ch] : undefined;
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    let to: string | undefined;
+    let len = 1;
+    if (c < 128) to = ASCII[c];
+    else {
+      len = (text.codePointAt(i) as number) > 0xffff ? 2 : 1;
+      const ch = len === 1 ? text[i] as string : text.slice(i, i + 2);
+      to = Object.hasOwn(table, ch) ? table[ch] : undefined;
+    }
     if (to !== undefined) {
       out += text.slice(from, i) + to;
-      from = i + ch.length;
+      from = i + len;
     }
-    i += ch.length;
+    i += len;
   }
   return from === 0 ? text : out + text.slice(from);
 }
