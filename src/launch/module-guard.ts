@@ -121,6 +121,22 @@ function parseReport(text: string, mode: 'enforce' | 'learn'): GuardReport {
   return { learned: [...learned.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), refused, requireEsm: [...requireEsm] };
 }
 
+/** The attested set as the preload reads it from the gate. */
+function stateText(server: string, mode: 'enforce' | 'learn', files: Map<string, string>): string {
+  const state: GuardState = { magic: STATE_MAGIC, server, mode, files: [...files.keys()], keys: [...files.values()], reportFd: REPORT_FD };
+  return JSON.stringify(state);
+}
+
+/** Settles when what was written to the gate is flushed, or rejects with the gate's error. */
+function gateReleased(gate: Writable, serverId: string): { promise: Promise<void>; written: () => void } {
+  let written = (): void => {};
+  const promise = new Promise<void>((resolve, reject) => {
+    written = () => resolve();
+    gate.on('error', (err) => reject(new WardenError('LAUNCH_FAILED', `could not release server '${serverId}' to its module guard: ${err.message}`, { cause: err })));
+  });
+  return { promise, written };
+}
+
 /** Prepares the guard for one launch of `serverId`; `tmpDir` is a directory only the warden's user can write.
  *  `requireEsmOff`: the server's node loads a require()d ES module's imports where the guard cannot see them
  *  (./node-release.ts), so it starts with require(esm) off. */
@@ -137,12 +153,12 @@ export function prepareModuleGuard(serverId: string, mode: 'enforce' | 'learn', 
     args: [...(requireEsmOff ? [REQUIRE_ESM_OFF] : []), '--import', preload],
     stdio: ['pipe', reportFd],
     release: (gate, files) => {
-      const state: GuardState = { magic: STATE_MAGIC, server: serverId, mode, files: [...files.keys()], keys: [...files.values()], reportFd: REPORT_FD };
       if (!gate) return Promise.reject(new WardenError('LAUNCH_FAILED', `the module guard's gate to server '${serverId}' was not set up; the server was not released.`));
-      return new Promise((resolve, reject) => {
-        gate.on('error', (err) => reject(new WardenError('LAUNCH_FAILED', `could not release server '${serverId}' to its module guard: ${err.message}`, { cause: err })));
-        gate.end(JSON.stringify(state), () => resolve());
-      });
+      const released = gateReleased(gate, serverId);
+      // The set is written from a value no closure holds: the gate's listeners live as long as the session, and
+      // a set they kept would be ~0.6 MB of strings for a tree of 4,400 files (docs/adr/0069-run-memory-on-node-24.md).
+      gate.end(stateText(serverId, mode, files), released.written);
+      return released.promise;
     },
     report: () => {
       if (read) return read;

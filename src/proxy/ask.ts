@@ -50,7 +50,7 @@ export function namesWarden(text: string): boolean {
 }
 
 function formNamesWarden(form: string): boolean {
-  if (!form.includes(UNKNOWN)) return foldedForName(form).includes(WARDEN_NAME);
+  if (!form.includes(UNKNOWN)) return foldedForName(form).includes(wardenName());
   return holdsNameWithUnknowns(form.split(UNKNOWN).map(foldedForName).join(UNKNOWN));
 }
 
@@ -72,7 +72,8 @@ function wording(strings: string[], questions: number, budget: ParseBudget): Imp
 /** The name found in a folded text whose UNKNOWN each stand for up to UNKNOWN_LETTERS letters (a walk of the
  *  name's positions as a bit set: every start, each letter advancing the positions it matches). */
 function holdsNameWithUnknowns(folded: string): boolean {
-  const end = 1 << WARDEN_NAME.length;
+  const name = wardenName();
+  const end = 1 << name.length;
   let at = 1;
   for (const c of folded) {
     let next = 1;
@@ -80,7 +81,7 @@ function holdsNameWithUnknowns(folded: string): boolean {
       next |= at;
       for (let k = 1; k <= UNKNOWN_LETTERS; k++) next |= at << k;
     } else {
-      for (let j = 0; j < WARDEN_NAME.length; j++) if (at & (1 << j) && WARDEN_NAME[j] === c) next |= 1 << (j + 1);
+      for (let j = 0; j < name.length; j++) if (at & (1 << j) && name[j] === c) next |= 1 << (j + 1);
     }
     if (next & end) return true;
     at = next & (2 * end - 1);
@@ -157,7 +158,10 @@ export function foldedForName(text: string): string {
   return s.replace(/[^\p{L}\p{N}]/gu, '');
 }
 
-const WARDEN_NAME = foldedForName('mcp-warden');
+/** The warden's name folded, made at the first question (not at import: folding needs the confusables table,
+ *  which the bundle parses at its first use, docs/adr/0069-run-memory-on-node-24.md). */
+let foldedName: string | undefined;
+const wardenName = (): string => (foldedName ??= foldedForName('mcp-warden'));
 
 export class ClientQuestions {
   private readonly waiting = new Map<string, (a: AskAnswer) => void>();

@@ -119,6 +119,7 @@ export async function completeLaunch(spawned: Spawned, beforeGate?: () => Promis
     return spawned.abort(err);
   }
   saveCache(prep.paths, id, prep.cache, prep.say);
+  prep.cache.forget(); // saved: nothing of this launch digests again
   await record({ event: 'launch', server: id, decision: 'allow', reason: 'all artifacts allowlisted', ...facts, pid, pgid: pid });
   allowed = true;
   const { egress, decoys, writes } = spawned;
