@@ -10,16 +10,23 @@ import { confusablesTable } from './confusables-table.js';
 // literal of 6,311 properties. Import on node 24, bundled: 11.3 -> ~5 ms of CPU (docs/adr/0056-launch-on-node-24.md);
 // the bundle parses it at the first call (./confusables-table.ts).
 
-/** What each ASCII character is replaced by (8 of them are keys: 0 1 ` " | I % m), looked up by code. */
-const ASCII: (string | undefined)[] = Array.from({ length: 128 }, (_, c) => {
-  const ch = String.fromCharCode(c);
-  return Object.hasOwn(table, ch) ? table[ch] : undefined;
-});
+/** What each ASCII character is replaced by (8 of them are keys: 0 1 ` " | I % m), looked up by code; built with
+ *  the table, at the first call. */
+let ascii: (string | undefined)[] | undefined;
+
+function asciiOf(table: Record<string, string>): (string | undefined)[] {
+  ascii ??= Array.from({ length: 128 }, (_, c) => {
+    const ch = String.fromCharCode(c);
+    return Object.hasOwn(table, ch) ? table[ch] : undefined;
+  });
+  return ascii;
+}
 
 /** `text` with every character of the confusables table replaced by what it imitates (unhomoglyph's result). Read
  *  by char code, ASCII from a small array (a 256 KiB question's forms are folded: review 24). */
 export function unhomoglyph(text: string): string {
   const table = confusablesTable();
+  const ASCII = asciiOf(table);
   let out = '';
   let from = 0; // start of the run of characters not yet copied
   for (let i = 0; i < text.length; ) {
