@@ -23,6 +23,7 @@ function print(r: DoctorReport): void {
   line(escaped(d.placed ? `Decoys:      placed in every confined session (a read of one is reported): ${d.paths.join(', ')}` : `Decoys:      NOT placed (reads of secret paths are not reported): ${d.why ?? ''}`));
   const w = r.writes;
   line(escaped(w.observed ? `Writes:      denied writes of every confined session are observed (bpftrace ${w.bpftrace ?? ''})` : `Writes:      denied writes are NOT observed (the sandbox still refuses them): ${w.why ?? ''}`));
+  if (w.guard) line("             node servers: their module guard reports the writes their own fs calls were refused (the server's word: not native code, child processes or other languages)");
   line();
   for (const l of r.levels) {
     line(escaped(`${l.level}: ${l.ok ? 'ok' : `CANNOT BE APPLIED (${l.code ?? ''})`}`));
