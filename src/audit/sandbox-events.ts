@@ -28,13 +28,15 @@ export interface SandboxDeniedConnectEvent {
 }
 
 /** A read of one of the decoys the warden placed at well-known secret paths of the hidden home
- *  (sandbox/decoys.ts): the path inside the sandbox (the user's home's), never contents (a decoy is empty). */
+ *  (sandbox/decoys.ts): the path inside the sandbox (the user's home's), never contents (a decoy is empty). With
+ *  reason `guard`, where no decoy is placed (a warden that is not root), a node server's module guard reported a
+ *  read of one of those paths through node's fs (it found no such file): the path is the warden's own list's. */
 export interface SandboxDeniedReadEvent {
   event: 'sandbox_denied';
   server: string;
   kind: 'read';
   path: string;
-  reason: 'decoy';
+  reason: 'decoy' | 'guard';
 }
 
 /** A write-intent system call of a confined server that the kernel refused with EROFS, EACCES or EPERM, seen by

@@ -15,6 +15,14 @@ export interface GuardDenial {
   source: 'guard';
 }
 
+/** A read of one of the listed secret paths (the warden's list, never the server's text), as the server's own
+ *  node reported it: where no decoy is placed (a warden that is not root), the hidden home answered "no such file". */
+export interface GuardRead {
+  kind: 'read';
+  path: string;
+  reason: 'guard';
+}
+
 /** How often the report file is read while the session runs. */
 export const GUARD_DENIALS_POLL_MS = 1000;
 /** Bytes read at one look: more waits for the next look (a server that writes faster is read at this pace). */
@@ -24,8 +32,10 @@ const MAX_LINE = 8 * 1024;
 const ERRNOS = new Set(['EROFS', 'EACCES', 'EPERM']);
 
 /** One line of the report file as a denied write, or undefined (another record of the guard's, or garbage). */
-export function parseGuardDenial(line: string): GuardDenial | undefined {
-  if (line.length > MAX_LINE || !line.startsWith('{"denied":')) return undefined;
+export function parseGuardDenial(line: string, secrets: readonly string[] = []): GuardDenial | GuardRead | undefined {
+  if (line.length > MAX_LINE) return undefined;
+  if (line.startsWith('{"read":')) return parseGuardRead(line, secrets);
+  if (!line.startsWith('{"denied":')) return undefined;
   let r: { denied?: { call?: unknown; errno?: unknown; path?: unknown; truncated?: unknown } };
   try {
     r = JSON.parse(line) as typeof r;
@@ -40,6 +50,18 @@ export function parseGuardDenial(line: string): GuardDenial | undefined {
   return { kind: 'write', path: d.path, call: d.call, errno: d.errno as GuardDenial['errno'], ...(d.truncated === true ? { truncated: true as const } : {}), source: 'guard' };
 }
 
+/** A read report names one of `secrets`, the paths the warden gave the guard: anything else is no report. */
+function parseGuardRead(line: string, secrets: readonly string[]): GuardRead | undefined {
+  let r: { read?: { path?: unknown } };
+  try {
+    r = JSON.parse(line) as typeof r;
+  } catch {
+    return undefined;
+  }
+  const p = typeof r.read === 'object' && r.read !== null ? r.read.path : undefined;
+  return typeof p === 'string' && secrets.includes(p) ? { kind: 'read', path: p, reason: 'guard' } : undefined;
+}
+
 export interface GuardDenialWatch {
   /** One last look (the session has ended), then no more. */
   close(): void;
@@ -47,8 +69,9 @@ export interface GuardDenialWatch {
   stop(): void;
 }
 
-/** Reads the report file on `fd` for denied writes from now on, giving `denied` each, at most `max` of them. */
-export function watchGuardDenials(fd: number, denied: (d: GuardDenial) => void, max: number): GuardDenialWatch {
+/** Reads the report file on `fd` for denied writes (and reads of `secrets`) from now on, giving `denied` each, at
+ *  most `max` of them. */
+export function watchGuardDenials(fd: number, denied: (d: GuardDenial | GuardRead) => void, max: number, secrets: readonly string[] = []): GuardDenialWatch {
   let offset = 0;
   let given = 0;
   let skipping = false; // inside a line longer than MAX_LINE: dropped up to its end
@@ -65,7 +88,7 @@ export function watchGuardDenials(fd: number, denied: (d: GuardDenial) => void, 
     let start = 0;
     for (let nl = buf.indexOf(10, 0); nl !== -1 && nl < n; nl = buf.indexOf(10, start)) {
       if (!skipping) {
-        const d = parseGuardDenial(buf.toString('utf8', start, nl));
+        const d = parseGuardDenial(buf.toString('utf8', start, nl), secrets);
         if (d && given < max) {
           given++;
           denied(d);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { WardenError } from '../error.js';
-import { watchGuardDenials, type GuardDenial, type GuardDenialWatch } from './guard-denials.js';
+import { watchGuardDenials, type GuardDenial, type GuardDenialWatch, type GuardRead } from './guard-denials.js';
 import { REQUIRE_ESM_OFF } from './node-release.js';
 import { STATE_MAGIC, type GuardState } from './preload/guard.js';
 
@@ -38,9 +38,10 @@ export interface ModuleGuard {
   stdio: Array<'pipe' | number>;
   /** Releases the server: writes the attested set (every file digested and allowlisted for this launch) to the
    *  gate and closes it. Until then the server's node waits, having loaded none of the server's code. With
-   *  `denials`, the guard reports the writes the kernel refused the server's fs calls (launch/guard-denials.ts),
+   *  `denials`, the guard reports the writes the kernel refused the server's fs calls, and its reads of `secrets`
+   *  (launch/guard-denials.ts),
    *  read from then on until report() (one last look) or close(). */
-  release(gate: GateEnd, files: Map<string, string>, denials?: { denied: (d: GuardDenial) => void; max: number }): Promise<void>;
+  release(gate: GateEnd, files: Map<string, string>, denials?: { denied: (d: GuardDenial | GuardRead) => void; max: number; secrets?: string[] }): Promise<void>;
   /** After the server exited: at enrollment the files it loaded from outside the set, otherwise what the guard
    *  refused (a path or URL); and the ES modules the server require()d where node ran with require(esm) off
    *  (node answered ERR_REQUIRE_ESM). Reads and closes the report; later calls return the same. */
@@ -141,8 +142,8 @@ export function prepareModuleGuard(serverId: string, mode: 'enforce' | 'learn', 
     args: [...(requireEsmOff ? [REQUIRE_ESM_OFF] : []), '--import', preload],
     stdio: ['pipe', reportFd],
     release: (gate, files, denials) => {
-      const state: GuardState = { magic: STATE_MAGIC, server: serverId, mode, files: [...files.keys()], keys: [...files.values()], reportFd: REPORT_FD, ...(denials ? { denials: true as const } : {}) };
-      if (denials && gate) watch = watchGuardDenials(reportFd, denials.denied, denials.max);
+      const state: GuardState = { magic: STATE_MAGIC, server: serverId, mode, files: [...files.keys()], keys: [...files.values()], reportFd: REPORT_FD, ...(denials ? { denials: true as const } : {}), ...(denials?.secrets?.length ? { secrets: denials.secrets } : {}) };
+      if (denials && gate) watch = watchGuardDenials(reportFd, denials.denied, denials.max, denials.secrets);
       if (!gate) return Promise.reject(new WardenError('LAUNCH_FAILED', `the module guard's gate to server '${serverId}' was not set up; the server was not released.`));
       return new Promise((resolve, reject) => {
         gate.on('error', (err) => reject(new WardenError('LAUNCH_FAILED', `could not release server '${serverId}' to its module guard: ${err.message}`, { cause: err })));

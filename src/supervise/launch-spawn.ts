@@ -12,7 +12,7 @@ import { verifyMappedCode } from '../launch/mapped-files.js';
 import type { DecoyWatch } from '../sandbox/decoys.js';
 import type { Egress } from '../sandbox/egress.js';
 import type { WriteTrace } from '../sandbox/write-trace.js';
-import type { GuardDenial } from '../launch/guard-denials.js';
+import type { GuardDenial, GuardRead } from '../launch/guard-denials.js';
 import { saveCache, type Prepared } from './launch-prepare.js';
 
 // The attested launch's spawn (after launch-prepare.ts): the server started in its own group and session cgroup,
@@ -41,7 +41,7 @@ export interface Spawned {
   writes: WriteTrace | undefined;
   /** A confined node server whose denied writes the kernel's tracer does not see: its module guard reports them
    *  (launch/guard-denials.ts), given to the guard's release. */
-  guardDenials: { denied: (d: GuardDenial) => void; max: number } | undefined;
+  guardDenials: { denied: (d: GuardDenial | GuardRead) => void; max: number; secrets: string[] } | undefined;
   egressFds: readonly [number, number] | undefined;
   /** Removes a cgroup the server never joined (once that is known), and re-records the session without it. */
   settleCgroup: () => Promise<void>;
@@ -85,7 +85,7 @@ export async function spawnPrepared(prep: Prepared): Promise<Spawned> {
     // Not traced (a warden that is not root, or a tracer that could not start): a node server's guard reports
     // what its fs calls were refused (docs/adr/0068). The operator's "off" turns this off too.
     const byGuard = observing.writes === 'unobserved' && guard !== undefined;
-    if (byGuard) guardDenials = { denied: early.denied, max: early.max };
+    if (byGuard) guardDenials = { denied: early.denied, max: early.max, secrets: confine?.secrets ?? [] };
     if (facts.sandbox?.state === 'confined') facts.sandbox = { ...facts.sandbox, writes: byGuard ? 'guard' : observing.writes, ...(observing.why ? { writesWhy: observing.why } : {}) };
     void observing.trace?.died.then(unobserved);
   }

@@ -90,6 +90,18 @@ describe('denied writes of a confined node server under a warden that is not roo
     expect(doctor.writes).toMatchObject({ observed: false, guard: true });
   });
 
+  it('a read of a listed secret path of the hidden home (no decoy: not root) is sandbox_denied kind read, reason guard, once per read, with that path; a read of another hidden file is none', async () => {
+    const user = env.HOME as string;
+    const { out, stderr } = await session([['read', { path: path.join(user, '.ssh/id_rsa') }], ['read', { path: path.join(user, '.ssh/known_hosts') }], ['read', { path: `${user}/./.aws/../.aws/credentials` }]]);
+    expect(out).toEqual(['denied: ENOENT', 'denied: ENOENT', 'denied: ENOENT']);
+    expect(denials().map(({ kind, path: p, reason }) => ({ kind, path: p, reason }))).toEqual([
+      { kind: 'read', path: path.join(user, '.ssh/id_rsa'), reason: 'guard' },
+      { kind: 'read', path: path.join(user, '.aws/credentials'), reason: 'guard' },
+    ]);
+    expect(lastLaunch()).toMatchObject({ sandbox: { state: 'confined', decoys: 0, writes: 'guard' } });
+    expect(stderr).toContain('as its own node reported it (the module guard)');
+  });
+
   it('a server writing in a loop is recorded 64 times, then once reports_capped', async () => {
     const { out } = await session([['write', { path: '/usr/loop', times: 200 }], ['whoami', {}]]);
     expect(out[0]).toBe('denied: EROFS');

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import nodePath from 'node:path';
+import nodeUrl from 'node:url';
 
 // Denied writes as a node server's own fs module met them, for a warden that cannot see the kernel's refusals
 // (not root: no bpftrace; docs/adr/0068-denied-writes-reported-by-the-guard.md). When the warden asks for it in
@@ -6,7 +8,9 @@ import fs from 'node:fs';
 // open with a write flag): a call that fails EROFS, EACCES or EPERM writes one line to the guard's report file,
 // which the warden reads while the session runs. Advisory: this runs in the server's process, so a server that
 // writes through process.binding, native code or a child process is not seen, and one that writes lines of its
-// own to the report file is believed only as far as a report goes (bounded, escaped, never acted on).
+// own to the report file is believed only as far as a report goes (bounded, escaped, never acted on). Where the
+// warden places no decoys, it also hands a list of secret paths (~/.ssh/id_rsa...): a read of one through node's
+// fs (readFile, open for reading, createReadStream) is reported, whatever it returned (the home is hidden).
 
 /** The errnos reported: a read-only mount, a mode, a dropped capability. */
 const DENIED = new Set(['EROFS', 'EACCES', 'EPERM']);
@@ -26,10 +30,38 @@ function writesByFlags(flags: unknown): boolean {
   return typeof flags === 'string' && /[wa+]/.test(flags);
 }
 
-/** Wraps the functions of `fsModule` (node:fs) so that a denied write is written to `reportFd`. */
-export function reportDeniedWrites(fsModule: typeof fs, reportFd: number): void {
+/** Wraps the functions of `fsModule` (node:fs) so that a denied write, and a read of one of `secrets`, is written
+ *  to `reportFd`. */
+export function reportDeniedWrites(fsModule: typeof fs, reportFd: number, secrets: readonly string[] = []): void {
   const { writeSync } = fsModule; // node's own, taken before any server code runs
+  const { resolve } = nodePath;
+  const { fileURLToPath } = nodeUrl;
+  const secret = new Set(secrets);
   let reports = 0;
+  /** The secret path `p` (a string, Buffer or file: URL) names, or undefined. */
+  const secretOf = (p: unknown): string | undefined => {
+    if (secret.size === 0) return undefined;
+    try {
+      const name = typeof p === 'string' ? p : Buffer.isBuffer(p) ? p.toString('utf8') : p instanceof URL ? fileURLToPath(p) : undefined;
+      const full = name === undefined ? undefined : resolve(name);
+      return full !== undefined && secret.has(full) ? full : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  // A call of node's made inside another wrapped one (readFileSync opens through fs.openSync) is the same read.
+  let depth = 0;
+  const read = (args: unknown[]): void => {
+    if (depth > 0) return;
+    const p = secretOf(args[0]);
+    if (p === undefined || reports >= MAX_REPORTS) return;
+    reports++;
+    try {
+      writeSync(reportFd, `${JSON.stringify({ read: { path: p } })}\n`);
+    } catch {
+      // the report file is gone: nothing to tell
+    }
+  };
   // One call of node's may make another (writeFileSync opens through fs.openSync): the error it passes up is one.
   const told = new WeakSet<object>();
   const seen = (err: unknown, fallback: string): void => {
@@ -47,41 +79,55 @@ export function reportDeniedWrites(fsModule: typeof fs, reportFd: number): void 
       // the report file is gone: nothing to tell
     }
   };
-  const wrap = (target: Record<string, unknown>, name: string, style: 'sync' | 'callback' | 'promise', writes: (args: unknown[]) => boolean): void => {
+  const wrap = (target: Record<string, unknown>, name: string, style: 'sync' | 'callback' | 'promise', writes: (args: unknown[]) => boolean, reads?: (args: unknown[]) => boolean): void => {
     const original = target[name];
     if (typeof original !== 'function') return;
     const fn = original as (...args: unknown[]) => unknown;
-    const wrapped = {
-      [name](this: unknown, ...args: unknown[]): unknown {
-        if (!writes(args)) return Reflect.apply(fn, this, args);
-        if (style === 'sync') {
-          try {
-            return Reflect.apply(fn, this, args);
-          } catch (err) {
-            seen(err, name);
-            throw err;
-          }
+    /** node's function, with a denied write it meets reported. */
+    const call = (self: unknown, args: unknown[]): unknown => {
+      if (!writes(args)) return Reflect.apply(fn, self, args);
+      if (style === 'sync') {
+        try {
+          return Reflect.apply(fn, self, args);
+        } catch (err) {
+          seen(err, name);
+          throw err;
         }
-        if (style === 'promise') return (Reflect.apply(fn, this, args) as Promise<unknown>).catch((err: unknown) => {
+      }
+      if (style === 'promise') {
+        return (Reflect.apply(fn, self, args) as Promise<unknown>).catch((err: unknown) => {
           seen(err, name);
           throw err;
         });
-        const last = args.length - 1;
-        const cb = args[last];
-        if (typeof cb === 'function') {
-          args[last] = function (this: unknown, err: unknown, ...rest: unknown[]): unknown {
-            if (err) seen(err, name);
-            return Reflect.apply(cb as (...a: unknown[]) => unknown, this, [err, ...rest]);
-          };
+      }
+      const last = args.length - 1;
+      const cb = args[last];
+      if (typeof cb === 'function') {
+        args[last] = function (this: unknown, err: unknown, ...rest: unknown[]): unknown {
+          if (err) seen(err, name);
+          return Reflect.apply(cb as (...a: unknown[]) => unknown, this, [err, ...rest]);
+        };
+      }
+      return Reflect.apply(fn, self, args);
+    };
+    const wrapped = {
+      [name](this: unknown, ...args: unknown[]): unknown {
+        if (reads?.(args)) read(args);
+        depth++;
+        try {
+          return call(this, args);
+        } finally {
+          depth--;
         }
-        return Reflect.apply(fn, this, args);
       },
     }[name] as (...args: unknown[]) => unknown;
     Object.defineProperty(wrapped, 'length', { value: fn.length });
     target[name] = wrapped;
   };
   const always = (): boolean => true;
+  const never = (): boolean => false;
   const opens = (args: unknown[]): boolean => writesByFlags(typeof args[1] === 'function' ? undefined : args[1]);
+  const openReads = (args: unknown[]): boolean => !opens(args);
   const mod = fsModule as unknown as Record<string, unknown>;
   const promises = fsModule.promises as unknown as Record<string, unknown>;
   for (const name of WRITERS) {
@@ -90,7 +136,12 @@ export function reportDeniedWrites(fsModule: typeof fs, reportFd: number): void 
     wrap(promises, name, 'promise', always);
   }
   // createWriteStream opens through fs.open (the module's, looked up at each open).
-  wrap(mod, 'open', 'callback', opens);
-  wrap(mod, 'openSync', 'sync', opens);
-  wrap(promises, 'open', 'promise', opens);
+  wrap(mod, 'open', 'callback', opens, openReads);
+  wrap(mod, 'openSync', 'sync', opens, openReads);
+  wrap(promises, 'open', 'promise', opens, openReads);
+  if (secret.size === 0) return;
+  // readFile opens through node's own binding (not fs.open): its reads are taken here.
+  wrap(mod, 'readFile', 'callback', never, always);
+  wrap(mod, 'readFileSync', 'sync', never, always);
+  wrap(promises, 'readFile', 'promise', never, always);
 }

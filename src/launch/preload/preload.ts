@@ -134,7 +134,7 @@ noCompileCache(isMainThread ? 'its modules' : 'a worker thread');
 
 guardLoaders(() => guard, { extensions: registerHooks === undefined });
 // The warden cannot see the kernel refuse this server's writes (not root): the server's fs says so (fs-denials.ts).
-if (state.denials === true) reportDeniedWrites(fs, state.reportFd);
+if (state.denials === true) reportDeniedWrites(fs, state.reportFd, Array.isArray(state.secrets) ? state.secrets.filter((p) => typeof p === 'string') : []);
 guardWorkers(() => guard, import.meta.url);
 
 // ES modules, and CommonJS reached through import: checked from now on, before any server code is loaded.
