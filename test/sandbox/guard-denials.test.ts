@@ -88,6 +88,8 @@ describe('denied writes of a confined node server under a warden that is not roo
     expect(asNobody('status', 'probe').stdout).toContain('reported by its module guard');
     const doctor = JSON.parse(asNobody('doctor', '--json').stdout);
     expect(doctor.writes).toMatchObject({ observed: false, guard: true });
+    expect(doctor.decoys).toMatchObject({ placed: false });
+    expect(asNobody('doctor').stdout).toContain('their module guard reports their reads of those paths instead of decoys');
   });
 
   it('a read of a listed secret path of the hidden home (no decoy: not root) is sandbox_denied kind read, reason guard, once per read, with that path; a read of another hidden file is none', async () => {
