@@ -5,6 +5,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { DEMO_SERVER, identityFor, packFixture, startProvenanceRegistry, type ProvenanceRegistry, type PublishOptions } from '../helpers/provenance-registry.js';
 import { GITHUB_ISSUER, type Identity } from '../helpers/sigstore-pki.js';
 import { treeSnapshot } from '../helpers/tree-snapshot.js';
+import { member, readHomeJson, type AllowlistJson, type ServerJson } from '../helpers/json-docs.js';
 import { cli, tempDir, type CliResult } from '../helpers/warden.js';
 
 // `mcp-warden upgrade` and `mcp-warden outdated` end to end: the built CLI against the loopback registry
@@ -42,9 +43,8 @@ const release = (version: string) => {
 export const V10 = release('1.0.0');
 export const V11 = release('1.1.0');
 
-export const readJson = <T = Record<string, any>>(file: string): T => JSON.parse(fs.readFileSync(file, 'utf8')) as T;
-export const serverEntry = (home: string) => readJson(path.join(home, 'servers.json')).servers[ID];
-export const allowlisted = (home: string) => readJson(path.join(home, 'allowlist.json')).entries as { path: string; kind: string; sha256: string; provenance?: Record<string, unknown> }[];
+export const serverEntry = (home: string): ServerJson => member(readHomeJson(home, 'servers.json').servers, ID);
+export const allowlisted = (home: string): AllowlistJson['entries'] => readHomeJson(home, 'allowlist.json').entries;
 export const storeEntries = (home: string) => fs.readdirSync(path.join(home, 'store')).filter((n) => !n.startsWith('.'));
 export const entryDir = (home: string, entry: string) => path.join(home, 'store', entry);
 export const pkgDir = (home: string, entry: string) => path.join(entryDir(home, entry), 'node_modules', DEMO_SERVER);

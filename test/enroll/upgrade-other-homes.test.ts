@@ -6,7 +6,8 @@ import { basicHome } from '../helpers/run-template.js';
 import { GITHUB_ISSUER, sanOf } from '../helpers/sigstore-pki.js';
 import { treeSnapshot } from '../helpers/tree-snapshot.js';
 import { auditEvents, cli } from '../helpers/warden.js';
-import { CODE, ID, MOVED_11, PINNED, V10, V11, allowlisted, dir, entryDir, genuineHome, installedHome, readJson, reg, serverEntry, storeEntries, trustState, upgrade, upgradeRegistry } from './upgrade-fixture.js';
+import { readHomeJson, readJson, type InstallJson } from '../helpers/json-docs.js';
+import { CODE, ID, MOVED_11, PINNED, V10, V11, allowlisted, dir, entryDir, genuineHome, installedHome, reg, serverEntry, storeEntries, trustState, upgrade, upgradeRegistry } from './upgrade-fixture.js';
 
 // `mcp-warden upgrade` from homes of their own (the registry stand-in, the releases and the forms 1.1.0 is
 // published in: upgrade-fixture.ts): the overrides of a refusal, a first release with provenance, a release that
@@ -57,7 +58,7 @@ describe('upgrade overrides, each audited as provenance_override', () => {
     expect(override).toEqual([expect.objectContaining({ server: ID, version: '1.1.0', reason: 'provenance_lost', pinned: PINNED, by: `upgrade ${ID}` })]);
     expect(override[0]).not.toHaveProperty('presented');
     expect(events.find((e) => e.event === 'package_upgraded')).toMatchObject({ provenance: 'unsigned' });
-    expect(readJson(path.join(entryDir(home, V11.entry), 'install.json')).provenance).toEqual({ unsigned: true, admittedBy: 'upgrade' });
+    expect(readJson<InstallJson>(path.join(entryDir(home, V11.entry), 'install.json')).provenance).toEqual({ unsigned: true, admittedBy: 'upgrade' });
     expect(allowlisted(home).find((e) => e.kind === 'package')?.provenance).toMatchObject({ package: `${DEMO_SERVER}@1.1.0`, unsigned: 'provenance_lost' });
   });
 });
@@ -110,7 +111,7 @@ describe("upgrade of a confined server judges its grants in the real home's cont
     const set = cli(home, ['sandbox', ID, '--network', 'none', '--allow-write', granted], { env: reg.env });
     expect(set.code, set.stderr).toBe(0);
     // The staging home has no alert sinks: only the real home's servers.json says the warden runs this program.
-    const file = readJson(path.join(home, 'servers.json'));
+    const file = readHomeJson(home, 'servers.json');
     file.alerts = [{ type: 'exec', command: [path.join(granted, 'sink.sh')] }];
     fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify(file, null, 2));
     reg.publish(DEMO_SERVER, '1.1.0');

@@ -4,7 +4,8 @@ import { DEMO_SERVER, type PublishOptions } from '../helpers/provenance-registry
 import { sanOf } from '../helpers/sigstore-pki.js';
 import { treeSnapshot } from '../helpers/tree-snapshot.js';
 import { auditEvents, cli, connectClient, NODE, type CliResult } from '../helpers/warden.js';
-import { GENUINE_11, ID, MOVED_11, PINNED, TRUST_FILES, V10, V11, allowlisted, entryDir, genuineHome, inside, pkgDir, readJson, reg, serverEntry, storeEntries, trustState, upgrade, upgradeRegistry } from './upgrade-fixture.js';
+import { member, readHomeJson, readJson, type InstallJson } from '../helpers/json-docs.js';
+import { GENUINE_11, ID, MOVED_11, PINNED, TRUST_FILES, V10, V11, allowlisted, entryDir, genuineHome, inside, pkgDir, reg, serverEntry, storeEntries, trustState, upgrade, upgradeRegistry } from './upgrade-fixture.js';
 
 // `mcp-warden upgrade` and `mcp-warden outdated` end to end through one home's life (the registry stand-in, the
 // releases and the forms 1.1.0 is published in: upgrade-fixture.ts): outdated and the refusals while it runs the
@@ -29,7 +30,7 @@ describe('demo-server 1.0.0 installed, its 1.1.0 published in one form after ano
       expect([text.code, json.code], text.stderr + json.stderr).toEqual([0, 0]);
       const rows = (JSON.parse(json.stdout) as { servers: Record<string, unknown>[] }).servers;
       expect(rows).toHaveLength(1);
-      return { text: text.stdout, row: rows[0] as Record<string, any> };
+      return { text: text.stdout, row: rows[0] };
     };
 
     it('nothing newer than the pinned version: current', () => {
@@ -143,13 +144,13 @@ describe('demo-server 1.0.0 installed, its 1.1.0 published in one form after ano
     beforeAll(() => {
       reg.publish(DEMO_SERVER, '1.1.0'); // genuine: the release workflow of the pinned repository, tag v1.1.0
       before = trustState(home);
-      tree10 = readJson(path.join(entryDir(home, V10.entry), 'install.json')).tree.sha256;
+      tree10 = readJson<InstallJson>(path.join(entryDir(home, V10.entry), 'install.json')).tree.sha256;
       r = upgrade(home, ['--yes']);
     });
 
     it('shows both versions, both integrities, the tree digest change and who built it', () => {
       expect(r.code, r.stderr).toBe(0);
-      const tree11 = readJson(path.join(entryDir(home, V11.entry), 'install.json')).tree.sha256 as string;
+      const tree11 = readJson<InstallJson>(path.join(entryDir(home, V11.entry), 'install.json')).tree.sha256;
       expect(tree11).not.toBe(tree10);
       const out = r.stdout;
       expect(out).toContain(`Server '${ID}': ${DEMO_SERVER} 1.0.0 -> 1.1.0\n`);
@@ -192,12 +193,12 @@ describe('demo-server 1.0.0 installed, its 1.1.0 published in one form after ano
     });
 
     it('locks the new surface (reverse in tools.lock) and changes warden.lock, in the same step', () => {
-      const lock = readJson(path.join(home, 'tools.lock')).servers[ID];
-      expect(lock.tools.map((t: { name: string }) => t.name)).toEqual(['add', 'echo', 'reverse']);
+      const lock = member(readHomeJson(home, 'tools.lock').servers, ID);
+      expect(lock.tools.map((t) => t.name)).toEqual(['add', 'echo', 'reverse']);
       expect(lock.args).toEqual([path.join(pkgDir(home, V11.entry), 'server.mjs')]);
       const after = trustState(home).files;
       for (const f of TRUST_FILES) expect(after[f], `${f} must have changed`).not.toBe(before.files[f]);
-      expect(JSON.stringify(readJson(path.join(home, 'warden.lock')).servers[ID])).toContain('reverse');
+      expect(JSON.stringify(readHomeJson(home, 'warden.lock').servers[ID])).toContain('reverse');
     });
 
     it('audits package_upgraded, each allowlist removal and addition, and the staged try marked "staged": true', () => {
