@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { aptInstall } from './apt-install.mjs';
 
-/** @param {string} why @returns {never} */
+/** @type {(why: string) => never} */
 const stop = (why) => {
   console.error(`scripts/test-bpftrace.mjs: ${why} test/sandbox/write-denials needs bpftrace on the trusted path and tracefs mounted: apt-get install bpftrace; mount -t tracefs nodev /sys/kernel/tracing; then run npm test again.`);
   process.exit(1);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { aptInstall } from './apt-install.mjs';
 
 if (['/usr/bin/bwrap', '/bin/bwrap'].some((f) => fs.existsSync(f))) process.exit(0);
-/** @param {string} why @returns {never} */
+/** @type {(why: string) => never} */
 const stop = (why) => {
   console.error(`scripts/test-bwrap.mjs: ${why} test/sandbox/ needs bubblewrap (bwrap) on the trusted path: install it (apt-get install bubblewrap) and run npm test again.`);
   process.exit(1);
