@@ -23,6 +23,7 @@ fs.renameSync(entry, bundledEntry);
 fs.rmSync(outdir, { recursive: true, force: true });
 // node's compile cache of the warden's code (src/compile-cache.ts): entries of the last build's chunks would stay.
 fs.rmSync(path.join(dist, '.compile-cache'), { recursive: true, force: true });
+/** @type {import('esbuild').BuildOptions} */
 const common = {
   outdir,
   bundle: true,

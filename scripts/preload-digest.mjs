@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const dir = path.resolve(import.meta.dirname, '../dist/launch/preload');
+/** @type {Record<string, string>} */
 const digests = {};
 for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.js')).sort()) {
   digests[name] = createHash('sha256').update(fs.readFileSync(path.join(dir, name))).digest('hex');

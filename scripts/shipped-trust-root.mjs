@@ -13,9 +13,10 @@ if (!/^\d{4}-\d{2}-\d{2}$/.test(taken ?? '')) {
   process.stderr.write('usage: node scripts/shipped-trust-root.mjs YYYY-MM-DD (the publish date of the @sigstore/tuf version read)\n');
   process.exit(2);
 }
-const require = createRequire(import.meta.url);
-const tufVersion = require('@sigstore/tuf/package.json').version;
-const seeds = require('@sigstore/tuf/seeds.json')['https://tuf-repo-cdn.sigstore.dev'];
+const load = createRequire(import.meta.url);
+const tufVersion = load('@sigstore/tuf/package.json').version;
+const seeds = load('@sigstore/tuf/seeds.json')['https://tuf-repo-cdn.sigstore.dev'];
+/** @param {string} name */
 const target = (name) => JSON.parse(Buffer.from(seeds.targets[name], 'base64').toString('utf8'));
 const tufRoot = JSON.parse(Buffer.from(seeds['root.json'], 'base64').toString('utf8')).signed;
 const data = {

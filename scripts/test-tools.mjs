@@ -17,14 +17,17 @@ const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test/
 /** tool -> the Debian package that ships it as /usr/bin/<tool>. */
 const TOOLS = { promtool: 'prometheus', amtool: 'prometheus-alertmanager' };
 
+/** @param {string} cmd */
 const runs = (cmd) => spawnSync(cmd, ['--version'], { stdio: 'ignore' }).status === 0;
 const missing = Object.entries(TOOLS).filter(([tool]) => !runs(tool) && !runs(path.join(BIN, tool)));
 if (missing.length === 0) process.exit(0);
 
 class Failed extends Error {}
+/** @type {(why: string) => never} */
 const fail = (why) => {
   throw new Failed(why);
 };
+/** @type {(why: string) => never} */
 const stop = (why) => {
   console.error(`scripts/test-tools.mjs: ${why} test/deploy/prometheus.test.ts needs ${missing.map(([t, p]) => `${t} (Debian package ${p})`).join(' and ')}: install them (apt-get install ${missing.map(([, p]) => p).join(' ')}), or fix the above and run npm test again.`);
   process.exit(1);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addServer, auditEvents, cli, launchAndClose, refusedInitialize, tempDir } from '../helpers/warden.js';
 import { keyPair, machine, serverCopy, snapshot, type KeyPair } from '../bundle/helpers.js';
+import { member, readHomeJson, readJson, type BundleJson } from '../helpers/json-docs.js';
 
 // Issue 26 item 6: a trust bundle is trusted for the servers it names, and for nothing else on the machine. A
 // bundle signer whose bundle names only a decoy must not re-allowlist a file of a server this machine's operator
@@ -39,18 +40,12 @@ beforeAll(() => {
 }, 120_000);
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-function readJsonFile(file: string): Json {
-  return JSON.parse(fs.readFileSync(file, 'utf8')) as Json;
-}
-
 /** `bundle create --servers IDS` on `home`, `edit`ed as JSON, then signed with the pinned key. */
-function signed(home: string, ids: string[], edit: (b: Json) => void = () => {}): string {
+function signed(home: string, ids: string[], edit: (b: BundleJson) => void = () => {}): string {
   const out = path.join(root, `bundle-${++n}.json`);
   const c = cli(home, ['bundle', 'create', '--servers', ids.join(','), '--out', out]);
   if (c.code !== 0) throw new Error(`bundle create failed (${c.code}): ${c.stderr}`);
-  const b = readJsonFile(out);
+  const b = readJson<BundleJson>(out);
   edit(b);
   fs.writeFileSync(out, JSON.stringify(b, null, 2) + '\n');
   const s = cli(home, ['bundle', 'sign', out, '--key', key.priv]);
@@ -74,7 +69,7 @@ async function ownStillRefused(home: string, script: string): Promise<void> {
   const { error, code } = await refusedInitialize(home, 'own');
   expect(error.data.code).toBe('DIGEST_MISMATCH');
   expect(code).not.toBe(0);
-  for (const p of [script, path.dirname(script)]) expect(readJsonFile(path.join(home, 'allowlist.json')).entries.filter((e: Json) => e.path === p).map((e: Json) => e.note)).toEqual(["added by 'mcp-warden add own'"]);
+  for (const p of [script, path.dirname(script)]) expect(readHomeJson(home, 'allowlist.json').entries.filter((e) => e.path === p).map((e) => e.note)).toEqual(["added by 'mcp-warden add own'"]);
 }
 
 describe('a trust bundle re-trusts only what the servers it names run', () => {
@@ -82,12 +77,12 @@ describe('a trust bundle re-trusts only what the servers it names run', () => {
     // The changed script's artifacts (script and package tree), as 'runs-own' recorded them, moved into the
     // decoy's warden.lock entry; 'runs-own' itself left out of the bundle.
     const bundle = signed(signer, ['decoy', 'runs-own'], (b) => {
-      const carried = (b.wardenLock['runs-own'].artifacts as Json[]).filter((a) => a.kind !== 'executable');
+      const carried = member(b.wardenLock, 'runs-own').artifacts.filter((a) => a.kind !== 'executable');
       expect(carried.map((a) => a.path)).toContain(ownScript);
-      b.wardenLock.decoy.artifacts.push(...carried);
-      for (const part of ['servers', 'toolsLock', 'wardenLock']) delete b[part]['runs-own'];
+      member(b.wardenLock, 'decoy').artifacts.push(...carried);
+      for (const part of ['servers', 'toolsLock', 'wardenLock'] as const) delete b[part]['runs-own'];
     });
-    expect(Object.keys(readJsonFile(bundle).servers)).toEqual(['decoy']);
+    expect(Object.keys(readJson<BundleJson>(bundle).servers)).toEqual(['decoy']);
     refused(operator, bundle, 'BUNDLE_ARTIFACT_NOT_RUN', [ownScript, "'decoy'", "'own'"]);
     await ownStillRefused(operator, ownScript);
   }, 60_000);
@@ -100,11 +95,13 @@ describe('a trust bundle re-trusts only what the servers it names run', () => {
 
   it("a bundle naming a server that lists the operator's own script among its modules is refused: the kind it is run as does not matter", async () => {
     const bundle = signed(signer, ['decoy'], (b) => {
-      const script = (b.wardenLock['decoy'].artifacts as Json[]).find((a) => a.kind === 'script') as Json;
+      const script = member(b.wardenLock, 'decoy').artifacts.find((a) => a.kind === 'script');
+      const allowed = readHomeJson(signer, 'allowlist.json').entries.find((e) => e.path === ownScript);
+      if (!script || !allowed) throw new Error("the signer's decoy has no script, or its allowlist no entry for the own script");
       const own = { kind: 'module', path: ownScript, sha256: script.sha256 };
-      b.servers.decoy.modules = [ownScript];
-      b.wardenLock.decoy.artifacts.push(own);
-      b.artifacts.push({ path: ownScript, kind: 'module', accept: [(readJsonFile(path.join(signer, 'allowlist.json')).entries as Json[]).find((e) => e.path === ownScript)?.sha256] });
+      member(b.servers, 'decoy').modules = [ownScript];
+      member(b.wardenLock, 'decoy').artifacts.push(own);
+      b.artifacts.push({ path: ownScript, kind: 'module', accept: [allowed.sha256] });
     });
     refused(operator, bundle, 'BUNDLE_ARTIFACT_SHARED', [`the module ${ownScript} (run by 'own'`]);
     await ownStillRefused(operator, ownScript);

@@ -7,6 +7,7 @@ import { snapshot } from '../bundle/helpers.js';
 import { DEMO_DEP, storeMachines, type StoreMachines } from '../bundle/store-helpers.js';
 import { auditEvents, cli } from '../helpers/warden.js';
 import { localGitRepo, preparedFiles, ran, startGitHost, storeNames, type GitHost } from './npm-common.js';
+import { member, readJson, type BundleJson, type PackageLockJson } from '../helpers/json-docs.js';
 
 // Issue 26, items 19 and 20: what a trust bundle's store lockfile makes `npm ci` do on every applying machine.
 // 19: an edge whose spec is a dist-tag ("latest") is not satisfied by an entry without `resolved` (bundles carry
@@ -14,7 +15,6 @@ import { localGitRepo, preparedFiles, ran, startGitHost, storeNames, type GitHos
 // prepares. 20: an entry whose `version` is a git URL under an edge "*" makes npm ci clone and prepare that
 // repository. Both must be refused before npm runs, with nothing changed.
 
-const readJson = <T = Record<string, any>>(file: string): T => JSON.parse(fs.readFileSync(file, 'utf8')) as T;
 
 let m: StoreMachines;
 let host: GitHost;
@@ -30,10 +30,10 @@ afterAll(async () => {
 });
 
 /** A copy of `demo` with `edit` applied to its store lockfile's packages, signed again with the trusted key. */
-function resigned(name: string, edit: (packages: Record<string, any>) => void): string {
-  const doc = readJson(demo);
+function resigned(name: string, edit: (packages: PackageLockJson['packages']) => void): string {
+  const doc = readJson<BundleJson>(demo);
   const [entry] = Object.keys(doc.packages);
-  edit(doc.packages[entry as string].lockfile.packages);
+  edit(member(doc.packages, entry as string).lockfile.packages);
   const out = path.join(m.dir, `${name}.bundle.json`);
   const bytes = Buffer.from(JSON.stringify(doc, null, 2) + '\n');
   fs.writeFileSync(out, bytes);
@@ -62,7 +62,7 @@ describe('bundle apply takes nothing from a store lockfile that npm ci would res
     const spec = host.serve('mcp-warden-test', 'helper-next', preparedFiles(m.dir, marker, { name: 'helper-next', version: '1.0.0' }));
     m.reg.publish('helper', '2.0.0', { tarball: tarball([{ rel: 'package.json', data: JSON.stringify({ name: 'helper', version: '2.0.0', dependencies: { 'helper-next': spec } }) }]), attestations: 'none', distTags: { latest: '2.0.0' } });
     const file = resigned('dist-tag-edge', (packages) => {
-      packages[`node_modules/${DEMO_DEP}`].dependencies = { helper: 'latest' };
+      member(packages, `node_modules/${DEMO_DEP}`).dependencies = { helper: 'latest' };
       packages['node_modules/helper'] = { version: '1.0.0', integrity: helper.integrity };
     });
     const err = refusedBeforeNpm(file);
@@ -75,7 +75,7 @@ describe('bundle apply takes nothing from a store lockfile that npm ci would res
     const marker = path.join(m.dir, 'git-version-ran');
     const repo = localGitRepo(path.join(m.dir, 'gitdep-20'), preparedFiles(m.dir, marker, { name: 'gitdep', version: '1.0.0' }));
     const file = resigned('git-version', (packages) => {
-      packages[`node_modules/${DEMO_DEP}`].dependencies = { gitdep: '*' };
+      member(packages, `node_modules/${DEMO_DEP}`).dependencies = { gitdep: '*' };
       packages['node_modules/gitdep'] = { version: repo, integrity: `sha512-${'A'.repeat(86)}==` };
     });
     expect(refusedBeforeNpm(file)).toContain('/version');
@@ -86,7 +86,7 @@ describe('bundle apply takes nothing from a store lockfile that npm ci would res
     const marker = path.join(m.dir, 'git-edge-ran');
     const repo = localGitRepo(path.join(m.dir, 'gitdep-20e'), preparedFiles(m.dir, marker, { name: 'gitdep', version: '1.0.0' }));
     const file = resigned('git-edge', (packages) => {
-      packages[`node_modules/${DEMO_DEP}`].dependencies = { gitdep: repo };
+      member(packages, `node_modules/${DEMO_DEP}`).dependencies = { gitdep: repo };
       packages['node_modules/gitdep'] = { version: '1.0.0', integrity: `sha512-${'A'.repeat(86)}==` };
     });
     expect(refusedBeforeNpm(file)).toContain('git+file:');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RawSession, answerTo, hostileHome, modernLine, type Sdk2Home } from './helpers.js';
+import { callConfirm, elicit, forgeSession } from '../helpers/input-required.js';
+import { hostileHome, type RawSession, type Sdk2Home } from './helpers.js';
 
 // Issue 27 item 4, red team: a server's own `input_required` passes to the client, and the client's retry to
 // the server, unchanged; except one worded as a question of mcp-warden, refused as a server elicitation that
@@ -11,21 +12,9 @@ beforeAll(() => {
 });
 afterAll(() => h.cleanup());
 
-const elicit = (message: string): Record<string, unknown> => ({
-  method: 'elicitation/create',
-  params: { mode: 'form', message, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } },
-});
-
 async function confirm(retryWith?: (state: string) => string): Promise<{ s: RawSession; first: Record<string, unknown>; second?: Record<string, unknown> }> {
-  const s = new RawSession(h.home, 'forge');
-  s.send(modernLine(1, 'tools/list'));
-  await answerTo(s, 1);
-  s.send(modernLine(2, 'tools/call', { name: 'confirm', arguments: {} }));
-  const first = await answerTo(s, 2);
-  if (!retryWith) return { s, first };
-  const state = (first.result as { requestState: string }).requestState;
-  s.send(modernLine(3, 'tools/call', { name: 'confirm', arguments: {}, inputResponses: { ok: { action: 'accept', content: { ok: true } } }, requestState: retryWith(state) }));
-  return { s, first, second: await answerTo(s, 3) };
+  const s = forgeSession(h);
+  return { s, ...(await callConfirm(s, retryWith)) };
 }
 
 describe("a server's input_required", () => {

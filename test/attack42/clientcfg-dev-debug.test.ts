@@ -1,8 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { copyOfRunTemplate } from '../helpers/run-template.js';
-import { NODE, SERVERS, WARDEN, addServer, cli } from '../helpers/warden.js';
+import { BASIC, importVscode } from '../helpers/vscode-import.js';
+import { NODE, WARDEN } from '../helpers/warden.js';
 
 // Review 19: a VS Code mcp.json entry's "dev" member changes how VS Code starts the entry's command. With
 // `"dev": {"debug": {"type": "node"}}` VS Code (src/vs/workbench/contrib/mcp/common/mcpDevMode.ts) starts a
@@ -14,24 +12,9 @@ import { NODE, SERVERS, WARDEN, addServer, cli } from '../helpers/warden.js';
 // and the warden went on to launch the server). An entry that already launches the warden with that member is
 // counted "already launched through the warden" and left as it is, exit 0.
 
-const BASIC = path.join(SERVERS, 'basic.mjs');
-
-/** A home with basic.mjs enrolled as 'basic' (made once per run; an entry of the same command line reuses it,
- *  so import launches nothing). */
-function enrolledHome(): { dir: string; home: string } {
-  const { dir } = copyOfRunTemplate(`attack42-vscode-dev ${NODE}`, (d) => {
-    addServer(path.join(d, 'home'), 'basic', [NODE, BASIC]);
-  });
-  return { dir, home: path.join(dir, 'home') };
-}
-
 /** The arguments VS Code starts a stdio entry with (mcpDevMode.ts `transform`, debug type "node"). */
 function vscodeArgs(entry: { command: string; args: string[]; dev?: { debug?: { type?: string } } }): string[] {
   return entry.dev?.debug?.type === 'node' && /node[0-9]*$/.test(entry.command) ? ['--inspect-brk=127.0.0.1:9230', ...entry.args] : entry.args;
-}
-
-interface Report {
-  entries: { name: string; result: string; detail?: string }[];
 }
 
 type Entry = { command: string; args: string[]; dev?: { debug?: { type?: string } } };
@@ -39,36 +22,21 @@ const DEV = { watch: '**/*.mjs', debug: { type: 'node' } };
 
 /** Imports a .vscode/mcp.json holding `servers` into a copy of the enrolled home; the outcome of each entry and
  *  the file's entries afterwards. */
-function importVscode(servers: (home: string) => Record<string, object>): { code: number | null; outcome: Record<string, string>; detail: Record<string, string>; after: Record<string, Entry>; home: string } {
-  const { dir, home } = enrolledHome();
-  try {
-    const file = path.join(dir, 'project', '.vscode', 'mcp.json');
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, JSON.stringify({ servers: servers(home) }, null, 2));
-    const r = cli(home, ['import', file, '--yes', '--json']);
-    const report = JSON.parse(r.stdout) as Report;
-    return {
-      code: r.code,
-      outcome: Object.fromEntries(report.entries.map((e) => [e.name, e.result])),
-      detail: Object.fromEntries(report.entries.map((e) => [e.name, e.detail ?? ''])),
-      after: (JSON.parse(fs.readFileSync(file, 'utf8')) as { servers: Record<string, Entry> }).servers,
-      home,
-    };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+function importServers(servers: (home: string) => Record<string, object>): { code: number | null; outcome: Record<string, string>; detail: Record<string, string>; after: Record<string, Entry> } {
+  const r = importVscode((home) => ({ servers: servers(home) }));
+  return { ...r, after: (JSON.parse(r.after) as { servers: Record<string, Entry> }).servers };
 }
 
 describe('a VS Code entry whose "dev" member starts its command under the debugger', () => {
   it('launching the warden already, is refused as a disguise, not counted "already launched through the warden"', () => {
-    const r = importVscode((home) => ({ wrapped: { type: 'stdio', command: NODE, args: [WARDEN, '--home', home, 'run', 'basic'], dev: DEV } }));
+    const r = importServers((home) => ({ wrapped: { type: 'stdio', command: NODE, args: [WARDEN, '--home', home, 'run', 'basic'], dev: DEV } }));
     expect(r.outcome.wrapped).toBe('refused');
     expect(r.detail.wrapped).toMatch(/^CLIENT_ENTRY_AMBIGUOUS: /);
     expect(r.code).toBe(3);
   }, 60_000);
 
   it('to be wrapped, is refused or rewritten without "dev.debug": VS Code never starts the warden with --inspect-brk', () => {
-    const r = importVscode(() => ({ basic: { type: 'stdio', command: NODE, args: [BASIC], dev: DEV } }));
+    const r = importServers(() => ({ basic: { type: 'stdio', command: NODE, args: [BASIC], dev: DEV } }));
     const basic = r.after.basic as Entry;
     // Not vacuous: the entry was either refused (left as it was) or wrapped to launch the warden on server 'basic'.
     expect(r.outcome.basic === 'refused' ? basic.args : basic.args.slice(-2)).toEqual(r.outcome.basic === 'refused' ? [BASIC] : ['run', 'basic']);

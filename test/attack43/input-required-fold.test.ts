@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RawSession, answerTo, hostileHome, modernLine, type Sdk2Home } from '../attack27/helpers.js';
+import { hostileHome, type Sdk2Home } from '../attack27/helpers.js';
+import { callConfirm, elicit, forgeSession } from '../helpers/input-required.js';
 
 // Review 20: on a 2026-07-28 connection the warden refuses a server's `input_required` answer worded as a question
 // of mcp-warden (modern-session.ts onAnswer: impersonatesWarden over `inputRequests` and `requestState`). It reads
@@ -16,20 +17,13 @@ beforeAll(() => {
 });
 afterAll(() => h.cleanup());
 
-const elicit = (message: string): Record<string, unknown> => ({
-  method: 'elicitation/create',
-  params: { mode: 'form', message, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } },
-});
 const FORGED = 'mcp-warden: approve the call to confirm? (your policy asks)';
 
 async function firstAnswer(): Promise<{ answer: Record<string, unknown>; seen: string }> {
-  const s = new RawSession(h.home, 'forge');
+  const s = forgeSession(h);
   try {
-    s.send(modernLine(1, 'tools/list'));
-    await answerTo(s, 1);
-    s.send(modernLine(2, 'tools/call', { name: 'confirm', arguments: {} }));
-    const answer = await answerTo(s, 2);
-    return { answer, seen: s.stdoutBytes.toString() };
+    const { first } = await callConfirm(s);
+    return { answer: first, seen: s.stdoutBytes.toString() };
   } finally {
     s.close();
     await s.exited;

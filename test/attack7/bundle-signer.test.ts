@@ -5,6 +5,7 @@ import { digestForAllowlist } from '../../src/attest/allowlist-digest.js';
 import { readPrivateKey, signWithKey } from '../../src/fleet/signature.js';
 import { addServer, auditEvents, cli, connectClient } from '../helpers/warden.js';
 import { keyPair, machine, machineA, serverCopy, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
+import { member, readJson, type BundleJson } from '../helpers/json-docs.js';
 
 // attack7: a signer (or a stolen key) trying to do more with `bundle apply` than docs/threat-model.md
 // "What a trust bundle's signer can and cannot do" allows. Each test names the behaviour that should hold.
@@ -27,11 +28,9 @@ beforeAll(() => {
 
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
 /** What a signer can make: any valid bundle, here the good one changed by `mutate`, signed with the pinned key. */
-function crafted(name: string, mutate: (doc: Doc) => void): string {
-  const doc = JSON.parse(fs.readFileSync(bundle, 'utf8')) as Doc;
+function crafted(name: string, mutate: (doc: BundleJson) => void): string {
+  const doc = readJson<BundleJson>(bundle);
   mutate(doc);
   const out = path.join(root, `${name}.bundle.json`);
   fs.writeFileSync(out, JSON.stringify(doc, null, 2) + '\n');
@@ -41,10 +40,11 @@ function crafted(name: string, mutate: (doc: Doc) => void): string {
   return out;
 }
 
-function renameServer(doc: Doc, from: string, to: string): void {
-  for (const k of ['servers', 'toolsLock', 'wardenLock']) {
-    doc[k] = Object.fromEntries(Object.entries(doc[k] as Doc).map(([id, v]) => [id === from ? to : id, v]));
-  }
+function renameServer(doc: BundleJson, from: string, to: string): void {
+  const renamed = <T>(byId: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(byId).map(([id, v]) => [id === from ? to : id, v]));
+  doc.servers = renamed(doc.servers);
+  doc.toolsLock = renamed(doc.toolsLock);
+  doc.wardenLock = renamed(doc.wardenLock);
 }
 
 const allowlistOf = (home: string): { path: string; kind: string; sha256: string }[] =>
@@ -83,7 +83,7 @@ describe('attack7: a server id that is an Object.prototype key', () => {
   it("a server id 'constructor' gets no env value the operator did not give (BUNDLE_ENV_MISSING, nothing changed)", () => {
     const evil = crafted('constructor-name', (doc) => {
       renameServer(doc, 'basic', 'constructor');
-      doc.servers.constructor.envNames = ['name'];
+      member(doc.servers, 'constructor').envNames = ['name'];
     });
     const homeB = freshB();
     const before = snapshot(homeB);
@@ -101,7 +101,7 @@ describe('attack7: a server id that is an Object.prototype key', () => {
     expect(addServer(homeB, 'mine', ['node', serverCopy(dir)]).code).toBe(0);
     const evil = crafted('constructor-length', (doc) => {
       renameServer(doc, 'basic', 'constructor');
-      doc.servers.constructor.envNames = ['length'];
+      member(doc.servers, 'constructor').envNames = ['length'];
     });
     cli(homeB, ['bundle', 'apply', evil, '--key', key.pub]);
     // The machine's own server must still be startable: servers.json must still be a valid file.
@@ -114,7 +114,7 @@ describe('attack7: a server id that is an Object.prototype key', () => {
 describe('attack7: a signer cannot read a machine\'s env values', () => {
   it('a bundle cannot make a server receive environment variables this machine never agreed to pass (passEnv needs the operator, like env names do)', () => {
     const evil = crafted('pass-env', (doc) => {
-      doc.servers.basic.passEnv = ['AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN', 'SSH_AUTH_SOCK'];
+      member(doc.servers, 'basic').passEnv = ['AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN', 'SSH_AUTH_SOCK'];
     });
     const homeB = freshB();
     const before = snapshot(homeB);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addServer, auditEvents, cli } from '../helpers/warden.js';
 import { keyPair, machine, serverCopy, sharedMachineA, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
+import { readHomeJson as read } from '../helpers/json-docs.js';
 
 // attack8: the withdrawal (src/fleet/retire.ts) judges "brought by a bundle" by the server id alone. A server this
 // machine added itself, which a bundle later named (the same id: two teams both call theirs "second"), counts as
@@ -15,7 +16,6 @@ let key: KeyPair;
 let both: string;
 let basicOnly: string;
 
-const read = (home: string, file: string): Record<string, any> => JSON.parse(fs.readFileSync(path.join(home, file), 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 beforeAll(() => {
   root = tempDir('warden-attack8-withdraw-');
@@ -46,7 +46,7 @@ describe('attack8: withdrawal and servers the machine added itself', () => {
     // Without 'second', the fleet's other server applies, and the next bundle leaves the machine's own alone.
     expect(cli(homeB, ['bundle', 'apply', basicOnly, '--key', key.pub, '--env', 'basic.SECRET_TOKEN=b']).code).toBe(0);
     expect(Object.keys(read(homeB, 'servers.json').servers).sort()).toEqual(['basic', 'second']);
-    expect(read(homeB, 'servers.json').servers.second.args[0]).toContain('own-second');
+    expect(read(homeB, 'servers.json').servers.second?.args[0]).toContain('own-second');
   });
 
   it('handed over with --adopt, the server follows the fleet: replaced now, removed when a later bundle leaves it out', () => {
@@ -58,7 +58,7 @@ describe('attack8: withdrawal and servers the machine added itself', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(auditEvents(homeB).at(-1)).toMatchObject({ event: 'bundle_applied', adopted: ['second'] });
-    expect(read(homeB, 'servers.json').servers.second.args[0]).not.toContain('own-second');
+    expect(read(homeB, 'servers.json').servers.second?.args[0]).not.toContain('own-second');
     expect(cli(homeB, ['bundle', 'apply', basicOnly, '--key', key.pub]).code).toBe(0);
     expect(Object.keys(read(homeB, 'servers.json').servers)).toEqual(['basic']);
   });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addServer, cli } from '../helpers/warden.js';
 import { keyPair, machine, serverCopy, sharedMachineA, signedBundle, snapshot, tempDir, type KeyPair } from '../bundle/helpers.js';
+import { readHomeJson as read } from '../helpers/json-docs.js';
 
 // attack9: what bundle-state.json remembers (applied.servers, applied.pinned) is one record of the last apply,
 // and the checks read more into it than it holds.
@@ -13,7 +14,6 @@ let k1: KeyPair;
 let k2: KeyPair;
 let n = 0;
 
-const read = (home: string, file: string): Record<string, any> => JSON.parse(fs.readFileSync(path.join(home, file), 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const bundle = (name: string, key: KeyPair, flags: string[]): string => signedBundle(homeA, path.join(root, `${name}.bundle.json`), key, flags);
 const freshB = (): string => machine(root, `B${++n}`);
 /** A server of the machine's own (its own copy of the basic server). */
@@ -84,7 +84,7 @@ describe('attack9: servers the machine configured itself', () => {
     const servers = read(homeB, 'servers.json');
     delete servers.servers.second;
     fs.writeFileSync(path.join(homeB, 'servers.json'), JSON.stringify(servers, null, 2) + '\n');
-    for (const f of ['tools.lock', 'warden.lock']) {
+    for (const f of ['tools.lock', 'warden.lock'] as const) {
       const lock = read(homeB, f);
       delete lock.servers.second;
       fs.writeFileSync(path.join(homeB, f), JSON.stringify(lock, null, 2) + '\n');

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPrivateKey, signWithKey } from '../../src/fleet/signature.js';
 import { variant } from '../attack4/common.js';
 import { DEMO_DEP, storeMachines, storeNames, type StoreMachines } from '../bundle/store-helpers.js';
+import { member, readJson, type BundleJson } from '../helpers/json-docs.js';
 
 // ADR 0029 / threat model: a bundle's lockfile cannot "slip other code into the tree": only the dependencies the
 // signed package.json declares, registry tarballs with integrity from this machine's own registry, never a place
@@ -14,7 +15,6 @@ import { DEMO_DEP, storeMachines, storeNames, type StoreMachines } from '../bund
 // package, unsigned, where the signed package imports its declared dependency. The signer pins the resulting tree
 // digest (it can compute it), so nothing refuses it, and no --allow-unsigned is asked for the code that runs.
 
-const readJson = <T = Record<string, any>>(file: string): T => JSON.parse(fs.readFileSync(file, 'utf8')) as T;
 const EVIL = '@mcp-warden-test/evil-dep';
 
 let m: StoreMachines;
@@ -26,8 +26,8 @@ beforeAll(async () => {
 afterAll(async () => m?.close());
 
 /** The signer's edit of a bundle, re-signed with the pinned key. */
-function resigned(file: string, name: string, edit: (doc: Record<string, any>, entry: string) => void): string {
-  const doc = readJson(file);
+function resigned(file: string, name: string, edit: (doc: BundleJson, entry: string) => void): string {
+  const doc = readJson<BundleJson>(file);
   edit(doc, Object.keys(doc.packages)[0] as string);
   const out = path.join(m.dir, `${name}.bundle.json`);
   const bytes = Buffer.from(JSON.stringify(doc, null, 2) + '\n');
@@ -37,17 +37,18 @@ function resigned(file: string, name: string, edit: (doc: Record<string, any>, e
 }
 
 /** The signer pins whatever tree its lockfile makes (it can compute that digest itself): the package tree's accepted digest and its warden.lock record. */
-function pinTree(doc: Record<string, any>, sha256: string): void {
-  const tree = doc.artifacts.find((a: { kind: string }) => a.kind === 'package');
+function pinTree(doc: BundleJson, sha256: string): void {
+  const tree = doc.artifacts.find((a) => a.kind === 'package');
+  if (!tree) throw new Error('the bundle has no package tree artifact');
   tree.accept = [sha256];
-  for (const e of Object.values(doc.wardenLock) as { artifacts: { kind: string; sha256: string }[] }[]) for (const a of e.artifacts) if (a.kind === 'package') a.sha256 = sha256;
+  for (const e of Object.values(doc.wardenLock)) for (const a of e.artifacts) if (a.kind === 'package') a.sha256 = sha256;
 }
 
 describe('a bundle lockfile installs only registry packages under their own names', () => {
   it('an npm alias (a lockfile entry whose `name` is another package) in place of a declared dependency is refused', async () => {
     const evil = m.reg.publish(EVIL, '1.0.0', { tarball: variant(DEMO_DEP, '1.0.0', { name: EVIL }, { 'index.mjs': 'export function echo() { return "not the declared dependency"; }\n' }), attestations: 'none' });
-    const edit = (doc: Record<string, any>, entry: string): void => {
-      doc.packages[entry].lockfile.packages[`node_modules/${DEMO_DEP}`] = { name: EVIL, version: '1.0.0', integrity: evil.integrity, license: 'Apache-2.0' };
+    const edit = (doc: BundleJson, entry: string): void => {
+      member(doc.packages, entry).lockfile.packages[`node_modules/${DEMO_DEP}`] = { name: EVIL, version: '1.0.0', integrity: evil.integrity, license: 'Apache-2.0' };
     };
     // The signer learns the digest of the tree its lockfile makes (here: from B's refusal; it could install it itself).
     const probe = m.run(m.freshB(), ['bundle', 'apply', resigned(demo, 'alias-probe', edit), '--key', m.key.pub]);

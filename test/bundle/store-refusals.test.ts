@@ -8,12 +8,12 @@ import { identityFor } from '../helpers/provenance-registry.js';
 import { auditEvents } from '../helpers/warden.js';
 import { variant } from '../attack4/common.js';
 import { DEMO_DEP, DEMO_SERVER, publishNewerDependency, publishRanged, refusedWithNothingChanged, storeMachines, storeNames, type StoreMachines } from './store-helpers.js';
+import { member, readJson, type AllowlistJson, type BundleJson } from '../helpers/json-docs.js';
 
 // Issue 15 (docs/adr/0029): each way a store server of a bundle can fail to reproduce on machine B is refused
 // before B's trust files change, with B's store as it was (an entry made for a refused apply is removed), and
 // audited. The signer names a package and a publisher; the package must still verify on B.
 
-const readJson = <T = Record<string, any>>(file: string): T => JSON.parse(fs.readFileSync(file, 'utf8')) as T;
 
 let m: StoreMachines;
 let demo: string;
@@ -25,8 +25,8 @@ afterAll(async () => m?.close());
 
 /** A copy of a bundle with `edit` applied to its JSON, signed again with the trusted key: what its signer can do
  *  (`bundle sign` itself signs only valid bundles). */
-function resigned(file: string, name: string, edit: (doc: Record<string, any>) => void): string {
-  const doc = readJson(file);
+function resigned(file: string, name: string, edit: (doc: BundleJson) => void): string {
+  const doc = readJson<BundleJson>(file);
   edit(doc);
   const out = path.join(m.dir, `${name}.bundle.json`);
   const bytes = Buffer.from(JSON.stringify(doc, null, 2) + '\n');
@@ -70,7 +70,7 @@ describe('bundle apply: the store lockfile the bundle carries', () => {
     const file = resigned(ranged, 'ranged-newer-dep', (doc) => {
       const [entry] = Object.keys(doc.packages);
       if (entry === undefined) throw new Error('the signed bundle holds no package');
-      const dep = doc.packages[entry].lockfile.packages[`node_modules/${DEMO_DEP}`];
+      const dep = member(member(doc.packages, entry).lockfile.packages, `node_modules/${DEMO_DEP}`);
       Object.assign(dep, { version: '1.0.1', integrity: newer.integrity });
     });
     const err = refusedWithNothingChanged(m, m.freshB(), file, [], 'BUNDLE_DIGEST_MISMATCH');
@@ -81,7 +81,7 @@ describe('bundle apply: the store lockfile the bundle carries', () => {
     const file = resigned(ranged, 'ranged-resolved', (doc) => {
       const [entry] = Object.keys(doc.packages);
       if (entry === undefined) throw new Error('the signed bundle holds no package');
-      doc.packages[entry].lockfile.packages[`node_modules/${DEMO_DEP}`].resolved = 'https://evil.example/demo-dep-1.0.0.tgz';
+      member(member(doc.packages, entry).lockfile.packages, `node_modules/${DEMO_DEP}`).resolved = 'https://evil.example/demo-dep-1.0.0.tgz';
     });
     const homeB = m.freshB();
     const r = m.run(homeB, ['bundle', 'apply', file, '--key', m.key.pub]);
@@ -102,7 +102,7 @@ describe('bundle apply: a package admitted without provenance', () => {
   }, 60_000);
 
   it('the bundle says so', () => {
-    const [p] = Object.values(readJson(unsigned).packages) as Record<string, unknown>[];
+    const [p] = Object.values(readJson<BundleJson>(unsigned).packages);
     expect(p).toMatchObject({ name: DEMO_SERVER, version: '1.3.0', unsigned: '--allow-unsigned' });
     expect(p?.identity).toBeUndefined();
   });
@@ -116,8 +116,8 @@ describe('bundle apply: a package admitted without provenance', () => {
     const r = m.run(homeB, ['bundle', 'apply', unsigned, '--key', m.key.pub, '--allow-unsigned', 'unsigned']);
     expect(r.code, r.stderr).toBe(0);
     expect(auditEvents(homeB).find((e) => e.event === 'unsigned_admitted')).toMatchObject({ server: 'unsigned', package: DEMO_SERVER, version: '1.3.0', how: '--allow-unsigned', by: 'bundle apply' });
-    const tree = readJson(path.join(homeB, 'allowlist.json')).entries.find((e: any) => e.kind === 'package');
-    expect(tree.provenance).toMatchObject({ package: `${DEMO_SERVER}@1.3.0`, unsigned: '--allow-unsigned' });
+    const tree = readJson<AllowlistJson>(path.join(homeB, 'allowlist.json')).entries.find((e) => e.kind === 'package');
+    expect(tree?.provenance).toMatchObject({ package: `${DEMO_SERVER}@1.3.0`, unsigned: '--allow-unsigned' });
   }, 60_000);
 
   it('--allow-unsigned for a server the bundle does not carry unsigned is a usage error', () => {
@@ -131,8 +131,8 @@ describe('bundle apply: a package admitted without provenance', () => {
 
 describe('bundle format: what a store server carries is read strictly', () => {
   /** The refusal of `demo` with `edit` applied (parsed in process: what verify and apply read after the signature). */
-  function refusal(edit: (doc: Record<string, any>, entry: string) => void): string {
-    const doc = readJson(demo);
+  function refusal(edit: (doc: BundleJson, entry: string) => void): string {
+    const doc = readJson<BundleJson>(demo);
     edit(doc, Object.keys(doc.packages)[0] as string);
     try {
       parseBundle(Buffer.from(JSON.stringify(doc)), 'b.json');
@@ -144,22 +144,23 @@ describe('bundle format: what a store server carries is read strictly', () => {
   }
 
   it('a lockfile package no dependency of the server leads to (its tree digest would not cover it)', () => {
-    expect(refusal((doc, entry) => (doc.packages[entry].lockfile.packages['node_modules/extra'] = { version: '1.0.0', integrity: doc.packages[entry].integrity }))).toContain('/lockfile/packages/node_modules~1extra: no dependency of @mcp-warden-test/demo-server leads to it');
+    expect(refusal((doc, entry) => (member(doc.packages, entry).lockfile.packages['node_modules/extra'] = { version: '1.0.0', integrity: member(doc.packages, entry).integrity }))).toContain('/lockfile/packages/node_modules~1extra: no dependency of @mcp-warden-test/demo-server leads to it');
   });
 
   it('a store path that leads out of its entry, or into an entry the bundle does not carry', () => {
-    expect(refusal((doc, entry) => (doc.servers['demo-server'].args[0] = `store:${entry}/../../etc/passwd`))).toContain('/servers/demo-server/args/0: "store:');
-    expect(refusal((doc) => (doc.servers['demo-server'].args[0] = 'store:other@1.0.0-0123456789ab/server.mjs'))).toContain('/servers/demo-server/args/0: the store entry other@1.0.0-0123456789ab is not among /packages');
+    expect(refusal((doc, entry) => (member(doc.servers, 'demo-server').args[0] = `store:${entry}/../../etc/passwd`))).toContain('/servers/demo-server/args/0: "store:');
+    expect(refusal((doc) => (member(doc.servers, 'demo-server').args[0] = 'store:other@1.0.0-0123456789ab/server.mjs'))).toContain('/servers/demo-server/args/0: the store entry other@1.0.0-0123456789ab is not among /packages');
   });
 
   it('a package other than the one its server names, or one that names no publisher though its server requires provenance', () => {
-    expect(refusal((doc, entry) => (doc.packages[entry].integrity = `sha512-${'A'.repeat(86)}==`))).toContain('/servers/demo-server/package: not the package');
-    expect(refusal((doc, entry) => delete doc.packages[entry].identity)).toMatch(/provenance: "required", but \/packages\/\S+ names no publisher/);
+    expect(refusal((doc, entry) => (member(doc.packages, entry).integrity = `sha512-${'A'.repeat(86)}==`))).toContain('/servers/demo-server/package: not the package');
+    expect(refusal((doc, entry) => delete member(doc.packages, entry).identity)).toMatch(/provenance: "required", but \/packages\/\S+ names no publisher/);
   });
 
   it('a store artifact left to the machine instead of pinned', () => {
-    const machineLocal = (kind: string) => (doc: Record<string, any>) => {
-      const a = doc.artifacts.find((x: { kind: string }) => x.kind === kind);
+    const machineLocal = (kind: string) => (doc: BundleJson) => {
+      const a = doc.artifacts.find((x) => x.kind === kind);
+      if (!a) throw new Error(`the bundle has no ${kind} artifact`);
       delete a.accept;
       a.machineLocal = true;
     };

@@ -4,13 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packFixture } from '../helpers/provenance-registry.js';
 import { auditEvents, connectClient } from '../helpers/warden.js';
 import { DEMO_DEP, DEMO_SERVER, entryOf, publishNewerDependency, publishRanged, storeMachines, storeNames, type StoreMachines } from './store-helpers.js';
+import { member, readJson, type AllowlistJson, type BundleJson, type InstallJson, type ServersJson } from '../helpers/json-docs.js';
 
 // Issue 15, servers installed into the sealed store (docs/adr/0029): machine A installs a package published with
 // provenance, bundles it and signs; machine B applies the bundle, which installs the same package from the
 // registry through install's own path into B's store, from the bundle's lockfile, and the server runs there.
 
 const ENTRY = entryOf(DEMO_SERVER, '1.0.0', packFixture(DEMO_SERVER, '1.0.0'));
-const readJson = <T = Record<string, any>>(file: string): T => JSON.parse(fs.readFileSync(file, 'utf8')) as T;
 const storeOf = (home: string): string => fs.realpathSync(path.join(home, 'store'));
 
 let m: StoreMachines;
@@ -31,25 +31,25 @@ describe('bundle apply: a server installed into the store', () => {
 
   it('installs the package into this machine\'s store, with the tree digest the bundle names', () => {
     expect(storeNames(homeB)).toEqual([ENTRY]);
-    const a = readJson(path.join(m.homeA, 'store', ENTRY, 'install.json'));
-    const b = readJson(path.join(homeB, 'store', ENTRY, 'install.json'));
+    const a = readJson<InstallJson>(path.join(m.homeA, 'store', ENTRY, 'install.json'));
+    const b = readJson<InstallJson>(path.join(homeB, 'store', ENTRY, 'install.json'));
     expect(b.tree.sha256).toBe(a.tree.sha256);
     expect(b.tree.root).toBe(path.join(storeOf(homeB), ENTRY, 'node_modules', DEMO_SERVER));
-    expect(b.provenance.identity).toMatchObject({ repository: a.provenance.identity.repository, workflow: a.provenance.identity.workflow });
-    expect(b.dependencies.map((d: { name: string; version: string }) => `${d.name}@${d.version}`)).toEqual([`${DEMO_DEP}@1.0.0`]);
+    expect(b.provenance.identity).toMatchObject({ repository: a.provenance.identity?.repository, workflow: a.provenance.identity?.workflow });
+    expect(b.dependencies.map((d) => `${d.name}@${d.version}`)).toEqual([`${DEMO_DEP}@1.0.0`]);
   });
 
   it('writes the server, its allowlist entries and its locks with this machine\'s store paths, equivalent to the other machine\'s', () => {
     const local = (home: string, file: string): string => fs.readFileSync(path.join(home, file), 'utf8').replaceAll(storeOf(home), '<store>');
     for (const f of ['tools.lock', 'warden.lock']) expect(local(homeB, f)).toBe(local(m.homeA, f));
-    const server = readJson(path.join(homeB, 'servers.json')).servers['demo-server'];
+    const server = member(readJson<ServersJson>(path.join(homeB, 'servers.json')).servers, 'demo-server');
     expect(server.args).toEqual([path.join(storeOf(homeB), ENTRY, 'node_modules', DEMO_SERVER, 'server.mjs')]);
-    expect(server.package).toEqual(readJson(path.join(m.homeA, 'servers.json')).servers['demo-server'].package);
-    expect(server.identity).toEqual(readJson(path.join(m.homeA, 'servers.json')).servers['demo-server'].identity);
-    const entries = (home: string) => readJson(path.join(home, 'allowlist.json')).entries.map((e: any) => ({ path: e.path.replace(storeOf(home), '<store>'), kind: e.kind, sha256: e.sha256 }));
+    expect(server.package).toEqual(member(readJson<ServersJson>(path.join(m.homeA, 'servers.json')).servers, 'demo-server').package);
+    expect(server.identity).toEqual(member(readJson<ServersJson>(path.join(m.homeA, 'servers.json')).servers, 'demo-server').identity);
+    const entries = (home: string) => readJson<AllowlistJson>(path.join(home, 'allowlist.json')).entries.map((e) => ({ path: e.path.replace(storeOf(home), '<store>'), kind: e.kind, sha256: e.sha256 }));
     expect(entries(homeB)).toEqual(entries(m.homeA));
-    const tree = readJson(path.join(homeB, 'allowlist.json')).entries.find((e: any) => e.kind === 'package');
-    expect(tree.provenance).toMatchObject({ package: `${DEMO_SERVER}@1.0.0`, publisher: { repository: server.identity.repository, workflow: server.identity.workflow } });
+    const tree = readJson<AllowlistJson>(path.join(homeB, 'allowlist.json')).entries.find((e) => e.kind === 'package');
+    expect(tree?.provenance).toMatchObject({ package: `${DEMO_SERVER}@1.0.0`, publisher: { repository: server.identity?.repository, workflow: server.identity?.workflow } });
   });
 
   it('the server runs on that machine from its own store, its dependency loaded', async () => {
@@ -74,7 +74,7 @@ describe('bundle apply: a server installed into the store', () => {
     expect(text).not.toContain(m.homeA);
     expect(text).not.toContain(m.reg.url); // no registry URL: each machine uses its own
     expect(text).toContain(`"store:${ENTRY}/node_modules/${DEMO_SERVER}/server.mjs"`);
-    const serial = String(readJson(bundle).serial);
+    const serial = String(readJson<BundleJson>(bundle).serial);
     const again = path.join(m.dir, 'again.bundle.json');
     expect(m.run(homeB, ['bundle', 'create', '--out', again, '--serial', serial]).code).toBe(0);
     const content = (file: string): string => fs.readFileSync(file, 'utf8').replace(/"createdAt": "[^"]+"/, '');
@@ -102,6 +102,6 @@ describe('bundle apply: the store lockfile', () => {
     const r = m.run(homeB, ['bundle', 'apply', file, '--key', m.key.pub]);
     expect(r.code, r.stderr).toBe(0);
     const entry = storeNames(homeB)[0] as string;
-    expect(readJson(path.join(homeB, 'store', entry, 'node_modules', DEMO_DEP, 'package.json')).version).toBe('1.0.0');
+    expect(readJson<{ version: string }>(path.join(homeB, 'store', entry, 'node_modules', DEMO_DEP, 'package.json')).version).toBe('1.0.0');
   }, 60_000);
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addServer, auditEvents, cli, connectClient } from '../helpers/warden.js';
 import { keyPair, machine, serverCopy, sharedMachineA, signedBundle, tempDir, type KeyPair } from './helpers.js';
+import { readHomeJson as read } from '../helpers/json-docs.js';
 
 // A fleet revokes a server by publishing a bundle that no longer names it: each machine that applied the earlier
 // bundle removes the server, its lock entries and the allowlist entries only it used. Servers a machine added
@@ -16,7 +17,6 @@ let basicOnly: string;
 let secondScript: string;
 const env = ['--env', 'basic.SECRET_TOKEN=b', '--env', 'second.SECRET_TOKEN=b'];
 
-const read = (home: string, file: string): Record<string, any> => JSON.parse(fs.readFileSync(path.join(home, file), 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const allowlistPaths = (home: string): string[] => (read(home, 'allowlist.json').entries as { path: string }[]).map((e) => e.path);
 
 beforeAll(() => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageJsonOf, pack } from '../helpers/npm-pack.mjs';
 import { DEMO_SERVER, fixtureDir, startProvenanceRegistry, type ProvenanceRegistry } from '../helpers/provenance-registry.js';
 import { tempDir } from '../helpers/warden.js';
+import { member } from '../helpers/json-docs.js';
 
 // The registry stand-in the install tests depend on, checked for the protocol details they rely on (and npm
 // does): the packument as npm asks for it, the attestations endpoint named in it (a scoped name percent-encoded
@@ -27,14 +28,19 @@ const get = async (url: string) => {
   const res = await fetch(url, { headers: { accept: INSTALL_ACCEPT } });
   return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
 };
-const packument = async (name: string) => JSON.parse((await get(`${reg.url}/${name.replace('/', '%2f')}`)).body.toString()) as Record<string, any>;
+/** A packument as the stand-in serves it: the members the tests read. */
+interface Packument {
+  'dist-tags': Record<string, string>;
+  versions: Record<string, Record<string, unknown> & { dist: { tarball: string; integrity: string; attestations?: { url: string } } }>;
+}
+const packument = async (name: string): Promise<Packument> => JSON.parse((await get(`${reg.url}/${name.replace('/', '%2f')}`)).body.toString()) as Packument;
 
 describe('the registry stand-in', () => {
   it('answers npm\'s packument request with each version\'s manifest read from its tarball, and dist naming the attestations endpoint', async () => {
     const published = reg.publish(DEMO_SERVER, '1.0.0');
     const doc = await packument(DEMO_SERVER);
     expect(doc['dist-tags']).toEqual({ latest: '1.0.0' });
-    const v = doc.versions['1.0.0'];
+    const v = member(doc.versions, '1.0.0');
     expect(v).toMatchObject({ name: DEMO_SERVER, version: '1.0.0', _id: `${DEMO_SERVER}@1.0.0`, bin: { 'demo-server': 'server.mjs' } });
     expect(v.dist).toEqual({
       tarball: `${reg.url}/${DEMO_SERVER}/-/demo-server-1.0.0.tgz`,
@@ -43,7 +49,7 @@ describe('the registry stand-in', () => {
       attestations: { url: `${reg.url}/-/npm/v1/attestations/@mcp-warden-test%2fdemo-server@1.0.0`, provenance: { predicateType: 'https://slsa.dev/provenance/v1' } },
     });
     expect((await get(v.dist.tarball)).body.equals(published.tarball)).toBe(true);
-    const attestations = await get(v.dist.attestations.url);
+    const attestations = await get(String(v.dist.attestations?.url));
     expect([attestations.status, JSON.parse(attestations.body.toString())]).toEqual([200, published.attestations]);
     expect(reg.requests()).toContain(`GET /-/npm/v1/attestations/${DEMO_SERVER}@1.0.0 200`);
   });
@@ -52,14 +58,14 @@ describe('the registry stand-in', () => {
     reg.publish(DEMO_SERVER, '1.1.0', { attestations: 'none' });
     let doc = await packument(DEMO_SERVER);
     expect(doc['dist-tags'].latest).toBe('1.1.0');
-    expect(doc.versions['1.1.0'].dist.attestations).toBeUndefined();
+    expect(member(doc.versions, '1.1.0').dist.attestations).toBeUndefined();
     expect((await get(`${reg.url}/-/npm/v1/attestations/@mcp-warden-test%2fdemo-server@1.1.0`)).status).toBe(404);
 
     const swapped = reg.publish(DEMO_SERVER, '1.1.0', { swapTarball: 'stale', distTags: { latest: '1.0.0', next: '1.1.0' } });
     doc = await packument(DEMO_SERVER);
     expect(doc['dist-tags']).toEqual({ latest: '1.0.0', next: '1.1.0' });
-    expect(doc.versions['1.1.0'].dist.integrity).toBe(swapped.integrity);
-    const served = (await get(doc.versions['1.1.0'].dist.tarball)).body;
+    expect(member(doc.versions, '1.1.0').dist.integrity).toBe(swapped.integrity);
+    const served = (await get(member(doc.versions, '1.1.0').dist.tarball)).body;
     expect(served.equals(swapped.swapped as Buffer)).toBe(true);
     expect(packageJsonOf(served)).toMatchObject({ name: DEMO_SERVER, version: '1.1.0' });
 

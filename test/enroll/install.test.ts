@@ -6,6 +6,7 @@ import { DEMO_DEP, DEMO_SERVER, identityFor, packFixture, startProvenanceRegistr
 import { GITHUB_ISSUER } from '../helpers/sigstore-pki.js';
 import { treeSnapshot } from '../helpers/tree-snapshot.js';
 import { auditEvents, cli, connectClient, NODE, tempDir, type CliResult } from '../helpers/warden.js';
+import { member, readJson, type AllowlistJson, type InstallJson, type PackageLockJson, type ServerJson, type ServersJson } from '../helpers/json-docs.js';
 
 // `mcp-warden install` end to end: the built CLI against the loopback registry stand-in (packument, tarball and
 // attestations endpoint, the real protocol), npm installing from it too, and a local test sigstore instance in
@@ -22,8 +23,7 @@ const sha512 = (b: Buffer) => crypto.createHash('sha512').update(b).digest();
 const INTEGRITY = `sha512-${sha512(packFixture(DEMO_SERVER, '1.0.0')).toString('base64')}`;
 const ENTRY = `@mcp-warden-test+demo-server@1.0.0-${sha512(packFixture(DEMO_SERVER, '1.0.0')).toString('hex').slice(0, 12)}`;
 
-const readJson = <T = Record<string, any>>(file: string): T => JSON.parse(fs.readFileSync(file, 'utf8')) as T;
-const serverEntry = (home: string, id: string) => readJson(path.join(home, 'servers.json')).servers[id];
+const serverEntry = (home: string, id: string): ServerJson => member(readJson<ServersJson>(path.join(home, 'servers.json')).servers, id);
 
 let dir: string;
 let reg: ProvenanceRegistry;
@@ -71,7 +71,7 @@ describe('install: a package published with provenance', () => {
   });
 
   it('allowlists the package tree with the provenance it was admitted on', () => {
-    const entries = readJson(path.join(home, 'allowlist.json')).entries as { path: string; kind: string; provenance?: Record<string, unknown> }[];
+    const entries = readJson<AllowlistJson>(path.join(home, 'allowlist.json')).entries;
     const tree = entries.find((e) => e.kind === 'package' && e.path === pkgDir());
     expect(tree?.provenance).toMatchObject({
       package: `${DEMO_SERVER}@1.0.0`,
@@ -85,16 +85,16 @@ describe('install: a package published with provenance', () => {
     expect(fs.readdirSync(path.join(home, 'store')).filter((n) => !n.startsWith('.lock'))).toEqual([ENTRY]);
     const writable = Object.entries(treeSnapshot(store())).filter(([, v]) => !v.startsWith('link') && parseInt(v.split(' ')[1] as string, 8) & 0o222);
     expect(writable).toEqual([]);
-    const lock = readJson(path.join(store(), 'package-lock.json')).packages;
+    const lock = readJson<PackageLockJson>(path.join(store(), 'package-lock.json')).packages;
     expect(lock[`node_modules/${DEMO_SERVER}`]).toMatchObject({ version: '1.0.0', integrity: INTEGRITY });
     expect(lock[`node_modules/${DEMO_DEP}`]).toMatchObject({ version: '1.0.0', integrity: expect.stringMatching(/^sha512-/) });
-    const record = readJson(path.join(store(), 'install.json'));
+    const record = readJson<InstallJson>(path.join(store(), 'install.json'));
     expect(record.package).toEqual({ name: DEMO_SERVER, version: '1.0.0', integrity: INTEGRITY });
     expect(record.provenance.identity).toMatchObject({ repository: SERVER_REPO.repository, workflow: SERVER_REPO.workflow, commit: SERVER_REPO.commit });
     expect(record.registry).toBe(`${reg.url}/`);
     expect(record.tree.root).toBe(pkgDir());
     expect(record.dependencies).toEqual([
-      { name: DEMO_DEP, version: '1.0.0', integrity: lock[`node_modules/${DEMO_DEP}`].integrity, provenance: expect.objectContaining({ repository: identityFor(DEMO_DEP, '1.0.0').repository }) },
+      { name: DEMO_DEP, version: '1.0.0', integrity: member(lock, `node_modules/${DEMO_DEP}`).integrity, provenance: expect.objectContaining({ repository: identityFor(DEMO_DEP, '1.0.0').repository }) },
     ]);
   });
 
@@ -205,6 +205,6 @@ describe('install: a package the registry serves without attestations', () => {
     const events = auditEvents(home);
     expect(events.find((e) => e.event === 'unsigned_admitted')).toMatchObject({ server: 'demo-server', package: DEMO_SERVER, version: '1.1.0', how: '--allow-unsigned' });
     expect(events.find((e) => e.event === 'package_installed')).toMatchObject({ version: '1.1.0', provenance: 'unsigned' });
-    expect(readJson(path.join(home, 'store', s.package.store, 'install.json')).provenance).toEqual({ unsigned: true, admittedBy: '--allow-unsigned' });
+    expect(readJson<InstallJson>(path.join(home, 'store', String(s.package?.store), 'install.json')).provenance).toEqual({ unsigned: true, admittedBy: '--allow-unsigned' });
   });
 });

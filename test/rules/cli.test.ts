@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FILESYSTEM, NODE, WARDEN, addServer, escapeRegExp, auditEvents, cli, connectClient, tempDir, type CliResult } from '../helpers/warden.js';
 import { writeRules } from '../helpers/rules.js';
+import { member, readHomeJson, type ServerJson } from '../helpers/json-docs.js';
 
 // `mcp-warden rules <id>` on the real server-filesystem: what it shows (offline, from servers.json and the
 // locks), each edit flag (validated, written, pinned in warden.lock, audited), refusals that change nothing,
@@ -39,10 +40,24 @@ const ok = (r: CliResult): CliResult => {
   expect(r.code, r.stderr + r.stdout).toBe(0);
   return r;
 };
-const json = (r: CliResult): Record<string, any> => JSON.parse(ok(r).stdout) as Record<string, any>;
-const tool = (view: Record<string, any>, name: string): Record<string, any> => (view.tools as Record<string, any>[]).find((t) => t.name === name) as Record<string, any>;
-const serversRules = (): Record<string, any> | undefined => JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8')).servers.fs.rules;
-const pinned = (): string | undefined => JSON.parse(fs.readFileSync(path.join(home, 'warden.lock'), 'utf8')).servers.fs.h_rules;
+/** What `rules --json` prints (src/cli/rules-print.ts, jsonOfView). */
+interface RulesJson {
+  policy: Record<string, { decision: string; default: boolean }>;
+  pin: { state: string; hash: string | null; pinned: string | null };
+  tools: ({ name: string; kind: string | null; decision: string } & Record<string, unknown>)[];
+  notInLock: { name: string; kind: string }[];
+  change?: { changed: boolean; from: string | null; to: string | null };
+}
+/** What `rules --propose --json` prints (jsonOfProposal), with the rules applied after `--yes`. */
+interface ProposalJson {
+  proposal: { name: string; kind: string; source: string; decision: string }[];
+  applied: boolean;
+  rules?: RulesJson;
+}
+const json = <T = RulesJson>(r: CliResult): T => JSON.parse(ok(r).stdout) as T;
+const tool = (view: RulesJson, name: string): RulesJson['tools'][number] | undefined => view.tools.find((t) => t.name === name);
+const serversRules = (): ServerJson['rules'] => member(readHomeJson(home, 'servers.json').servers, 'fs').rules;
+const pinned = (): string | undefined => member(readHomeJson(home, 'warden.lock').servers, 'fs').h_rules;
 const snapshot = (): string[] => ['servers.json', 'warden.lock', 'tools.lock', 'audit.log'].map((f) => fs.readFileSync(path.join(home, f), 'utf8'));
 
 describe('mcp-warden rules: showing', () => {
@@ -102,9 +117,9 @@ describe('mcp-warden rules: editing', () => {
     expect(third.pin.state).toBe('pinned');
     const changes = auditEvents(home).filter((e) => e.event === 'rules_changed');
     expect(changes.map(({ via, from, to }) => ({ via, from, to }))).toEqual([
-      { via: 'cli', from: undefined, to: first.change.to },
-      { via: 'cli', from: first.change.to, to: second.change.to },
-      { via: 'cli', from: second.change.to, to: third.change.to },
+      { via: 'cli', from: undefined, to: first.change?.to },
+      { via: 'cli', from: first.change?.to, to: second.change?.to },
+      { via: 'cli', from: second.change?.to, to: third.change?.to },
     ]);
     expect(changes.every((e) => e.server === 'fs')).toBe(true);
   });
@@ -233,7 +248,7 @@ describe('mcp-warden rules --propose', () => {
     expect(r.stdout.match(/^ {2}\S+ +\S+ +\S+ +server's claim/gm)).toHaveLength(14);
     expect(r.stdout).toMatch(/Nothing was applied\. To apply it as strict mode: mcp-warden --home \S+ rules fs --propose --yes/);
     expect(serversRules()).toBeUndefined();
-    const j = json(rules('--propose', '--json'));
+    const j = json<ProposalJson>(rules('--propose', '--json'));
     expect(j.applied).toBe(false);
     expect(j.proposal).toHaveLength(14);
     expect(j.proposal.every((p: { source: string }) => p.source === "server's claim")).toBe(true);
@@ -241,27 +256,27 @@ describe('mcp-warden rules --propose', () => {
 
   it('with --yes makes strict rules whose session lists exactly the proposed tools the policy lets through', async () => {
     ok(rules('--policy', 'destructive=deny'));
-    const r = json(rules('--propose', '--yes', '--json'));
+    const r = json<ProposalJson>(rules('--propose', '--yes', '--json'));
     expect(r.applied).toBe(true);
-    const proposed = Object.fromEntries((r.proposal as { name: string; kind: string }[]).map((p) => [p.name, p.kind]));
+    const proposed = Object.fromEntries(r.proposal.map((p) => [p.name, p.kind]));
     expect(Object.entries(proposed).filter(([, k]) => k === 'destructive').map(([t]) => t).sort()).toEqual(DESTRUCTIVE);
     expect(Object.entries(proposed).filter(([, k]) => k === 'read').map(([t]) => t).sort()).toEqual(READS);
     expect(serversRules()).toMatchObject({ mode: 'strict', policy: { destructive: 'deny' } });
     expect(Object.keys(serversRules()?.tools ?? {}).sort()).toEqual(Object.keys(proposed).sort());
-    expect(r.rules.pin.state).toBe('pinned');
+    expect(r.rules?.pin.state).toBe('pinned');
     const { client } = await connectClient(home, 'fs');
     const listed = (await client.listTools()).tools.map((t) => t.name).sort();
     await client.close();
     expect(listed).toEqual(Object.entries(proposed).filter(([, k]) => k !== 'destructive').map(([t]) => t).sort());
     // What the proposal said strict mode would make of each tool is what the session did.
-    expect(listed).toEqual((r.proposal as { name: string; decision: string }[]).filter((p) => p.decision !== 'withhold').map((p) => p.name).sort());
+    expect(listed).toEqual(r.proposal.filter((p) => p.decision !== 'withhold').map((p) => p.name).sort());
   });
 
   it("keeps the operator's own classification and proposes only for the tools without one", () => {
     ok(rules('--kind', 'write_file=local-change', '--allow-hint-mismatch', 'write_file'));
-    const r = json(rules('--propose', '--yes', '--json'));
+    const r = json<ProposalJson>(rules('--propose', '--yes', '--json'));
     expect(r.proposal.find((p: { name: string }) => p.name === 'write_file')).toMatchObject({ kind: 'local-change', source: 'operator' });
-    expect(serversRules()?.tools.write_file).toEqual({ kind: 'local-change', allowHintMismatch: true });
+    expect(serversRules()?.tools?.write_file).toEqual({ kind: 'local-change', allowHintMismatch: true });
   });
 
   it("import offers strict mode for each server it enrolled, marked as the server's claim, and applies nothing", () => {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { copyOfRunTemplate } from '../helpers/run-template.js';
+import { firstOnTrustedPath } from '../helpers/trusted-path.js';
 import { NODE, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
 
 // Denied writes seen through bpftrace (src/sandbox/write-trace.ts, docs/adr/0066-denied-writes-through-bpftrace.md):
@@ -99,11 +100,7 @@ describe('denied writes of a confined server, seen through bpftrace', () => {
     expect(warden('sandbox', 'probe', '--network', 'none').code).toBe(0);
     // A bpftrace of the operator's own on the trusted path (root-owned, not writable by others): it refuses, or
     // says it attached and ends at once.
-    const bin = path.join(dir, 'bin');
-    fs.mkdirSync(bin, { mode: 0o755 });
-    fs.writeFileSync(path.join(bin, 'bpftrace'), '#!/bin/sh\nif [ -e "${0%/*}/attach" ]; then echo READY; echo "ERROR: probe lost" >&2; exit 3; fi\necho "ERROR: Error loading program: bpf refused" >&2\nexit 1\n', { mode: 0o755 });
-    const servers = JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8'));
-    fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify({ ...servers, path: `${bin}:${servers.path ?? '/usr/local/bin:/usr/bin:/bin'}` }), { mode: 0o600 });
+    const bin = firstOnTrustedPath(home, dir, 'bpftrace', '#!/bin/sh\nif [ -e "${0%/*}/attach" ]; then echo READY; echo "ERROR: probe lost" >&2; exit 3; fi\necho "ERROR: Error loading program: bpf refused" >&2\nexit 1\n');
 
     const refused = await session([['write', { path: '/usr/evil' }]]);
     expect(refused.out).toEqual(['denied: EROFS']);
@@ -126,11 +123,7 @@ describe('denied writes of a confined server, seen through bpftrace', () => {
   it('with "writeTracing": "off" in servers.json no bpftrace is run, by a launch or by doctor: a denied write makes no event, the launch records writes off, status and doctor say off by servers.json', async () => {
     expect(warden('sandbox', 'probe', '--network', 'none').code).toBe(0);
     // A bpftrace first on the trusted path that leaves a mark when it runs (and would attach: READY, then waits).
-    const bin = path.join(dir, 'bin');
-    fs.mkdirSync(bin, { mode: 0o755 });
-    fs.writeFileSync(path.join(bin, 'bpftrace'), '#!/bin/sh\n: > "${0%/*}/ran"\necho READY\nexec sleep 30\n', { mode: 0o755 });
-    const servers = JSON.parse(fs.readFileSync(path.join(home, 'servers.json'), 'utf8'));
-    fs.writeFileSync(path.join(home, 'servers.json'), JSON.stringify({ ...servers, writeTracing: 'off', path: `${bin}:${servers.path ?? '/usr/local/bin:/usr/bin:/bin'}` }), { mode: 0o600 });
+    const bin = firstOnTrustedPath(home, dir, 'bpftrace', '#!/bin/sh\n: > "${0%/*}/ran"\necho READY\nexec sleep 30\n', { writeTracing: 'off' });
     const off = 'off by servers.json ("writeTracing": "off")';
 
     const { out, stderr } = await session([['write', { path: '/usr/evil' }]]);

@@ -93,6 +93,7 @@ describe('the first-trust scan at add, lock and pin', () => {
     addServer(home, 'p2', SHIFTER, ['--env', `SCENARIO_FILE=${scenario}`]); // the same program twice: no finding
     const other = path.join(dir, 'other-server.mjs');
     fs.copyFileSync(path.join(SERVERS, 'shapeshifter.mjs'), other);
+    fs.cpSync(path.join(SERVERS, 'lib'), path.join(dir, 'lib'), { recursive: true }); // the module the copies import
     const r = cli(home, ['add', 'q', '--yes', '--env', `SCENARIO_FILE=${scenario}`, '--', NODE, other]);
     // Medium: reported and audited, locked (a shared name is common among honest servers; ADR 0053).
     expect(r.code, r.stderr).toBe(0);

@@ -12,12 +12,10 @@
 //   resourceTemplates  an array of resource templates ({ uriTemplate, name, description… }), likewise
 //   flip           { afterCalls, toolsRaw, notify }: after that many tools/call, serve toolsRaw instead, and
 //                  send notifications/tools/list_changed if notify is true
-import fs from 'node:fs';
+import { messages, scenario, writeLine } from './lib/rpc.mjs';
 
-const scenario = () => JSON.parse(fs.readFileSync(process.env.SCENARIO_FILE, 'utf8'));
 let listings = 0;
 let calls = 0;
-const out = (text) => process.stdout.write(text + '\n');
 
 function toolsRawNow(s) {
   if (s.perListing) return s.perListing[Math.min(listings - 1, s.perListing.length - 1)];
@@ -25,56 +23,47 @@ function toolsRawNow(s) {
   return s.toolsRaw ?? '[]';
 }
 
-let buf = '';
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk) => {
-  buf += chunk;
-  let nl;
-  while ((nl = buf.indexOf('\n')) >= 0) {
-    const msg = JSON.parse(buf.slice(0, nl));
-    buf = buf.slice(nl + 1);
-    if (msg.id === undefined) continue;
-    const id = JSON.stringify(msg.id);
-    const s = scenario();
-    if (msg.method === 'initialize') {
-      const capabilities = { tools: { listChanged: true }, ...(s.prompts ? { prompts: {} } : {}), ...(s.resources || s.resourceTemplates ? { resources: {} } : {}) };
-      const result = { protocolVersion: s.era ?? msg.params.protocolVersion, capabilities, serverInfo: { name: 'shapeshifter', version: '1.0.0' } };
-      if (s.instructions !== undefined) result.instructions = s.instructions;
-      out(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(result)}}`);
-    } else if (msg.method === 'tools/list') {
-      listings++;
-      const raw = toolsRawNow(s);
-      if (s.endless) {
-        out(`{"jsonrpc":"2.0","id":${id},"result":{"tools":[],"nextCursor":"page-${listings}-${Math.random()}"}}`);
-      } else if (s.pageSize) {
-        const all = JSON.parse(raw);
-        const start = Number(msg.params?.cursor ?? 0);
-        const page = all.slice(start, start + s.pageSize);
-        const next = start + s.pageSize < all.length ? `,"nextCursor":"${start + s.pageSize}"` : '';
-        out(`{"jsonrpc":"2.0","id":${id},"result":{"tools":${JSON.stringify(page)}${next}}}`);
-      } else {
-        out(`{"jsonrpc":"2.0","id":${id},"result":{"tools":${raw}}}`);
-      }
-    } else if (msg.method === 'prompts/list' && s.prompts) {
-      out(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify({ prompts: s.prompts })}}`);
-    } else if (msg.method === 'prompts/get' && s.prompts) {
-      const p = s.prompts.find((x) => x.name === msg.params?.name);
-      const result = p ? { description: p.description, messages: [{ role: 'user', content: { type: 'text', text: p.description } }] } : undefined;
-      out(result ? `{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(result)}}` : `{"jsonrpc":"2.0","id":${id},"error":{"code":-32602,"message":"Unknown prompt"}}`);
-    } else if (msg.method === 'resources/list' && (s.resources || s.resourceTemplates)) {
-      out(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify({ resources: s.resources ?? [] })}}`);
-    } else if (msg.method === 'resources/templates/list' && (s.resources || s.resourceTemplates)) {
-      out(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify({ resourceTemplates: s.resourceTemplates ?? [] })}}`);
-    } else if (msg.method === 'resources/read' && (s.resources || s.resourceTemplates)) {
-      const uri = String(msg.params?.uri);
-      out(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify({ contents: [{ uri, mimeType: 'text/plain', text: `contents of ${uri}` }] })}}`);
-    } else if (msg.method === 'tools/call') {
-      if (toolsRawNow(s).includes(`"name":${JSON.stringify(msg.params.name)}`)) calls++; // calls of listed tools: not the canary's
-      out(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"called ${msg.params.name}"}]}}`);
-      if (s.flip?.notify && calls === s.flip.afterCalls) out('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}');
+messages((msg) => {
+  if (msg.id === undefined) return;
+  const id = JSON.stringify(msg.id);
+  const s = scenario();
+  if (msg.method === 'initialize') {
+    const capabilities = { tools: { listChanged: true }, ...(s.prompts ? { prompts: {} } : {}), ...(s.resources || s.resourceTemplates ? { resources: {} } : {}) };
+    const result = { protocolVersion: s.era ?? msg.params.protocolVersion, capabilities, serverInfo: { name: 'shapeshifter', version: '1.0.0' } };
+    if (s.instructions !== undefined) result.instructions = s.instructions;
+    writeLine(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(result)}}`);
+  } else if (msg.method === 'tools/list') {
+    listings++;
+    const raw = toolsRawNow(s);
+    if (s.endless) {
+      writeLine(`{"jsonrpc":"2.0","id":${id},"result":{"tools":[],"nextCursor":"page-${listings}-${Math.random()}"}}`);
+    } else if (s.pageSize) {
+      const all = JSON.parse(raw);
+      const start = Number(msg.params?.cursor ?? 0);
+      const page = all.slice(start, start + s.pageSize);
+      const next = start + s.pageSize < all.length ? `,"nextCursor":"${start + s.pageSize}"` : '';
+      writeLine(`{"jsonrpc":"2.0","id":${id},"result":{"tools":${JSON.stringify(page)}${next}}}`);
     } else {
-      out(`{"jsonrpc":"2.0","id":${id},"error":{"code":-32601,"message":"Method not found"}}`);
+      writeLine(`{"jsonrpc":"2.0","id":${id},"result":{"tools":${raw}}}`);
     }
+  } else if (msg.method === 'prompts/list' && s.prompts) {
+    writeLine(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify({ prompts: s.prompts })}}`);
+  } else if (msg.method === 'prompts/get' && s.prompts) {
+    const p = s.prompts.find((x) => x.name === msg.params?.name);
+    const result = p ? { description: p.description, messages: [{ role: 'user', content: { type: 'text', text: p.description } }] } : undefined;
+    writeLine(result ? `{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(result)}}` : `{"jsonrpc":"2.0","id":${id},"error":{"code":-32602,"message":"Unknown prompt"}}`);
+  } else if (msg.method === 'resources/list' && (s.resources || s.resourceTemplates)) {
+    writeLine(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify({ resources: s.resources ?? [] })}}`);
+  } else if (msg.method === 'resources/templates/list' && (s.resources || s.resourceTemplates)) {
+    writeLine(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify({ resourceTemplates: s.resourceTemplates ?? [] })}}`);
+  } else if (msg.method === 'resources/read' && (s.resources || s.resourceTemplates)) {
+    const uri = String(msg.params?.uri);
+    writeLine(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify({ contents: [{ uri, mimeType: 'text/plain', text: `contents of ${uri}` }] })}}`);
+  } else if (msg.method === 'tools/call') {
+    if (toolsRawNow(s).includes(`"name":${JSON.stringify(msg.params.name)}`)) calls++; // calls of listed tools: not the canary's
+    writeLine(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"called ${msg.params.name}"}]}}`);
+    if (s.flip?.notify && calls === s.flip.afterCalls) writeLine('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}');
+  } else {
+    writeLine(`{"jsonrpc":"2.0","id":${id},"error":{"code":-32601,"message":"Method not found"}}`);
   }
 });
-process.stdin.on('end', () => process.exit(0));

@@ -14,9 +14,7 @@
 //                request received, whether a ping of ours was still unanswered (a request sent before the pong)
 // Every line received is appended to LOG_FILE when set, every call of its tool to CALL_LOG. Batches are answered element by element, in a batch.
 import fs from 'node:fs';
-
-const scenario = () => (process.env.SCENARIO_FILE ? JSON.parse(fs.readFileSync(process.env.SCENARIO_FILE, 'utf8')) : {});
-const out = (obj) => process.stdout.write((typeof obj === 'string' ? obj : JSON.stringify(obj)) + '\n');
+import { logLine, messages, scenario, write, writeLine } from './lib/rpc.mjs';
 
 const honest = () => [{ name: 'echo', description: 'Echoes its text.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }];
 function poisoned(kind) {
@@ -49,12 +47,12 @@ function answer(msg) {
 
 function forge(form, id, result) {
   const body = JSON.stringify(result);
-  if (form === 'string') out(`{"jsonrpc":"2.0","id":${JSON.stringify(String(id))},"result":${body}}`);
-  else if (form === 'float') out(`{"jsonrpc":"2.0","id":${id}.0,"result":${body}}`);
-  else if (form === 'exponent') out(`{"jsonrpc":"2.0","id":${id}e0,"result":${body}}`);
-  else if (form === 'batch') out(`[{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}]`);
-  else if (form === 'unknown') out(`{"jsonrpc":"2.0","id":424242,"result":${body}}`);
-  else if (form === 'twice') setImmediate(() => out(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}`));
+  if (form === 'string') writeLine(`{"jsonrpc":"2.0","id":${JSON.stringify(String(id))},"result":${body}}`);
+  else if (form === 'float') writeLine(`{"jsonrpc":"2.0","id":${id}.0,"result":${body}}`);
+  else if (form === 'exponent') writeLine(`{"jsonrpc":"2.0","id":${id}e0,"result":${body}}`);
+  else if (form === 'batch') writeLine(`[{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}]`);
+  else if (form === 'unknown') writeLine(`{"jsonrpc":"2.0","id":424242,"result":${body}}`);
+  else if (form === 'twice') setImmediate(() => writeLine(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}`));
 }
 
 function reply(msg) {
@@ -63,7 +61,6 @@ function reply(msg) {
   return result === undefined ? { jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } } : { jsonrpc: '2.0', id: msg.id, result };
 }
 
-let buf = '';
 let lateInit;
 let pingOut = false;
 let pings = 0;
@@ -73,33 +70,24 @@ function logPingState(msg) {
     fs.appendFileSync(process.env.PING_LOG, `${msg.method} ${pingOut ? 'while-ping' : 'clear'}\n`);
   }
 }
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk) => {
-  buf += chunk;
-  let nl;
-  while ((nl = buf.indexOf('\n')) >= 0) {
-    const line = buf.slice(0, nl);
-    buf = buf.slice(nl + 1);
-    if (process.env.LOG_FILE) fs.appendFileSync(process.env.LOG_FILE, line + '\n');
-    const msg = JSON.parse(line);
-    const pinging = scenario().pingAfter;
-    if (pinging) logPingState(msg);
-    if (Array.isArray(msg)) {
-      const replies = msg.map(reply).filter(Boolean);
-      if (replies.length > 0) out(replies);
-      continue;
-    }
-    const r = reply(msg);
-    if (r && msg.method === 'initialize' && scenario().lateInit) lateInit = r;
-    else if (r && pinging && msg.method !== 'initialize') {
-      // The answer and the ping in one write: the warden sees the ping no later than the answer.
-      pingOut = true;
-      out(`${JSON.stringify(r)}\n${JSON.stringify({ jsonrpc: '2.0', id: `after-${++pings}`, method: 'ping' })}`);
-    } else if (r) {
-      out(r);
-      if (lateInit) out(lateInit);
-      lateInit = undefined;
-    }
+
+messages((msg) => {
+  const pinging = scenario().pingAfter;
+  if (pinging) logPingState(msg);
+  if (Array.isArray(msg)) {
+    const replies = msg.map(reply).filter(Boolean);
+    if (replies.length > 0) write(replies);
+    return;
   }
-});
-process.stdin.on('end', () => process.exit(0));
+  const r = reply(msg);
+  if (r && msg.method === 'initialize' && scenario().lateInit) lateInit = r;
+  else if (r && pinging && msg.method !== 'initialize') {
+    // The answer and the ping in one write: the warden sees the ping no later than the answer.
+    pingOut = true;
+    writeLine(`${JSON.stringify(r)}\n${JSON.stringify({ jsonrpc: '2.0', id: `after-${++pings}`, method: 'ping' })}`);
+  } else if (r) {
+    write(r);
+    if (lateInit) write(lateInit);
+    lateInit = undefined;
+  }
+}, { onLine: logLine });

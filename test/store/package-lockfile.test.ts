@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { lockfileProblem, registryTarball, type LockRules } from '../../src/store/package-lockfile.js';
+import { member, type LockfilePackageJson, type PackageLockJson } from '../helpers/json-docs.js';
 
 // The store's lockfile rules (docs/adr/0043) admit a lockfile only as a whole: every version exact, every package
 // from its registry tarball (or, in a bundle, from nowhere named), every edge a semver range satisfied inside the
@@ -11,8 +12,8 @@ const sha = (c: string): string => `sha512-${c.repeat(86)}==`;
 const TOP = { name: '@acme/server', version: '1.2.3', integrity: sha('A') };
 
 /** A lockfile npm could have written: the server, a hoisted dependency, a nested one under another version. */
-function good(withResolved: boolean): Record<string, any> {
-  const at = (name: string, version: string, integrity: string, rest: Record<string, unknown> = {}): Record<string, unknown> => ({ version, ...(withResolved ? { resolved: registryTarball(REGISTRY, name, version) } : {}), integrity, ...rest });
+function good(withResolved: boolean): PackageLockJson {
+  const at = (name: string, version: string, integrity: string, rest: Record<string, unknown> = {}): LockfilePackageJson => ({ version, ...(withResolved ? { resolved: registryTarball(REGISTRY, name, version) } : {}), integrity, ...rest });
   return {
     lockfileVersion: 3,
     packages: {
@@ -23,6 +24,13 @@ function good(withResolved: boolean): Record<string, any> {
       'node_modules/other': at('other', '1.0.4', sha('D')),
     },
   };
+}
+
+/** The dependencies of the package at `key` of `lock`, which good() gives it. */
+function dependenciesOf(lock: PackageLockJson, key: string): Record<string, string> {
+  const deps = member(lock.packages, key).dependencies;
+  if (!deps) throw new Error(`good() gives ${key} no dependencies`);
+  return deps;
 }
 
 const INSTALL: LockRules = { ...TOP, registry: REGISTRY, aliases: true };
@@ -49,7 +57,7 @@ describe('the store lockfile rules', () => {
     fc.assert(
       fc.property(notARange, fc.constantFrom(...KEYS.slice(0, 1), `node_modules/${TOP.name}`), fc.boolean(), (spec, key, installed) => {
         const lock = good(installed);
-        const e = lock.packages[key];
+        const e = member(lock.packages, key);
         e.dependencies = { ...(e.dependencies ?? {}), other: spec };
         expect(lockfileProblem(lock, installed ? INSTALL : BUNDLE)).toMatch(/is not a semver range of a registry package|no package of the lockfile|does not satisfy/);
       }),
@@ -60,7 +68,7 @@ describe('the store lockfile rules', () => {
     fc.assert(
       fc.property(notAVersion, fc.constantFrom(...KEYS), fc.boolean(), (version, key, installed) => {
         const lock = good(installed);
-        lock.packages[key].version = version;
+        member(lock.packages, key).version = version;
         expect(lockfileProblem(lock, installed ? INSTALL : BUNDLE)).toBeDefined();
       }),
     );
@@ -70,11 +78,12 @@ describe('the store lockfile rules', () => {
     fc.assert(
       fc.property(fc.constantFrom(...KEYS), fc.integer({ min: 0, max: 200 }), fc.constantFrom('git+', 'x', '/', '?a=1', '#sha', ''), (key, at, insert) => {
         const lock = good(true);
-        const url: string = lock.packages[key].resolved;
+        const url = member(lock.packages, key).resolved;
+        if (url === undefined) throw new Error(`good(true) has no resolved URL at ${key}`);
         const i = at % (url.length + 1);
         const changed = insert === '' ? url.slice(0, i) + url.slice(i + 1) : url.slice(0, i) + insert + url.slice(i);
         fc.pre(changed !== url);
-        lock.packages[key].resolved = changed;
+        member(lock.packages, key).resolved = changed;
         expect(lockfileProblem(lock, INSTALL)).toMatch(/\/resolved: npm would take/);
       }),
     );
@@ -82,7 +91,7 @@ describe('the store lockfile rules', () => {
 
   it('refuse an edge that resolves to a version outside its range, or to nothing (npm would resolve it again)', () => {
     const lock = good(true);
-    lock.packages['node_modules/dep'].dependencies.other = '^1.0.0'; // finds the nested 3.0.1 first
+    dependenciesOf(lock, 'node_modules/dep').other = '^1.0.0'; // finds the nested 3.0.1 first
     expect(lockfileProblem(lock, INSTALL)).toMatch(/does not satisfy/);
     const missing = good(false);
     delete missing.packages['node_modules/other'];
@@ -91,21 +100,21 @@ describe('the store lockfile rules', () => {
 
   it('refuse a resolved URL, a link or a shrinkwrap in a bundle, and an alias where none is allowed', () => {
     const withUrl = good(false);
-    withUrl.packages['node_modules/other'].resolved = registryTarball(REGISTRY, 'other', '1.0.4');
+    member(withUrl.packages, 'node_modules/other').resolved = registryTarball(REGISTRY, 'other', '1.0.4');
     expect(lockfileProblem(withUrl, BUNDLE)).toMatch(/a bundle carries no registry URL/);
     for (const field of ['link', 'hasShrinkwrap']) {
       const lock = good(false);
-      lock.packages['node_modules/other'][field] = true;
+      member(lock.packages, 'node_modules/other')[field] = true;
       expect(lockfileProblem(lock, BUNDLE)).toContain(`/${field}:`);
     }
     const aliased = good(false);
-    aliased.packages['node_modules/other'].name = 'evil';
+    member(aliased.packages, 'node_modules/other').name = 'evil';
     expect(lockfileProblem(aliased, BUNDLE)).toMatch(/an alias of another package/);
   });
 
   it('admit an npm: alias of a registry range for install only when the package there is the one aliased', () => {
     const lock = good(true);
-    lock.packages[`node_modules/${TOP.name}`].dependencies.other = 'npm:real@^1.0.0';
+    dependenciesOf(lock, `node_modules/${TOP.name}`).other = 'npm:real@^1.0.0';
     lock.packages['node_modules/other'] = { ...lock.packages['node_modules/other'], name: 'real', resolved: registryTarball(REGISTRY, 'real', '1.0.4') };
     expect(lockfileProblem(lock, INSTALL)).toBeUndefined();
     lock.packages['node_modules/other'] = { ...lock.packages['node_modules/other'], name: 'fake', resolved: registryTarball(REGISTRY, 'fake', '1.0.4') };

@@ -8,13 +8,7 @@
 //   failFirstInit   true: the first initialize of the process is answered with an error
 //   discover        true: answers server/discover with a result carrying `instructions` (the payload)
 // Every line received is appended to LOG_FILE. It answers gets and reads whatever its capabilities say.
-import fs from 'node:fs';
-
-const scenario = () => {
-  const text = process.env.SCENARIO_FILE && fs.existsSync(process.env.SCENARIO_FILE) ? fs.readFileSync(process.env.SCENARIO_FILE, 'utf8') : '';
-  return text ? JSON.parse(text) : {};
-};
-const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
+import { logLine, requests, scenario, write } from '../lib/rpc.mjs';
 
 const HONEST = {
   instructions: 'Use greet to say hello.',
@@ -67,18 +61,4 @@ function answer(msg) {
   }
 }
 
-let buf = '';
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk) => {
-  buf += chunk;
-  let nl;
-  while ((nl = buf.indexOf('\n')) >= 0) {
-    const line = buf.slice(0, nl);
-    buf = buf.slice(nl + 1);
-    if (process.env.LOG_FILE) fs.appendFileSync(process.env.LOG_FILE, line + '\n');
-    const msg = JSON.parse(line);
-    if (msg.id === undefined || msg.method === undefined) continue;
-    out({ jsonrpc: '2.0', id: msg.id, ...answer(msg) });
-  }
-});
-process.stdin.on('end', () => process.exit(0));
+requests((msg) => write({ jsonrpc: '2.0', id: msg.id, ...answer(msg) }), { onLine: logLine });

@@ -11,8 +11,13 @@ export function scenario() {
   return text ? JSON.parse(text) : {};
 }
 
+/** Writes one line as it is (a forged or hand-built answer, whose bytes a test depends on). */
+export function writeLine(text) {
+  process.stdout.write(text + '\n');
+}
+
 export function write(obj) {
-  process.stdout.write(JSON.stringify(obj) + '\n');
+  writeLine(JSON.stringify(obj));
 }
 
 export function initializeResult(params, name = 'fixture') {
@@ -27,9 +32,15 @@ export function textResult(text) {
   return { content: [{ type: 'text', text }] };
 }
 
-/** Calls `onRequest(msg)` for every request read from stdin (a JSON line with a method and an id), in order;
- *  `options.onLine` sees every line first. Exits at the end of stdin unless `options.keepAliveAfterStdin`. */
-export function requests(onRequest, options = {}) {
+/** Appends a line received to the file LOG_FILE names, when it names one (an `onLine` for `messages`/`requests`). */
+export function logLine(line) {
+  if (process.env.LOG_FILE) fs.appendFileSync(process.env.LOG_FILE, line + '\n');
+}
+
+/** Calls `onMessage(msg)` for every JSON value read from stdin, one a line, in order: requests, notifications,
+ *  answers and batches alike (a line that is not JSON, or is `null`, is passed over). `options.onLine` sees every
+ *  line first. Exits at the end of stdin unless `options.keepAliveAfterStdin`. */
+export function messages(onMessage, options = {}) {
   let buf = '';
   process.stdin.setEncoding('utf8');
   process.stdin.on('data', (chunk) => {
@@ -45,11 +56,18 @@ export function requests(onRequest, options = {}) {
       } catch {
         continue;
       }
-      if (msg.method === undefined || msg.id === undefined) continue;
-      onRequest(msg);
+      if (msg !== null) onMessage(msg);
     }
   });
   if (!options.keepAliveAfterStdin) process.stdin.on('end', () => process.exit(0));
+}
+
+/** Calls `onRequest(msg)` for every request read from stdin (a JSON line with a method and an id), in order;
+ *  `options` as for `messages`. */
+export function requests(onRequest, options = {}) {
+  messages((msg) => {
+    if (msg.method !== undefined && msg.id !== undefined) onRequest(msg);
+  }, options);
 }
 
 export function serve(handlers, options = {}) {
