@@ -9,12 +9,14 @@
 // import.meta.url ('../launch/preload/', '../daemon/attestation-worker.js', '../..') mean the same there.
 import { build } from 'esbuild';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 
 const dist = path.resolve(import.meta.dirname, '../dist');
 const outdir = path.join(dist, 'bundle');
 const entry = path.join(dist, 'cli/main.js');
 const bundledEntry = path.join(dist, 'cli/main.bundled-source.js');
+const confusablesData = createRequire(import.meta.url).resolve('unhomoglyph/data.json');
 
 // tsc rewrote dist/cli/main.js; keep its output as the bundle's source and the stub in its place.
 fs.renameSync(entry, bundledEntry);
@@ -41,12 +43,14 @@ const common = {
   logLevel: 'warning',
   plugins: [
     {
-      // unhomoglyph's confusables table (src/scan/confusables.ts) parsed from a string: V8 parses JSON faster than
-      // it evaluates an object literal of 6,311 properties (~4 ms of CPU on every `run`, node 24).
-      name: 'json-parsed-from-a-string',
+      // unhomoglyph's confusables table (src/scan/confusables-table.ts) parsed from a string at its first use: V8
+      // parses JSON faster than it evaluates an object literal of 6,311 properties (~4 ms of CPU on every `run`,
+      // node 24), and a session that never folds a question nor scans a name neither parses nor keeps it
+      // (~0.8 MB of heap, docs/adr/0069-run-memory-on-node-24.md). The same data file as tsc's build imports.
+      name: 'confusables-parsed-at-first-use',
       setup(b) {
-        b.onLoad({ filter: /[\\/]unhomoglyph[\\/]data\.json$/ }, (args) => ({
-          contents: `export default JSON.parse(${JSON.stringify(fs.readFileSync(args.path, 'utf8'))});`,
+        b.onLoad({ filter: /[\\/]scan[\\/]confusables-table\.js$/ }, () => ({
+          contents: `let table; export function confusablesTable() { return (table ??= JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(fs.readFileSync(confusablesData, 'utf8'))))})); }`,
           loader: 'js',
         }));
       },

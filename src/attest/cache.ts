@@ -59,4 +59,12 @@ export class DigestCache {
   toJSON(): CacheEntries {
     return Object.fromEntries(this.entries);
   }
+
+  /** Forgets every entry once the cache was saved and nothing more is digested with it: a session that lives for
+   *  hours would otherwise keep a map of every file of its package tree (~1 MB for 4,400 files,
+   *  docs/adr/0069-run-memory-on-node-24.md). */
+  forget(): void {
+    this.entries.clear();
+    this.dirty = false;
+  }
 }

@@ -57,3 +57,12 @@ export function recheckPlan(plan: LaunchPlan): Promise<void> {
     setImmediate(slice);
   });
 }
+
+/** Drops what a plan kept for its re-check (each package tree's stat keys, its directories): a session that lives
+ *  for hours would keep ~1 MB of strings for a tree of 4,400 files (docs/adr/0069-run-memory-on-node-24.md). */
+export function dropRecheckKeys(plan: LaunchPlan): void {
+  for (const a of plan.artifacts) {
+    delete a.treeKeys;
+    delete a.treeDirs;
+  }
+}

@@ -29,7 +29,7 @@ export interface LaunchEvent {
   pgid?: number;
   /** The server's sandbox: confined (network level, the pinned hash, the engine, how many decoys it placed:
    *  sandbox/decoys.ts; whether its denied writes are observed, and why not: sandbox/write-trace.ts), explicitly unconfined, or none declared. */
-  sandbox?: { state: 'unconfined' | 'none' } | { state: 'confined'; network: string; hash: string; engine: string; domains?: string[]; decoys?: number; writes?: 'observed' | 'unobserved' | 'off'; writesWhy?: string };
+  sandbox?: { state: 'unconfined' | 'none' } | { state: 'confined'; network: string; hash: string; engine: string; domains?: string[]; decoys?: number; writes?: 'observed' | 'guard' | 'unobserved' | 'off'; writesWhy?: string };
   /** A confined server's own pid (pid and pgid are the sandbox engine's, the leader of its group). */
   serverPid?: number;
 }

@@ -28,18 +28,22 @@ export interface SandboxDeniedConnectEvent {
 }
 
 /** A read of one of the decoys the warden placed at well-known secret paths of the hidden home
- *  (sandbox/decoys.ts): the path inside the sandbox (the user's home's), never contents (a decoy is empty). */
+ *  (sandbox/decoys.ts): the path inside the sandbox (the user's home's), never contents (a decoy is empty). With
+ *  reason `guard`, where no decoy is placed (a warden that is not root), a node server's module guard reported a
+ *  read of one of those paths through node's fs (it found no such file): the path is the warden's own list's. */
 export interface SandboxDeniedReadEvent {
   event: 'sandbox_denied';
   server: string;
   kind: 'read';
   path: string;
-  reason: 'decoy';
+  reason: 'decoy' | 'guard';
 }
 
 /** A write-intent system call of a confined server that the kernel refused with EROFS, EACCES or EPERM, seen by
  *  bpftrace for a root warden (sandbox/write-trace.ts): the path as the server gave it (its own bytes from its
- *  memory, untrusted: relative to its working directory or a descriptor, at most 192 bytes), the call, the errno. */
+ *  memory, untrusted: relative to its working directory or a descriptor, at most 192 bytes), the call, the errno.
+ *  With `source: "guard"`, a node server's own module guard reported it (a warden that is not root:
+ *  launch/guard-denials.ts): the server's word, node's name of the call, the path at most 1024 characters. */
 export interface SandboxDeniedWriteEvent {
   event: 'sandbox_denied';
   server: string;
@@ -47,8 +51,10 @@ export interface SandboxDeniedWriteEvent {
   path: string;
   call: string;
   errno: 'EROFS' | 'EACCES' | 'EPERM';
-  /** The path was longer than 192 bytes, or could not be read whole. */
+  /** The path was longer than 192 bytes (1024 characters from the guard), or could not be read whole. */
   truncated?: true;
+  /** Reported by the server's module guard, not seen in the kernel (absent: bpftrace saw it). */
+  source?: 'guard';
 }
 
 export type SandboxDeniedEvent = SandboxDeniedConnectEvent | SandboxDeniedReadEvent | SandboxDeniedWriteEvent;

@@ -20,9 +20,11 @@ function print(r: DoctorReport): void {
   line(`Landlock:    ${r.landlock === null ? 'unknown (/sys/kernel/security/lsm not readable)' : r.landlock ? 'enabled' : 'not enabled'} (information only: the sandbox does not use it)`);
   line(escaped(`Probes:      network namespace ${probe(r.probes.network)}; file view ${probe(r.probes.files)}; domains (nsenter) ${probe(r.probes.domains)}${r.probes.unprivileged ? `; as uid 65534 (no root) ${probe(r.probes.unprivileged)}` : ''}`));
   const d = r.decoys;
-  line(escaped(d.placed ? `Decoys:      placed in every confined session (a read of one is reported): ${d.paths.join(', ')}` : `Decoys:      NOT placed (reads of secret paths are not reported): ${d.why ?? ''}`));
+  line(escaped(d.placed ? `Decoys:      placed in every confined session (a read of one is reported): ${d.paths.join(', ')}` : `Decoys:      NOT placed (${r.writes.guard ? 'no read of a secret path is seen outside the server' : 'reads of secret paths are not reported'}): ${d.why ?? ''}`));
+  if (!d.placed && r.writes.guard) line("             node servers: their module guard reports their reads of those paths instead of decoys (the server's word)");
   const w = r.writes;
   line(escaped(w.observed ? `Writes:      denied writes of every confined session are observed (bpftrace ${w.bpftrace ?? ''})` : `Writes:      denied writes are NOT observed (the sandbox still refuses them): ${w.why ?? ''}`));
+  if (w.guard) line("             node servers: their module guard reports the writes their own fs calls were refused (the server's word: not native code, child processes or other languages)");
   line();
   for (const l of r.levels) {
     line(escaped(`${l.level}: ${l.ok ? 'ok' : `CANNOT BE APPLIED (${l.code ?? ''})`}`));

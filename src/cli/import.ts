@@ -114,7 +114,7 @@ export async function importVerb(homeFlag: string | undefined, file: string, opt
   loadAllowlist(paths);
   loadLocks(paths);
   loadImports(paths);
-  const proposals = propose(cfg, servers);
+  const proposals = propose(cfg, servers, launch);
   const taken = new Set(proposals.flatMap((p) => (p.id ? [p.id] : [])));
   const known = new Set(Object.keys(servers.servers));
   const outcomes: Outcome[] = [];

@@ -81,8 +81,8 @@ export function printDetail(s: ServerView): void {
   shown(`  command   ${[s.command, ...s.args].join(' ')}`);
   shown(`  sandbox   ${sandboxCell(s.sandbox)}${s.sandbox.problem ? `: ${s.sandbox.problem.message}` : ''}${s.sandbox.lastRefusal ? `; last launch refused ${s.sandbox.lastRefusal.code} at ${s.sandbox.lastRefusal.at}` : ''}`);
   const w = s.sandbox.writes;
-  if (w) shown(w.observed ? '            denied writes observed in its last session' : `            denied writes NOT observed in its last session: ${w.why}`);
-  for (const d of s.sandbox.denied ?? []) shown(d.kind === 'write' ? `            write ${d.path}${d.truncated ? '…' : ''} (${d.call} ${d.errno}) at ${d.at}` : d.kind === 'read' ? `            read ${d.path} (${d.reason}) at ${d.at}` : `            denied ${d.kind} ${d.host}:${d.port} (${d.reason}${d.address ? ` ${d.address}` : ''}) at ${d.at}`);
+  if (w) shown(w.observed ? '            denied writes observed in its last session' : w.byGuard ? `            denied writes NOT observed in the kernel in its last session (${w.why}); those of its node fs calls reported by its module guard (the server's own word)` : `            denied writes NOT observed in its last session: ${w.why}`);
+  for (const d of s.sandbox.denied ?? []) shown(d.kind === 'write' ? `            write ${d.path}${d.truncated ? '…' : ''} (${d.call} ${d.errno}${d.source === 'guard' ? ', reported by its guard' : ''}) at ${d.at}` : d.kind === 'read' ? `            read ${d.path} (${d.reason}) at ${d.at}` : `            denied ${d.kind} ${d.host}:${d.port} (${d.reason}${d.address ? ` ${d.address}` : ''}) at ${d.at}`);
   shown(`  lock      ${s.lock ? `${lockedTools(s.lock.tools, s.lock.conditionalTools)}, revision ${s.lock.revision}, ${s.lock.canaryBaselines} canary baseline(s)` : `none (run: mcp-warden lock ${s.id})`}`);
   shown(`  surface   ${s.pinState ? `${String(s.pinState.state)} (${String(s.pinState.source)}, ${String(s.pinState.at)})` : 'not judged in a session yet'}`);
   shown(`  canaries  ${s.lastCanary ? `${s.lastCanary.result} (${String(s.lastCanary.at)})` : 'not run yet'}`);

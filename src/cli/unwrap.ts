@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { readClientConfig, CLIENT_LABELS } from '../clientconfig/read.js';
+import { parseClientConfig, readClientConfig, CLIENT_LABELS } from '../clientconfig/read.js';
 import { applySplices, sameValue, type Splice } from '../clientconfig/rewrite.js';
 import { WardenError } from '../error.js';
 import { openHome } from '../store/home.js';
@@ -48,6 +48,8 @@ export async function unwrapVerb(homeFlag: string | undefined, file: string, opt
     }
   }
   const after = applySplices(cfg.text, splices);
+  // A TOML file's restored tables are read again before anything is written: the result must still be Codex's file.
+  if (cfg.kind === 'codex' && splices.length > 0) parseClientConfig(abs, after, abs);
   const diff = opts.dryRun && splices.length > 0 ? createTwoFilesPatch(abs, abs, cfg.text, after, 'now', 'after unwrap') : undefined;
   let backupFile: string | undefined;
   if (!opts.dryRun && splices.length > 0) {

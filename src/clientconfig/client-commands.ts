@@ -22,6 +22,9 @@ const COMMANDS: readonly (readonly string[])[] = [
 
 /** Refuses a client file carrying one of COMMANDS (CLIENT_CONFIG_INVALID: the file, not an entry, is at fault). */
 export function refuseClientCommands(cfg: ClientConfig): void {
+  // Codex's config.toml: its settings that run commands (notify, hooks, the shell) give no tools and start no
+  // server; its servers are its mcp_servers entries (docs/threat-model.md).
+  if (cfg.kind === 'codex') return;
   const root = parseTree(cfg.text, [], { allowTrailingComma: true });
   if (!root) return; // read.ts parsed it already: never reached
   for (const at of COMMANDS) {

@@ -16,10 +16,20 @@ import { CLIENT_LABELS, type ClientKind } from './read.js';
 const LOCAL_READ = ['command', 'args', 'env', 'cwd', 'type', 'envFile'];
 const REMOTE_READ = ['type', 'url', 'serverUrl', 'httpUrl'];
 
-/** Client-side settings of the "mcpServers" files of other clients (Windsurf, Cline, Roo Code, Gemini CLI). */
-const GENERIC = ['disabled', 'timeout', 'description', 'autoApprove', 'alwaysAllow', 'disabledTools', 'includeTools', 'excludeTools', 'trust'];
+/** Client-side settings of the "mcpServers" files of other clients (Windsurf, Cline, Roo Code, Gemini CLI).
+ *  `transportType`: Cline's older name for "type" (cline src/services/mcp/schemas.ts), read by classify.ts and
+ *  held to "stdio" on a local entry (Cline launches any entry with a command, whatever its value) and to a remote
+ *  type on a remote one. `watchPaths`: Roo Code watches those paths and, on a change, restarts the entry's
+ *  connection with the same command (McpHub.ts setupFileWatcher -> restartConnection), which after import is the
+ *  warden's launch, attested again at each start: it decides when the same launch happens, never what runs. */
+const GENERIC = ['disabled', 'timeout', 'description', 'autoApprove', 'alwaysAllow', 'disabledTools', 'includeTools', 'excludeTools', 'trust', 'transportType', 'watchPaths'];
 /** Remote only: Gemini CLI's ways to sign in (a credential kind, an audience; no command). */
 const GENERIC_REMOTE = ['headers', 'oauth', 'authProviderType', 'targetAudience', 'targetServiceAccount'];
+
+/** Codex CLI (codex-rs config/src/mcp_types.rs RawMcpServerConfig): switches, timeouts, tool filters and
+ *  approvals, a display name; `env_vars` is read by classify.ts (env-vars.ts). Not here: `environment_id` and
+ *  `http_headers_helper` (WHY). */
+const CODEX = ['enabled', 'required', 'startup_timeout_sec', 'startup_timeout_ms', 'tool_timeout_sec', 'enabled_tools', 'disabled_tools', 'supports_parallel_tool_calls', 'default_tools_approval_mode', 'tools', 'omit_tools_from', 'name'];
 
 const KNOWN: Record<ClientKind, { local: string[]; remote: string[] }> = {
   'claude-desktop': { local: [], remote: ['headers'] },
@@ -31,6 +41,7 @@ const KNOWN: Record<ClientKind, { local: string[]; remote: string[] }> = {
   // VS Code: `version` and `gallery` say where an entry installed from its gallery came from.
   vscode: { local: ['version', 'gallery'], remote: ['headers', 'oauth', 'version', 'gallery'] },
   'mcp-servers': { local: GENERIC, remote: [...GENERIC, ...GENERIC_REMOTE] },
+  codex: { local: ['env_vars', ...CODEX], remote: [...CODEX, 'bearer_token', 'bearer_token_env_var', 'http_headers', 'env_http_headers', 'auth', 'scopes', 'oauth', 'oauth_resource'] },
 };
 
 /** What some members the warden does not keep make a client do. */
@@ -38,6 +49,9 @@ const WHY: Record<string, string> = {
   dev: 'VS Code starts the command under a debugger with "dev.debug" (node --inspect-brk, where any local process that connects first runs code in it) and restarts it on file changes with "dev.watch"',
   headersHelper: 'Claude Code runs it as a shell command on this machine at each connection, outside the warden',
   sandboxEnabled: 'VS Code starts the command inside a sandbox program of its own and approves its tools without asking',
+  http_headers_helper: 'Codex runs it as a command on this machine to make the HTTP headers of each connection, outside the warden',
+  experimental_environment: 'Codex starts the server through a remote executor environment, not on this machine as import reads it',
+  environment_id: 'Codex starts the server in the environment it names (another executor), not on this machine as import reads it',
   sandbox: 'VS Code starts the command inside a sandbox program of its own and approves its tools without asking',
 };
 

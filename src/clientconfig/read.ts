@@ -5,6 +5,8 @@ import { WardenError } from '../error.js';
 import { escaped, printable } from '../escape.js';
 import { caseVariant, foldedNames, type FoldedNames } from '../protocol/fold.js';
 import { fileInputs, NO_INPUTS, type FileInputs } from './client-variables.js';
+import { PROTO } from './proto-member.js';
+import { parseCodexConfig } from './toml-read.js';
 
 // An MCP client's configuration file, read with the exact text and offsets of every server entry, so that an
 // entry can be replaced, and later restored, without touching a byte around it. The shapes (from the clients'
@@ -14,6 +16,7 @@ import { fileInputs, NO_INPUTS, type FileInputs } from './client-variables.js';
 //                   ~/.claude.json               the same at the top level (user scope) and under "projects": { dir: { "mcpServers" } }
 //   Cursor          .cursor/mcp.json             { "mcpServers": { name: { command, args, env } | { url } } }
 //   VS Code         .vscode/mcp.json (JSONC)     { "inputs": [...], "servers": { name: { type, command, args, env, envFile } } }
+//   Codex CLI       ~/.codex/config.toml (TOML)  [mcp_servers.name] command, args, env, env_vars, cwd (toml-read.ts)
 // Comments and trailing commas are accepted everywhere (VS Code's format has them; the others are plain JSON, a
 // subset). A name given twice in any object of the file, at any depth, is refused before anything else is read:
 // JSON.parse, which most clients use, keeps the last, editors (and the rewrite) the first. Names are compared
@@ -23,7 +26,7 @@ import { fileInputs, NO_INPUTS, type FileInputs } from './client-variables.js';
 // of ~/.claude.json, or in an entry, refuses the file when another spelling of it is there too, or instead of it
 // (protocol/fold.ts: "Command", "argſ", "command\0x").
 
-export type ClientKind = 'claude-desktop' | 'claude-code' | 'claude-code-user' | 'cursor' | 'vscode' | 'mcp-servers';
+export type ClientKind = 'claude-desktop' | 'claude-code' | 'claude-code-user' | 'cursor' | 'vscode' | 'mcp-servers' | 'codex';
 
 export const CLIENT_LABELS: Record<ClientKind, string> = {
   'claude-desktop': 'Claude Desktop',
@@ -32,13 +35,14 @@ export const CLIENT_LABELS: Record<ClientKind, string> = {
   cursor: 'Cursor',
   vscode: 'VS Code',
   'mcp-servers': 'an "mcpServers" configuration',
+  codex: 'Codex CLI (config.toml)',
 };
 
 /** The members that name a server map, in every format above (top level; "mcpServers" in a project too). */
 const MAP_MEMBERS = ['mcpServers', 'servers', 'projects'];
 /** The members of an entry the warden reads (classify.ts, warden-entry.ts) or rewrites (rewrite.ts), and
  *  "transport", which some clients read for "type" (test/clientconfig/case-variants.test.ts keeps the list). */
-export const ENTRY_MEMBERS = ['command', 'args', 'env', 'cwd', 'type', 'url', 'serverUrl', 'httpUrl', 'envFile', 'transport'];
+export const ENTRY_MEMBERS = ['command', 'args', 'env', 'cwd', 'type', 'url', 'serverUrl', 'httpUrl', 'envFile', 'transport', 'transportType', 'env_vars'];
 
 const MAX_FILE = 16 * 1024 * 1024;
 /** Objects and arrays nested deeper are refused before parsing (the parser recurses; a client file nests ~5 deep). */
@@ -126,6 +130,11 @@ function placeOf(kind: ClientKind, at: (string | number)[]): string {
   return at.map((s) => (typeof s === 'number' ? `[${s}]` : `"${printable(s)}"`)).join(' > ');
 }
 
+/** Whether `at` is an entry or inside one (an entry's "__proto__" refuses only the entry: proto-member.ts). */
+function inEntry(kind: ClientKind, at: (string | number)[]): boolean {
+  return entryPrefixes(kind).some((prefix) => at.length > prefix.length && prefix.every((p, i) => p === '*' || p === at[i]));
+}
+
 /** Refuses a name given twice in any object of the tree, at any depth (walked without recursion; each item links
  *  to its parent, so a deep file costs no copied paths). */
 function refuseDuplicateMembers(file: string, text: string, kind: ClientKind, root: Node): void {
@@ -149,6 +158,9 @@ function refuseDuplicateMembers(file: string, text: string, kind: ClientKind, ro
         throw new WardenError('CLIENT_CONFIG_INVALID', `${file}: "${printable(name)}" appears twice in ${placeOf(kind, pathOf(up))} (${lineCol(text, key.offset)}); clients disagree on which one counts. Remove one, then import again. Nothing was changed.`);
       }
       seen.add(name);
+      if (name === PROTO && !inEntry(kind, [...pathOf(up), name])) {
+        throw new WardenError('CLIENT_CONFIG_INVALID', `${file}: ${placeOf(kind, pathOf(up))} carries a member named "__proto__" (${lineCol(text, key.offset)}): JSON.parse keeps it as a member, but a client that copies or merges its settings by assignment makes it their prototype and reads its members as settings of their own (servers the warden never saw). No client file needs one: remove it, then try again. Nothing was changed.`);
+      }
       if (value) stack.push({ node: value, up, seg: name });
     }
   }
@@ -216,6 +228,7 @@ function refuseDeepNesting(file: string, text: string): void {
 
 /** `named` is the path the user gave (its name says which client); `file` the real file behind it. */
 export function parseClientConfig(file: string, text: string, named = file): ClientConfig {
+  if (named.endsWith('.toml')) return parseCodexConfig(file, text); // the one client whose file is TOML
   refuseDeepNesting(file, text);
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });

@@ -10,7 +10,7 @@ export interface Splice {
   text: string;
 }
 
-/** Applies non-overlapping splices (any order). */
+/** Applies non-overlapping splices (any order; of two at the same offset, the one given first is applied first). */
 export function applySplices(text: string, splices: Splice[]): string {
   let out = text;
   for (const s of [...splices].sort((a, b) => b.offset - a.offset)) out = out.slice(0, s.offset) + s.text + out.slice(s.offset + s.length);

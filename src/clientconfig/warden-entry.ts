@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loaderVariable, ENV_NAME_RE, SERVER_ID_RE } from '../store/servers.js';
 import { printable } from '../escape.js';
+import { hostVariables } from './env-vars.js';
 import { isWardenVariable } from './warden-env.js';
 
 // Whether a client entry already launches the warden. Proved, not guessed from words: the entry's program must
@@ -98,5 +99,8 @@ export function wardenEntry(o: Record<string, unknown>, self: Self): WardenEntry
       if (viaBin && name === 'PATH') return disguised('its "env" sets PATH, where the warden script\'s "#!/usr/bin/env node" finds node');
     }
   }
+  const host = hostVariables(o.env_vars);
+  if ('reason' in host) return disguised(host.reason);
+  if (viaBin && host.names.includes('PATH')) return disguised('its "env_vars" passes PATH, where the warden script\'s "#!/usr/bin/env node" finds node');
   return { kind: 'launch', ...run };
 }

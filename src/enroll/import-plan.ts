@@ -2,6 +2,8 @@ import path from 'node:path';
 import { classify, type EntryPlan } from '../clientconfig/classify.js';
 import type { ClientConfig, ClientEntry } from '../clientconfig/read.js';
 import { valueAt, wrapEntryText } from '../clientconfig/rewrite.js';
+import { wrapTomlEntry } from '../clientconfig/toml-rewrite.js';
+import { WardenError } from '../error.js';
 import { resolveHome, type HomePaths } from '../store/paths.js';
 import { SERVER_ID_RE, type ServersFile } from '../store/servers.js';
 import type { EnrollSpec } from './enrollment.js';
@@ -75,20 +77,37 @@ export function chooseId(entry: ClientEntry, spec: EnrollSpec, servers: ServersF
   }
 }
 
-export function propose(cfg: ClientConfig, servers: ServersFile): Proposal[] {
+/** `launch`: how the client will start the warden (wardenLaunch), with which a Codex entry's edit is tried. */
+export function propose(cfg: ClientConfig, servers: ServersFile, launch: { command: string; prefix: string[] }): Proposal[] {
   const taken = new Set<string>();
   return cfg.entries.map((entry) => {
-    const plan = classify(entry, wardenScript());
-    if (plan.action !== 'import') return { entry, plan };
-    const spec = specFor(plan);
+    const classified = classify(entry, wardenScript());
+    if (classified.action !== 'import') return { entry, plan: tomlWritable(cfg, entry, classified, launch, entry.name) };
+    const spec = specFor(classified);
     const { id, reuse } = chooseId(entry, spec, servers, taken);
     taken.add(id);
+    const plan = tomlWritable(cfg, entry, classified, launch, id);
+    if (plan.action !== 'import') return { entry, plan };
     return { entry, plan, id, reuse, spec };
   });
 }
 
+/** A Codex entry to import is refused now, before anything is enrolled, when its rewrite cannot be proved to
+ *  keep the file (toml-rewrite.ts): tried with the launch import will write (an npx entry's id is chosen after
+ *  its install: tried with its name, a word of the same form). */
+function tomlWritable(cfg: ClientConfig, entry: ClientEntry, plan: EntryPlan, launch: { command: string; prefix: string[] }, id: string): EntryPlan {
+  if (cfg.kind !== 'codex' || (plan.action !== 'import' && plan.action !== 'npx')) return plan;
+  const tried = wrapTomlEntry(cfg.text, entry, launch.command, [...launch.prefix, 'run', id], Object.keys(plan.wardenEnv));
+  return 'reason' in tried ? { action: 'refused', reason: tried.reason } : plan;
+}
+
 /** The client file's text with `entry` launching the warden as server `id`, and the entry's new value. */
 export function wrapInto(text: string, entry: ClientEntry, id: string, launch: { command: string; prefix: string[] }, dropEnv: string[]): { text: string; value: unknown } {
+  if (entry.kind === 'codex') {
+    const wrapped = wrapTomlEntry(text, entry, launch.command, [...launch.prefix, 'run', id], dropEnv);
+    if ('reason' in wrapped) throw new WardenError('CLIENT_CONFIG_INVALID', `${entry.file}: the entry "${entry.name}" ${wrapped.reason}. Nothing was written to it.`);
+    return wrapped;
+  }
   const out = wrapEntryText(text, entry.location, launch.command, [...launch.prefix, 'run', id], dropEnv);
   return { text: out, value: valueAt(out, entry.location) };
 }

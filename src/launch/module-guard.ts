@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { WardenError } from '../error.js';
+import { watchGuardDenials, type GuardDenial, type GuardDenialWatch, type GuardRead } from './guard-denials.js';
 import { REQUIRE_ESM_OFF } from './node-release.js';
 import { STATE_MAGIC, type GuardState } from './preload/guard.js';
 
@@ -17,7 +18,7 @@ export const PRELOAD_DIR = fileURLToPath(new URL('../launch/preload/', import.me
 /** The warden's own install (a checkout, or the package npm installed): the directory above dist/, with its
  *  package.json and node_modules. Made, like PRELOAD_DIR, from a file one level below dist/ (scripts/bundle.mjs). */
 export const INSTALL_ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
-const GUARD_FILES = ['environment.js', 'guard.js', 'hooks.js', 'loaders.js', 'native.js', 'preload.js', 'workers.js'];
+const GUARD_FILES = ['environment.js', 'fs-denials.js', 'guard.js', 'hooks.js', 'loaders.js', 'native.js', 'preload.js', 'workers.js'];
 /** The report's descriptor in the server (the set is on 3, read and closed by the preload). */
 const REPORT_FD = 4;
 
@@ -30,14 +31,24 @@ export interface LearnedModule {
 /** The warden's end of the gate, as spawn returns it (child.stdio[3]). */
 export type GateEnd = Writable | null | undefined;
 
+/** What the guard reports besides modules (launch/guard-denials.ts): denied writes, and reads of `secrets`. */
+export interface GuardDenials {
+  denied: (d: GuardDenial | GuardRead) => void;
+  max: number;
+  secrets?: string[];
+}
+
 export interface ModuleGuard {
   /** Put before the script in node's argv. */
   args: string[];
   /** The child's stdio from fd 3 on: the gate (a socket) and the report file. */
   stdio: Array<'pipe' | number>;
   /** Releases the server: writes the attested set (every file digested and allowlisted for this launch) to the
-   *  gate and closes it. Until then the server's node waits, having loaded none of the server's code. */
-  release(gate: GateEnd, files: Map<string, string>): Promise<void>;
+   *  gate and closes it. Until then the server's node waits, having loaded none of the server's code. With
+   *  `denials`, the guard reports the writes the kernel refused the server's fs calls, and its reads of `secrets`
+   *  (launch/guard-denials.ts),
+   *  read from then on until report() (one last look) or close(). */
+  release(gate: GateEnd, files: Map<string, string>, denials?: GuardDenials): Promise<void>;
   /** After the server exited: at enrollment the files it loaded from outside the set, otherwise what the guard
    *  refused (a path or URL); and the ES modules the server require()d where node ran with require(esm) off
    *  (node answered ERR_REQUIRE_ESM). Reads and closes the report; later calls return the same. */
@@ -121,6 +132,22 @@ function parseReport(text: string, mode: 'enforce' | 'learn'): GuardReport {
   return { learned: [...learned.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), refused, requireEsm: [...requireEsm] };
 }
 
+/** The attested set as the preload reads it from the gate. */
+function stateText(server: string, mode: 'enforce' | 'learn', files: Map<string, string>, denials: GuardDenials | undefined): string {
+  const state: GuardState = { magic: STATE_MAGIC, server, mode, files: [...files.keys()], keys: [...files.values()], reportFd: REPORT_FD, ...(denials ? { denials: true as const } : {}), ...(denials?.secrets?.length ? { secrets: denials.secrets } : {}) };
+  return JSON.stringify(state);
+}
+
+/** Settles when what was written to the gate is flushed, or rejects with the gate's error. */
+function gateReleased(gate: Writable, serverId: string): { promise: Promise<void>; written: () => void } {
+  let written = (): void => {};
+  const promise = new Promise<void>((resolve, reject) => {
+    written = () => resolve();
+    gate.on('error', (err) => reject(new WardenError('LAUNCH_FAILED', `could not release server '${serverId}' to its module guard: ${err.message}`, { cause: err })));
+  });
+  return { promise, written };
+}
+
 /** Prepares the guard for one launch of `serverId`; `tmpDir` is a directory only the warden's user can write.
  *  `requireEsmOff`: the server's node loads a require()d ES module's imports where the guard cannot see them
  *  (./node-release.ts), so it starts with require(esm) off. */
@@ -130,28 +157,34 @@ export function prepareModuleGuard(serverId: string, mode: 'enforce' | 'learn', 
   const reportFd = unlinkedFile(tmpDir);
   open.add(reportFd);
   let read: GuardReport | undefined;
+  let watch: GuardDenialWatch | undefined;
   const closeFd = (fd: number | undefined): void => {
     if (fd !== undefined && open.delete(fd)) fs.closeSync(fd);
   };
   return {
     args: [...(requireEsmOff ? [REQUIRE_ESM_OFF] : []), '--import', preload],
     stdio: ['pipe', reportFd],
-    release: (gate, files) => {
-      const state: GuardState = { magic: STATE_MAGIC, server: serverId, mode, files: [...files.keys()], keys: [...files.values()], reportFd: REPORT_FD };
+    release: (gate, files, denials) => {
+      if (denials && gate) watch = watchGuardDenials(reportFd, denials.denied, denials.max, denials.secrets);
       if (!gate) return Promise.reject(new WardenError('LAUNCH_FAILED', `the module guard's gate to server '${serverId}' was not set up; the server was not released.`));
-      return new Promise((resolve, reject) => {
-        gate.on('error', (err) => reject(new WardenError('LAUNCH_FAILED', `could not release server '${serverId}' to its module guard: ${err.message}`, { cause: err })));
-        gate.end(JSON.stringify(state), () => resolve());
-      });
+      const released = gateReleased(gate, serverId);
+      // The set is written from a value no closure holds: the gate's listeners live as long as the session, and
+      // a set they kept would be ~0.6 MB of strings for a tree of 4,400 files (docs/adr/0069-run-memory-on-node-24.md).
+      gate.end(stateText(serverId, mode, files, denials), released.written);
+      return released.promise;
     },
     report: () => {
       if (read) return read;
+      watch?.close();
+      watch = undefined;
       const text = open.has(reportFd) ? readAll(reportFd) : '';
       closeFd(reportFd);
       read = parseReport(text, mode);
       return read;
     },
     close: () => {
+      watch?.stop();
+      watch = undefined;
       for (const fd of [...open]) closeFd(fd);
     },
   };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { unhomoglyph } from '../scan/confusables.js';
 import type { Classified } from '../protocol/message.js';
-import { UNKNOWN, UNKNOWN_LETTERS, holdsBidi, shownForms } from './shown-forms.js';
+import { ParseBudget, UNKNOWN, UNKNOWN_LETTERS, decodedForms, holdsBidi, holdsMarkup, shownForms, withReadings } from './shown-forms.js';
 
 // The warden's own questions to the user, asked through the client with an MCP elicitation request (a call of
 // an `ask` tool is held meanwhile). The question's id is the warden's and random: the server never sees it and
@@ -26,31 +26,43 @@ export function impersonatesWarden(params: unknown): boolean {
   return questionImpersonation(params) !== undefined;
 }
 
-/** Why a server's elicitation request (or input request) is refused: 'worded' names mcp-warden as a client may
- *  show it, 'bidi' holds a bidi control (a client may show its text reversed, the name spelled backwards),
- *  'too_large' holds more strings, longer or deeper than the warden reads (WALK, as an error answer: review 23). */
-export function questionImpersonation(params: unknown): 'worded' | 'bidi' | 'too_large' | undefined {
-  const strings = boundedStrings(params);
-  return strings === undefined ? 'too_large' : wording(strings);
+/** Why a server's question is refused: 'markup' holds HTML (a client may hide or show it as it likes: review 24),
+ *  'worded' names mcp-warden as a client may show it, 'bidi' holds a bidi control (a client may show its text
+ *  reversed, the name spelled backwards), 'too_large' holds more strings, longer or deeper than the warden reads
+ *  (WALK, as an error answer: review 23). */
+export type Impersonation = 'markup' | 'worded' | 'bidi' | 'too_large';
+
+/** Why a server's elicitation request (its params), or an input request (`inputRequests`, with its
+ *  `requestState` as `opaque`: not a question, so read for the name but not refused for HTML; both walked under one
+ *  bound), is refused; undefined when it may be asked. */
+export function questionImpersonation(question: unknown, opaque?: unknown): Impersonation | undefined {
+  const strings = boundedStrings([question, opaque]);
+  if (strings === undefined) return 'too_large';
+  const questions = opaque === undefined ? strings.length : (boundedStrings([question]) as string[]).length;
+  return wording(strings, questions, new ParseBudget(WALK.parsed));
 }
 
 /** Whether a string names mcp-warden in any form a client may show it in (shown-forms.ts): as written, its
- *  percent-escapes and character references undone; a reference the warden does not know stands for any few
- *  letters. */
+ *  percent-escapes and character references undone, as Markdown renders it; a reference the warden does not know
+ *  stands for any few letters. A string too large to read names it (fail closed). */
 export function namesWarden(text: string): boolean {
-  return shownForms(text).some(formNamesWarden);
+  return shownForms(text, new ParseBudget(WALK.parsed))?.some(formNamesWarden) ?? true;
 }
 
 function formNamesWarden(form: string): boolean {
-  if (!form.includes(UNKNOWN)) return foldedForName(form).includes(WARDEN_NAME);
+  if (!form.includes(UNKNOWN)) return foldedForName(form).includes(wardenName());
   return holdsNameWithUnknowns(form.split(UNKNOWN).map(foldedForName).join(UNKNOWN));
 }
 
-/** Of the first string refused: 'bidi' if one of its forms holds a bidi control, else 'worded' if one names the
- *  warden (each string's forms decoded once). */
-function wording(strings: string[]): 'worded' | 'bidi' | undefined {
-  for (const s of strings) {
-    const forms = shownForms(s);
+/** Of the first string refused: 'markup' if it is one of the first `questions` strings and a form holds HTML,
+ *  'bidi' if a form holds a bidi control, 'worded' if one names the warden, 'too_large' if the parser's budget is
+ *  spent first (each string's forms decoded, read and folded once). */
+function wording(strings: string[], questions: number, budget: ParseBudget): Impersonation | undefined {
+  for (const [i, s] of strings.entries()) {
+    const decoded = decodedForms(s);
+    if (i < questions && decoded.some(holdsMarkup)) return 'markup';
+    const forms = withReadings(decoded, budget);
+    if (forms === undefined) return 'too_large';
     if (forms.some(holdsBidi)) return 'bidi';
     if (forms.some(formNamesWarden)) return 'worded';
   }
@@ -60,7 +72,8 @@ function wording(strings: string[]): 'worded' | 'bidi' | undefined {
 /** The name found in a folded text whose UNKNOWN each stand for up to UNKNOWN_LETTERS letters (a walk of the
  *  name's positions as a bit set: every start, each letter advancing the positions it matches). */
 function holdsNameWithUnknowns(folded: string): boolean {
-  const end = 1 << WARDEN_NAME.length;
+  const name = wardenName();
+  const end = 1 << name.length;
   let at = 1;
   for (const c of folded) {
     let next = 1;
@@ -68,7 +81,7 @@ function holdsNameWithUnknowns(folded: string): boolean {
       next |= at;
       for (let k = 1; k <= UNKNOWN_LETTERS; k++) next |= at << k;
     } else {
-      for (let j = 0; j < WARDEN_NAME.length; j++) if (at & (1 << j) && WARDEN_NAME[j] === c) next |= 1 << (j + 1);
+      for (let j = 0; j < name.length; j++) if (at & (1 << j) && name[j] === c) next |= 1 << (j + 1);
     }
     if (next & end) return true;
     at = next & (2 * end - 1);
@@ -76,14 +89,19 @@ function holdsNameWithUnknowns(folded: string): boolean {
   return false;
 }
 
+/** Characters of a walk's forms the Markdown parser reads, at most (~1 us each on '![' runs, its slowest input
+ *  measured: ~80 ms CPU at the bound; docs/adr/0067-markdown-reading.md). */
+const PARSED = 96 * 1024;
+
 /** Bounds of the walk over what a server shows the user through the client (an error answer's `error`, an
  *  elicitation's params, an input request): each string is decoded into several forms and folded, so its size
  *  is the warden's work; an honest question or error is far smaller. */
-const WALK = { depth: 16, strings: 2048, chars: 256 * 1024 };
+const WALK = { depth: 16, strings: 2048, chars: 256 * 1024, parsed: PARSED };
 
-/** Every string of a parsed JSON value, member names included (no member is read by name, so none can hide from a
- *  reader that ignores case, and a client may show a field's name as its label), or undefined beyond WALK. */
-function boundedStrings(value: unknown): string[] | undefined {
+/** Every string of parsed JSON values, member names included (no member is read by name, so none can hide from a
+ *  reader that ignores case, and a client may show a field's name as its label), or undefined beyond WALK (one
+ *  bound for all the values). */
+function boundedStrings(values: unknown[], depths?: number[]): string[] | undefined {
   const strings: string[] = [];
   let chars = 0;
   const walk = (v: unknown, depth: number): boolean => {
@@ -98,7 +116,7 @@ function boundedStrings(value: unknown): string[] | undefined {
     for (const [k, x] of v as Map<string, unknown>) if (!walk(k, depth) || !walk(x, depth + 1)) return false;
     return true;
   };
-  return walk(value, 0) ? strings : undefined;
+  return values.every((v, i) => walk(v, depths?.[i] ?? 0)) ? strings : undefined;
 }
 
 /**
@@ -107,8 +125,23 @@ function boundedStrings(value: unknown): string[] | undefined {
  * `error.data.elicitations[]`, and a client shows them and offers to open the URL; any other error's message
  * and data reach the user too. Beyond WALK the answer is refused as well (fail closed).
  */
-export function errorImpersonation(error: unknown): 'worded' | 'bidi' | 'too_large' | undefined {
-  return questionImpersonation(error);
+export function errorImpersonation(error: unknown): Impersonation | undefined {
+  const data = error instanceof Map ? error.get('data') : undefined;
+  const elicitations = data instanceof Map ? data.get('elicitations') : undefined;
+  // The elicitations' strings are questions (HTML refused), walked first; the rest of the error (a stack trace
+  // holds "<anonymous>") is read as a renderer shows it. Both under one bound.
+  const rest = elicitations === undefined ? error : withoutElicitations(error as Map<string, unknown>, data as Map<string, unknown>);
+  const strings = boundedStrings([elicitations, rest], [2, 0]);
+  if (strings === undefined) return 'too_large';
+  const questions = elicitations === undefined ? 0 : (boundedStrings([elicitations], [2]) as string[]).length;
+  return wording(strings, questions, new ParseBudget(WALK.parsed));
+}
+
+/** The error with its data's `elicitations` member left out (walked on its own, as questions). */
+function withoutElicitations(error: Map<string, unknown>, data: Map<string, unknown>): Map<string, unknown> {
+  const rest = new Map(data);
+  rest.delete('elicitations');
+  return new Map([...error, ['data', rest]]);
 }
 
 /** Text reduced to what it reads as (ADR 0039), in passes until nothing changes: look-alike letters of other
@@ -125,7 +158,10 @@ export function foldedForName(text: string): string {
   return s.replace(/[^\p{L}\p{N}]/gu, '');
 }
 
-const WARDEN_NAME = foldedForName('mcp-warden');
+/** The warden's name folded, made at the first question (not at import: folding needs the confusables table,
+ *  which the bundle parses at its first use, docs/adr/0069-run-memory-on-node-24.md). */
+let foldedName: string | undefined;
+const wardenName = (): string => (foldedName ??= foldedForName('mcp-warden'));
 
 export class ClientQuestions {
   private readonly waiting = new Map<string, (a: AskAnswer) => void>();

@@ -24,6 +24,7 @@ import { foldRefusal } from './result-fold.js';
 const INPUT_REFUSED = {
   worded: 'it asks for input worded as a question of mcp-warden, which only the warden may ask',
   bidi: 'it asks for input holding a bidi control (U+202A-U+202E, U+2066-U+2069), which a client may show as text reversed',
+  markup: 'it asks for input holding HTML (a tag, comment, declaration, CDATA or processing instruction: "<" then a letter, "/", "!" or "?"), which a client may hide or show as it likes; a question is plain text or Markdown',
   too_large: 'it asks for input holding more strings, longer or deeper, than the warden reads to tell whether it is worded as a question of mcp-warden',
 } as const;
 import { Subscriptions } from './subscriptions.js';
@@ -208,7 +209,7 @@ export class ModernSession {
       return true;
     }
     if (!(result instanceof Map) || result.get('resultType') !== 'input_required') return false;
-    const impersonates = questionImpersonation(result.get('inputRequests')) ?? questionImpersonation(result.get('requestState'));
+    const impersonates = questionImpersonation(result.get('inputRequests'), result.get('requestState'));
     const refusal = impersonates ? { reason: 'impersonation' as const, why: INPUT_REFUSED[impersonates] } : serverQuestionRefusal(result);
     if (refusal === undefined) {
       if (askedCall) this.asks.continueAfter(askedCall, result.get('requestState'));

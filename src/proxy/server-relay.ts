@@ -78,8 +78,9 @@ function refusedImpersonation(host: RelayHost, request: ClientRequest, error: un
   if (!found) return false;
   const why =
     found === 'worded' ? 'its error is worded as a message of mcp-warden, which only the warden may write'
+    : found === 'markup' ? 'its error holds an elicitation with HTML (a tag, comment, declaration, CDATA or processing instruction: "<" then a letter, "/", "!" or "?"), which a client may hide or show as it likes; a question is plain text or Markdown'
     : found === 'bidi' ? 'its error holds a bidi control (U+202A-U+202E, U+2066-U+2069), which a client may show as text reversed, so the warden cannot tell what it reads as'
-    : 'its error holds more strings, or deeper, than the warden reads to tell whether it is worded as a message of mcp-warden';
+    : 'its error holds more strings, or deeper, or more to read as Markdown, than the warden reads to tell whether it is worded as a message of mcp-warden';
   host.reports.refused('impersonation', `an error answer to ${printable(request.method, 64)}: ${why}`);
   host.toClient(errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused the answer of server '${host.cfg.serverId}' to ${shownName(request.method)}: ${why}. Run 'mcp-warden audit' for details.`));
   return true;
@@ -96,6 +97,7 @@ export async function relayServerMessage(host: RelayHost, msg: ServerMessage, by
   if (msg.kind === 'request' && impersonation) {
     const why =
       impersonation === 'worded' ? 'its message is worded as a question of mcp-warden'
+      : impersonation === 'markup' ? 'it holds HTML (a tag, comment, declaration, CDATA or processing instruction: "<" then a letter, "/", "!" or "?"), which a client may hide or show as it likes; a question is plain text or Markdown'
       : impersonation === 'bidi' ? 'it holds a bidi control (U+202A-U+202E, U+2066-U+2069), which a client may show as text reversed'
       : 'it holds more strings, longer or deeper, than the warden reads to tell whether it is worded as a question of mcp-warden';
     host.reports.refused('impersonation', `an elicitation request: ${why}`);

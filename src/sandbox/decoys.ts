@@ -82,6 +82,20 @@ export function decoysUnavailable(wardenHome: string, create = true): string | u
 
 const overlaps = (a: string, b: string): boolean => a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
 
+/** The listed secret paths under `userHome` that no grant, data directory or own file of the server (`kept`)
+ *  covers: a warden that places no decoys asks a node server's module guard to report its reads of these instead
+ *  (launch/guard-denials.ts, docs/adr/0068). */
+export function secretPaths(userHome: string, kept: readonly string[]): string[] {
+  if (!path.isAbsolute(userHome) || path.resolve(userHome) === '/') return [];
+  let realHome = userHome;
+  try {
+    realHome = fs.realpathSync(userHome);
+  } catch {
+    // no home: compared by its name alone
+  }
+  return DECOY_PATHS.filter((p) => !kept.some((k) => overlaps(path.join(userHome, p), k) || overlaps(path.join(realHome, p), k))).map((p) => path.join(path.resolve(userHome), p));
+}
+
 /** Removes the decoys of sessions whose warden is gone (a warden that was killed leaves its directory). */
 function sweep(dir: string): void {
   for (const name of fs.readdirSync(dir)) {

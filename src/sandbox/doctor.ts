@@ -44,7 +44,7 @@ export interface DoctorReport {
   decoys: { placed: boolean; paths: string[]; why?: string };
   /** Whether confined sessions' denied writes are observed (sandbox/write-trace.ts): bpftrace found on the trusted
    *  path and started here once (attached, then stopped), or why not. */
-  writes: { observed: boolean; bpftrace: string | null; off?: true; why?: string };
+  writes: { observed: boolean; bpftrace: string | null; off?: true; why?: string; guard?: true };
   levels: LevelReport[];
   ok: boolean;
 }
@@ -79,12 +79,13 @@ async function writesReport(lookup: EngineLookup, off: boolean): Promise<DoctorR
   const bpftrace = findTool('bpftrace', lookup);
   if (off) return { observed: false, bpftrace: bpftrace?.file ?? null, off: true, why: TRACING_OFF }; // nothing started
   const host = writesUnobservable(bpftrace);
-  if (host !== undefined || !bpftrace) return { observed: false, bpftrace: bpftrace?.file ?? null, why: host ?? 'bpftrace is not on the trusted path' };
+  // Not traced: a node server's module guard reports what its own fs calls were refused (docs/adr/0068).
+  if (host !== undefined || !bpftrace) return { observed: false, bpftrace: bpftrace?.file ?? null, why: host ?? 'bpftrace is not on the trusted path', guard: true };
   try {
     await (await startWriteTrace(bpftrace, 0n, () => {}, 1)).close();
     return { observed: true, bpftrace: bpftrace.file };
   } catch (err) {
-    return { observed: false, bpftrace: bpftrace.file, why: `bpftrace could not attach its probes (bpf refused, or tracepoints missing): ${(err as Error).message.slice(0, 512)}` };
+    return { observed: false, bpftrace: bpftrace.file, guard: true, why: `bpftrace could not attach its probes (bpf refused, or tracepoints missing): ${(err as Error).message.slice(0, 512)}` };
   }
 }
 

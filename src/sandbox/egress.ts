@@ -9,6 +9,7 @@ import type { Engine } from './engine.js';
 import { EgressProxy, type EgressDenial } from './egress-proxy.js';
 import type { DecoyRead } from './decoys.js';
 import type { DomainGrant } from './schema.js';
+import type { GuardDenial, GuardRead } from '../launch/guard-denials.js';
 import type { DeniedWrite } from './write-trace.js';
 
 // The network of a server with `network: { domains }` (docs/adr/0060-egress-proxy.md). bwrap gives it a network
@@ -138,7 +139,7 @@ export const DENIALS_RECORDED = 64;
 
 /** What the sandbox of server `id` refused (its proxy, a write the kernel refused) or saw (a decoy read), as audit
  *  events (bounded), and a line for the operator. */
-export function recordDenials(id: string, record: (e: AuditEvent) => unknown, say: (m: string) => void): (d: EgressDenial | DecoyRead | DeniedWrite) => void {
+export function recordDenials(id: string, record: (e: AuditEvent) => unknown, say: (m: string) => void): (d: EgressDenial | DecoyRead | DeniedWrite | GuardDenial | GuardRead) => void {
   let seen = 0;
   return (d) => {
     if (++seen > DENIALS_RECORDED) {
@@ -149,7 +150,8 @@ export function recordDenials(id: string, record: (e: AuditEvent) => unknown, sa
       return;
     }
     void record({ event: 'sandbox_denied', server: id, ...d });
-    if (d.kind === 'write') say(`server '${id}': its sandbox refused a write (${d.call}, ${d.errno}) to ${escaped(JSON.stringify(d.path))}${d.truncated ? ' (cut)' : ''}, the path as the server gave it. If it needs to write there, grant it with: mcp-warden sandbox ${id} --allow-write PATH`);
+    if (d.kind === 'write') say(`server '${id}': its sandbox refused a write (${d.call}, ${d.errno}) to ${escaped(JSON.stringify(d.path))}${d.truncated ? ' (cut)' : ''}, the path as the server gave it${'source' in d ? ' (reported by its own node: the module guard)' : ''}. If it needs to write there, grant it with: mcp-warden sandbox ${id} --allow-write PATH`);
+    else if (d.kind === 'read' && d.reason === 'guard') say(`server '${id}': it tried to read ${escaped(d.path)}, hidden by its sandbox (it found no such file), as its own node reported it (the module guard). If it needs that file, grant it with: mcp-warden sandbox ${id} --allow-read PATH`);
     else if (d.kind === 'read') say(`server '${id}': it read ${escaped(d.path)}, a decoy the warden placed in its sandbox (it got an empty file, never the real one). If it needs that file, grant it with: mcp-warden sandbox ${id} --allow-read PATH`);
     else if (d.reason === 'not_granted') say(`server '${id}': its sandbox refused a connection to ${escaped(d.host)}:${d.port} (not granted). Grant it with: mcp-warden sandbox ${id} --allow-domain NAME[:PORT]`);
     else say(`server '${id}': its sandbox refused a connection to ${escaped(d.host)}:${d.port}: the name resolved to ${d.address === undefined ? 'an address' : escaped(d.address)}, ${d.reason === 'loopback_address' ? 'this host\'s own loopback' : 'not a public address'}. A granted name must resolve to public addresses only (docs/guide.md, "Confining a server"); check the name's DNS.`);

@@ -9,7 +9,7 @@ import { liveProcesses } from '../launch/proc.js';
 import type { HomePaths } from '../store/paths.js';
 import type { ServerConfig, ServersFile } from '../store/servers.js';
 import type { WardenLockEntry } from '../surface/warden-lock.js';
-import { placeDecoys, type Decoys } from './decoys.js';
+import { placeDecoys, secretPaths, type Decoys } from './decoys.js';
 import { findEngine, findNsenter, findTool, type Engine } from './engine.js';
 import { sandboxPin } from './pin.js';
 import { bwrapArgs, ensureDataDir, sandboxUserHome, type SandboxMounts } from './plan.js';
@@ -110,7 +110,7 @@ function wardenFiles(s: SandboxLaunch): string[] {
  *  directory created, and the session's decoys (sandbox/decoys.ts) when they can be placed: the caller watches
  *  them from the launch on, or discards them. `config` is servers.json: its trusted path and every server's
  *  sandbox bound the grants. */
-export function sandboxArgs(paths: HomePaths, id: string, s: SandboxLaunch, plan: LaunchPlan, cwd: string | undefined, config: ServersFile): SandboxMounts & { decoys?: Decoys } {
+export function sandboxArgs(paths: HomePaths, id: string, s: SandboxLaunch, plan: LaunchPlan, cwd: string | undefined, config: ServersFile): SandboxMounts & { decoys?: Decoys; secrets?: string[] } {
   const dataDir = ensureDataDir(paths.home, id);
   const userHome = sandboxUserHome();
   const sandboxes = Object.fromEntries(Object.entries(config.servers).map(([other, server]) => [other, server.sandbox]));
@@ -118,9 +118,12 @@ export function sandboxArgs(paths: HomePaths, id: string, s: SandboxLaunch, plan
   const wardenHome = paths.realHome ?? paths.home;
   const scope = { id, trustedPath: config.path, alerts: config.alerts, wardenHome, sandboxes };
   const own = ownFiles(plan);
-  const decoys = placeDecoys(paths.home, userHome, [...s.confinement.write, ...s.confinement.read.allow, dataDir, wardenHome, ...own]);
+  const kept = [...s.confinement.write, ...s.confinement.read.allow, dataDir, wardenHome, ...own];
+  const decoys = placeDecoys(paths.home, userHome, kept);
+  // No decoys (a warden that is not root): a node server's guard may report its reads of those paths instead.
+  const secrets = decoys ? [] : secretPaths(userHome, kept);
   try {
-    return { ...bwrapArgs(s.confinement, { id, userHome, wardenHome, dataDir, ownFiles: own, wardenFiles: wardenFiles(s), cwd, scope, ...(decoys ? { decoyArgs: decoys.args } : {}) }), ...(decoys ? { decoys } : {}) };
+    return { ...bwrapArgs(s.confinement, { id, userHome, wardenHome, dataDir, ownFiles: own, wardenFiles: wardenFiles(s), cwd, scope, ...(decoys ? { decoyArgs: decoys.args } : {}) }), ...(decoys ? { decoys } : {}), ...(secrets.length > 0 ? { secrets } : {}) };
   } catch (err) {
     decoys?.discard();
     throw err;

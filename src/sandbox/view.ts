@@ -54,9 +54,9 @@ export interface SandboxStatus {
   problem?: { code: string; message: string };
   lastRefusal?: { code: string; at: string };
   /** What its sandbox refused at run time, the last ones first (at most DENIALS_SHOWN; the audit log has them all). */
-  denied?: ({ kind: 'connect'; host: string; port: number; reason: string; address?: string; at: string } | { kind: 'read'; path: string; reason: string; at: string } | { kind: 'write'; path: string; call: string; errno: string; truncated?: true; at: string })[];
+  denied?: ({ kind: 'connect'; host: string; port: number; reason: string; address?: string; at: string } | { kind: 'read'; path: string; reason: string; at: string } | { kind: 'write'; path: string; call: string; errno: string; truncated?: true; source?: 'guard'; at: string })[];
   /** Whether the denied writes of its last confined session were observed (sandbox/write-trace.ts), and why not. */
-  writes?: { observed: true } | { observed: false; why: string };
+  writes?: { observed: true } | { observed: false; why: string; byGuard?: true };
 }
 
 /** How many sandbox_denied events `status` shows. */
@@ -66,7 +66,7 @@ export function sandboxStatus(v: SandboxView, history: readonly Record<string, u
   const s = v.sandbox;
   const denied = history.filter((e) => e.event === 'sandbox_denied' && e.server === v.server).slice(-DENIALS_SHOWN).reverse()
     .map((e) => (e.kind === 'write'
-      ? { kind: 'write' as const, path: String(e.path), call: String(e.call), errno: String(e.errno), ...(e.truncated === true ? { truncated: true as const } : {}), at: String(e.ts) }
+      ? { kind: 'write' as const, path: String(e.path), call: String(e.call), errno: String(e.errno), ...(e.truncated === true ? { truncated: true as const } : {}), ...(e.source === 'guard' ? { source: 'guard' as const } : {}), at: String(e.ts) }
       : e.kind === 'read'
       ? { kind: 'read' as const, path: String(e.path), reason: String(e.reason), at: String(e.ts) }
       : { kind: 'connect' as const, host: String(e.host), port: Number(e.port), reason: String(e.reason), ...(typeof e.address === 'string' ? { address: e.address } : {}), at: String(e.ts) }));
@@ -93,5 +93,7 @@ function writesObserved(server: string, history: readonly Record<string, unknown
   if (at < 0 || typeof sandbox?.writes !== 'string') return undefined;
   const died = history.slice(at).find((e) => e.event === 'sandbox_writes_unobserved' && e.server === server);
   if (died) return { observed: false, why: String(died.why) };
-  return sandbox.writes === 'observed' ? { observed: true } : { observed: false, why: String(sandbox.writesWhy ?? (sandbox.writes === 'off' ? 'off by servers.json' : 'unknown')) };
+  if (sandbox.writes === 'observed') return { observed: true };
+  // Not seen in the kernel; a node server's module guard reported what its own fs calls were refused (docs/adr/0068).
+  return { observed: false, why: String(sandbox.writesWhy ?? (sandbox.writes === 'off' ? 'off by servers.json' : 'unknown')), ...(sandbox.writes === 'guard' ? { byGuard: true as const } : {}) };
 }

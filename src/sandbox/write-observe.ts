@@ -4,6 +4,7 @@ import { escaped } from '../escape.js';
 import { createSessionCgroup, removeCgroup, type Cgroup } from '../launch/cgroup.js';
 import type { DecoyRead } from './decoys.js';
 import type { EgressDenial } from './egress-proxy.js';
+import type { GuardDenial, GuardRead } from '../launch/guard-denials.js';
 import type { Engine } from './engine.js';
 import { startWriteTrace, TRACING_OFF, writesUnobservable, type DeniedWrite, type WriteTrace } from './write-trace.js';
 
@@ -55,7 +56,9 @@ export async function observeWrites(o: { id: string; tracer: Engine | undefined;
  *  tracer compiles and attaches while the server's files are digested (spawnPrepared awaits it). */
 export interface EarlyObservation {
   cgroup: Cgroup | undefined;
-  denied: (d: EgressDenial | DecoyRead | DeniedWrite) => void;
+  denied: (d: EgressDenial | DecoyRead | DeniedWrite | GuardDenial | GuardRead) => void;
+  /** The reports a session records (the cap) and one more, which records that the cap was reached. */
+  max: number;
   observing: Promise<WritesObserved>;
   /** Why the tracer stopped, once it did. */
   diedWhy?: string;
@@ -70,6 +73,7 @@ export async function observeEarly(o: { id: string; tracer: Engine | undefined; 
   const early: EarlyObservation = {
     cgroup,
     denied,
+    max: DENIALS_RECORDED + 1,
     observing: observeWrites({ ...o, cgroupDir: cgroup?.dir, max: DENIALS_RECORDED + 1, denied, died: (why) => (early.diedWhy = why) }),
     async discard() {
       await (await early.observing).trace?.close();

@@ -106,7 +106,7 @@ export async function completeLaunch(spawned: Spawned, beforeGate?: () => Promis
       await spawned.settleCgroup();
       if (!spawned.cgroup()) spawned.recordRun(); // the record named a cgroup the server never joined
     }
-    if (guard) await guard.release(child.stdio[3] as GateEnd, attestedFiles(plan) ?? new Map());
+    if (guard) await guard.release(child.stdio[3] as GateEnd, attestedFiles(plan) ?? new Map(), spawned.guardDenials);
     const interpreted = plan.artifacts.some((a) => a.kind === 'script') && plan.nodeScript === undefined;
     const attested = {
       expected: exe.key as StatKey,
@@ -119,6 +119,7 @@ export async function completeLaunch(spawned: Spawned, beforeGate?: () => Promis
     return spawned.abort(err);
   }
   saveCache(prep.paths, id, prep.cache, prep.say);
+  prep.cache.forget(); // saved: nothing of this launch digests again
   await record({ event: 'launch', server: id, decision: 'allow', reason: 'all artifacts allowlisted', ...facts, pid, pgid: pid });
   allowed = true;
   const { egress, decoys, writes } = spawned;

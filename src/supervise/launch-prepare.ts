@@ -65,7 +65,7 @@ export interface Prepared {
   args: string[];
   sandbox: { launch?: SandboxLaunch; facts: LaunchEvent['sandbox'] } | undefined;
   /** bwrap's arguments for a confined server, its grants' descriptors, its decoys. */
-  confine: (SandboxMounts & { decoys?: Decoys }) | undefined;
+  confine: (SandboxMounts & { decoys?: Decoys; secrets?: string[] }) | undefined;
   observed: ObservedLaunch | undefined;
   judge: (artifacts: Artifact[]) => WardenError | undefined;
   refused: (err: WardenError, facts: Partial<LaunchEvent>) => Promise<never>;

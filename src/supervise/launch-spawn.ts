@@ -12,6 +12,7 @@ import { verifyMappedCode } from '../launch/mapped-files.js';
 import type { DecoyWatch } from '../sandbox/decoys.js';
 import type { Egress } from '../sandbox/egress.js';
 import type { WriteTrace } from '../sandbox/write-trace.js';
+import type { GuardDenial, GuardRead } from '../launch/guard-denials.js';
 import { saveCache, type Prepared } from './launch-prepare.js';
 
 // The attested launch's spawn (after launch-prepare.ts): the server started in its own group and session cgroup,
@@ -38,6 +39,9 @@ export interface Spawned {
   decoys: DecoyWatch | undefined;
   /** A confined session's tracer of denied writes, attached before the spawn (sandbox/write-trace.ts). */
   writes: WriteTrace | undefined;
+  /** A confined node server whose denied writes the kernel's tracer does not see: its module guard reports them
+   *  (launch/guard-denials.ts), given to the guard's release. */
+  guardDenials: { denied: (d: GuardDenial | GuardRead) => void; max: number; secrets: string[] } | undefined;
   egressFds: readonly [number, number] | undefined;
   /** Removes a cgroup the server never joined (once that is known), and re-records the session without it. */
   settleCgroup: () => Promise<void>;
@@ -74,10 +78,15 @@ export async function spawnPrepared(prep: Prepared): Promise<Spawned> {
   const unobserved = (why: string): void => {
     if (facts.sandbox?.state === 'confined') facts.sandbox = { ...facts.sandbox, writes: 'unobserved', writesWhy: why };
   };
+  let guardDenials: Spawned['guardDenials'];
   if (early) {
     const observing = await early.observing;
     writes = observing.trace;
-    if (facts.sandbox?.state === 'confined') facts.sandbox = { ...facts.sandbox, writes: observing.writes, ...(observing.why ? { writesWhy: observing.why } : {}) };
+    // Not traced (a warden that is not root, or a tracer that could not start): a node server's guard reports
+    // what its fs calls were refused (docs/adr/0068). The operator's "off" turns this off too.
+    const byGuard = observing.writes === 'unobserved' && guard !== undefined;
+    if (byGuard) guardDenials = { denied: early.denied, max: early.max, secrets: confine?.secrets ?? [] };
+    if (facts.sandbox?.state === 'confined') facts.sandbox = { ...facts.sandbox, writes: byGuard ? 'guard' : observing.writes, ...(observing.why ? { writesWhy: observing.why } : {}) };
     void observing.trace?.died.then(unobserved);
   }
   try {
@@ -125,6 +134,7 @@ export async function spawnPrepared(prep: Prepared): Promise<Spawned> {
     egress: undefined,
     decoys: undefined,
     writes,
+    guardDenials,
     abort: async (err) => {
       guard?.close();
       spawned.egress?.close();

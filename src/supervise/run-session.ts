@@ -1,4 +1,4 @@
-import { recheckPlan } from '../attest/recheck.js';
+import { dropRecheckKeys, recheckPlan } from '../attest/recheck.js';
 import { EXIT_REFUSED } from '../launch/preload/guard.js';
 import type { ExitEvent } from '../audit/events.js';
 import { WardenError } from '../error.js';
@@ -177,7 +177,7 @@ export async function runSession(homeFlag: string | undefined, id: string, early
       extra: lockSet.warden.get(id),
       audit,
       report: say,
-      atFirstLine: () => recheckPlan(plan),
+      atFirstLine: () => recheckPlan(plan).then(() => dropRecheckKeys(plan)),
       ...(server.rules ? { rules: sessionRules(server.rules, lockSet.warden.get(id)?.rules) } : {}),
       verifyWriter: launched.verifyWriter,
       clientSeen: (clientInfo) => setImmediate(() => {

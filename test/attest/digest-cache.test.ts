@@ -31,3 +31,14 @@ describe('DigestCache.get', () => {
     }
   });
 });
+
+describe('DigestCache.forget', () => {
+  it('empties a saved cache (a session keeps none of its tree): every key misses and it serializes to {} and is not dirty', () => {
+    const cache = new DigestCache(entry(sha));
+    cache.set({ ...key, ino: '78' }, sha);
+    cache.forget();
+    expect(cache.get(key)).toBeUndefined();
+    expect(cache.toJSON()).toEqual({});
+    expect(cache.dirty).toBe(false);
+  });
+});

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LaunchPlan } from '../../src/attest/plan.js';
-import { recheckPlan } from '../../src/attest/recheck.js';
+import { dropRecheckKeys, recheckPlan } from '../../src/attest/recheck.js';
 import { statKey } from '../../src/attest/stat-key.js';
 import { digestPackageTree } from '../../src/attest/tree.js';
 import { addServer, alive, escapeRegExp, launchCount, NODE, refusedInitialize, SERVERS, sessionLaunch, tempDir } from '../helpers/warden.js';
@@ -84,5 +84,15 @@ describe('recheckPlan', () => {
     await expect(recheckPlan(plan)).rejects.toThrow(`${early}, in the package tree ${tree.root}, changed after it was digested`);
     fs.rmSync(script);
     await expect(recheckPlan(plan)).rejects.toMatchObject({ code: 'ARTIFACT_CHANGED', message: expect.stringMatching(new RegExp(`^script ${escapeRegExp(script)} changed after it was digested`)) });
+  });
+
+  it('drops a re-checked plan\'s tree keys and directories and keeps its artifacts and digests (what a session holds on to)', () => {
+    const key = statKey(fs.lstatSync(NODE, { bigint: true }));
+    const plan: LaunchPlan = {
+      serverId: 'x', file: NODE, args: [], argv0: 'node',
+      artifacts: [{ kind: 'package', path: dir, sha256: 'ab'.repeat(32), chain: [dir], files: 1, treeKeys: new Map([[NODE, 'k']]), treeDirs: [dir] }, { kind: 'script', path: NODE, sha256: 'cd'.repeat(32), chain: [NODE], key }],
+    };
+    dropRecheckKeys(plan);
+    expect(plan.artifacts).toEqual([{ kind: 'package', path: dir, sha256: 'ab'.repeat(32), chain: [dir], files: 1 }, { kind: 'script', path: NODE, sha256: 'cd'.repeat(32), chain: [NODE], key }]);
   });
 });

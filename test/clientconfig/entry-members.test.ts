@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { classify } from '../../src/clientconfig/classify.js';
-import { parseClientConfig, type ClientKind } from '../../src/clientconfig/read.js';
+import { parseClientConfig, type ClientKind as AnyKind } from '../../src/clientconfig/read.js';
 
 // Review 19: the members an entry may carry are an allow-list per format and transport (src/clientconfig/
 // members.ts). Honest entries as each client documents them are handled as before; any other member (VS Code's
 // "dev", Claude Code's "headersHelper", one no client has yet) refuses the entry, local, already wrapped or remote.
 
 const WARDEN = '/opt/mcp-warden/dist/cli/main.js';
+/** The JSON formats (Codex's TOML file: test/clientconfig/codex-toml.test.ts). */
+type ClientKind = Exclude<AnyKind, 'codex'>;
 const FILES: Record<ClientKind, { file: string; map: string }> = {
   'claude-desktop': { file: '/home/u/.config/Claude/claude_desktop_config.json', map: 'mcpServers' },
   'claude-code': { file: '/p/.mcp.json', map: 'mcpServers' },

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { errorImpersonation, impersonatesWarden, namesWarden } from '../../dist/proxy/ask.js';
+import { errorImpersonation, impersonatesWarden, namesWarden, questionImpersonation } from '../../dist/proxy/ask.js';
 
 // Review 22: the name check reads a string in each form a client may show it in (src/proxy/shown-forms.ts):
 // percent-escapes and HTML character references undone, in either order and repeated; a named reference the
@@ -59,8 +59,8 @@ describe("the name check reads each form a client may show a server's string in"
     }
   });
 
-  it('lets honest Markdown through (links, images, tags, comments: what a renderer hides names no warden here)', () => {
-    for (const text of ['See [the docs](https://example.com/setup) first.', '![logo](x.png) <b>Pick</b> one <!-- note --> [ref][1]\n\n[1]: https://example.com/', 'The [MCP](https://modelcontextprotocol.io) server warden of (a) garden']) {
+  it('lets honest Markdown through (links, images, references, code: what a renderer hides names no warden here)', () => {
+    for (const text of ['See [the docs](https://example.com/setup) first.', '![logo](x.png) **Pick** one `[ref][1]` [ref][1]\n\n[1]: https://example.com/', 'The [MCP](https://modelcontextprotocol.io) server warden of (a) garden', 'Is a < b? Pick 1 <= x.']) {
       expect(impersonatesWarden(message(text)), text).toBe(false);
     }
   });
@@ -69,5 +69,14 @@ describe("the name check reads each form a client may show a server's string in"
     for (const text of ['mc[](x)p-warden', 'm[c](zz "t")p-warden', 'mc![](a(b))p-warden', 'mc[][x]p-warden', 'mc<!-- x -->p-<i>war</i>den']) {
       expect(impersonatesWarden(message(text)), text).toBe(true);
     }
+  });
+
+  it("refuses HTML in a question as 'markup' (review 24: clients hide or show it as they like), not in an error's own message", () => {
+    for (const text of ['<b>Pick</b> one', 'Pick <!-- note --> one', 'Open <https://example.com/>', 'x &lt;i&gt; y', 'a <?php ?> b', 'a </p> b']) {
+      expect(questionImpersonation(message(text)), text).toBe('markup');
+      const elicitation = new Map<string, unknown>([['mode', 'url'], ['message', text], ['url', 'https://approve.example/']]);
+      expect(errorImpersonation(new Map<string, unknown>([['code', -32042], ['message', 'm'], ['data', new Map([['elicitations', [elicitation]]])]])), text).toBe('markup');
+    }
+    expect(errorImpersonation(new Map<string, unknown>([['code', -32603], ['message', 'TypeError: x\n    at f (<anonymous>)'], ['data', new Map([['stack', '<b>at</b> <anonymous>']])]]))).toBeUndefined();
   });
 });

@@ -60,7 +60,9 @@ describe('doctor', () => {
     expect(json.ok).toBe(false);
     expect(json.engine.code).toBe('SANDBOX_ENGINE_MISSING');
     expect(json.probes).toEqual({ network: null, files: null, domains: null, unprivileged: null });
-    expect(json.writes).toEqual({ observed: false, bpftrace: null, why: 'bpftrace is not on the trusted path (Debian, Ubuntu: apt-get install bpftrace)' });
+    // Not traced: a node server's module guard reports its denied fs calls instead (docs/adr/0068).
+    expect(json.writes).toEqual({ observed: false, bpftrace: null, why: 'bpftrace is not on the trusted path (Debian, Ubuntu: apt-get install bpftrace)', guard: true });
+    expect(r.stdout).toContain('node servers: their module guard reports the writes their own fs calls were refused');
     expect(r.stdout).toContain('Writes:      denied writes are NOT observed (the sandbox still refuses them): bpftrace is not on the trusted path');
   });
 

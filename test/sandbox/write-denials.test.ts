@@ -95,7 +95,7 @@ describe('denied writes of a confined server, seen through bpftrace', () => {
     expect(auditEvents(home).filter((e) => e.event === 'sandbox_writes_unobserved')).toEqual([]);
   });
 
-  it('a tracer that cannot start, or stops during the session, is sandbox_writes_unobserved with its reason (an alert, status says so), and the session runs confined as before', async () => {
+  it('a tracer that cannot start, or stops during the session, is sandbox_writes_unobserved with its reason (an alert, status says so), and the session runs confined as before; one that cannot start leaves the denied writes to the node server\'s module guard', async () => {
     expect(warden('sandbox', 'probe', '--network', 'none').code).toBe(0);
     // A bpftrace of the operator's own on the trusted path (root-owned, not writable by others): it refuses, or
     // says it attached and ends at once.
@@ -107,11 +107,12 @@ describe('denied writes of a confined server, seen through bpftrace', () => {
 
     const refused = await session([['write', { path: '/usr/evil' }]]);
     expect(refused.out).toEqual(['denied: EROFS']);
-    expect(lastLaunch()).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', writes: 'unobserved', writesWhy: 'bpftrace exited (1): ERROR: Error loading program: bpf refused' } });
+    // Not traced: the probe is a node server, whose module guard reports its denied fs calls (docs/adr/0068).
+    expect(lastLaunch()).toMatchObject({ decision: 'allow', sandbox: { state: 'confined', writes: 'guard', writesWhy: 'bpftrace exited (1): ERROR: Error loading program: bpf refused' } });
     expect(auditEvents(home).filter((e) => e.event === 'sandbox_writes_unobserved')).toMatchObject([{ server: 'probe', when: 'start', why: 'bpftrace exited (1): ERROR: Error loading program: bpf refused' }]);
     expect(refused.stderr).toContain('mcp-warden ALERT sandbox_writes_unobserved server=probe when=start');
-    expect(denials()).toEqual([]);
-    expect(JSON.parse(warden('status', 'probe', '--json').stdout).servers[0].sandbox.writes).toEqual({ observed: false, why: 'bpftrace exited (1): ERROR: Error loading program: bpf refused' });
+    expect(denials().map(({ path: p, call, errno, source }) => ({ path: p, call, errno, source }))).toEqual([{ path: '/usr/evil', call: 'open', errno: 'EROFS', source: 'guard' }]);
+    expect(JSON.parse(warden('status', 'probe', '--json').stdout).servers[0].sandbox.writes).toEqual({ observed: false, why: 'bpftrace exited (1): ERROR: Error loading program: bpf refused', byGuard: true });
 
     fs.writeFileSync(path.join(bin, 'attach'), '');
     const died = await session([['whoami', {}], ['write', { path: '/usr/evil' }]]);

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { unhomoglyph } from '../../src/scan/confusables.js';
@@ -37,5 +38,14 @@ describe('unhomoglyph by lookup', () => {
       samples.push(text);
     }
     expect(samples.filter((t) => unhomoglyph(t) !== reference(t))).toEqual([]);
+  });
+
+  it('is, in the bundle a client starts, parsed at its first use from unhomoglyph\'s data: the same 6,311 entries (scripts/bundle.mjs)', () => {
+    const bundle = fs.readFileSync(new URL('../../dist/bundle/plain-run.js', import.meta.url), 'utf8');
+    const lazy = /function confusablesTable\(\)\{return \w+\?\?=JSON\.parse\((`(?:[^`\\]|\\.)*`)\)\}/s.exec(bundle);
+    expect(lazy).not.toBeNull();
+    const parsed = JSON.parse(new Function(`return ${lazy?.[1]};`)() as string) as Record<string, string>;
+    expect(parsed).toEqual(table);
+    expect(Object.keys(parsed)).toEqual(Object.keys(table));
   });
 });

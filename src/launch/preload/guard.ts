@@ -21,6 +21,10 @@ export interface GuardState {
   keys: string[];
   /** Where the warden reads what was refused (enforce) or loaded from outside the set (learn), one JSON a line. */
   reportFd: number;
+  /** Whether the server's fs calls that the kernel refused a write are reported on `reportFd` (fs-denials.ts). */
+  denials?: true;
+  /** With `denials`: absolute paths whose reads through node's fs are reported too (listed secret paths). */
+  secrets?: string[];
 }
 
 export function isGuardState(x: unknown): x is GuardState {
@@ -161,5 +165,5 @@ export function createGuard(given: GuardState, end: () => never): Guard {
 
 /** A new set with the same members, sharing nothing with `s`. */
 function copyState(s: GuardState): GuardState {
-  return { magic: STATE_MAGIC, server: s.server, mode: s.mode, files: s.files.slice(), keys: s.keys.slice(), reportFd: s.reportFd };
+  return { magic: STATE_MAGIC, server: s.server, mode: s.mode, files: s.files.slice(), keys: s.keys.slice(), reportFd: s.reportFd, ...(s.denials === true ? { denials: true as const } : {}), ...(Array.isArray(s.secrets) ? { secrets: s.secrets.slice() } : {}) };
 }

@@ -4,6 +4,7 @@ import workerThreads, { type MessagePort } from 'node:worker_threads';
 import { COMPILE_CACHE_VARIABLE, compileCacheInStore } from './environment.js';
 import { EXIT_REFUSED, createGuard, endProcess, isGuardState, type GuardState } from './guard.js';
 import { guardLoaders } from './loaders.js';
+import { reportDeniedWrites } from './fs-denials.js';
 import { loadNativeGuardModules } from './native.js';
 import { guardWorkers, handedDownSet } from './workers.js';
 
@@ -132,6 +133,8 @@ const noCompileCache = (what: string): void => {
 noCompileCache(isMainThread ? 'its modules' : 'a worker thread');
 
 guardLoaders(() => guard, { extensions: registerHooks === undefined });
+// The warden cannot see the kernel refuse this server's writes (not root): the server's fs says so (fs-denials.ts).
+if (state.denials === true) reportDeniedWrites(fs, state.reportFd, Array.isArray(state.secrets) ? state.secrets.filter((p) => typeof p === 'string') : []);
 guardWorkers(() => guard, import.meta.url);
 
 // ES modules, and CommonJS reached through import: checked from now on, before any server code is loaded.
