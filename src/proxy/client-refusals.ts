@@ -3,7 +3,8 @@ import { JsonNumber, type JsonObject, type JsonValue } from '../protocol/json/re
 import { serialize } from '../protocol/json/write.js';
 import { caseVariant, foldedNames, type FoldedNames } from '../protocol/fold.js';
 import { errorResponse, idText } from '../protocol/message.js';
-import type { ReadAdmission, ReadVerdict } from '../surface/read-admission.js';
+import { MAX_TEMPLATES, type ReadAdmission, type ReadVerdict } from '../surface/read-admission.js';
+import { READ_MATCH_STEPS } from '../surface/uri-template.js';
 import type { SessionConfig, SessionStats } from './session-config.js';
 
 // What the session answers in the server's place when it does not forward a client message: a batch, a call
@@ -93,6 +94,7 @@ export function admitRead(r: Refuser, reads: ReadAdmission | undefined, id: stri
 const READ_REASONS: Record<Exclude<ReadVerdict, 'admitted'> | 'no_handshake', string> = {
   changed: 'changed or added since the lock (enforce)',
   unlisted: "not shown by the warden's listing of this session",
+  unbounded: `not decidable within the warden's bound on reads through resource templates (the session's listings hold more than ${MAX_TEMPLATES} templates, or matching this URI against them takes more than ${READ_MATCH_STEPS.toLocaleString('en-US')} steps); read a URI the server lists as a resource, or ask its maintainer to list fewer templates`,
   no_handshake: 'no verified handshake on this session',
 };
 
