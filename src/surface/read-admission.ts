@@ -86,6 +86,14 @@ export class ReadAdmission {
     return 'unlisted';
   }
 
+  /** The verdict on completing an argument of a prompt (by name) or a resource (by the template's text, or a URI:
+   *  a template the listing refused or admitted decides by its own verdict, any other URI as a read of it). */
+  completion(kind: 'prompts' | 'resources', item: string): ReadVerdict {
+    if (kind === 'resources' && this.changed.get('resourceTemplates')?.has(item)) return 'changed';
+    if (kind === 'resources' && this.admitted.get('resourceTemplates')?.has(item)) return 'admitted';
+    return this.read(kind, item);
+  }
+
   /** Whether a template of the set expands to the URI; 'over' when the budget ran out first. */
   private throughTemplate(set: 'admitted' | 'changed', uri: string, budget: MatchBudget): boolean | 'over' {
     for (const id of (set === 'admitted' ? this.admitted : this.changed).get('resourceTemplates') ?? []) {

@@ -26,7 +26,7 @@ async function opened(): Promise<RawSession> {
 const complete = (id: string, ref: Record<string, unknown>): string => line(id, 'completion/complete', { ref, argument: { name: 'who', value: 'a' } });
 
 describe('completion/complete for an item the session refuses', () => {
-  it('is refused like the get of a changed prompt, and never reaches the server (fails: relayed, the server answers)', async () => {
+  it('is refused like the get of a changed prompt, and never reaches the server', async () => {
     h.serve({ prompts: [{ name: 'greet', description: `Greets the user. ${MARKER}`, arguments: [{ name: 'who', required: false }] }] });
     const s = await opened();
     s.send(line('g', 'prompts/get', { name: 'greet' }) + complete('c', { type: 'ref/prompt', name: 'greet' }));
@@ -39,7 +39,7 @@ describe('completion/complete for an item the session refuses', () => {
     expect(h.received().map((m) => m.method)).not.toContain('completion/complete');
   });
 
-  it('is refused for a prompt no listing of the session showed, and for a changed resource template (fails: both relayed)', async () => {
+  it('is refused for a prompt no listing of the session showed, and for a changed resource template', async () => {
     h.serve({ resourceTemplates: [{ uriTemplate: 'tickets://{id}', name: 'ticket', description: `A ticket by id. ${MARKER}` }] });
     const s = await opened();
     s.send(complete('u', { type: 'ref/prompt', name: 'never-listed' }) + complete('t', { type: 'ref/resource', uri: 'tickets://{id}' }));

@@ -93,4 +93,12 @@ describe('ReadAdmission', () => {
     honest.listed(locked);
     expect(honest.read('resources', `docs://${'a/'.repeat(4000)}?rev=1`)).toBe('admitted');
   });
+
+  it("a completion is admitted for a prompt or a template (by its text) or URI the session admits, and refused for a changed or unlisted one", () => {
+    const locked = { prompts: { greet: 'd1', old: 'd1' }, resourceTemplates: { 'tickets://{id}': 'd1', 'docs://{name}': 'd1' } };
+    const a = new ReadAdmission(locked, true);
+    a.listed({ prompts: { greet: 'd1', old: 'd2' }, resourceTemplates: { 'tickets://{id}': 'd1', 'docs://{name}': 'd2' } });
+    expect([a.completion('prompts', 'greet'), a.completion('prompts', 'old'), a.completion('prompts', 'never')]).toEqual(['admitted', 'changed', 'unlisted']);
+    expect([a.completion('resources', 'tickets://{id}'), a.completion('resources', 'tickets://42'), a.completion('resources', 'docs://{name}'), a.completion('resources', 'docs://a')]).toEqual(['admitted', 'admitted', 'changed', 'changed']);
+  });
 });
