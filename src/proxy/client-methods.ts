@@ -16,6 +16,9 @@ export type MethodRule =
   | 'gated_call'
   /** prompts/get, resources/read: only an item the session admitted (surface/read-admission.ts). */
   | 'admitted_read'
+  /** completion/complete: only for the item its `ref` names, when the session admitted it (proxy/completion.ts);
+   *  before a handshake refused like any request. */
+  | 'admitted_completion'
   /** Carries no surface: relayed, its answer passed on. */
   | 'pass'
   /** Answered by the warden, never relayed. */
@@ -31,7 +34,7 @@ const TABLE: ReadonlyMap<string, MethodRule> = new Map<string, MethodRule>([
   ['prompts/get', 'admitted_read'],
   ['resources/read', 'admitted_read'],
   ['ping', 'pass'],
-  ['completion/complete', 'pass'],
+  ['completion/complete', 'admitted_completion'],
   ['logging/setLevel', 'pass'],
   ['resources/subscribe', 'pass'],
   ['resources/unsubscribe', 'pass'],
@@ -54,7 +57,7 @@ const MODERN: ReadonlyMap<string, MethodRule | 'discover' | 'listen'> = new Map<
   ['tools/call', 'gated_call'],
   ['prompts/get', 'admitted_read'],
   ['resources/read', 'admitted_read'],
-  ['completion/complete', 'pass'],
+  ['completion/complete', 'admitted_completion'],
 ]);
 
 /** The rule for a client request's method on a modern connection; undefined: answered "method not found". */
@@ -97,6 +100,7 @@ export function requestAction(method: string, state: SessionState): RequestActio
   if (rule === 'gated_call') return { do: 'admit_call' };
   if (rule === 'admitted_read') return { do: 'admit_read' };
   if (state === 'new') return refuse('no_handshake');
+  if (rule === 'admitted_completion') return { do: 'admit_read' };
   if (rule === undefined) return refuse('unknown_method');
   return { do: 'forward' };
 }

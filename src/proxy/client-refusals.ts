@@ -3,7 +3,9 @@ import { JsonNumber, type JsonObject, type JsonValue } from '../protocol/json/re
 import { serialize } from '../protocol/json/write.js';
 import { caseVariant, foldedNames, type FoldedNames } from '../protocol/fold.js';
 import { errorResponse, idText } from '../protocol/message.js';
-import type { ReadAdmission, ReadVerdict } from '../surface/read-admission.js';
+import { MAX_TEMPLATES, type ReadAdmission, type ReadVerdict } from '../surface/read-admission.js';
+import { READ_MATCH_STEPS } from '../surface/uri-template.js';
+import { completionRef, REF_MEMBERS } from './completion.js';
 import type { SessionConfig, SessionStats } from './session-config.js';
 
 // What the session answers in the server's place when it does not forward a client message: a batch, a call
@@ -47,6 +49,7 @@ const DECIDING_PARAMS: Readonly<Record<string, FoldedNames>> = {
   'tools/call': foldedNames(['name', 'arguments']),
   'prompts/get': foldedNames(['name', 'arguments']),
   'resources/read': foldedNames(['uri']),
+  'completion/complete': foldedNames(['ref']),
 };
 
 /**
@@ -57,7 +60,8 @@ const DECIDING_PARAMS: Readonly<Record<string, FoldedNames>> = {
 export function refuseAmbiguousParams(r: Refuser, id: string, method: string, params: JsonValue | undefined): boolean {
   const names = DECIDING_PARAMS[method];
   if (!names || !(params instanceof Map)) return false;
-  const variant = caseVariant(params.keys(), names);
+  const ref = method === 'completion/complete' ? params.get('ref') : undefined;
+  const variant = caseVariant(params.keys(), names) ?? (ref instanceof Map ? caseVariant(ref.keys(), REF_MEMBERS) : undefined);
   if (!variant) return false;
   r.stats.refusedClientLines++;
   r.cfg.audit({ event: 'client_message_refused', server: r.cfg.serverId, reason: 'ambiguous_member', requests: 1, method, member: variant.name });
@@ -77,29 +81,38 @@ export function refuseCall(r: Refuser, id: string, toolName: string, judged: boo
   r.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused the call to tool "${tool}" of server '${serverId}': ${reason}. Run 'mcp-warden diff ${serverId}' to see why.`));
 }
 
-/** Admits getting a prompt or reading a resource only when the session's judged listing admitted it; else
- *  answers the refusal. False when refused. */
+/** Admits getting a prompt, reading a resource, or completing an argument of either (by its `ref`) only when the
+ *  session's judged listing admitted the item; else answers the refusal. False when refused. */
 export function admitRead(r: Refuser, reads: ReadAdmission | undefined, id: string, method: string, value: JsonObject): boolean {
-  const get = method === 'prompts/get';
   const params = value.get('params');
+  if (method === 'completion/complete') {
+    const ref = completionRef(params);
+    const verdict = !ref ? 'no_ref' : (reads?.completion(ref.kind, ref.item) ?? 'no_handshake');
+    if (verdict === 'admitted') return true;
+    refuseRead(r, id, method, ref?.kind === 'prompts' ? 'prompt' : 'resource', ref?.item ?? '', verdict);
+    return false;
+  }
+  const get = method === 'prompts/get';
   const raw = params instanceof Map ? params.get(get ? 'name' : 'uri') : undefined;
   const item = typeof raw === 'string' ? raw : '';
   const verdict = reads?.read(get ? 'prompts' : 'resources', item) ?? 'no_handshake';
   if (verdict === 'admitted') return true;
-  refuseRead(r, id, get ? 'prompts/get' : 'resources/read', item, verdict);
+  refuseRead(r, id, get ? 'prompts/get' : 'resources/read', get ? 'prompt' : 'resource', item, verdict);
   return false;
 }
 
-const READ_REASONS: Record<Exclude<ReadVerdict, 'admitted'> | 'no_handshake', string> = {
+const READ_REASONS: Record<Exclude<ReadVerdict, 'admitted'> | 'no_handshake' | 'no_ref', string> = {
   changed: 'changed or added since the lock (enforce)',
   unlisted: "not shown by the warden's listing of this session",
+  unbounded: `not decidable within the warden's bound on reads through resource templates (the session's listings hold more than ${MAX_TEMPLATES} templates, or matching this URI against them takes more than ${READ_MATCH_STEPS.toLocaleString('en-US')} steps); read a URI the server lists as a resource, or ask its maintainer to list fewer templates`,
   no_handshake: 'no verified handshake on this session',
+  no_ref: 'its "ref" names no item the warden can judge (a "ref/prompt" with a string "name", or a "ref/resource" with a string "uri")',
 };
 
-/** Answers a prompts/get or resources/read of an item the session did not admit (surface/read-admission.ts). */
-export function refuseRead(r: Refuser, id: string, method: 'prompts/get' | 'resources/read', item: string, why: keyof typeof READ_REASONS): void {
+/** Answers a prompts/get, resources/read or completion/complete of an item the session did not admit
+ *  (surface/read-admission.ts). */
+export function refuseRead(r: Refuser, id: string, method: 'prompts/get' | 'resources/read' | 'completion/complete', kind: 'prompt' | 'resource', item: string, why: keyof typeof READ_REASONS): void {
   const { serverId } = r.cfg;
-  const kind = method === 'prompts/get' ? 'prompt' : 'resource';
   const shown = shownName(item);
   const reason = READ_REASONS[why];
   r.stats.refusedCalls++;

@@ -135,7 +135,7 @@ export class ModernSession {
       if (rule === 'listen') await this.subscriptions.listen(msg, bytes);
       else if (rule === 'pass') await h.forward(msg, bytes);
       else if (rule === 'gated_call') await this.call(msg, bytes, asked, retry);
-      else if (rule !== 'admitted_read' || admitRead(h.refuser, h.surface.judge?.reads, msg.id, msg.method, msg.value)) await h.forward(msg, bytes);
+      else if ((rule !== 'admitted_read' && rule !== 'admitted_completion') || admitRead(h.refuser, h.surface.judge?.reads, msg.id, msg.method, msg.value)) await h.forward(msg, bytes);
     }
   }
 
@@ -191,7 +191,7 @@ export class ModernSession {
     }
     const malformed = malformedAnswer(msg.value, request.method, true);
     if (malformed) {
-      h.reports.refused('malformed_result', `a ${printable(request.method, 64)} answer whose ${malformed === 'result' ? 'result' : "result's _meta"} is not a JSON object`);
+      h.reports.refused('malformed_result', `a ${printable(request.method, 64)} answer whose ${malformed === 'result' ? 'result is not a JSON object' : malformed === '_meta' ? "result's _meta is not a JSON object" : "completion is not the revision's shape"}`);
       h.toClient(malformedRefused(request.clientId, h.cfg.serverId, malformed));
       return true;
     }

@@ -4,6 +4,7 @@ import { errorResponse } from '../protocol/message.js';
 import type { WardenErrorCode } from '../error.js';
 import type { OwnWords } from '../own-words.js';
 import type { ServerRefusal } from '../surface/posture.js';
+import { MAX_COMPLETION_CHARS, MAX_COMPLETION_VALUES } from './completion.js';
 
 // What the warden says to the client in its own name when it refuses a server's answer or closes a session: a
 // fixed sentence chosen by a stable code, the server's id (the operator's name for it) and the command to run
@@ -96,9 +97,11 @@ export function answerRefused(clientId: string, serverId: string, what: string, 
 /** The error a request gets in place of an answer the warden cannot read as its revision defines it
  *  (response-shape.ts malformedAnswer): its result, or its result's `_meta`, is not a JSON object. The session goes
  *  on: the answer names no drift of the surface, it is refused as unreadable (issue 26, eleventh review). */
-export function malformedRefused(clientId: string, serverId: string, what: 'result' | '_meta'): Buffer {
-  const member = what === 'result' ? 'its result' : "its result's _meta";
-  return errorResponse(clientId, WARDEN_REFUSED, `mcp-warden refused this answer of server '${serverId}': ${member} is not a JSON object, the form its revision defines. ${next(serverId)}`, { cause: 'inadmissible', server: serverId });
+export function malformedRefused(clientId: string, serverId: string, what: 'result' | '_meta' | 'completion'): Buffer {
+  const member =
+    what === 'completion' ? `its completion is not what its revision defines (an object whose "values" are at most ${MAX_COMPLETION_VALUES} strings, each of at most ${MAX_COMPLETION_CHARS} characters)`
+    : `${what === 'result' ? 'its result' : "its result's _meta"} is not a JSON object, the form its revision defines`;
+  return errorResponse(clientId, WARDEN_REFUSED, `mcp-warden refused this answer of server '${serverId}': ${member}. ${next(serverId)}`, { cause: 'inadmissible', server: serverId });
 }
 
 /** A server's error answer before the session was released, when nothing of it was judged: the client gets its

@@ -2,6 +2,7 @@ import { JsonNumber, readJson, type JsonObject, type JsonValue } from '../protoc
 import { serialize } from '../protocol/json/write.js';
 import type { Line } from '../protocol/line.js';
 import { idText } from '../protocol/message.js';
+import { shapedCompletion } from './completion.js';
 import { SUBSCRIPTION_KEY } from './era.js';
 
 // What of a server's response the client may receive beyond what the lock judges (admission by proof, issue 26's
@@ -13,13 +14,16 @@ import { SUBSCRIPTION_KEY } from './era.js';
 // - a response with both a result and an error relays the error only;
 // - the methods whose result the revision defines as empty (ping, logging/setLevel, resources/subscribe and
 //   unsubscribe) relay an empty result, whatever the server put there;
-// - completion/complete relays its `completion` member only (its values are the server's output, not locked);
+// - completion/complete relays its `completion` member only, and of it `values` (at most 100 strings of at most
+//   1,024 characters), `total` and `hasMore` in the revision's types (completion.ts; its values are the server's
+//   output about an item the session admits, not locked);
 // - subscriptions/listen (revision 2026-07-28: the answer that ends a subscription) relays `resultType` and, of
 //   its `_meta`, the server's name and the subscription's stamp (the client's own id); its acknowledgement and
 //   list changes are the warden's lines, built by subscriptionNotification.
 // A response the warden changes is re-serialized (member order and number lexemes kept, the client's id set).
 // Those rules read objects: an answer they cannot read is not relayed at all (issue 26, eleventh review). A
-// completion/complete or subscriptions/listen result that is not an object, and on a 2026-07-28 connection a result
+// completion/complete or subscriptions/listen result that is not an object (a completion whose `values` are not
+// the revision's: `completion`), and on a 2026-07-28 connection a result
 // whose `_meta` is not an object (it names no server to judge), are answered with the warden's refusal
 // (malformedAnswer); a `_meta` that is not an object is also dropped here, should anything else relay the result.
 
@@ -84,6 +88,11 @@ export function shapedResponse(value: JsonObject, method: string, pageKeys: read
     dropped.result = [...result.keys()].filter((k) => !kept.includes(k));
     if (dropped.result.length > 0) shapedResult = new Map([...result].filter(([k]) => kept.includes(k)));
     if (kept.includes('_meta')) shapedResult = modernMembers(shapedResult as JsonObject, dropped, method === 'subscriptions/listen' ? [MODERN_META, SUBSCRIPTION_KEY] : [MODERN_META]);
+    const completion = method === 'completion/complete' ? shapedCompletion(result.get('completion')) : undefined;
+    if (completion && completion.dropped.length > 0) {
+      dropped.result.push(...completion.dropped);
+      shapedResult = new Map([...(shapedResult as JsonObject)].map(([k, v]) => [k, k === 'completion' ? completion.value : v]));
+    }
   }
   if (dropped.envelope.length === 0 && dropped.result.length === 0) return { value, dropped };
   const out: JsonObject = new Map([...value].filter(([k]) => ENVELOPE.has(k) && !dropped.envelope.includes(k)));
@@ -92,12 +101,14 @@ export function shapedResponse(value: JsonObject, method: string, pageKeys: read
 }
 
 /** What of an answer the shaping rules cannot read, so that nothing of it is relayed: a result that is not an
- *  object where the warden keeps some of its members only (`result`), or on a 2026-07-28 connection (`modern`) a
+ *  object where the warden keeps some of its members only (`result`), a completion not of the revision's shape
+ *  (`completion`), or on a 2026-07-28 connection (`modern`) a
  *  result's `_meta` that is not an object (`_meta`); undefined for an answer they read (an error answer too). */
-export function malformedAnswer(value: JsonObject, method: string, modern: boolean): 'result' | '_meta' | undefined {
+export function malformedAnswer(value: JsonObject, method: string, modern: boolean): 'result' | '_meta' | 'completion' | undefined {
   const result = value.get('result');
   if (result === undefined || value.has('error')) return undefined;
   if (!(result instanceof Map)) return RESULT_MEMBERS.has(method) ? 'result' : undefined;
+  if (method === 'completion/complete' && !shapedCompletion(result.get('completion'))) return 'completion';
   return modern && result.has('_meta') && !(result.get('_meta') instanceof Map) ? '_meta' : undefined;
 }
 

@@ -52,9 +52,10 @@ export async function relayServerAnswer(host: RelayHost, request: ClientRequest,
     host.toClient(errorResponse(request.clientId, -32601, 'mcp-warden: server/discover is not part of this session, which continued as revision 2025'));
     return;
   }
-  if (malformedAnswer(msg.value, request.method, false) === 'result') {
-    host.reports.refused('malformed_result', `a ${printable(request.method, 64)} answer whose result is not a JSON object`);
-    host.toClient(malformedRefused(request.clientId, host.cfg.serverId, 'result'));
+  const malformed = malformedAnswer(msg.value, request.method, false);
+  if (malformed === 'result' || malformed === 'completion') {
+    host.reports.refused('malformed_result', `a ${printable(request.method, 64)} answer whose ${malformed === 'result' ? 'result is not a JSON object' : 'completion is not the revision\'s shape'}`);
+    host.toClient(malformedRefused(request.clientId, host.cfg.serverId, malformed));
     return;
   }
   const rule = methodRule(request.method);

@@ -121,6 +121,12 @@ function hasDescriptionVariant(v: JsonValue): boolean {
   return false;
 }
 
+/** Refuses `v` when it, or anything it nests, carries another spelling of "description" (the walk naming the
+ *  offender runs only when there is one). */
+export function refuseDescriptionVariants(v: JsonValue, where: () => string): void {
+  if (hasDescriptionVariant(v)) refuseNestedDescriptionVariants(v, where);
+}
+
 function checkName(name: JsonValue | undefined, index: number): string {
   if (typeof name !== 'string') throw InadmissibleError.own(words`tool ${index} has no string "name"`);
   const bytes = byteLength(name);
@@ -136,7 +142,7 @@ export function admitTool(v: JsonValue, index: number, caps: SurfaceCaps): LiveT
   const name = checkName(v.get('name'), index);
   const where = (): string => `tool "${printable(name)}"`;
   refuseCaseVariants(v, SENSITIVE_TOP, where);
-  if (hasDescriptionVariant(v)) refuseNestedDescriptionVariants(v, where);
+  refuseDescriptionVariants(v, where);
   const desc = v.get('description');
   if (desc !== undefined && desc !== null && typeof desc !== 'string') throw new InadmissibleError(`${where()} has a "description" that is not a string`);
   const schema = v.get('inputSchema');

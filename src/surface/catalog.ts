@@ -1,8 +1,8 @@
 import { CanonicalError } from '../protocol/json/canonical.js';
-import type { JsonValue } from '../protocol/json/reader.js';
+import type { JsonObject, JsonValue } from '../protocol/json/reader.js';
 import { serialize } from '../protocol/json/write.js';
 import { toolDigests } from './print.js';
-import { InadmissibleError, printable, refuseCaseVariants, type SurfaceCaps } from './admit.js';
+import { InadmissibleError, printable, refuseCaseVariants, refuseDescriptionVariants, type SurfaceCaps } from './admit.js';
 
 // Prompts, resources and resource templates: the rest of what a server tells the model (prompt text,
 // resource descriptions). Beyond tools.lock v1, the warden digests each item (exact canonical form) and keeps
@@ -16,6 +16,30 @@ export interface CatalogKind {
   id: string;
   /** The server capability that advertises it. */
   capability: 'prompts' | 'resources';
+}
+
+/** The members of an item a client reads (schema 2025-11-25 Prompt, Resource, ResourceTemplate, PromptArgument,
+ *  Annotations): another spelling of one is refused (review 26), as a tool's are (admit.ts), and "description"
+ *  at any depth. */
+const ITEM_MEMBERS: Record<CatalogKind['kind'], readonly string[]> = {
+  prompts: ['name', 'title', 'description', 'arguments', 'icons'],
+  resources: ['uri', 'name', 'title', 'description', 'mimeType', 'size', 'annotations', 'icons'],
+  resourceTemplates: ['uriTemplate', 'name', 'title', 'description', 'mimeType', 'annotations', 'icons'],
+};
+const ARGUMENT_MEMBERS = ['name', 'title', 'description', 'required'];
+const ANNOTATION_MEMBERS = ['audience', 'priority', 'lastModified'];
+const SINGULAR: Record<CatalogKind['kind'], string> = { prompts: 'prompt', resources: 'resource', resourceTemplates: 'resource template' };
+
+/** Refuses an item carrying another spelling of a member a client reads, at its top, in a prompt's arguments, in
+ *  its annotations, and "description" anywhere. */
+function refuseItemVariants(kind: CatalogKind, item: JsonObject, id: string): void {
+  const where = (): string => `${SINGULAR[kind.kind]} "${printable(id)}" in ${kind.method}`;
+  refuseCaseVariants(item, ITEM_MEMBERS[kind.kind], where);
+  const args = kind.kind === 'prompts' ? item.get('arguments') : undefined;
+  if (Array.isArray(args)) for (const a of args) if (a instanceof Map) refuseCaseVariants(a, ARGUMENT_MEMBERS, where);
+  const annotations = item.get('annotations');
+  if (annotations instanceof Map) refuseCaseVariants(annotations, ANNOTATION_MEMBERS, where);
+  refuseDescriptionVariants(item, where);
 }
 
 export const CATALOGS: CatalogKind[] = [
@@ -65,6 +89,7 @@ export class CatalogAdmitter {
       if (!(item instanceof Map)) throw new InadmissibleError(`an item of ${what} is not an object`);
       const id = item.get(this.k.id);
       if (typeof id !== 'string' || id.length === 0) throw new InadmissibleError(`an item of ${what} has no string "${this.k.id}"`);
+      refuseItemVariants(this.k, item, id);
       if (Object.hasOwn(this.items, id)) throw new InadmissibleError(`${this.k.method} names "${printable(id)}" twice`);
       if (++this.count > this.caps.maxTools) throw new InadmissibleError(`${this.k.method} has more than ${this.caps.maxTools} items`);
       try {

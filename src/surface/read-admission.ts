@@ -1,5 +1,5 @@
 import type { CatalogKind, Catalogs } from './catalog.js';
-import { uriTemplateMatcher } from './uri-template.js';
+import { READ_MATCH_STEPS, unmatchableUri, uriTemplateMatcher, type MatchBudget, type UriMatcher } from './uri-template.js';
 
 // Which prompts/get and resources/read a session admits: an allow set, filled only from the warden's own listing
 // of the session (at the handshake) and only with items whose digest equals the locked one (in monitor: every
@@ -9,17 +9,26 @@ import { uriTemplateMatcher } from './uri-template.js';
 // resource's URI exactly, or one an admitted template expands to (uri-template.ts) when neither the listing
 // refused that URI as a resource nor a refused template expands to it too (review 14). The client's own catalog
 // pages only take away: an item they show that does not match the lock leaves the allow set (enforce).
+// A read through templates is bounded in work, not only per template (review 26): a listing of more than
+// MAX_TEMPLATES templates admits no read through any of them, and one read spends at most READ_MATCH_STEPS
+// matcher steps over every template it walks; beyond either it is refused ('unbounded': fail closed). Matchers
+// are compiled at a template's first use, not when it is listed.
 
 type Kind = CatalogKind['kind'];
 const KINDS: readonly Kind[] = ['prompts', 'resources', 'resourceTemplates'];
 
 /** Why a read is refused, or that it is admitted. */
-export type ReadVerdict = 'admitted' | 'changed' | 'unlisted';
+export type ReadVerdict = 'admitted' | 'changed' | 'unlisted' | 'unbounded';
+
+/** The most resource templates a listing may hold for reads through them to be decided. Servers list a handful
+ *  (the SDKs' examples and the reference servers: 0 to 5); 256 leaves fifty times that, and bounds the walk of a
+ *  read to 256 templates whatever their size. */
+export const MAX_TEMPLATES = 256;
 
 export class ReadAdmission {
   private readonly admitted = new Map<Kind, Set<string>>(KINDS.map((k) => [k, new Set<string>()]));
   private readonly changed = new Map<Kind, Set<string>>(KINDS.map((k) => [k, new Set<string>()]));
-  private readonly matchers = new Map<string, (uri: string) => boolean>();
+  private readonly matchers = new Map<string, UriMatcher>();
 
   constructor(
     private readonly locked: Catalogs | undefined,
@@ -47,7 +56,6 @@ export class ReadAdmission {
           admitted.delete(id);
           changed.add(id);
         }
-        if (kind === 'resourceTemplates') this.matchers.set(id, uriTemplateMatcher(id));
       }
     }
   }
@@ -67,14 +75,32 @@ export class ReadAdmission {
   read(kind: 'prompts' | 'resources', item: string): ReadVerdict {
     if (this.changed.get(kind)?.has(item)) return 'changed';
     if (this.admitted.get(kind)?.has(item)) return 'admitted';
-    if (kind === 'resources' && this.throughTemplate('changed', item)) return 'changed';
-    if (kind === 'resources' && this.throughTemplate('admitted', item)) return 'admitted';
+    if (kind === 'prompts' || unmatchableUri(item)) return 'unlisted';
+    const walked = (this.admitted.get('resourceTemplates')?.size ?? 0) + (this.changed.get('resourceTemplates')?.size ?? 0);
+    if (walked > MAX_TEMPLATES) return 'unbounded'; // every template listed is admitted or refused: both are walked
+    const budget: MatchBudget = { steps: READ_MATCH_STEPS };
+    const changed = this.throughTemplate('changed', item, budget);
+    if (changed !== false) return changed === 'over' ? 'unbounded' : 'changed';
+    const admitted = this.throughTemplate('admitted', item, budget);
+    if (admitted !== false) return admitted === 'over' ? 'unbounded' : 'admitted';
     return 'unlisted';
   }
 
-  private throughTemplate(set: 'admitted' | 'changed', uri: string): boolean {
+  /** The verdict on completing an argument of a prompt (by name) or a resource (by the template's text, or a URI:
+   *  a template the listing refused or admitted decides by its own verdict, any other URI as a read of it). */
+  completion(kind: 'prompts' | 'resources', item: string): ReadVerdict {
+    if (kind === 'resources' && this.changed.get('resourceTemplates')?.has(item)) return 'changed';
+    if (kind === 'resources' && this.admitted.get('resourceTemplates')?.has(item)) return 'admitted';
+    return this.read(kind, item);
+  }
+
+  /** Whether a template of the set expands to the URI; 'over' when the budget ran out first. */
+  private throughTemplate(set: 'admitted' | 'changed', uri: string, budget: MatchBudget): boolean | 'over' {
     for (const id of (set === 'admitted' ? this.admitted : this.changed).get('resourceTemplates') ?? []) {
-      if (this.matchers.get(id)?.(uri)) return true;
+      let matcher = this.matchers.get(id);
+      if (!matcher) this.matchers.set(id, (matcher = uriTemplateMatcher(id)));
+      const found = matcher(uri, budget);
+      if (found !== false) return found;
     }
     return false;
   }

@@ -5,13 +5,19 @@
 // names or exploded pairs are written, and the reserved set for "+" and "#". So `tickets://{id}` matches
 // `tickets://42` and not `tickets://4/2` (a "/" in a value is escaped as %2F); `{+path}` matches "a/b".
 // The match is an automaton walk, linear in the URI for a bounded template (no backtracking a hostile
-// template could make exponential; its cost is bounded by MAX_TEMPLATE x MAX_URI steps). A template that does
+// template could make exponential; its cost is bounded by MAX_TEMPLATE x MAX_URI steps), and it counts its
+// steps against the caller's budget (MatchBudget): a read walks many templates, and the walk as a whole is
+// bounded by that budget, not by each template's bound (surface/read-admission.ts). A template that does
 // not parse, is longer than MAX_TEMPLATE characters or has more than MAX_EXPRESSIONS expressions matches
 // nothing, and so does a URI longer than MAX_URI characters.
 
 const MAX_TEMPLATE = 512;
 const MAX_EXPRESSIONS = 32;
 const MAX_URI = 8192;
+/** The steps one read may spend matching its URI against every template it walks (docs/threat-model.md,
+ *  review 26: about 20 ms of node 24's CPU spent whole, 50 ms cold; an honest read, a handful of templates of a few
+ *  states and a URI of a few hundred characters, spends a few thousand). */
+export const READ_MATCH_STEPS = 500_000;
 
 const UNRESERVED = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~%';
 const RESERVED = ":/?#[]@!$&'()*+,;=";
@@ -19,14 +25,21 @@ const VARCHAR = /^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-F
 
 type Token = { lit: string } | { prefix: string; chars: Set<string> };
 
-/** The characters an expression with operator `op` can write after its prefix. */
+/** The characters an expression with operator `op` can write after its prefix (one set per operator and
+ *  explode, shared by every template: a listing's templates build no set each). */
+const EXPANSION_CHARS = new Map<string, Set<string>>();
 function expansionChars(op: string, explode: boolean): Set<string> {
+  const key = op + (explode ? '*' : '');
+  const known = EXPANSION_CHARS.get(key);
+  if (known) return known;
   let chars = UNRESERVED + ',';
   if (op === '+' || op === '#') chars += RESERVED;
   else if (op === ';' || op === '?' || op === '&') chars += `${op === ';' ? ';' : '&'}=`;
   else if (op === '.' || op === '/') chars += op + (explode ? '=' : '');
   else if (explode) chars += '=';
-  return new Set(chars);
+  const set = new Set(chars);
+  EXPANSION_CHARS.set(key, set);
+  return set;
 }
 
 function parse(template: string): Token[] | undefined {
@@ -57,40 +70,62 @@ function parse(template: string): Token[] | undefined {
   return tokens;
 }
 
-/** A test of URIs against one template (matches nothing when the template is not one the warden can read). */
-export function uriTemplateMatcher(template: string): (uri: string) => boolean {
-  const tokens = parse(template);
-  if (!tokens) return () => false;
-  return (uri) => matches(tokens, uri);
+/** What one read may spend on template matching: state steps (one per state per URI character), shared by
+ *  every template the read walks. */
+export interface MatchBudget {
+  steps: number;
 }
 
-// States: 2i is "before token i", 2i+1 "inside expression i" (past its prefix); 2n is the end.
-function matches(tokens: Token[], uri: string): boolean {
-  if (uri.length > MAX_URI || /%(?![0-9A-Fa-f]{2})/.test(uri)) return false;
+/** A test of URIs against one template: true or false, or 'over' when the budget ran out before it was decided
+ *  (matches nothing when the template is not one the warden can read). */
+export type UriMatcher = (uri: string, budget: MatchBudget) => boolean | 'over';
+
+/** A test of URIs against one template (matches nothing when the template is not one the warden can read). */
+export function uriTemplateMatcher(template: string): UriMatcher {
+  const tokens = parse(template);
+  if (!tokens) return () => false;
+  return (uri, budget) => matches(tokens, uri, budget);
+}
+
+/** Whether a URI is one no template can match whatever it is: over MAX_URI, or a "%" not starting an escape. */
+export function unmatchableUri(uri: string): boolean {
+  return uri.length > MAX_URI || /%(?![0-9A-Fa-f]{2})/.test(uri);
+}
+
+// States: 2i is "before token i", 2i+1 "inside expression i" (past its prefix); 2n is the end. The state sets
+// are arrays deduplicated by a stamp per state (no Set per character).
+function matches(tokens: Token[], uri: string, budget: MatchBudget): boolean | 'over' {
+  if (unmatchableUri(uri)) return false;
   const n = tokens.length;
-  const close = (states: Set<number>): Set<number> => {
+  const stamp = new Uint32Array(2 * n + 1);
+  let generation = 1;
+  const add = (states: number[], s: number): void => {
+    if (stamp[s] === generation) return;
+    stamp[s] = generation;
+    states.push(s);
     // Epsilon moves: an expression may expand to nothing; an expression's run may end at any point.
-    for (const s of states) {
-      const i = s >> 1;
-      if (i < n && 'chars' in (tokens[i] as Token)) states.add(2 * (i + 1));
-    }
-    return states;
+    const i = s >> 1;
+    if (i < n && 'chars' in (tokens[i] as Token)) add(states, 2 * (i + 1));
   };
-  let states = close(new Set([0]));
+  let states: number[] = [];
+  add(states, 0);
   for (const c of uri) {
-    const next = new Set<number>();
+    budget.steps -= states.length + 1;
+    if (budget.steps < 0) return 'over';
+    generation++;
+    const next: number[] = [];
     for (const s of states) {
       const i = s >> 1;
       if (i >= n) continue;
       const t = tokens[i] as Token;
       if ('lit' in t) {
-        if (t.lit === c) next.add(2 * (i + 1));
+        if (t.lit === c) add(next, 2 * (i + 1));
       } else if (s % 2 === 1 || t.prefix === '') {
-        if (t.chars.has(c)) next.add(2 * i + 1);
-      } else if (t.prefix === c) next.add(2 * i + 1);
+        if (t.chars.has(c)) add(next, 2 * i + 1);
+      } else if (t.prefix === c) add(next, 2 * i + 1);
     }
-    if (next.size === 0) return false;
-    states = close(next);
+    if (next.length === 0) return false;
+    states = next;
   }
-  return states.has(2 * n);
+  return states.includes(2 * n);
 }

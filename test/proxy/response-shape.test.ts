@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readJson, type JsonObject } from '../../dist/protocol/json/reader.js';
+import { completionRef } from '../../dist/proxy/completion.js';
 import { malformedAnswer, modernPageKeys, shapedResponse } from '../../dist/proxy/response-shape.js';
 
 // The shaping rules of src/proxy/response-shape.ts read objects (issue 26, eleventh review): what they cannot read
@@ -47,5 +48,33 @@ describe('shapedResponse', () => {
       const value = answer('{"a":1}');
       expect(shapedResponse(value, method, undefined)).toEqual({ value, dropped: { envelope: [], result: [] } });
     }
+  });
+});
+
+// Review 26: a completion reaches the client as the revision defines it, and only for an item its ref names.
+describe('a completion/complete answer', () => {
+  const many = JSON.stringify(Array.from({ length: 101 }, (_, i) => `v${i}`));
+  it.each([
+    ['values not an array', '{"completion":{"values":"alice"}}'],
+    ['a value not a string', '{"completion":{"values":["alice",{"text":"x"}]}}'],
+    ['more than 100 values', `{"completion":{"values":${many}}}`],
+    ['a value over 1,024 characters', `{"completion":{"values":["${'a'.repeat(1025)}"]}}`],
+    ['no completion object', '{"completion":["alice"]}'],
+  ])('is refused as unreadable with %s', (_, result) => {
+    expect(malformedAnswer(answer(result), 'completion/complete', false)).toBe('completion');
+  });
+
+  it('keeps values, an integer total and a boolean hasMore, and drops every other member of the completion', () => {
+    const shaped = shapedResponse(answer('{"completion":{"values":["alice"],"total":"12","hasMore":true,"description":"MARKER","Values":["x"]}}'), 'completion/complete', undefined);
+    expect(shaped.dropped.result).toEqual(['completion.total', 'completion.description', 'completion.Values']);
+    expect(JSON.parse(JSON.stringify(Object.fromEntries((shaped.value.get('result') as JsonObject).get('completion') as JsonObject)))).toEqual({ values: ['alice'], hasMore: true });
+    expect(malformedAnswer(answer('{"completion":{"values":["alice"],"total":3,"hasMore":false}}'), 'completion/complete', false)).toBeUndefined();
+  });
+
+  it("names its item by a ref of the revision's, read by its fold: another spelling of a ref member names none", () => {
+    const params = (ref: string): JsonObject => readJson(`{"ref":${ref},"argument":{"name":"a","value":"b"}}`) as JsonObject;
+    expect(completionRef(params('{"type":"ref/prompt","name":"greet"}'))).toEqual({ kind: 'prompts', item: 'greet' });
+    expect(completionRef(params('{"type":"ref/resource","uri":"tickets://{id}"}'))).toEqual({ kind: 'resources', item: 'tickets://{id}' });
+    for (const ref of ['{"type":"ref/prompt","name":"greet","Name":"other"}', '{"type":"ref/prompt","uri":"greet"}', '{"type":"ref/tool","name":"greet"}', '"greet"']) expect(completionRef(params(ref))).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ReadAdmission } from '../../src/surface/read-admission.js';
+import { MAX_TEMPLATES, ReadAdmission } from '../../src/surface/read-admission.js';
 
 // The allow set of a session's gets and reads: an item is admitted only when the warden's own listing showed it
 // with the locked digest (enforce), or showed it at all (monitor); a client page only ever takes away.
@@ -72,5 +72,33 @@ describe('ReadAdmission', () => {
     const a = new ReadAdmission({ resourceTemplates: { 'docs://{name}': 'd1', 'docs://{+path}': 'd1', 'x://{id}': 'd1' } }, true);
     a.listed({ resourceTemplates: { 'docs://{name}': 'd1', 'docs://{+path}': 'd2', 'x://{id}': 'd1' } });
     expect([a.read('resources', 'docs://a'), a.read('resources', 'x://1')]).toEqual(['changed', 'admitted']);
+  });
+
+  // Review 26: the work of a read through templates is bounded, not only each template's.
+  const heavy = (i: number): string => Array.from({ length: 32 }, (_, j) => `{+v${j}}`).join('') + `/${i}`;
+
+  it(`a listing of more than ${MAX_TEMPLATES} templates admits no read through a template ('unbounded'), and still admits a listed resource`, () => {
+    const live = { resources: { 'docs://kept.md': 'd1' }, resourceTemplates: Object.fromEntries(['tickets://{id}', ...Array.from({ length: MAX_TEMPLATES }, (_, i) => heavy(i))].map((t) => [t, 'd1'])) };
+    const a = new ReadAdmission(live, true);
+    a.listed(live);
+    expect([a.read('resources', 'tickets://42'), a.read('resources', 'docs://kept.md')]).toEqual(['unbounded', 'admitted']);
+  });
+
+  it('a read that would walk templates past its step budget is refused (unbounded), while an honest read of a long URI is decided', () => {
+    const locked = { resourceTemplates: { 'tickets://{id}': 'd1', 'docs://{+path}{?rev}': 'd1' } };
+    const a = new ReadAdmission(locked, true);
+    a.listed({ resourceTemplates: { ...locked.resourceTemplates, ...Object.fromEntries(Array.from({ length: MAX_TEMPLATES - 2 }, (_, i) => [heavy(i), 'd2'])) } });
+    expect(a.read('resources', `tickets://${'4'.repeat(200)}`)).toBe('unbounded');
+    const honest = new ReadAdmission(locked, true);
+    honest.listed(locked);
+    expect(honest.read('resources', `docs://${'a/'.repeat(4000)}?rev=1`)).toBe('admitted');
+  });
+
+  it("a completion is admitted for a prompt or a template (by its text) or URI the session admits, and refused for a changed or unlisted one", () => {
+    const locked = { prompts: { greet: 'd1', old: 'd1' }, resourceTemplates: { 'tickets://{id}': 'd1', 'docs://{name}': 'd1' } };
+    const a = new ReadAdmission(locked, true);
+    a.listed({ prompts: { greet: 'd1', old: 'd2' }, resourceTemplates: { 'tickets://{id}': 'd1', 'docs://{name}': 'd2' } });
+    expect([a.completion('prompts', 'greet'), a.completion('prompts', 'old'), a.completion('prompts', 'never')]).toEqual(['admitted', 'changed', 'unlisted']);
+    expect([a.completion('resources', 'tickets://{id}'), a.completion('resources', 'tickets://42'), a.completion('resources', 'docs://{name}'), a.completion('resources', 'docs://a')]).toEqual(['admitted', 'admitted', 'changed', 'changed']);
   });
 });

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { uriTemplateMatcher } from '../../src/surface/uri-template.js';
+import { READ_MATCH_STEPS, uriTemplateMatcher as budgeted } from '../../src/surface/uri-template.js';
+
+/** The relation itself, under a budget no case here reaches (the budget's own test is below). */
+const uriTemplateMatcher =
+  (template: string) =>
+  (uri: string): boolean | 'over' =>
+    budgeted(template)(uri, { steps: 50_000_000 });
 
 // The relation by which a resources/read through a template is admitted: the URI is one the template expands to
 // (RFC 6570), read so that a value can never carry a character its operator escapes.
@@ -41,6 +47,14 @@ describe('uriTemplateMatcher', () => {
     const started = performance.now();
     expect(t('x://' + 'a'.repeat(8000) + 'c')).toBe(false);
     expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it(`stops when its budget is spent (${READ_MATCH_STEPS} steps: one state per URI character), answering 'over' rather than a match`, () => {
+    const hostile = budgeted('x://' + '{a}'.repeat(32) + 'b'.repeat(300));
+    const budget = { steps: READ_MATCH_STEPS };
+    expect(hostile('x://' + 'a'.repeat(8000) + 'c', budget)).toBe('over');
+    expect(budget.steps).toBeLessThan(0);
+    expect(budgeted('tickets://{id}')('tickets://42', { steps: READ_MATCH_STEPS })).toBe(true);
   });
 
   it('matches every expansion of a simple and a reserved value, and no near-miss of its literal parts', () => {

@@ -20,6 +20,7 @@ declare module '*/dist/provenance/trust-root.js' { export * from '#src/provenanc
 declare module '*/dist/proxy/ask.js' { export * from '#src/proxy/ask.js'; }
 declare module '*/dist/proxy/refusal-text.js' { export * from '#src/proxy/refusal-text.js'; }
 declare module '*/dist/proxy/response-shape.js' { export * from '#src/proxy/response-shape.js'; }
+declare module '*/dist/proxy/completion.js' { export * from '#src/proxy/completion.js'; }
 declare module '*/dist/sandbox/deny-plan.js' { export * from '#src/sandbox/deny-plan.js'; }
 declare module '*/dist/sandbox/write-trace.js' { export * from '#src/sandbox/write-trace.js'; }
 declare module '*/dist/sandbox/observe.js' { export * from '#src/sandbox/observe.js'; }
