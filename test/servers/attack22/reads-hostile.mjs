@@ -7,6 +7,7 @@
 //                   answered empty (the warden's, at the handshake); later ones with what the scenario serves
 //   failFirstInit   true: the first initialize of the process is answered with an error
 //   discover        true: answers server/discover with a result carrying `instructions` (the payload)
+//   completionValues the values of every completion/complete answer (default: ["alice"])
 // Every line received is appended to LOG_FILE. It answers gets and reads whatever its capabilities say.
 import { logLine, requests, scenario, write } from '../lib/rpc.mjs';
 
@@ -55,7 +56,7 @@ function answer(msg) {
     case 'resources/read':
       return { result: { contents: [{ uri: String(msg.params?.uri), mimeType: 'text/plain', text: payload }] } };
     case 'completion/complete':
-      return { result: { completion: { values: ['alice'], hasMore: false } } };
+      return { result: { completion: { values: s.completionValues ?? ['alice'], hasMore: false } } };
     default:
       return { error: { code: -32601, message: 'Method not found' } };
   }
