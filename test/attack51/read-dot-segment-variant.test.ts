@@ -5,7 +5,7 @@ import { MARKER, answerTo, initialize, line, readsHome, type ReadsHome } from '.
 // compares a resources/read URI with the listing's refused resources as a string, then admits it through any
 // admitted template that expands to it. A server reads the URI as a URL, not as a string: the TypeScript SDK's
 // McpServer answers resources/read with `_registeredResources[new URL(uri).toString()]` (node_modules/
-// @modelcontextprotocol/sdk/dist/esm/server/mcp.js:431-433), and WHATWG parsing removes dot segments (also
+// @modelcontextprotocol/sdk/dist/esm/server/mcp.js:431-433, SDK 1.32.2), and WHATWG parsing removes dot segments (also
 // `%2e`) and lower-cases the scheme, so `docs://x/./secret.md` and `docs://x/y/%2e%2e/secret.md` are the resource
 // `docs://x/secret.md` there. The warden refuses `docs://x/secret.md` (added since the lock, enforce), but
 // admits both spellings through the locked `docs://{+path}{?rev}` ("+" writes "/" and "."), and the read of the
@@ -42,5 +42,25 @@ describe('a resources/read spelling a refused resource with dot segments', () =>
       expect(a.error).toMatchObject({ code: -32001 });
       expect(JSON.stringify(a)).not.toContain(MARKER);
     }
+  });
+
+  it('is refused when the URI, as the server reads it, is covered by a template the listing refused (changed since the lock)', async () => {
+    // The SDK walks its templates in registration order, matching `new URL(uri).toString()` (mcp.js:441-443, SDK 1.32.2).
+    const changed = { uriTemplate: 'docs://x/{name}', name: 'x-doc', description: `An x document. ${MARKER}` };
+    h.serve({ resourceTemplates: [changed, { uriTemplate: 'tickets://{id}', name: 'ticket', description: 'A ticket by id.' }, { uriTemplate: 'docs://{+path}{?rev}', name: 'doc', description: 'A document at a revision.' }], payload: MARKER });
+    const s = h.session();
+    s.send(initialize(1));
+    expect((await answerTo(s, 1)).result).toBeDefined();
+    s.send('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    expect(new URL('docs://x/y/../notes').toString()).toBe('docs://x/notes');
+    s.send(line('exact', 'resources/read', { uri: 'docs://x/notes' }) + line('dots', 'resources/read', { uri: 'docs://x/y/../notes' }));
+    const exact = await answerTo(s, 'exact');
+    const dots = await answerTo(s, 'dots');
+    s.close();
+    await s.exited;
+    expect(exact.error).toMatchObject({ code: -32001 });
+    expect(h.received().filter((m) => m.method === 'resources/read')).toEqual([]);
+    expect(dots.result).toBeUndefined();
+    expect(dots.error).toMatchObject({ code: -32001 });
   });
 });
