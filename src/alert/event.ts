@@ -28,6 +28,7 @@ export function isAlert(e: AuditEvent): boolean {
     case 'config_invalid':
     case 'verify_failed':
     case 'module_refused':
+    case 'guard_report_overflow':
     case 'sandbox_denied':
     case 'sandbox_deny_replaced':
     case 'sandbox_writes_unobserved':

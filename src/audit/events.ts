@@ -243,6 +243,17 @@ export interface ModuleRefusedEvent {
   module: string;
 }
 
+/** A node server's module guard report went past its cap (src/launch/guard-report.ts): the server wrote to the
+ *  report itself, so the report counts as tampered with; what came before the cap was judged as ever. */
+export interface GuardReportOverflowEvent {
+  event: 'guard_report_overflow';
+  server: string;
+  pid: number;
+  /** The largest size the warden saw the report at, in bytes (it cuts the file back to `cap` once a second). */
+  bytes: number;
+  cap: number;
+}
+
 /** `trust-root update` stored a new sigstore trust root in the home (trust-root.json). */
 export interface TrustRootUpdatedEvent {
   event: 'trust_root_updated';
@@ -267,4 +278,4 @@ export interface TrustCommitCompletedEvent {
   files: string[];
 }
 
-export type AuditEvent = SurfaceFindingsEvent | TrustCommitCompletedEvent | BundleEvent | RulesEvent | SandboxEvent | TrustRootUpdatedEvent | PackageInstalledEvent | UnsignedAdmittedEvent | PackageUpgradedEvent | TrustOverrideEvent | LaunchEvent | ExitEvent | ModuleRefusedEvent | OrphanKilledEvent | RunRecordRefusedEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ReportsCappedEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;
+export type AuditEvent = SurfaceFindingsEvent | TrustCommitCompletedEvent | BundleEvent | RulesEvent | SandboxEvent | TrustRootUpdatedEvent | PackageInstalledEvent | UnsignedAdmittedEvent | PackageUpgradedEvent | TrustOverrideEvent | LaunchEvent | ExitEvent | ModuleRefusedEvent | GuardReportOverflowEvent | OrphanKilledEvent | RunRecordRefusedEvent | EnrollEvent | SurfaceEvent | TierWideningEvent | CallRefusedEvent | ReadRefusedEvent | InadmissibleEvent | ReportsCappedEvent | ServerMessageRefusedEvent | ClientMessageRefusedEvent | CatalogDriftEvent | CanaryEvent | AlertFailedEvent | BinaryChangedEvent | ConfigInvalidEvent | VerifyFailedEvent;

@@ -5,6 +5,7 @@ import type { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { WardenError } from '../error.js';
 import { watchGuardDenials, type GuardDenial, type GuardDenialWatch, type GuardRead } from './guard-denials.js';
+import { boundReport, parseReport, readReport, REPORT_CAP, type GuardReport, type LearnedModule, type ReportBound } from './guard-report.js';
 import { REQUIRE_ESM_OFF } from './node-release.js';
 import { STATE_MAGIC, type GuardState } from './preload/guard.js';
 
@@ -22,11 +23,7 @@ const GUARD_FILES = ['environment.js', 'fs-denials.js', 'guard.js', 'hooks.js', 
 /** The report's descriptor in the server (the set is on 3, read and closed by the preload). */
 const REPORT_FD = 4;
 
-export interface LearnedModule {
-  path: string;
-  /** Stat key when the server loaded it ("dev:ino:size:mtimeNs:ctimeNs"; empty when it could not stat). */
-  key: string;
-}
+export type { GuardReport, LearnedModule };
 
 /** The warden's end of the gate, as spawn returns it (child.stdio[3]). */
 export type GateEnd = Writable | null | undefined;
@@ -51,16 +48,10 @@ export interface ModuleGuard {
   release(gate: GateEnd, files: Map<string, string>, denials?: GuardDenials): Promise<void>;
   /** After the server exited: at enrollment the files it loaded from outside the set, otherwise what the guard
    *  refused (a path or URL); and the ES modules the server require()d where node ran with require(esm) off
-   *  (node answered ERR_REQUIRE_ESM). Reads and closes the report; later calls return the same. */
+   *  (node answered ERR_REQUIRE_ESM). Reads and closes the report (at most its cap: past it, `overflow` says so,
+   *  ./guard-report.ts); later calls return the same. */
   report(): GuardReport;
   close(): void;
-}
-
-export interface GuardReport {
-  learned: LearnedModule[];
-  refused: string[];
-  /** Files the server require()d that node would load only as ES modules (at most 16). */
-  requireEsm: string[];
 }
 
 /** Checks the guard's files against dist/launch/preload/digests.json; returns the preload's URL. */
@@ -101,37 +92,6 @@ function unlinkedFile(dir: string): number {
   }
 }
 
-function readAll(fd: number): string {
-  const size = fs.fstatSync(fd).size;
-  const buf = Buffer.alloc(size);
-  let off = 0;
-  while (off < size) {
-    const n = fs.readSync(fd, buf, off, size - off, off);
-    if (n === 0) break;
-    off += n;
-  }
-  return buf.subarray(0, off).toString('utf8');
-}
-
-/** The guard's report, one JSON object a line; a line the server garbled is no record. */
-function parseReport(text: string, mode: 'enforce' | 'learn'): GuardReport {
-  const learned = new Map<string, LearnedModule>();
-  const refused: string[] = [];
-  const requireEsm = new Set<string>();
-  for (const line of text.split('\n')) {
-    let r: { path?: unknown; key?: unknown; refused?: unknown; requireEsm?: unknown };
-    try {
-      r = JSON.parse(line) as typeof r;
-    } catch {
-      continue;
-    }
-    if (typeof r.refused === 'string' && refused.length < 16) refused.push(r.refused.slice(0, 300));
-    if (typeof r.requireEsm === 'string' && requireEsm.size < 16) requireEsm.add(r.requireEsm.slice(0, 300));
-    if (mode === 'learn' && typeof r.path === 'string' && path.isAbsolute(r.path)) learned.set(r.path, { path: r.path, key: typeof r.key === 'string' ? r.key : '' });
-  }
-  return { learned: [...learned.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), refused, requireEsm: [...requireEsm] };
-}
-
 /** The attested set as the preload reads it from the gate. */
 function stateText(server: string, mode: 'enforce' | 'learn', files: Map<string, string>, denials: GuardDenials | undefined): string {
   const state: GuardState = { magic: STATE_MAGIC, server, mode, files: [...files.keys()], keys: [...files.values()], reportFd: REPORT_FD, ...(denials ? { denials: true as const } : {}), ...(denials?.secrets?.length ? { secrets: denials.secrets } : {}) };
@@ -158,6 +118,7 @@ export function prepareModuleGuard(serverId: string, mode: 'enforce' | 'learn', 
   open.add(reportFd);
   let read: GuardReport | undefined;
   let watch: GuardDenialWatch | undefined;
+  let bound: ReportBound | undefined;
   const closeFd = (fd: number | undefined): void => {
     if (fd !== undefined && open.delete(fd)) fs.closeSync(fd);
   };
@@ -165,6 +126,8 @@ export function prepareModuleGuard(serverId: string, mode: 'enforce' | 'learn', 
     args: [...(requireEsmOff ? [REQUIRE_ESM_OFF] : []), '--import', preload],
     stdio: ['pipe', reportFd],
     release: (gate, files, denials) => {
+      // The server can write to its report too: held to the cap on disk from the moment it may run.
+      bound ??= boundReport(reportFd);
       if (denials && gate) watch = watchGuardDenials(reportFd, denials.denied, denials.max, denials.secrets);
       if (!gate) return Promise.reject(new WardenError('LAUNCH_FAILED', `the module guard's gate to server '${serverId}' was not set up; the server was not released.`));
       const released = gateReleased(gate, serverId);
@@ -175,14 +138,21 @@ export function prepareModuleGuard(serverId: string, mode: 'enforce' | 'learn', 
     },
     report: () => {
       if (read) return read;
+      const largest = bound?.largest() ?? 0; // cut back first: the watch's last look reads no more than the cap
+      bound?.stop();
+      bound = undefined;
       watch?.close();
       watch = undefined;
-      const text = open.has(reportFd) ? readAll(reportFd) : '';
+      const got = open.has(reportFd) ? readReport(reportFd, REPORT_CAP) : { text: '', size: 0 };
       closeFd(reportFd);
-      read = parseReport(text, mode);
+      read = parseReport(got.text, mode);
+      const bytes = Math.max(largest, got.size);
+      if (bytes > REPORT_CAP) read.overflow = { bytes, cap: REPORT_CAP };
       return read;
     },
     close: () => {
+      bound?.stop();
+      bound = undefined;
       watch?.stop();
       watch = undefined;
       for (const fd of [...open]) closeFd(fd);

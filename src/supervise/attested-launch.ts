@@ -1,7 +1,7 @@
 import { attestedFiles } from '../attest/module-set.js';
 import { completePlan, type LaunchPlan } from '../attest/plan.js';
 import { appendAudit } from '../audit/log.js';
-import type { ExitEvent } from '../audit/events.js';
+import type { AuditEvent, ExitEvent, GuardReportOverflowEvent } from '../audit/events.js';
 import { WardenError } from '../error.js';
 import { removeCgroup, type Cgroup } from '../launch/cgroup.js';
 import { DEFAULT_STOP, stopSession } from '../launch/kill.js';
@@ -146,9 +146,10 @@ async function orTimeout<T, F>(promise: Promise<T>, ms: number, fallback: F): Pr
 /**
  * Ends a launched server: its stdin is closed and it has a grace period to exit (skipped when it already
  * exited or the warden closed the session), then its session (process group, cgroup, and descendants found by marker or parent) gets SIGTERM and
- * SIGKILL; the exit is audited.
+ * SIGKILL; the exit is audited, and a module guard's report past its cap (`guard_report_overflow`, through `record`
+ * when given: `run`'s recorder, which alerts).
  */
-export async function stopLaunched(paths: HomePaths, id: string, launched: Launched, cause: ExitEvent['cause'], counts: SessionCounts, opts: { grace: boolean; signal?: string; say: (m: string) => void }): Promise<{ code: number | null; refusedModules: string[] }> {
+export async function stopLaunched(paths: HomePaths, id: string, launched: Launched, cause: ExitEvent['cause'], counts: SessionCounts, opts: { grace: boolean; signal?: string; say: (m: string) => void; record?: (e: AuditEvent) => void }): Promise<{ code: number | null; refusedModules: string[]; reportOverflow?: GuardReportOverflowEvent }> {
   const { child, pid, exited, started } = launched;
   if (opts.grace) {
     child.stdin.end();
@@ -167,7 +168,8 @@ export async function stopLaunched(paths: HomePaths, id: string, launched: Launc
     opts.say(`processes of server '${id}' (pids ${stop.pids.join(', ')}) survived SIGKILL; check 'ps -o pid,stat,cmd -p ${stop.pids.join(',')}'.`);
   }
   // The session is stopped: the module guard's report is complete (reading it closes it).
-  const refusedModules = launched.guard?.report().refused ?? [];
+  const report = launched.guard?.report();
+  const refusedModules = report?.refused ?? [];
   await appendAudit(paths.audit, {
     event: 'exit',
     server: id,
@@ -184,5 +186,10 @@ export async function stopLaunched(paths: HomePaths, id: string, launched: Launc
     ...counts,
     durationMs: Date.now() - started,
   });
-  return { code: exit.code, refusedModules };
+  if (!report?.overflow) return { code: exit.code, refusedModules };
+  const reportOverflow: GuardReportOverflowEvent = { event: 'guard_report_overflow', server: id, pid, ...report.overflow };
+  opts.say(`server '${id}' wrote ${report.overflow.bytes} bytes to its module guard's report, past its cap of ${report.overflow.cap}: the report counts as tampered with (the server writes to it itself); what it held before the cap was judged as ever. Find out why the server writes to its file descriptor 4.`);
+  if (opts.record) opts.record(reportOverflow);
+  else await appendAudit(paths.audit, reportOverflow);
+  return { code: exit.code, refusedModules, reportOverflow };
 }

@@ -48,7 +48,7 @@ async function refuse(id: string, err: WardenError): Promise<number> {
 async function finish(paths: HomePaths, id: string, launched: Launched, session: Session, cause: ExitEvent['cause'], signalled: string | undefined, firstWasExit: boolean, audit: Recorder['record'], lastStderr: () => Promise<string | undefined>): Promise<number> {
   const grace = cause === 'client_eof' || cause === 'signal' || (cause === 'server_exit' && !firstWasExit);
   const { refusedCalls: _refusedCalls, ...counts } = session.stats;
-  const exit = await stopLaunched(paths, id, launched, cause, counts, { grace, say, ...(signalled ? { signal: signalled } : {}) });
+  const exit = await stopLaunched(paths, id, launched, cause, counts, { grace, say, record: audit, ...(signalled ? { signal: signalled } : {}) });
   if (counts.nonJsonLines > 0) say(`the server wrote ${counts.nonJsonLines} non-JSON line(s) to stdout; none were forwarded.`);
   for (const module of exit.refusedModules) audit({ event: 'module_refused', server: id, pid: launched.pid, module });
   if (cause === 'server_exit') {

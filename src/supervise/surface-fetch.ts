@@ -8,6 +8,7 @@ import { PROBE_TIMEOUT_MS, PreCommitError, fetchByFlow, offeredFor, selectedFlow
 import { loadClientSeen } from '../store/client-seen.js';
 import type { HomePaths } from '../store/paths.js';
 import { appendAudit } from '../audit/log.js';
+import type { GuardReportOverflowEvent } from '../audit/events.js';
 import type { LearnedModule } from '../launch/module-guard.js';
 import type { Observed } from '../sandbox/observe.js';
 import { attestAndLaunch, type Launched } from './attested-launch.js';
@@ -74,8 +75,19 @@ interface Speech {
   probe?: boolean;
 }
 
-async function fetchWith(paths: HomePaths, id: string, speech: Speech, capabilities: Record<string, unknown>, say: (m: string) => void, learn = false, hold = false, observe?: Observed): Promise<{ handshake: Handshake; tools: LiveTool[]; catalogs: Catalogs; servedCatalogs: ServedCatalogs; pageMembers: string[]; plan: LaunchPlan; learned: LearnedModule[]; held?: HeldSession }> {
+/** What one launch fetched. */
+interface FetchedLaunch {
+  handshake: Handshake;
+  tools: LiveTool[];
+  catalogs: Catalogs;
+  servedCatalogs: ServedCatalogs;
+  pageMembers: string[];
+  plan: LaunchPlan;
+}
+
+async function fetchWith(paths: HomePaths, id: string, speech: Speech, capabilities: Record<string, unknown>, say: (m: string) => void, learn = false, hold = false, observe?: Observed): Promise<FetchedLaunch & { learned: LearnedModule[]; held?: HeldSession }> {
   const launched = await attestAndLaunch(paths, id, say, undefined, { learnModules: learn, ...(observe ? { observe } : {}) });
+  let fetched: FetchedLaunch & { overflow: GuardReportOverflowEvent | undefined };
   let stderr = '';
   launched.child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2000)));
   let noise = 0;
@@ -87,9 +99,8 @@ async function fetchWith(paths: HomePaths, id: string, speech: Speech, capabilit
       const end: HeldSession['end'] = (cause, grace) => (ended ??= stopLaunched(paths, id, launched, cause, { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace, say }));
       return { ...got, plan: launched.plan, learned: [], held: { launched, channel, limits, handshake: got.handshake, tools: got.tools, noise: () => noise, end } };
     }
-    await stopLaunched(paths, id, launched, 'client_eof', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: true, say });
-    if (learn) sayRequiredEsm(id, launched.guard?.report().requireEsm ?? [], say);
-    return { ...got, plan: launched.plan, learned: launched.guard?.report().learned ?? [] };
+    const stopped = await stopLaunched(paths, id, launched, 'client_eof', { nonJsonLines: noise, oversizeLines: 0, refusedClientLines: 0 }, { grace: true, say });
+    fetched = { ...got, plan: launched.plan, overflow: stopped.reportOverflow };
   } catch (thrown) {
     if (thrown instanceof PreCommitError && speech.probe) {
       // Not a stateless server (as far as this launch showed): the launch is thrown away, and the caller tries the
@@ -107,6 +118,13 @@ async function fetchWith(paths: HomePaths, id: string, speech: Speech, capabilit
     if (err instanceof ProtocolError) throw new WardenError('PROTOCOL_FAILURE', `could not fetch the surface of server '${id}'${speech.flow === 'stateless' ? ' over the stateless flow (server/discover)' : ''}: ${err.message}.${tail}`);
     throw err;
   }
+  const { overflow, ...surface } = fetched;
+  if (!learn) return { ...surface, learned: [] };
+  // A flooded report is the server's word past any honest size: nothing is learned from it (ADR 0014).
+  if (overflow) throw new WardenError('GUARD_REPORT_OVERFLOW', `server '${id}' wrote more than ${overflow.cap} bytes to its module guard's report while it was enrolled (${overflow.bytes} bytes seen), far more than an honest report holds (server-everything's is 55,524 bytes): the report counts as tampered with, so nothing was learned from it and the surface was not locked. Find out why the server writes to its file descriptor 4 (the guard's report) before enrolling it again.`);
+  const report = launched.guard?.report();
+  sayRequiredEsm(id, report?.requireEsm ?? [], say);
+  return { ...surface, learned: report?.learned ?? [] };
 }
 
 /** At enrollment: the ES modules the server require()d on a node that runs it with require(esm) off (node
