@@ -18,6 +18,7 @@ declare module '*/dist/provenance/policy.js' { export * from '#src/provenance/po
 declare module '*/dist/provenance/shipped-root.js' { export * from '#src/provenance/shipped-root.js'; }
 declare module '*/dist/provenance/trust-root.js' { export * from '#src/provenance/trust-root.js'; }
 declare module '*/dist/proxy/ask.js' { export * from '#src/proxy/ask.js'; }
+declare module '*/dist/proxy/markdown-reading.js' { export * from '#src/proxy/markdown-reading.js'; }
 declare module '*/dist/proxy/refusal-text.js' { export * from '#src/proxy/refusal-text.js'; }
 declare module '*/dist/proxy/response-shape.js' { export * from '#src/proxy/response-shape.js'; }
 declare module '*/dist/sandbox/deny-plan.js' { export * from '#src/sandbox/deny-plan.js'; }
