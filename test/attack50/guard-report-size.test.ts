@@ -41,11 +41,13 @@ describe('the guard report file grown or cut by the server', () => {
     const { events } = await session(2 ** 40);
     expect(events.filter((e) => e.event === 'exit' && e.server === 'grow')).toHaveLength(1);
     expect(events.filter((e) => e.event === 'module_refused').map((e) => e.module)).toEqual([MODULE]);
+    expect(events.filter((e) => e.event === 'guard_report_overflow')).toMatchObject([{ server: 'grow', why: 'grew', bytes: 2 ** 40 }]);
   }, 60_000);
 
   it('a report file cut to 0 bytes after a refusal still has the refused module recorded (or the cut itself)', async () => {
     const { events } = await session(0);
     expect(events.filter((e) => e.event === 'exit' && e.server === 'grow')).toHaveLength(1);
     expect(events.filter((e) => e.event === 'module_refused').map((e) => e.module)).toEqual([MODULE]);
+    expect(events.filter((e) => e.event === 'guard_report_overflow')).toMatchObject([{ server: 'grow', why: 'shrank' }]);
   }, 60_000);
 });

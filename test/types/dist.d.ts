@@ -10,6 +10,7 @@ declare module '*/dist/error.js' { export * from '#src/error.js'; }
 declare module '*/dist/escape.js' { export * from '#src/escape.js'; }
 declare module '*/dist/launch/mapped-files.js' { export * from '#src/launch/mapped-files.js'; }
 declare module '*/dist/launch/guard-denials.js' { export * from '#src/launch/guard-denials.js'; }
+declare module '*/dist/launch/guard-report.js' { export * from '#src/launch/guard-report.js'; }
 declare module '*/dist/own-words.js' { export * from '#src/own-words.js'; }
 declare module '*/dist/protocol/json/reader.js' { export * from '#src/protocol/json/reader.js'; }
 declare module '*/dist/provenance/identity.js' { export * from '#src/provenance/identity.js'; }
