@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addServerWarm } from '../helpers/warm-digest.js';
+import { addedHome } from '../helpers/run-template.js';
 import { NODE, SERVERS, auditEvents, cli, connectClient, tempDir } from '../helpers/warden.js';
 import { writeTracingOff } from '../helpers/write-tracing.js';
 
@@ -34,7 +34,7 @@ beforeAll(async () => {
   fs.mkdirSync(projects, { recursive: true });
   fs.writeFileSync(path.join(projects, '.env'), 'TOKEN=secret\n');
   fs.writeFileSync(path.join(projects, 'readme.txt'), 'hello\n');
-  addServerWarm(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]);
+  addedHome(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]); // one add a run, copied
   // later.env does not exist yet: `sandbox` accepts it (item 2 of issue 29: what is created there later is hidden).
   const set = cli(home, ['sandbox', 'probe', '--network', 'none', '--allow-read', projects, '--deny-read', path.join(projects, '.env'), '--deny-read', path.join(projects, 'later.env')]);
   expect(set.code, set.stderr).toBe(0);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addServerWarm } from '../helpers/warm-digest.js';
+import { addedHome } from '../helpers/run-template.js';
 import { NODE, SERVERS, cli, connectClient, tempDir } from '../helpers/warden.js';
 import { writeTracingOff } from '../helpers/write-tracing.js';
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
   dir = tempDir();
   if (!root) return;
   const home = path.join(dir, 'home');
-  addServerWarm(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]);
+  addedHome(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]); // one add a run, copied
   const set = cli(home, ['sandbox', 'probe', '--network', 'none', '--deny-read', '/etc/shadow']);
   expect(set.code, set.stderr).toBe(0);
   writeTracingOff(home);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IN_THREAD_NODES } from '../helpers/nodes.js';
+import { addedHome } from '../helpers/run-template.js';
 import { NODE, SERVERS, auditEvents, cli, connectClient, launchCount, sessionLaunch } from '../helpers/warden.js';
 import { writeTracingOff } from '../helpers/write-tracing.js';
 
@@ -25,9 +26,15 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+/** `id` added (a copy of the run's one add of that command line, addedHome, unless it names this test's
+ *  directory), then given the sandbox `flags`. */
 function enroll(id: string, argv: string[], flags: string[] = ['--network', 'none']): void {
-  const add = cli(home, ['add', id, '--yes', '--', ...argv]);
-  expect(add.code, add.stderr).toBe(0);
+  if (argv.some((a) => a.startsWith(dir))) {
+    const add = cli(home, ['add', id, '--yes', '--', ...argv]);
+    expect(add.code, add.stderr).toBe(0);
+  } else {
+    addedHome(home, id, argv);
+  }
   const set = cli(home, ['sandbox', id, ...flags]);
   expect(set.code, set.stderr).toBe(0);
   writeTracingOff(home);
