@@ -243,8 +243,9 @@ export interface ModuleRefusedEvent {
   module: string;
 }
 
-/** A node server's module guard report went past its cap (src/launch/guard-report.ts): the server wrote to the
- *  report itself, so the report counts as tampered with; what came before the cap was judged as ever. */
+/** A node server's module guard report was tampered with (src/launch/guard-report.ts): it went past its cap, was cut
+ *  below what the warden had read, or could not be read; the server writes to it itself. What came before the cap,
+ *  and what was read before a cut, was judged as ever. */
 export interface GuardReportOverflowEvent {
   event: 'guard_report_overflow';
   server: string;
@@ -252,6 +253,8 @@ export interface GuardReportOverflowEvent {
   /** The largest size the warden saw the report at, in bytes (it cuts the file back to `cap` once a second). */
   bytes: number;
   cap: number;
+  /** `grew` past the cap, `shrank` below what the warden had read of it, or `unreadable` at the session's end. */
+  why: 'grew' | 'shrank' | 'unreadable';
 }
 
 /** `trust-root update` stored a new sigstore trust root in the home (trust-root.json). */

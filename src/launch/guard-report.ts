@@ -25,36 +25,92 @@ export interface GuardReport {
   refused: string[];
   /** Files the server require()d that node would load only as ES modules (at most 16). */
   requireEsm: string[];
-  /** The report went past REPORT_CAP: the largest size the warden saw, in bytes, and the cap. What came before the
-   *  cap is read as ever; a flooded report is not to be learned from (the server's word past any honest size). */
-  overflow?: { bytes: number; cap: number };
+  /** The report counts as tampered with (the server writes to it as well as its guard): it went past REPORT_CAP
+   *  (`grew`: what came before the cap is read as ever), it was cut below what the warden had read of it (`shrank`:
+   *  what was read before is kept), or it could not be read at the end (`unreadable`). `bytes`: the largest size the
+   *  warden saw it at. A tampered report is not to be learned from (the server's word past any honest one). */
+  overflow?: { bytes: number; cap: number; why: 'grew' | 'shrank' | 'unreadable' };
+}
+
+/** What the checks read of the report while the session ran: kept, whatever the server does to the file after. */
+export interface ReportSeen {
+  refused: string[];
+  requireEsm: string[];
+  /** The largest size the file had when checked. */
+  largest: number;
+  /** The file was found shorter than what had been read of it. */
+  shrank: boolean;
 }
 
 export interface ReportBound {
-  /** Checks (and cuts) once more, then gives the largest size the file had when checked. */
-  largest(): number;
+  /** Reads what was appended since the last look (and cuts back past the cap): at each check, and where the warden
+   *  is about to act on the server's output (before each chunk of its stdout is judged). */
+  look(): void;
+  /** Looks once more, then gives what was seen. */
+  seen(): ReportSeen;
   /** Stops the checks: before the descriptor is closed, which may then be reused for another file. */
   stop(): void;
 }
 
-/** Checks the report file on `fd` once a second; past `cap` it is cut back to `cap` (the server appends, so its next
- *  line lands there): on disk the file holds at most `cap` and what the server wrote since the last check. */
+/** Bytes read at one look at most (more waits for the next). */
+const LOOK_BYTES = 256 * 1024;
+/** A line longer than this is no refusal record (the guard cuts what it names to ~1 KiB): dropped, not kept. */
+const MAX_KEPT_LINE = 64 * 1024;
+
+/** Checks the report file on `fd` once a second, and at each look(): past `cap` it is cut back to `cap` (the server
+ *  appends, so its next line lands there): on disk the file holds at most `cap` and what the server wrote since the
+ *  last check. What each look reads (refusals, require(esm) records) is kept: a server that cuts the file later
+ *  erases nothing the warden read, and a file found shorter than what was read counts as tampered with. */
 export function boundReport(fd: number, cap = REPORT_CAP): ReportBound {
-  let largest = 0;
-  const check = (): void => {
+  const seen: ReportSeen = { refused: [], requireEsm: [], largest: 0, shrank: false };
+  let offset = 0;
+  let partial = '';
+  const keep = (text: string): void => {
+    const lines = (partial + text).split('\n');
+    partial = lines.pop() ?? '';
+    if (partial.length > MAX_KEPT_LINE) partial = '\u0000'; // a line too long to be a record: never parses
+    const got = parseReport(lines.join('\n'), 'enforce');
+    for (const r of got.refused) if (seen.refused.length < 16 && !seen.refused.includes(r)) seen.refused.push(r);
+    for (const r of got.requireEsm) if (seen.requireEsm.length < 16 && !seen.requireEsm.includes(r)) seen.requireEsm.push(r);
+  };
+  const look = (): void => {
     try {
       const size = fs.fstatSync(fd).size;
-      if (size > largest) largest = size;
+      if (size > seen.largest) seen.largest = size;
+      if (size < offset) {
+        seen.shrank = true;
+        offset = size; // the server's next line is appended here
+        partial = '';
+      }
       if (size > cap) fs.ftruncateSync(fd, cap);
+      const end = Math.min(size, cap, offset + LOOK_BYTES);
+      if (end <= offset) return;
+      const buf = Buffer.allocUnsafe(end - offset);
+      const n = fs.readSync(fd, buf, 0, buf.length, offset);
+      offset += n;
+      keep(buf.toString('utf8', 0, n));
     } catch {
       // closed under the check (a launch that failed): nothing to bound
     }
   };
-  const timer = setInterval(check, REPORT_BOUND_MS).unref();
+  const timer = setInterval(look, REPORT_BOUND_MS).unref();
   return {
-    largest: () => (check(), largest),
+    look,
+    seen: () => (look(), seen),
     stop: () => clearInterval(timer),
   };
+}
+
+/** The report as read at the end, with what was seen while the session ran: refusals seen before are kept first. */
+export function withSeen(read: GuardReport, seen: ReportSeen | undefined, size: number, cap = REPORT_CAP): GuardReport {
+  if (!seen) return read;
+  const refused = [...new Set([...seen.refused, ...read.refused])].slice(0, 16);
+  const requireEsm = [...new Set([...seen.requireEsm, ...read.requireEsm])].slice(0, 16);
+  const bytes = Math.max(seen.largest, size);
+  const out: GuardReport = { ...read, refused, requireEsm };
+  if (bytes > cap) out.overflow = { bytes, cap, why: 'grew' };
+  else if (seen.shrank) out.overflow = { bytes, cap, why: 'shrank' };
+  return out;
 }
 
 /** The report from its start, at most `cap` bytes of it, and the file's size. */

@@ -5,7 +5,7 @@ import type { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { WardenError } from '../error.js';
 import { watchGuardDenials, type GuardDenial, type GuardDenialWatch, type GuardRead } from './guard-denials.js';
-import { boundReport, parseReport, readReport, REPORT_CAP, type GuardReport, type LearnedModule, type ReportBound } from './guard-report.js';
+import { boundReport, parseReport, readReport, REPORT_CAP, withSeen, type GuardReport, type LearnedModule, type ReportBound, type ReportSeen } from './guard-report.js';
 import { REQUIRE_ESM_OFF } from './node-release.js';
 import { STATE_MAGIC, type GuardState } from './preload/guard.js';
 
@@ -51,6 +51,10 @@ export interface ModuleGuard {
    *  (node answered ERR_REQUIRE_ESM). Reads and closes the report (at most its cap: past it, `overflow` says so,
    *  ./guard-report.ts); later calls return the same. */
   report(): GuardReport;
+  /** Reads what the guard appended to its report since the last look (./guard-report.ts boundReport): called before
+   *  each chunk of the server's stdout is judged, so a record written before a line the server sent is kept even if
+   *  the server cuts the file right after. */
+  look(): void;
   close(): void;
 }
 
@@ -136,18 +140,33 @@ export function prepareModuleGuard(serverId: string, mode: 'enforce' | 'learn', 
       gate.end(stateText(serverId, mode, files, denials), released.written);
       return released.promise;
     },
+    look: () => bound?.look(),
     report: () => {
       if (read) return read;
-      const largest = bound?.largest() ?? 0; // cut back first: the watch's last look reads no more than the cap
-      bound?.stop();
-      bound = undefined;
-      watch?.close();
-      watch = undefined;
-      const got = open.has(reportFd) ? readReport(reportFd, REPORT_CAP) : { text: '', size: 0 };
-      closeFd(reportFd);
-      read = parseReport(got.text, mode);
-      const bytes = Math.max(largest, got.size);
-      if (bytes > REPORT_CAP) read.overflow = { bytes, cap: REPORT_CAP };
+      // Never throws: the session's exit event and every refusal seen so far must be recorded whatever the server
+      // did to the file (a report that cannot be read counts as tampered with: fail closed).
+      let seen: ReportSeen | undefined;
+      try {
+        seen = bound?.seen(); // cut back first: the watch's last look reads no more than the cap
+        bound?.stop();
+        bound = undefined;
+        watch?.close();
+        watch = undefined;
+        const got = open.has(reportFd) ? readReport(reportFd, REPORT_CAP) : { text: '', size: 0 };
+        read = withSeen(parseReport(got.text, mode), seen, got.size);
+      } catch {
+        bound?.stop();
+        bound = undefined;
+        watch?.stop();
+        watch = undefined;
+        const bytes = seen?.largest ?? 0;
+        read = { learned: [], refused: seen?.refused ?? [], requireEsm: seen?.requireEsm ?? [], overflow: { bytes, cap: REPORT_CAP, why: 'unreadable' } };
+      }
+      try {
+        closeFd(reportFd);
+      } catch {
+        // already closed under it: nothing more to read
+      }
       return read;
     },
     close: () => {

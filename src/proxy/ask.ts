@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { unhomoglyph } from '../scan/confusables.js';
 import type { Classified } from '../protocol/message.js';
 import { ParseBudget, UNKNOWN, UNKNOWN_LETTERS, decodedForms, holdsBidi, holdsMarkup, shownForms, withReadings } from './shown-forms.js';
+import { markedOnlyDefinition } from './markdown-reading.js';
 
 // The warden's own questions to the user, asked through the client with an MCP elicitation request (a call of
 // an `ask` tool is held meanwhile). The question's id is the warden's and random: the server never sees it and
@@ -50,6 +51,7 @@ export function namesWarden(text: string): boolean {
 }
 
 function formNamesWarden(form: string): boolean {
+  if (markedOnlyDefinition(form)) return true; // fail closed: marked hides it with what follows (markdown-reading.ts)
   if (!form.includes(UNKNOWN)) return foldedForName(form).includes(wardenName());
   return holdsNameWithUnknowns(form.split(UNKNOWN).map(foldedForName).join(UNKNOWN));
 }

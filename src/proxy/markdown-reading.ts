@@ -13,8 +13,22 @@ import type Token from 'markdown-it/lib/token.mjs';
 let md: MarkdownIt | undefined;
 const parser = (): MarkdownIt => (md ??= new MarkdownIt('commonmark', { html: true }));
 
-/** Characters without which a text has no Markdown or HTML that hides any of it (the parser is skipped). */
-const MARKS = /[[<`!]/;
+/** Every syntax whose letters a CommonMark or marked (VS Code) renderer hides, with the one character it cannot
+ *  be written without: a text holding none of them is shown as written (the parser is skipped). Emphasis, headings,
+ *  lists, quotes, breaks, tables and strikethrough hide marks only, never a letter or digit the name check reads;
+ *  character references are decoded before (shown-forms.ts). Walked one by one in test/proxy/markdown-reading.test.ts. */
+export const HIDING_SYNTAXES: Readonly<Record<string, string>> = {
+  'link destination and title': '[',
+  'reference label and definition': '[',
+  'GFM footnote label': '[',
+  'image source and title, and alt text': '!',
+  'HTML tag, comment, processing instruction, declaration, CDATA': '<',
+  "backtick fence's info string": '`',
+  "tilde fence's info string": '~',
+};
+
+/** Characters without which a text has no Markdown or HTML that hides any of it (HIDING_SYNTAXES' marks). */
+const MARKS = new RegExp(`[${[...new Set(Object.values(HIDING_SYNTAXES))].map((c) => `\\${c}`).join('')}]`);
 
 /** The parser turns U+0000 into U+FFFD; the name check's UNKNOWN (shown-forms.ts) is carried through as this. */
 const NUL = /\u0000/g;
@@ -30,6 +44,17 @@ const htmlParser = (): MarkdownIt => (htmlOnly ??= new MarkdownIt('zero', { html
 /** Whether a text may render as something other than itself (holds a Markdown or HTML mark). */
 export function mayRender(text: string): boolean {
   return MARKS.test(text);
+}
+
+/** A line that marked (VS Code's chat and elicitation views) takes for a link reference definition, and hides with
+ *  its title (which may run over blank lines), where CommonMark (the parser here) reads text: a label over 999
+ *  characters. Linear: a label holds no bracket, so each scan ends at the next one. */
+const MARKED_ONLY_DEFINITION = /^ {0,3}\[(?:\\[^]|[^[\]\\]){1000,}\]:/m;
+
+/** Whether a text holds a definition only marked hides (MARKED_ONLY_DEFINITION): no honest question or error does,
+ *  and what marked hides with it cannot be read here, so the name check counts it as naming the warden. */
+export function markedOnlyDefinition(text: string): boolean {
+  return MARKED_ONLY_DEFINITION.test(text);
 }
 
 /** A full or collapsed reference ("[a][b]", "[a][]"): shown as written where its label is not defined, as a link

@@ -188,8 +188,15 @@ export async function stopLaunched(paths: HomePaths, id: string, launched: Launc
   });
   if (!report?.overflow) return { code: exit.code, refusedModules };
   const reportOverflow: GuardReportOverflowEvent = { event: 'guard_report_overflow', server: id, pid, ...report.overflow };
-  opts.say(`server '${id}' wrote ${report.overflow.bytes} bytes to its module guard's report, past its cap of ${report.overflow.cap}: the report counts as tampered with (the server writes to it itself); what it held before the cap was judged as ever. Find out why the server writes to its file descriptor 4.`);
+  opts.say(`server '${id}' ${tamperedReport(report.overflow)}: the report counts as tampered with (the server writes to it itself); ${report.overflow.why === 'grew' ? 'what it held before the cap was judged as ever' : 'what the warden had read of it was judged as ever'}. Find out why the server writes to its file descriptor 4.`);
   if (opts.record) opts.record(reportOverflow);
   else await appendAudit(paths.audit, reportOverflow);
   return { code: exit.code, refusedModules, reportOverflow };
+}
+
+/** What a server did to its module guard's report, in words (an alert's and an enrollment refusal's). */
+export function tamperedReport(o: { bytes: number; cap: number; why: 'grew' | 'shrank' | 'unreadable' }): string {
+  if (o.why === 'grew') return `wrote ${o.bytes} bytes to its module guard's report, past its cap of ${o.cap}`;
+  if (o.why === 'shrank') return `cut its module guard's report below what the warden had read of it (it was ${o.bytes} bytes at most)`;
+  return `left its module guard's report unreadable at the session's end (${o.bytes} bytes at most)`;
 }

@@ -165,6 +165,10 @@ export async function runSession(homeFlag: string | undefined, id: string, early
     relay.once('close', resolve);
     relay.once('error', () => resolve());
   });
+  // Before the session's own listener (same tick: nothing is emitted between): the module guard's report is read up
+  // to where it is before each chunk of the server's output is judged, so a record written before a line the server
+  // sent is kept even if the server cuts the file right after (src/launch/guard-report.ts).
+  if (launched.guard) child.stdout.on('data', launched.guard.look);
   const session = new Session(
     { clientIn: process.stdin, clientOut: process.stdout, serverIn: child.stdin, serverOut: child.stdout },
     {

@@ -11,8 +11,7 @@ import { appendAudit } from '../audit/log.js';
 import type { GuardReportOverflowEvent } from '../audit/events.js';
 import type { LearnedModule } from '../launch/module-guard.js';
 import type { Observed } from '../sandbox/observe.js';
-import { attestAndLaunch, type Launched } from './attested-launch.js';
-import { stopLaunched } from './attested-launch.js';
+import { attestAndLaunch, stopLaunched, tamperedReport, type Launched } from './attested-launch.js';
 import type { LaunchPlan } from '../attest/plan.js';
 import type { Catalogs, ServedCatalogs } from '../surface/catalog.js';
 import { distinctPrints, type HandshakePrint } from '../surface/handshake-print.js';
@@ -93,6 +92,9 @@ async function fetchWith(paths: HomePaths, id: string, speech: Speech, capabilit
   let noise = 0;
   try {
     const limits = { ...DEFAULT_CHANNEL_LIMITS, requestTimeoutMs: 20_000 };
+    // Before the channel's own listener (same tick: nothing is emitted between): the guard's report is read up to
+    // where it is before each chunk of the server's output is judged.
+    if (launched.guard) launched.child.stdout.on('data', launched.guard.look);
     const { channel, ...got } = await fetchByFlow(speech.flow, { serverIn: launched.child.stdin, serverOut: launched.child.stdout, verifyWriter: launched.verifyWriter }, { offered: speech.offered, clientInfo: loadClientSeen(paths, id) }, capabilities, DEFAULT_CAPS, limits, () => noise++, hold);
     if (hold) {
       let ended: ReturnType<HeldSession['end']> | undefined;
@@ -121,7 +123,7 @@ async function fetchWith(paths: HomePaths, id: string, speech: Speech, capabilit
   const { overflow, ...surface } = fetched;
   if (!learn) return { ...surface, learned: [] };
   // A flooded report is the server's word past any honest size: nothing is learned from it (ADR 0014).
-  if (overflow) throw new WardenError('GUARD_REPORT_OVERFLOW', `server '${id}' wrote more than ${overflow.cap} bytes to its module guard's report while it was enrolled (${overflow.bytes} bytes seen), far more than an honest report holds (server-everything's is 55,524 bytes): the report counts as tampered with, so nothing was learned from it and the surface was not locked. Find out why the server writes to its file descriptor 4 (the guard's report) before enrolling it again.`);
+  if (overflow) throw new WardenError('GUARD_REPORT_OVERFLOW', `server '${id}' ${overflow.why === 'grew' ? `wrote more than ${overflow.cap} bytes to its module guard's report while it was enrolled (${overflow.bytes} bytes seen), far more than an honest report holds (server-everything's is 55,524 bytes)` : `${tamperedReport(overflow)} while it was enrolled`}: the report counts as tampered with, so nothing was learned from it and the surface was not locked. Find out why the server writes to its file descriptor 4 (the guard's report) before enrolling it again.`);
   const report = launched.guard?.report();
   sayRequiredEsm(id, report?.requireEsm ?? [], say);
   return { ...surface, learned: report?.learned ?? [] };

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addServerWarm } from '../helpers/warm-digest.js';
+import { addedHome } from '../helpers/run-template.js';
 import { NODE, SERVERS, cli, connectClient, tempDir } from '../helpers/warden.js';
 
 // A read.deny path inside a grant (`--allow-read ~/projects --deny-read ~/projects/.env`, or inside a write
@@ -26,7 +26,7 @@ beforeAll(() => {
   fs.writeFileSync(path.join(projects, '.env'), 'TOKEN=secret\n');
   fs.writeFileSync(path.join(projects, 'private/key'), 'private key\n');
   fs.writeFileSync(path.join(notes, 'keys/key'), 'another key\n');
-  addServerWarm(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]);
+  addedHome(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]); // one add a run, copied
   const set = cli(home, ['sandbox', 'probe', '--network', 'none', '--allow-read', projects, '--allow-write', notes, '--deny-read', path.join(projects, '.env'), '--deny-read', path.join(projects, 'private'), '--deny-read', path.join(notes, 'keys')]);
   expect(set.code, set.stderr).toBe(0);
 });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addServerWarm } from '../helpers/warm-digest.js';
+import { addedHome } from '../helpers/run-template.js';
 import { NODE, SERVERS, cli, connectClient, tempDir } from '../helpers/warden.js';
 
 // ATTACK (sandbox, grants; src/sandbox/plan.ts checkGrants): a grant must name its real path, "so that a link
@@ -27,7 +27,7 @@ beforeAll(() => {
   fs.mkdirSync(grant, { recursive: true });
   fs.mkdirSync(elsewhere);
   fs.writeFileSync(path.join(elsewhere, 'key'), 'not granted to any server\n');
-  addServerWarm(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]);
+  addedHome(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]); // one add a run, copied
   const set = cli(home, ['sandbox', 'probe', '--network', 'none', '--allow-write', grant]);
   expect(set.code, set.stderr).toBe(0);
 });

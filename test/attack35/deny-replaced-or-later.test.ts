@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addServerWarm } from '../helpers/warm-digest.js';
+import { addedHome } from '../helpers/run-template.js';
 import { NODE, SERVERS, auditEvents, cli, connectClient, tempDir } from '../helpers/warden.js';
+import { writeTracingOff } from '../helpers/write-tracing.js';
 
 // review 12: `read.deny` hid a path by mounting over its name (an empty tmpfs, or /dev/null for a file) in the
 // server's mount namespace. A mount over a name is not a property of the name: when the host replaces the file
@@ -15,6 +16,8 @@ import { NODE, SERVERS, auditEvents, cli, connectClient, tempDir } from '../help
 // inside the sandbox, an empty tmpfs with every other entry bound back from the descriptor it was checked
 // through, so whatever the host later puts at the denied name, or beside it, is not in the sandbox at all.
 // Asserts the reviewer's original claim: a read issued after the rename is denied, in the same session.
+// The home sets servers.json's "writeTracing": "off": what is proven is what a read sees, never the report of
+// denied writes (test/sandbox/write-denials*.test.ts), and bpftrace at each confined launch as root costs ~0.5 s.
 
 let dir: string;
 let home: string;
@@ -31,10 +34,11 @@ beforeAll(async () => {
   fs.mkdirSync(projects, { recursive: true });
   fs.writeFileSync(path.join(projects, '.env'), 'TOKEN=secret\n');
   fs.writeFileSync(path.join(projects, 'readme.txt'), 'hello\n');
-  addServerWarm(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]);
+  addedHome(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]); // one add a run, copied
   // later.env does not exist yet: `sandbox` accepts it (item 2 of issue 29: what is created there later is hidden).
   const set = cli(home, ['sandbox', 'probe', '--network', 'none', '--allow-read', projects, '--deny-read', path.join(projects, '.env'), '--deny-read', path.join(projects, 'later.env')]);
   expect(set.code, set.stderr).toBe(0);
+  writeTracingOff(home);
   ({ client } = await connectClient(home, 'probe'));
 });
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addServerWarm } from '../helpers/warm-digest.js';
+import { addedHome } from '../helpers/run-template.js';
 import { NODE, SERVERS, cli, tempDir } from '../helpers/warden.js';
 
 // review 12: the grant policy (src/sandbox/grant-policy.ts protectedDirs) refuses a write grant over what the
@@ -23,7 +23,7 @@ beforeAll(() => {
   hooks = path.join(dir, 'srv/hooks');
   fs.mkdirSync(hooks, { recursive: true });
   fs.writeFileSync(path.join(hooks, 'alert.sh'), '#!/bin/sh\ncat > /dev/null\n', { mode: 0o755 });
-  addServerWarm(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]);
+  addedHome(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]); // one add a run, copied
   const file = path.join(home, 'servers.json');
   const config = JSON.parse(fs.readFileSync(file, 'utf8'));
   // The neighbour (fix of review 12): a script handed to an interpreter is a program the sink runs too.

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addServerWarm } from '../helpers/warm-digest.js';
+import { addedHome } from '../helpers/run-template.js';
 import { NODE, SERVERS, cli, tempDir } from '../helpers/warden.js';
 
 // review 12: a sandbox hides /run (src/sandbox/plan.ts) because a unix socket on a read-only mount still accepts
@@ -17,7 +17,7 @@ let home: string;
 beforeAll(() => {
   dir = tempDir();
   home = path.join(dir, 'home');
-  addServerWarm(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]);
+  addedHome(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]); // one add a run, copied
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 

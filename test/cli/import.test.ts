@@ -29,11 +29,17 @@ const tmp = {
   },
 };
 const importedTemplate = (): string => path.join(base, 'imported-claude-desktop');
+/** That import as it answered, and the client's file before it: the Claude Desktop case of the first test judges
+ *  this import (the same command on the same fixture) instead of running it a second time. */
+let firstImport: { original: Buffer; code: number | null; report: Report; stderr: string };
 beforeAll(() => {
   base = tempDir();
   fs.mkdirSync(tmp.dir, { mode: 0o700 });
-  const { code, stderr } = importJson(clientFile('claude-desktop'));
+  const file = clientFile('claude-desktop');
+  const original = fs.readFileSync(file);
+  const { code, report, stderr } = importJson(file);
   if (code !== 3 || stderr !== '') throw new Error(`the Claude Desktop import the tests start from failed (${code}): ${stderr}`);
+  firstImport = { original, code, report, stderr };
   fs.cpSync(tmp.dir, importedTemplate(), { recursive: true, preserveTimestamps: true });
 });
 beforeEach(() => {
@@ -107,9 +113,10 @@ describe('import and unwrap, one client format at a time', () => {
   };
 
   it.each(Object.keys(FILES) as (keyof typeof FILES)[])('%s: enrolls each stdio server, rewrites only its entry, and unwrap restores the original bytes', (kind) => {
-    const file = clientFile(kind);
-    const original = fs.readFileSync(file);
-    const { code, report, stderr } = importJson(file);
+    // Claude Desktop's import is the one beforeAll ran, its directory put back as it left it (importedClaudeDesktop).
+    const file = kind === 'claude-desktop' ? importedClaudeDesktop() : clientFile(kind);
+    const original = kind === 'claude-desktop' ? firstImport.original : fs.readFileSync(file);
+    const { code, report, stderr } = kind === 'claude-desktop' ? firstImport : importJson(file);
     expect(stderr).toBe('');
     expect(code).toBe(expected[kind].code);
     expect(report.client).toBe(kind);

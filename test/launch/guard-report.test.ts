@@ -63,3 +63,29 @@ describe('a server that floods its module guard\'s report', () => {
     expect(seenByServer().cutTo).toBeLessThanOrEqual(CAP);
   });
 });
+
+describe('what the warden read of the report while the session ran', () => {
+  it('keeps the refusals a look read after the file is cut to 0, counts the cut as tampering, and says so for a report grown past the cap', async () => {
+    const { boundReport, withSeen, parseReport } = await import('../../dist/launch/guard-report.js');
+    const file = path.join(dir, 'report');
+    const fd = fs.openSync(file, 'a+');
+    try {
+      const bound = boundReport(fd, 1024);
+      bound.stop(); // looks only when asked: no timer in this test
+      fs.writeSync(fd, `${JSON.stringify({ refused: '/srv/a.js' })}\n{"refused":"/srv/par`);
+      bound.look();
+      fs.writeSync(fd, `tial.js"}\n`);
+      bound.look();
+      fs.ftruncateSync(fd, 0);
+      const seenNow = bound.seen();
+      expect(seenNow).toMatchObject({ refused: ['/srv/a.js', '/srv/partial.js'], shrank: true });
+      expect(withSeen(parseReport('', 'enforce'), seenNow, 0, 1024)).toMatchObject({ refused: ['/srv/a.js', '/srv/partial.js'], overflow: { why: 'shrank', cap: 1024 } });
+      fs.ftruncateSync(fd, 2 ** 40); // sparse: cut back to the cap at the next look, read no further than it
+      const grown = bound.seen();
+      expect(fs.fstatSync(fd).size).toBe(1024);
+      expect(withSeen(parseReport('', 'enforce'), grown, 1024, 1024).overflow).toEqual({ bytes: 2 ** 40, cap: 1024, why: 'grew' });
+    } finally {
+      fs.closeSync(fd);
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorImpersonation, namesWarden, questionImpersonation } from '../../dist/proxy/ask.js';
+import { HIDING_SYNTAXES, mayRender } from '../../dist/proxy/markdown-reading.js';
 
 // Review 24: the name check reads Markdown from a CommonMark parser's tokens (src/proxy/markdown-reading.ts), each
 // way renderers differ, within a budget of parsed characters; an input request's two values share one bound.
@@ -20,6 +21,29 @@ describe('the Markdown reading of the name check', () => {
       expect(namesWarden(text), text).toBe(true);
     }
     expect(namesWarden('See [the docs][1] and ![a chart](c.png).\n\n[1]: https://example.com/')).toBe(false);
+  });
+
+  it('walks every syntax whose letters a renderer hides: each joins "mc" and "p-warden" only as shown, and its mark alone makes the text parsed', () => {
+    // One text per syntax of HIDING_SYNTAXES: letters hidden between the halves of the name (a syntax added there
+    // without a text here fails).
+    const hiding: Record<string, string> = {
+      'link destination and title': 'mc[](zz "zz")p-warden',
+      'reference label and definition': 'mc[][zz]p-warden\n\n[zz]: /u',
+      'GFM footnote label': 'mc[^zz]p-warden\n\n[^zz]: a note',
+      'image source and title, and alt text': 'mc![zz](zz "zz")p-warden',
+      'HTML tag, comment, processing instruction, declaration, CDATA': 'mc<zz>p-warden',
+      "backtick fence's info string": 'mc\n```zz\n```\np-warden',
+      "tilde fence's info string": 'mc\n~~~zz\n~~~\np-warden',
+    };
+    expect(Object.keys(hiding).sort()).toEqual(Object.keys(HIDING_SYNTAXES).sort());
+    for (const [syntax, text] of Object.entries(hiding)) {
+      const mark = HIDING_SYNTAXES[syntax] as string;
+      expect(text.includes(mark) && !text.includes('mcp-warden'), syntax).toBe(true);
+      expect(namesWarden(text), syntax).toBe(true);
+      expect(mayRender(`plain ${mark} text`), syntax).toBe(true);
+    }
+    expect(mayRender('mc*zz*p-warden ~~x~~ # h > q')).toBe(true); // '~' (strikethrough shows its letters)
+    expect(mayRender('mc*zz*p-warden _x_ # h > q 1. l')).toBe(false);
   });
 
   it('refuses a question holding more than 96 KiB of text to read as Markdown as too large, not parsed past it', () => {

@@ -5,11 +5,15 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { pinByHand } from '../helpers/pin-by-hand.js';
 import { PROBE, enrollProbe, probeDir, requireBwrap } from '../helpers/probe-home.js';
 import { FILESYSTEM, MEMORY, NODE, SERVERS, auditEvents, cli, connectClient, launchCount, sessionLaunch } from '../helpers/warden.js';
+import { writeTracingOff } from '../helpers/write-tracing.js';
 
 // A server with a sandbox (src/sandbox/, docs/guide.md "Confining a server"), launched for real under
 // bubblewrap: the hostile test/servers/sandbox-probe.mjs tries what a confined server must not do, each
 // attempt answered by the kernel inside the sandbox. The scratch tree is under /var/tmp, not /tmp: the sandbox
 // gives the server a private /tmp, which would hide a tree there whatever the sandbox says of the home.
+// Each home sets servers.json's "writeTracing": "off": what is proven here is what the kernel refuses inside the
+// sandbox, never the report of denied writes (test/sandbox/write-denials*.test.ts), and bpftrace started at each
+// confined launch as root cost this file ~0.5 s of wall per launch.
 
 beforeAll(requireBwrap);
 
@@ -37,6 +41,7 @@ function enroll(id: string, argv: string[], sandboxFlags: string[]): void {
   }
   const set = warden('sandbox', id, ...sandboxFlags);
   expect(set.code, set.stderr).toBe(0);
+  writeTracingOff(home);
 }
 
 async function probe(id: string, tool: string, args: Record<string, unknown> = {}): Promise<string> {
@@ -351,6 +356,7 @@ describe('server-memory, which writes memory.jsonl beside its own script', () =>
     const add = warden('add', 'memory', '--yes', '--env', `MEMORY_FILE_PATH=${file}`, '--', NODE, MEMORY);
     expect(add.code, add.stderr).toBe(0);
     expect(warden('sandbox', 'memory', '--network', 'none').code).toBe(0);
+    writeTracingOff(home);
     const { client } = await connectClient(home, 'memory', env);
     try {
       const r = (await client.callTool({ name: 'create_entities', arguments: entities })) as { isError?: boolean };

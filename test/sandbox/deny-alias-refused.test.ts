@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addServerWarm } from '../helpers/warm-digest.js';
+import { addedHome } from '../helpers/run-template.js';
 import { NODE, SERVERS, WARDEN, auditEvents, cli, tempDir } from '../helpers/warden.js';
 
 // review 16, finding 2 (test/attack39/deny-bind-alias.test.ts accepts a denied read or a refused launch): which
@@ -20,7 +20,7 @@ const inAlias = (args: string[]) =>
 beforeAll(() => {
   dir = tempDir();
   home = path.join(dir, 'home');
-  addServerWarm(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]);
+  addedHome(home, 'probe', [NODE, path.join(SERVERS, 'sandbox-probe.mjs')]); // one add a run, copied
   const outside = fs.mkdtempSync('/var/tmp/warden-deny-alias-');
   data = path.join(outside, 'data');
   alias = path.join(outside, 'alias');

@@ -4,11 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pack } from '../helpers/npm-pack.mjs';
 import { DEMO_SERVER, fixtureDir, startProvenanceRegistry, type ProvenanceRegistry } from '../helpers/provenance-registry.js';
 import { SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
+import { writeTracingOff } from '../helpers/write-tracing.js';
 
 // A server installed into the sealed store (as root, where the store's read-only bits do not hold: issue 29,
 // point 5) tries to change its own store entry, and to read another installed server's. Confined, both fail in
 // the kernel; the store entry and the attestation are unchanged. The package is the demo server's release with
 // its server.mjs replaced by the hostile test/servers/sandbox-probe.mjs: a publisher's next build turned hostile.
+// The home sets servers.json's "writeTracing": "off": the claim is what the kernel answers the server, never the
+// report of denied writes (test/sandbox/write-denials*.test.ts), and bpftrace at each confined launch as root
+// costs ~0.5 s.
 
 const T = 120_000;
 let dir: string;
@@ -33,6 +37,7 @@ beforeAll(async () => {
   }
   const set = cli(home, ['sandbox', 'probe', '--network', 'none']);
   if (set.code !== 0) throw new Error(`sandbox failed: ${set.stderr}`);
+  writeTracingOff(home);
 }, T);
 afterAll(async () => {
   await reg?.close();

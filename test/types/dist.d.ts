@@ -10,6 +10,7 @@ declare module '*/dist/error.js' { export * from '#src/error.js'; }
 declare module '*/dist/escape.js' { export * from '#src/escape.js'; }
 declare module '*/dist/launch/mapped-files.js' { export * from '#src/launch/mapped-files.js'; }
 declare module '*/dist/launch/guard-denials.js' { export * from '#src/launch/guard-denials.js'; }
+declare module '*/dist/launch/guard-report.js' { export * from '#src/launch/guard-report.js'; }
 declare module '*/dist/own-words.js' { export * from '#src/own-words.js'; }
 declare module '*/dist/protocol/json/reader.js' { export * from '#src/protocol/json/reader.js'; }
 declare module '*/dist/provenance/identity.js' { export * from '#src/provenance/identity.js'; }
@@ -18,6 +19,7 @@ declare module '*/dist/provenance/policy.js' { export * from '#src/provenance/po
 declare module '*/dist/provenance/shipped-root.js' { export * from '#src/provenance/shipped-root.js'; }
 declare module '*/dist/provenance/trust-root.js' { export * from '#src/provenance/trust-root.js'; }
 declare module '*/dist/proxy/ask.js' { export * from '#src/proxy/ask.js'; }
+declare module '*/dist/proxy/markdown-reading.js' { export * from '#src/proxy/markdown-reading.js'; }
 declare module '*/dist/proxy/refusal-text.js' { export * from '#src/proxy/refusal-text.js'; }
 declare module '*/dist/proxy/response-shape.js' { export * from '#src/proxy/response-shape.js'; }
 declare module '*/dist/proxy/completion.js' { export * from '#src/proxy/completion.js'; }
