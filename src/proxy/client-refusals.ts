@@ -105,6 +105,7 @@ const READ_REASONS: Record<Exclude<ReadVerdict, 'admitted'> | 'no_handshake' | '
   changed: 'changed or added since the lock (enforce)',
   unlisted: "not shown by the warden's listing of this session",
   unbounded: `not decidable within the warden's bound on reads through resource templates (the session's listings hold more than ${MAX_TEMPLATES} templates, or matching this URI against them takes more than ${READ_MATCH_STEPS.toLocaleString('en-US')} steps); read a URI the server lists as a resource, or ask its maintainer to list fewer templates`,
+  not_canonical: 'its URI is not written as a URL parser writes it (dot segments, "%2e", the case of the scheme or a default port), so a server may read it as another resource than the one judged; send the URI as new URL(uri).href writes it',
   no_handshake: 'no verified handshake on this session',
   no_ref: 'its "ref" names no item the warden can judge (a "ref/prompt" with a string "name", or a "ref/resource" with a string "uri")',
 };

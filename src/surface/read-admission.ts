@@ -18,7 +18,16 @@ type Kind = CatalogKind['kind'];
 const KINDS: readonly Kind[] = ['prompts', 'resources', 'resourceTemplates'];
 
 /** Why a read is refused, or that it is admitted. */
-export type ReadVerdict = 'admitted' | 'changed' | 'unlisted' | 'unbounded';
+export type ReadVerdict = 'admitted' | 'changed' | 'unlisted' | 'unbounded' | 'not_canonical';
+
+/** Whether a URI names, as a server parsing it as a URL names it, another string than itself (review 28): dot
+ *  segments and `%2e%2e` removed, the scheme lower-cased, a default port dropped. Such a URI could name a resource
+ *  the warden refused while matching an admitted template as written, so it is refused whatever it names. A URI
+ *  `new URL` cannot parse is judged as written. */
+function notCanonical(uri: string): boolean {
+  if (!URL.canParse(uri)) return false;
+  return new URL(uri).href !== uri;
+}
 
 /** The most resource templates a listing may hold for reads through them to be decided. Servers list a handful
  *  (the SDKs' examples and the reference servers: 0 to 5); 256 leaves fifty times that, and bounds the walk of a
@@ -28,7 +37,7 @@ export const MAX_TEMPLATES = 256;
 export class ReadAdmission {
   private readonly admitted = new Map<Kind, Set<string>>(KINDS.map((k) => [k, new Set<string>()]));
   private readonly changed = new Map<Kind, Set<string>>(KINDS.map((k) => [k, new Set<string>()]));
-  private readonly matchers = new Map<string, UriMatcher>();
+  private readonly matchers = { admitted: new Map<string, UriMatcher>(), changed: new Map<string, UriMatcher>() };
 
   constructor(
     private readonly locked: Catalogs | undefined,
@@ -71,8 +80,14 @@ export class ReadAdmission {
   /** The verdict on getting a prompt (by name) or reading a resource (by URI). The listing's verdict on an item
    *  itself decides first, both ways: a URI the listing refused (changed or added since the lock) is not read
    *  through a template that covers it. A URI no listed resource names is admitted through a template only when
-   *  no template the listing refused covers it too (the changed one may be the one describing it). */
+   *  no template the listing refused covers it too (the changed one may be the one describing it). A URI that
+   *  would be admitted is refused when it is not its own URL serialization (notCanonical). */
   read(kind: 'prompts' | 'resources', item: string): ReadVerdict {
+    const verdict = this.judged(kind, item);
+    return verdict === 'admitted' && kind === 'resources' && notCanonical(item) ? 'not_canonical' : verdict;
+  }
+
+  private judged(kind: 'prompts' | 'resources', item: string): ReadVerdict {
     if (this.changed.get(kind)?.has(item)) return 'changed';
     if (this.admitted.get(kind)?.has(item)) return 'admitted';
     if (kind === 'prompts' || unmatchableUri(item)) return 'unlisted';
@@ -94,11 +109,12 @@ export class ReadAdmission {
     return this.read(kind, item);
   }
 
-  /** Whether a template of the set expands to the URI; 'over' when the budget ran out first. */
+  /** Whether a template of the set expands to the URI; 'over' when the budget ran out first. A refused template
+   *  is matched laxly (uri-template.ts): any run of characters for each expression. */
   private throughTemplate(set: 'admitted' | 'changed', uri: string, budget: MatchBudget): boolean | 'over' {
     for (const id of (set === 'admitted' ? this.admitted : this.changed).get('resourceTemplates') ?? []) {
-      let matcher = this.matchers.get(id);
-      if (!matcher) this.matchers.set(id, (matcher = uriTemplateMatcher(id)));
+      let matcher = this.matchers[set].get(id);
+      if (!matcher) this.matchers[set].set(id, (matcher = uriTemplateMatcher(id, set === 'changed')));
       const found = matcher(uri, budget);
       if (found !== false) return found;
     }

@@ -10,6 +10,9 @@
 // bounded by that budget, not by each template's bound (surface/read-admission.ts). A template that does
 // not parse, is longer than MAX_TEMPLATE characters or has more than MAX_EXPRESSIONS expressions matches
 // nothing, and so does a URI longer than MAX_URI characters.
+// A template the listing refused is matched laxly (review 28): each expression, prefix included, as any run of
+// characters, the widest reading any server may give it (the TS SDK's `[^/,]+` reads "a:b" as a {name}), so a
+// URI a server may serve through the refused template is never admitted through a locked one.
 
 const MAX_TEMPLATE = 512;
 const MAX_EXPRESSIONS = 32;
@@ -23,7 +26,7 @@ const UNRESERVED = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 const RESERVED = ":/?#[]@!$&'()*+,;=";
 const VARCHAR = /^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*(?::[1-9][0-9]{0,3}|\*)?$/;
 
-type Token = { lit: string } | { prefix: string; chars: Set<string> };
+type Token = { lit: string } | { prefix: string; chars: Set<string> | 'any' };
 
 /** The characters an expression with operator `op` can write after its prefix (one set per operator and
  *  explode, shared by every template: a listing's templates build no set each). */
@@ -42,7 +45,7 @@ function expansionChars(op: string, explode: boolean): Set<string> {
   return set;
 }
 
-function parse(template: string): Token[] | undefined {
+function parse(template: string, lax: boolean): Token[] | undefined {
   if (template.length > MAX_TEMPLATE) return undefined;
   const tokens: Token[] = [];
   let expressions = 0;
@@ -64,7 +67,7 @@ function parse(template: string): Token[] | undefined {
     const specs = body.split(',');
     if (!specs.every((s) => VARCHAR.test(s))) return undefined;
     const prefix = op === '+' ? '' : op;
-    tokens.push({ prefix, chars: expansionChars(op, specs.some((s) => s.endsWith('*'))) });
+    tokens.push(lax ? { prefix: '', chars: 'any' } : { prefix, chars: expansionChars(op, specs.some((s) => s.endsWith('*'))) });
     i = end + 1;
   }
   return tokens;
@@ -80,9 +83,10 @@ export interface MatchBudget {
  *  (matches nothing when the template is not one the warden can read). */
 export type UriMatcher = (uri: string, budget: MatchBudget) => boolean | 'over';
 
-/** A test of URIs against one template (matches nothing when the template is not one the warden can read). */
-export function uriTemplateMatcher(template: string): UriMatcher {
-  const tokens = parse(template);
+/** A test of URIs against one template (matches nothing when the template is not one the warden can read); `lax`
+ *  reads each expression as any run of characters (a refused template: the widest reading). */
+export function uriTemplateMatcher(template: string, lax = false): UriMatcher {
+  const tokens = parse(template, lax);
   if (!tokens) return () => false;
   return (uri, budget) => matches(tokens, uri, budget);
 }
@@ -121,7 +125,7 @@ function matches(tokens: Token[], uri: string, budget: MatchBudget): boolean | '
       if ('lit' in t) {
         if (t.lit === c) add(next, 2 * (i + 1));
       } else if (s % 2 === 1 || t.prefix === '') {
-        if (t.chars.has(c)) add(next, 2 * i + 1);
+        if (t.chars === 'any' || t.chars.has(c)) add(next, 2 * i + 1);
       } else if (t.prefix === c) add(next, 2 * i + 1);
     }
     if (next.length === 0) return false;

@@ -114,7 +114,9 @@ describe('admission of prompts/get and resources/read', () => {
     const reads = { t: 'tickets://42', o: 'other://42', n: 'notes.txt', x: 'tickets://4/2', f: 'tickets://42?x=1' };
     s.send(Object.entries(reads).map(([id, uri]) => line(id, 'resources/read', { uri })).join('') + line('d', 'resources/read', { uri: 'docs://a/b.md' }));
     expect((await answerTo(s, 't')).error).toEqual(refusal('resources/read', 'resource', reads.t, CHANGED));
-    for (const id of ['o', 'n', 'x', 'f'] as const) expect((await answerTo(s, id)).error).toEqual(refusal('resources/read', 'resource', reads[id], NOT_LISTED));
+    for (const id of ['o', 'n'] as const) expect((await answerTo(s, id)).error).toEqual(refusal('resources/read', 'resource', reads[id], NOT_LISTED));
+    // Review 28: the changed template is matched laxly (any run of characters per expression), so it covers these.
+    for (const id of ['x', 'f'] as const) expect((await answerTo(s, id)).error).toEqual(refusal('resources/read', 'resource', reads[id], CHANGED));
     expect(await answerTo(s, 'd')).toMatchObject({ result: { contents: [{ uri: 'docs://a/b.md', text: MARKER }] } });
     s.send(line('lt', 'resources/templates/list'));
     expect(await answerTo(s, 'lt')).toEqual({ jsonrpc: '2.0', id: 'lt', result: { resourceTemplates: [{ uriTemplate: 'docs://{+path}{?rev}', name: 'doc', description: 'A document at a revision.' }] } });
