@@ -231,7 +231,7 @@ export interface InadmissibleEvent {
 export interface ReportsCappedEvent {
   event: 'reports_capped';
   server: string;
-  report: 'surface_inadmissible' | 'catalog_drift' | 'sandbox_denied';
+  report: 'surface_inadmissible' | 'catalog_drift' | 'sandbox_denied' | 'completion_refused';
   cap: number;
 }
 

@@ -22,7 +22,15 @@ export interface Refuser {
   cfg: Pick<SessionConfig, 'serverId' | 'audit' | 'report'>;
   stats: SessionStats;
   toClient(bytes: Buffer): void;
+  /** Refused completions recorded so far this session, by item (refuseRead). */
+  completionsRecorded: Map<string, number>;
 }
+
+/** Refused completions of one item recorded (audited, and so alerted, and reported) one by one in a session: a
+ *  client's picker sends one per keystroke (review 28). Past it one `reports_capped`, and the rest are refused and
+ *  counted only. Items tracked apart: at most COMPLETION_ITEMS; past them the rest share one count. */
+export const COMPLETIONS_RECORDED = 5;
+const COMPLETION_ITEMS = 256;
 
 /** A name from a message, escaped and cut for a report. */
 export function shownName(name: string): string {
@@ -117,9 +125,27 @@ export function refuseRead(r: Refuser, id: string, method: 'prompts/get' | 'reso
   const shown = shownName(item);
   const reason = READ_REASONS[why];
   r.stats.refusedCalls++;
-  r.cfg.audit({ event: 'read_refused', server: serverId, kind, id: item.slice(0, 128), reason });
-  r.cfg.report(`refused ${method} of ${kind} "${shown}": ${reason}. Review with: mcp-warden diff ${serverId}`);
+  if (method !== 'completion/complete' || recordCompletion(r, kind, item)) {
+    r.cfg.audit({ event: 'read_refused', server: serverId, kind, id: item.slice(0, 128), reason });
+    r.cfg.report(`refused ${method} of ${kind} "${shown}": ${reason}. Review with: mcp-warden diff ${serverId}`);
+  }
   r.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused ${method} of ${kind} "${shown}" of server '${serverId}': ${reason}. Run 'mcp-warden diff ${serverId}' to see why.`));
+}
+
+/** Whether this refused completion is recorded one by one (COMPLETIONS_RECORDED per item and session); the first
+ *  past the cap writes the one `reports_capped`. */
+function recordCompletion(r: Refuser, kind: string, item: string): boolean {
+  const seen = r.completionsRecorded;
+  let key = `${kind}\n${item.slice(0, 128)}`;
+  if (!seen.has(key) && seen.size >= COMPLETION_ITEMS) key = '';
+  const n = (seen.get(key) ?? 0) + 1;
+  seen.set(key, n);
+  if (n === COMPLETIONS_RECORDED + 1) {
+    const { serverId } = r.cfg;
+    r.cfg.audit({ event: 'reports_capped', server: serverId, report: 'completion_refused', cap: COMPLETIONS_RECORDED });
+    r.cfg.report(`refused completion/complete of ${kind} "${shownName(item)}" ${n} times this session (a client's picker asks on each keystroke); each is refused, and past ${COMPLETIONS_RECORDED} they are not recorded one by one. Review with: mcp-warden diff ${serverId}`);
+  }
+  return n <= COMPLETIONS_RECORDED;
 }
 
 const REQUEST_REASONS: Record<'no_handshake' | 'during_handshake' | 'second_initialize' | 'unknown_method', string> = {
