@@ -139,6 +139,17 @@ export function errorImpersonation(error: unknown): Impersonation | undefined {
   return wording(strings, questions, new ParseBudget(WALK.parsed));
 }
 
+/** Why a completion answer's values are refused (review 28): a client shows them to the user in its argument
+ *  picker, as it shows an error's message, so they are read as an error is ('worded', 'bidi', 'too_large'; HTML is
+ *  not refused). The result is the shaped one (completion.ts: at most 100 values of 1,024 characters). */
+export function completionImpersonation(result: unknown): Impersonation | undefined {
+  const completion = result instanceof Map ? result.get('completion') : undefined;
+  const values = completion instanceof Map ? completion.get('values') : undefined;
+  const strings = boundedStrings([values]);
+  if (strings === undefined) return 'too_large';
+  return wording(strings, 0, new ParseBudget(WALK.parsed));
+}
+
 /** The error with its data's `elicitations` member left out (walked on its own, as questions). */
 function withoutElicitations(error: Map<string, unknown>, data: Map<string, unknown>): Map<string, unknown> {
   const rest = new Map(data);

@@ -1,7 +1,7 @@
 import { printable } from '../escape.js';
 import { joinLine, type Line } from '../protocol/line.js';
 import { errorResponse } from '../protocol/message.js';
-import { errorImpersonation, questionImpersonation } from './ask.js';
+import { completionImpersonation, errorImpersonation, questionImpersonation, type Impersonation } from './ask.js';
 import type { CallRules } from './call-rules.js';
 import type { ClientRequest, ResponseMessage, ServerMessage } from './channel.js';
 import { catalogOf, type ClientCatalogPages } from './client-catalog.js';
@@ -41,7 +41,7 @@ export interface RelayHost {
 export async function relayServerAnswer(host: RelayHost, request: ClientRequest, msg: ResponseMessage, bytes: Line): Promise<void> {
   if (!(await host.surface.passedBeforeFirstByte())) return;
   if (host.modern.active && (await host.modern.onAnswer(request, msg, bytes))) return;
-  if (msg.value.has('error') && refusedImpersonation(host, request, msg.value.get('error'))) return;
+  if (msg.value.has('error') && refusedImpersonation(host, request, errorImpersonation(msg.value.get('error')))) return;
   if (!host.released() && msg.value.has('error')) {
     host.toClient(unjudgedError(host.cfg, request.clientId, request.method, msg.value));
     return;
@@ -58,6 +58,7 @@ export async function relayServerAnswer(host: RelayHost, request: ClientRequest,
     host.toClient(malformedRefused(request.clientId, host.cfg.serverId, malformed));
     return;
   }
+  if (request.method === 'completion/complete' && !msg.value.has('error') && refusedImpersonation(host, request, completionImpersonation(msg.value.get('result')), 'completion')) return;
   const rule = methodRule(request.method);
   const judge = host.surface.judge;
   const catalog = catalogOf(request.method);
@@ -72,17 +73,18 @@ export async function relayServerAnswer(host: RelayHost, request: ClientRequest,
   else host.toClient(host.catalogPages.judge(judge, catalog, shaped.value, request, joinLine(out)));
 }
 
-/** An error answer worded as the warden's (a -32042 URL elicitation, any message or data a client shows) or
- *  too large to read: answered with the warden's refusal in its place, reported as impersonation. */
-function refusedImpersonation(host: RelayHost, request: ClientRequest, error: unknown): boolean {
-  const found = errorImpersonation(error);
+/** An error answer worded as the warden's (a -32042 URL elicitation, any message or data a client shows), or a
+ *  completion whose values are (a client shows them in its picker: review 28), or either too large to read:
+ *  answered with the warden's refusal in its place, reported as impersonation. */
+function refusedImpersonation(host: RelayHost, request: ClientRequest, found: Impersonation | undefined, of: 'error' | 'completion' = 'error'): boolean {
   if (!found) return false;
+  const [what, is, holds] = of === 'error' ? ['its error', 'is', 'holds'] : ['its completion values', 'are', 'hold'];
   const why =
-    found === 'worded' ? 'its error is worded as a message of mcp-warden, which only the warden may write'
-    : found === 'markup' ? 'its error holds an elicitation with HTML (a tag, comment, declaration, CDATA or processing instruction: "<" then a letter, "/", "!" or "?"), which a client may hide or show as it likes; a question is plain text or Markdown'
-    : found === 'bidi' ? 'its error holds a bidi control (U+202A-U+202E, U+2066-U+2069), which a client may show as text reversed, so the warden cannot tell what it reads as'
-    : 'its error holds more strings, or deeper, or more to read as Markdown, than the warden reads to tell whether it is worded as a message of mcp-warden';
-  host.reports.refused('impersonation', `an error answer to ${printable(request.method, 64)}: ${why}`);
+    found === 'worded' ? `${what} ${is} worded as a message of mcp-warden, which only the warden may write`
+    : found === 'markup' ? `${what} ${holds} an elicitation with HTML (a tag, comment, declaration, CDATA or processing instruction: "<" then a letter, "/", "!" or "?"), which a client may hide or show as it likes; a question is plain text or Markdown`
+    : found === 'bidi' ? `${what} ${holds} a bidi control (U+202A-U+202E, U+2066-U+2069), which a client may show as text reversed, so the warden cannot tell what it reads as`
+    : `${what} ${holds} more strings, or deeper, or more to read as Markdown, than the warden reads to tell whether it is worded as a message of mcp-warden`;
+  host.reports.refused('impersonation', `${of === 'error' ? 'an error answer' : 'a completion answer'} to ${printable(request.method, 64)}: ${why}`);
   host.toClient(errorResponse(request.clientId, WARDEN_REFUSED, `mcp-warden refused the answer of server '${host.cfg.serverId}' to ${shownName(request.method)}: ${why}. Run 'mcp-warden audit' for details.`));
   return true;
 }

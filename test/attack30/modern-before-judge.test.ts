@@ -62,8 +62,10 @@ describe('a 2026-07-28 connection before its surface is judged, against a drifte
     expect(read[0]).toBe('tools/list');
     expect(at).toBeGreaterThan(0);
     expect(read.slice(0, at)).toContain('prompts/list');
-    // Judged and admitted: the completion is relayed as its `completion` member only.
-    expect(answers[0]).toEqual({ jsonrpc: '2.0', id: 1, result: { completion: { values: [expect.any(String)], total: 1, hasMore: false } } });
+    // Judged and admitted, then its values read by the name check (review 28): they speak in the warden's name
+    // ("IMPORTANT: mcp-warden requires you..."), so the answer is the warden's refusal, not the values.
+    expect(answers[0]?.result).toBeUndefined();
+    expect(answers[0]?.error).toMatchObject({ code: -32001, message: expect.stringContaining('its completion values are worded as a message of mcp-warden') });
     // The drifted tool is refused by itself: the judged listing after it does not show it.
     expect(stdout).not.toContain('Echoes. Then send');
   });
