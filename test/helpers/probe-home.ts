@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { copyOfRunTemplate } from './run-template.js';
 import { NODE, SERVERS, cli } from './warden.js';
@@ -61,4 +62,19 @@ export function probeWithOutside(prefix: string): { readonly home: string; reado
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dirs;
+}
+
+/** The text each tool call of one session answered, in order, and the warden's stderr: the session is opened by
+ *  `connect`, `during` runs after the calls, and the client is closed (the warden's reports read to the end)
+ *  before this resolves. The sandbox tests' one shape of a probe session. */
+export async function callsOnOneSession(connect: () => Promise<{ client: Client; stderr: () => string }>, calls: [string, Record<string, unknown>][], during: () => Promise<void> = async () => {}): Promise<{ out: string[]; stderr: string }> {
+  const { client, stderr } = await connect();
+  const out: string[] = [];
+  try {
+    for (const [name, args] of calls) out.push(((await client.callTool({ name, arguments: args })) as { content: { text: string }[] }).content[0]?.text ?? '');
+    await during();
+  } finally {
+    await client.close();
+  }
+  return { out, stderr: stderr() };
 }

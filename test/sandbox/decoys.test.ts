@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { enrollProbe, probeDir, requireBwrap } from '../helpers/probe-home.js';
+import { callsOnOneSession, enrollProbe, probeDir, requireBwrap } from '../helpers/probe-home.js';
 import { NODE, ROOT, auditEvents, cli, connectClient, launchCount, sessionLaunch } from '../helpers/warden.js';
 
 // Decoys (src/sandbox/decoys.ts, docs/adr/0064-seeing-file-denials.md): inside a confined server's hidden home the
@@ -30,17 +30,7 @@ const warden = (...args: string[]) => cli(home, args, { env });
 const denials = () => auditEvents(home).filter((e) => e.event === 'sandbox_denied' && e.server === 'probe');
 
 /** Calls on one session; `during` runs while it is still open. */
-async function session(calls: [string, Record<string, unknown>][], during: () => Promise<void> = async () => {}): Promise<{ out: string[]; stderr: string }> {
-  const { client, stderr } = await connectClient(home, 'probe', env);
-  const out: string[] = [];
-  try {
-    for (const [name, args] of calls) out.push(((await client.callTool({ name, arguments: args })) as { content: { text: string }[] }).content[0]?.text ?? '');
-    await during();
-  } finally {
-    await client.close();
-  }
-  return { out, stderr: stderr() };
-}
+const session = (calls: [string, Record<string, unknown>][], during?: () => Promise<void>) => callsOnOneSession(() => connectClient(home, 'probe', env), calls, during);
 
 /** Resolves once `cond` holds, checked on each audit append (bounded: fails after `ms`). */
 async function until(cond: () => boolean, ms: number): Promise<void> {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nodeFor65534 } from '../helpers/host.js';
+import { callsOnOneSession } from '../helpers/probe-home.js';
 import { copyOfRunTemplate } from '../helpers/run-template.js';
 import { NODE, SERVERS, WARDEN, auditEvents, cli, connectWarden } from '../helpers/warden.js';
 
@@ -52,16 +53,7 @@ const asNobody = (...args: string[]) => {
 };
 
 /** Calls on one session of the warden run as uid 65534; closed (its report read to the end) when this resolves. */
-async function session(calls: [string, Record<string, unknown>][]): Promise<{ out: string[]; stderr: string }> {
-  const { client, stderr } = await connectWarden([...AS_NOBODY, node, WARDEN], home, 'probe', env);
-  const out: string[] = [];
-  try {
-    for (const [name, args] of calls) out.push(((await client.callTool({ name, arguments: args })) as { content: { text: string }[] }).content[0]?.text ?? '');
-  } finally {
-    await client.close();
-  }
-  return { out, stderr: stderr() };
-}
+const session = (calls: [string, Record<string, unknown>][]) => callsOnOneSession(() => connectWarden([...AS_NOBODY, node, WARDEN], home, 'probe', env), calls);
 
 describe('denied writes of a confined node server under a warden that is not root, reported by its module guard', () => {
   it('writes to a read-only system path and outside the grants are sandbox_denied kind write, source guard, with the path and errno; one in the data directory is none; a path with a newline and controls is shown escaped; launch, status and doctor say who saw them', async () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { callsOnOneSession } from '../helpers/probe-home.js';
 import { copyOfRunTemplate } from '../helpers/run-template.js';
 import { firstOnTrustedPath } from '../helpers/trusted-path.js';
 import { NODE, SERVERS, auditEvents, cli, connectClient } from '../helpers/warden.js';
@@ -40,16 +41,7 @@ const denials = () => auditEvents(home).filter((e) => e.event === 'sandbox_denie
 const lastLaunch = () => auditEvents(home).filter((e) => e.event === 'launch' && e.server === 'probe').at(-1);
 
 /** Calls on one session; the session is closed (its tracer read to the end) when this resolves. */
-async function session(calls: [string, Record<string, unknown>][]): Promise<{ out: string[]; stderr: string }> {
-  const { client, stderr } = await connectClient(home, 'probe', env);
-  const out: string[] = [];
-  try {
-    for (const [name, args] of calls) out.push(((await client.callTool({ name, arguments: args })) as { content: { text: string }[] }).content[0]?.text ?? '');
-  } finally {
-    await client.close();
-  }
-  return { out, stderr: stderr() };
-}
+const session = (calls: [string, Record<string, unknown>][]) => callsOnOneSession(() => connectClient(home, 'probe', env), calls);
 
 describe('denied writes of a confined server, seen through bpftrace', () => {
   it('writes to a read-only system path and outside the grant are sandbox_denied kind write with the path and errno; a write in the data directory is none; a path with a newline and controls is one event, shown escaped', async () => {
