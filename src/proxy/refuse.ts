@@ -32,3 +32,39 @@ export function answerRefusal(clientIn: Readable, clientOut: Writable, message: 
     clientIn.on('error', finish);
   });
 }
+
+/** A session that ended before the relay read any line of the client's still owes its first request an answer:
+ *  the session's own framer hands each later line to `line`, and the first request gets `answer(id)` (the same
+ *  error the session's end gave the requests it had read). `done` resolves once that is written, or at client
+ *  EOF (a client that never sends is waited for, as answerRefusal waits). */
+export class OwedFirstAnswer {
+  readonly done: Promise<void>;
+  private settle!: () => void;
+  private answered = false;
+
+  constructor(
+    private readonly clientIn: Readable,
+    private readonly clientOut: Writable,
+    private readonly answer: (id: string) => Buffer,
+    private readonly limits: Parameters<typeof classify>[1],
+  ) {
+    this.done = new Promise((resolve) => (this.settle = resolve));
+    if (clientIn.readableEnded || clientOut.destroyed || clientOut.writableEnded) this.end();
+  }
+
+  line(bytes: Buffer): void {
+    if (this.answered) return;
+    const msg = classify(bytes, this.limits);
+    if (msg.kind !== 'request') return;
+    this.answered = true;
+    if (this.clientOut.destroyed || this.clientOut.writableEnded) return this.end();
+    this.clientOut.write(this.answer(msg.id), () => this.end());
+  }
+
+  /** The client's stdin ended or failed (or the answer was written): nothing more is read. */
+  end(): void {
+    this.answered = true;
+    this.clientIn.pause();
+    this.settle();
+  }
+}

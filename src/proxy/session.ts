@@ -13,6 +13,7 @@ import { ClientCatalogPages } from './client-catalog.js';
 import { EarlyPings } from './early-pings.js';
 import { words } from '../own-words.js';
 import { WardenError } from '../error.js';
+import { OwedFirstAnswer } from './refuse.js';
 import { sessionClosed, type ClosingCause, type Said } from './refusal-text.js';
 import { SurfaceRefusal, type SessionConfig, type SessionEnd, type SessionStats } from './session-config.js';
 import { SurfaceGate } from './surface-gate.js';
@@ -79,6 +80,9 @@ export class Session {
   }
   private stopped = false;
   private finished = false;
+  /** Lines of the client's read before the session ended; none: its first request is owed the end's answer. */
+  private clientLines = 0;
+  private owed: OwedFirstAnswer | undefined;
 
   constructor(
     private readonly io: { clientIn: Readable; clientOut: Writable; serverIn: Writable; serverOut: Readable },
@@ -144,6 +148,8 @@ export class Session {
   start(): void {
     const framer = new LineFramer(this.cfg.channel.maxLine, {
       line: (bytes) => {
+        if (this.owed) return this.owed.line(bytes);
+        this.clientLines++;
         // The answer to a question of the warden's goes to it at once (the call it is about waits, not the queue).
         if (this.rules?.questions.mayAnswer(bytes) && this.rules.questions.take(classify(bytes, this.cfg.channel.json))) return;
         if (!this.pings.mayAnswer(bytes) || !this.passedPong(bytes)) this.queue.push({ from: 'client', bytes });
@@ -158,10 +164,14 @@ export class Session {
     this.io.clientIn.on('data', (chunk: Buffer) => framer.push(chunk));
     this.io.clientIn.on('end', () => {
       const rest = framer.rest();
+      if (this.owed) {
+        if (rest) this.owed.line(rest);
+        return this.owed.end();
+      }
       if (rest) this.queue.push({ from: 'client', bytes: rest });
       this.queue.end('client');
     });
-    this.io.clientIn.on('error', () => this.queue.end('client'));
+    this.io.clientIn.on('error', () => (this.owed ? this.owed.end() : this.queue.end('client')));
   }
 
   // ---- client to server ----
@@ -314,10 +324,19 @@ export class Session {
     if (this.hold.initId && !this.hold.released) waiting.add(this.hold.initId);
     if (this.deciding !== undefined) waiting.add(this.deciding);
     for (const id of waiting) this.toClient(sessionClosed(id, this.cfg.serverId, cause, said));
+    // Ended before the relay read anything of the client's (its initialize still in the pipe): the first request
+    // it sends is answered the same way, by this session's own framer, so no line is read twice or lost.
+    if (waiting.size === 0 && this.clientLines === 0) this.owed = new OwedFirstAnswer(this.io.clientIn, this.io.clientOut, (id) => sessionClosed(id, this.cfg.serverId, cause, said), this.cfg.channel.json);
     this.rules?.close();
     this.stopped = true;
     this.queue.close();
     this.finish({ cause, message });
+  }
+
+  /** Resolves once a request owed the session's end (see fail) was answered, or the client's stdin ended; at
+   *  once when none is owed. */
+  owedAnswer(): Promise<void> {
+    return this.owed?.done ?? Promise.resolve();
   }
 
   private finish(end: SessionEnd): void {

@@ -222,5 +222,7 @@ export async function runSession(homeFlag: string | undefined, id: string, early
   process.exitCode = code;
   await rec.flush();
   await drained();
+  // A session that ended before the client's first request was read answers it when it comes (or waits for EOF).
+  await session.owedAnswer();
   return code;
 }

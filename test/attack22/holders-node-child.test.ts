@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INITIALIZE, NODE, RawSession, SERVERS, addServer, auditEvents, launchAndClose, tempDir } from '../helpers/warden.js';
+import { INITIALIZE, NODE, RawSession, SERVERS, addServer, auditEvents, launchAndClose, launchCount, sessionLaunch, tempDir } from '../helpers/warden.js';
 
 // Issue 26 item 7: the stdout-holder check (docs/adr/0015-stdout-holders.md) let a node child hold the server's
 // stdout when `--import <the preload's URL>` appeared anywhere on its command line. A digested launcher then had
@@ -76,6 +76,24 @@ describe('a node child of a digested node server, holding its stdout', () => {
       expect(s.lines()).toHaveLength(1);
       expect(s.stdoutBytes.toString()).not.toContain('impostor');
       expect(heldElsewhereEvents()).toHaveLength(before + 1);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('node-options: an initialize the client sends only after the refusal was audited is answered with it, and run is 3', async () => {
+    follow('node-options');
+    const after = launchCount(home, 'launcher');
+    const s = new RawSession(home, 'launcher');
+    try {
+      // The refusal is audited as the session fails on the child's first line: nothing of the client's was read.
+      expect(await sessionLaunch(home, { server: 'launcher', after, decision: 'refuse' })).toMatchObject({ code: 'STREAM_HELD_ELSEWHERE' });
+      s.send(INITIALIZE + '\n');
+      const answer = await s.message(1);
+      expect(answer).toMatchObject({ id: 1, error: { code: -32001, message: expect.stringContaining("holds the stdout of server 'launcher'") } });
+      expect((await s.exited).code).toBe(3);
+      expect(s.lines()).toHaveLength(1);
+      expect(s.stdoutBytes.toString()).not.toContain('impostor');
     } finally {
       s.close();
     }

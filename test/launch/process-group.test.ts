@@ -45,6 +45,23 @@ describe('the exit status of run', () => {
     expect(s.stderr).toContain(`mcp-warden: server 'quits' exited with code 0 before answering; the last line of its stderr: "Error: EACCES: permission denied, mkdir \\u001b[31m/home/q/.state"`);
     fs.rmSync(path.join(home, 'quit-now'));
   });
+
+  it("answers an initialize the client sends only after the session ended (the server exited at once) with the server's exit, and is 3", async () => {
+    fs.writeFileSync(path.join(home, 'quit-now'), '');
+    const s = new RawSession(home, 'quits');
+    // The warden's report of the exit is written when the session fails (session.fail): nothing was read from the
+    // client before it, so the request sent now reaches a relay that has already ended.
+    await s.until(() => s.stderr.includes("mcp-warden: server 'quits' exited with code 0 before answering"), "the warden's report of the exit");
+    s.send(INITIALIZE + '\n');
+    const answer = await s.message(1);
+    expect(answer).toMatchObject({ id: 1, error: { code: -32001, data: { cause: 'protocol_error', server: 'quits' } } });
+    expect((answer.error as { message: string }).message).toMatch(/exited with code 0 before answering/);
+    s.close();
+    expect((await s.exited).code, s.stderr).toBe(3);
+    expect(s.lines()).toHaveLength(1);
+    expect(lastExit('quits')).toMatchObject({ cause: 'server_exit' });
+    fs.rmSync(path.join(home, 'quit-now'));
+  });
 });
 
 describe('the server process group', () => {
