@@ -63,6 +63,8 @@ function parseGuardRead(line: string, secrets: readonly string[]): GuardRead | u
 }
 
 export interface GuardDenialWatch {
+  /** One look now, as the timer's (what was appended since the last). */
+  look(): void;
   /** One last look (the session has ended), then no more. */
   close(): void;
   /** Stops without a last look (a launch that was refused). */
@@ -109,6 +111,9 @@ export function watchGuardDenials(fd: number, denied: (d: GuardDenial | GuardRea
   };
   const timer = setInterval(look, GUARD_DENIALS_POLL_MS).unref();
   return {
+    look() {
+      look();
+    },
     close() {
       clearInterval(timer);
       for (let i = 0; i < 64 && look(); i++); // what the server wrote in its last moments, within 16 MiB
