@@ -84,6 +84,13 @@ export function watchGuardDenials(fd: number, denied: (d: GuardDenial | GuardRea
     let n: number;
     try {
       n = fs.readSync(fd, buf, 0, READ_BYTES, offset);
+      if (n === 0 && offset > 0 && fs.fstatSync(fd).size < offset) {
+        // Cut below what was read (alerted as guard_report_overflow why shrank, src/launch/guard-report.ts): read
+        // again from its start, or what is written after the cut would wait until the file grew past `offset`.
+        offset = 0;
+        skipping = false;
+        n = fs.readSync(fd, buf, 0, READ_BYTES, 0);
+      }
     } catch {
       return false; // closed under the watch: nothing more to read
     }
