@@ -8,6 +8,7 @@
 // Every chunk sits in dist/bundle/, one level below dist/ like the folders it came from, so paths made from
 // import.meta.url ('../launch/preload/', '../daemon/attestation-worker.js', '../..') mean the same there.
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -23,6 +24,47 @@ fs.renameSync(entry, bundledEntry);
 fs.rmSync(outdir, { recursive: true, force: true });
 // node's compile cache of the warden's code (src/compile-cache.ts): entries of the last build's chunks would stay.
 fs.rmSync(path.join(dist, '.compile-cache'), { recursive: true, force: true });
+// markdown-it (src/proxy/markdown-parser.ts) as a file of its own, loaded at the first question or error read as
+// Markdown instead of with `run`'s code (~6-9 ms of CPU at every launch, docs/adr/0067-markdown-reading.md). Its
+// sha256 is written into the code that loads it, which checks it on the very bytes it compiles: fail closed.
+const markdownItFile = path.join(outdir, 'markdown-it.cjs');
+await build({
+  entryPoints: [createRequire(import.meta.url).resolve('markdown-it')],
+  outfile: markdownItFile,
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  mainFields: ['module', 'main'],
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+const markdownItDigest = createHash('sha256').update(fs.readFileSync(markdownItFile)).digest('hex');
+const markdownParserModule = `import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import vm from 'node:vm';
+import { fileURLToPath } from 'node:url';
+import { WardenError } from '../error.js';
+const DIGEST = '${markdownItDigest}';
+let loaded;
+export function markdownIt() {
+  if (loaded) return loaded;
+  const file = fileURLToPath(new URL('./markdown-it.cjs', import.meta.url));
+  let code;
+  try { code = fs.readFileSync(file); } catch (err) {
+    throw new WardenError('WARDEN_FILE_INVALID', \`cannot read \${file}, the warden's Markdown parser: \${err.message}. Reinstall or rebuild mcp-warden ('npm run build').\`);
+  }
+  const actual = createHash('sha256').update(code).digest('hex');
+  if (actual !== DIGEST) {
+    throw new WardenError('WARDEN_FILE_INVALID', \`\${file}, the warden's Markdown parser, has sha256 \${actual}, not the \${DIGEST} written into the warden when it was built. Find out what changed it, then reinstall or rebuild mcp-warden.\`);
+  }
+  const module = { exports: {} };
+  vm.compileFunction(code.toString('utf8'), ['module', 'exports', 'require'], { filename: file })(module, module.exports, require);
+  return (loaded = module.exports.default ?? module.exports);
+}
+`;
 /** @type {import('esbuild').BuildOptions} */
 const common = {
   outdir,
@@ -54,6 +96,12 @@ const common = {
           contents: `let table; export function confusablesTable() { return (table ??= JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(fs.readFileSync(confusablesData, 'utf8'))))})); }`,
           loader: 'js',
         }));
+      },
+    },
+    {
+      name: 'markdown-it-loaded-at-first-use',
+      setup(b) {
+        b.onLoad({ filter: /[\\/]proxy[\\/]markdown-parser\.js$/ }, (args) => ({ contents: markdownParserModule, loader: 'js', resolveDir: path.dirname(args.path) }));
       },
     },
   ],

@@ -1,5 +1,6 @@
-import MarkdownIt from 'markdown-it';
+import type MarkdownIt from 'markdown-it';
 import type Token from 'markdown-it/lib/token.mjs';
+import { markdownIt } from './markdown-parser.js';
 
 // What a Markdown renderer shows of a server's string, for the name check (reviews 23, 24): read from a CommonMark
 // parser's tokens (markdown-it, pinned; docs/adr/0067-markdown-reading.md), not from patterns of our own (but GFM's
@@ -9,9 +10,10 @@ import type Token from 'markdown-it/lib/token.mjs';
 // declarations and CDATA. A renderer shows an image's alt text only when the image does not load, and a GFM
 // renderer shows a footnote reference ("[^label]") as a number: both ways are read.
 
-/** The parser, made at its first use (not at import: every `run` imports this, few sessions read Markdown). */
+/** The parser, made at its first use (not at import: every `run` imports this, few sessions read Markdown; the
+ *  bundle loads markdown-it itself then, ./markdown-parser.ts). */
 let md: MarkdownIt | undefined;
-const parser = (): MarkdownIt => (md ??= new MarkdownIt('commonmark', { html: true }));
+const parser = (): MarkdownIt => (md ??= new (markdownIt())('commonmark', { html: true }));
 
 /** Every syntax whose letters a CommonMark or marked (VS Code) renderer hides, with the one character it cannot
  *  be written without: a text holding none of them is shown as written (the parser is skipped). Emphasis, headings,
@@ -39,7 +41,7 @@ const NUL_BACK = /\uE000/g;
  *  instructions, declarations, CDATA) and references, nothing of Markdown. Not a global pattern over the block:
  *  markdown-it's tag pattern searched at every '<' costs quadratic time ('<!-- ' x 18,000: 2.3 s). */
 let htmlOnly: MarkdownIt | undefined;
-const htmlParser = (): MarkdownIt => (htmlOnly ??= new MarkdownIt('zero', { html: true }).enable(['html_inline', 'entity']));
+const htmlParser = (): MarkdownIt => (htmlOnly ??= new (markdownIt())('zero', { html: true }).enable(['html_inline', 'entity']));
 
 /** Whether a text may render as something other than itself (holds a Markdown or HTML mark). */
 export function mayRender(text: string): boolean {
