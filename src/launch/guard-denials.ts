@@ -63,6 +63,8 @@ function parseGuardRead(line: string, secrets: readonly string[]): GuardRead | u
 }
 
 export interface GuardDenialWatch {
+  /** One look now, as the timer's (what was appended since the last). */
+  look(): void;
   /** One last look (the session has ended), then no more. */
   close(): void;
   /** Stops without a last look (a launch that was refused). */
@@ -82,6 +84,13 @@ export function watchGuardDenials(fd: number, denied: (d: GuardDenial | GuardRea
     let n: number;
     try {
       n = fs.readSync(fd, buf, 0, READ_BYTES, offset);
+      if (n === 0 && offset > 0 && fs.fstatSync(fd).size < offset) {
+        // Cut below what was read (alerted as guard_report_overflow why shrank, src/launch/guard-report.ts): read
+        // again from its start, or what is written after the cut would wait until the file grew past `offset`.
+        offset = 0;
+        skipping = false;
+        n = fs.readSync(fd, buf, 0, READ_BYTES, 0);
+      }
     } catch {
       return false; // closed under the watch: nothing more to read
     }
@@ -109,6 +118,9 @@ export function watchGuardDenials(fd: number, denied: (d: GuardDenial | GuardRea
   };
   const timer = setInterval(look, GUARD_DENIALS_POLL_MS).unref();
   return {
+    look() {
+      look();
+    },
     close() {
       clearInterval(timer);
       for (let i = 0; i < 64 && look(); i++); // what the server wrote in its last moments, within 16 MiB

@@ -45,6 +45,20 @@ describe('reading the guard\'s reports of denied writes', () => {
     expect(got.map((d) => d.path)).toEqual(['/a', '/b', '/c']);
   });
 
+  it('after the report file is cut below what the watch had read, a denial written after the cut is still given', () => {
+    const got: (GuardDenial | GuardRead)[] = [];
+    const w = watchGuardDenials(fd, (d) => got.push(d), 64);
+    w.stop(); // looks only when asked: no timer in this test
+    fs.appendFileSync(file, line({ call: 'open', errno: 'EROFS', path: `/usr/${'a'.repeat(200)}` }));
+    w.look();
+    fs.ftruncateSync(fd, 0); // the server cuts its report (alerted as guard_report_overflow why shrank elsewhere)
+    fs.appendFileSync(file, line({ call: 'open', errno: 'EROFS', path: '/usr/b' }));
+    w.look();
+    fs.appendFileSync(file, line({ call: 'mkdir', errno: 'EACCES', path: '/usr/c' }));
+    w.close();
+    expect(got.map((d) => d.path)).toEqual([`/usr/${'a'.repeat(200)}`, '/usr/b', '/usr/c']);
+  });
+
   it('a read report is taken only for a path of the list the warden gave the guard, as that path', () => {
     const secrets = ['/home/u/.ssh/id_rsa'];
     expect(parseGuardDenial(JSON.stringify({ read: { path: '/home/u/.ssh/id_rsa' } }), secrets)).toEqual({ kind: 'read', path: '/home/u/.ssh/id_rsa', reason: 'guard' });
