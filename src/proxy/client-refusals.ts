@@ -139,7 +139,7 @@ const CAPPED_REPORT = { 'tools/call': 'call_refused', 'prompts/get': 'read_refus
 
 /** Whether this refusal is recorded one by one (REFUSALS_RECORDED per method, item and session); the first past
  *  the cap writes the one `reports_capped`. */
-function recordRefusal(r: Refuser, method: keyof typeof CAPPED_REPORT, kind: string, item: string): boolean {
+export function recordRefusal(r: Refuser, method: keyof typeof CAPPED_REPORT, kind: string, item: string): boolean {
   const seen = r.refusalsRecorded;
   let key = `${method}\n${kind}\n${item.slice(0, 128)}`;
   if (!seen.has(key) && seen.size >= REFUSAL_ITEMS) key = '';
