@@ -226,12 +226,12 @@ export interface InadmissibleEvent {
   reason: string;
 }
 
-/** A server-driven report reached its per-session cap: further ones are refused or judged as before, not recorded
+/** A server- or client-driven report reached its per-session cap: further ones are refused or judged as before, not recorded
  *  or alerted one by one (refused pages are counted in the exit event). */
 export interface ReportsCappedEvent {
   event: 'reports_capped';
   server: string;
-  report: 'surface_inadmissible' | 'catalog_drift' | 'sandbox_denied' | 'completion_refused';
+  report: 'surface_inadmissible' | 'catalog_drift' | 'sandbox_denied' | 'completion_refused' | 'call_refused' | 'read_refused';
   cap: number;
 }
 

@@ -6,7 +6,7 @@ import type { ToolVerdict } from '../rules/verdict.js';
 import { printable, type LiveTool } from '../surface/admit.js';
 import { ClientQuestions } from './ask.js';
 import { declaresFormElicitation } from './input-required.js';
-import { shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
+import { recordRefusal, shownName, WARDEN_REFUSED, type Refuser } from './client-refusals.js';
 import { classify, errorResponse } from '../protocol/message.js';
 import { escaped } from '../escape.js';
 import type { ClientRequestMessage } from './channel.js';
@@ -227,8 +227,10 @@ export class CallRules {
     const { serverId } = this.r.cfg;
     this.r.stats.refusedCalls++;
     const shown = shownName(tool);
-    this.r.cfg.audit({ event: 'call_refused', server: serverId, tool: tool.slice(0, 128), reason, ...(reason === 'schema_refused' ? {} : { detail }) });
-    this.r.cfg.report(`refused a call to tool "${shown}" of server '${serverId}' (${reason}): ${printableDetail(detail)}. Show the rules with: mcp-warden rules ${serverId}`);
+    if (recordRefusal(this.r, 'tools/call', 'tool', tool)) {
+      this.r.cfg.audit({ event: 'call_refused', server: serverId, tool: tool.slice(0, 128), reason, ...(reason === 'schema_refused' ? {} : { detail }) });
+      this.r.cfg.report(`refused a call to tool "${shown}" of server '${serverId}' (${reason}): ${printableDetail(detail)}. Show the rules with: mcp-warden rules ${serverId}`);
+    }
     // A schema's refusal names places in the server's schema (its member names): the client is told the reason in
     // the warden's words only, the detail goes to stderr and the audit (proxy/refusal-text.ts).
     const told = reason === 'schema_refused' ? "its locked schema cannot be checked under the operator's rules (the warden's stderr says where)" : printableDetail(detail);

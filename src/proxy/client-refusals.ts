@@ -22,15 +22,16 @@ export interface Refuser {
   cfg: Pick<SessionConfig, 'serverId' | 'audit' | 'report'>;
   stats: SessionStats;
   toClient(bytes: Buffer): void;
-  /** Refused completions recorded so far this session, by item (refuseRead). */
-  completionsRecorded: Map<string, number>;
+  /** Client-driven refusals recorded so far this session, by method and item (recordRefusal). */
+  refusalsRecorded: Map<string, number>;
 }
 
-/** Refused completions of one item recorded (audited, and so alerted, and reported) one by one in a session: a
- *  client's picker sends one per keystroke (review 28). Past it one `reports_capped`, and the rest are refused and
- *  counted only. Items tracked apart: at most COMPLETION_ITEMS; past them the rest share one count. */
-export const COMPLETIONS_RECORDED = 5;
-const COMPLETION_ITEMS = 256;
+/** Refusals of one item by one method recorded (audited, and so alerted, and reported) one by one in a session: a
+ *  client's picker sends a completion per keystroke (review 28), a model steered to retry sends the same call or
+ *  read again and again (review 30). Past it one `reports_capped`, and the rest are refused and counted only.
+ *  Items tracked apart: at most REFUSAL_ITEMS; past them the rest share one count. */
+export const REFUSALS_RECORDED = 5;
+const REFUSAL_ITEMS = 256;
 
 /** A name from a message, escaped and cut for a report. */
 export function shownName(name: string): string {
@@ -84,8 +85,10 @@ export function refuseCall(r: Refuser, id: string, toolName: string, judged: boo
   const reason = judged ? 'not approved on this session (drifted, hidden until pinned, or never listed)' : 'no verified tool listing on this session yet';
   const tool = shownName(toolName);
   r.stats.refusedCalls++;
-  r.cfg.audit({ event: 'call_refused', server: serverId, tool: toolName.slice(0, 128), reason });
-  r.cfg.report(`refused a call to tool "${tool}": ${reason}. Review with: mcp-warden diff ${serverId}`);
+  if (recordRefusal(r, 'tools/call', 'tool', toolName)) {
+    r.cfg.audit({ event: 'call_refused', server: serverId, tool: toolName.slice(0, 128), reason });
+    r.cfg.report(`refused a call to tool "${tool}": ${reason}. Review with: mcp-warden diff ${serverId}`);
+  }
   r.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused the call to tool "${tool}" of server '${serverId}': ${reason}. Run 'mcp-warden diff ${serverId}' to see why.`));
 }
 
@@ -125,27 +128,29 @@ export function refuseRead(r: Refuser, id: string, method: 'prompts/get' | 'reso
   const shown = shownName(item);
   const reason = READ_REASONS[why];
   r.stats.refusedCalls++;
-  if (method !== 'completion/complete' || recordCompletion(r, kind, item)) {
+  if (recordRefusal(r, method, kind, item)) {
     r.cfg.audit({ event: 'read_refused', server: serverId, kind, id: item.slice(0, 128), reason });
     r.cfg.report(`refused ${method} of ${kind} "${shown}": ${reason}. Review with: mcp-warden diff ${serverId}`);
   }
   r.toClient(errorResponse(id, WARDEN_REFUSED, `mcp-warden refused ${method} of ${kind} "${shown}" of server '${serverId}': ${reason}. Run 'mcp-warden diff ${serverId}' to see why.`));
 }
 
-/** Whether this refused completion is recorded one by one (COMPLETIONS_RECORDED per item and session); the first
- *  past the cap writes the one `reports_capped`. */
-function recordCompletion(r: Refuser, kind: string, item: string): boolean {
-  const seen = r.completionsRecorded;
-  let key = `${kind}\n${item.slice(0, 128)}`;
-  if (!seen.has(key) && seen.size >= COMPLETION_ITEMS) key = '';
+const CAPPED_REPORT = { 'tools/call': 'call_refused', 'prompts/get': 'read_refused', 'resources/read': 'read_refused', 'completion/complete': 'completion_refused' } as const;
+
+/** Whether this refusal is recorded one by one (REFUSALS_RECORDED per method, item and session); the first past
+ *  the cap writes the one `reports_capped`. */
+export function recordRefusal(r: Refuser, method: keyof typeof CAPPED_REPORT, kind: string, item: string): boolean {
+  const seen = r.refusalsRecorded;
+  let key = `${method}\n${kind}\n${item.slice(0, 128)}`;
+  if (!seen.has(key) && seen.size >= REFUSAL_ITEMS) key = '';
   const n = (seen.get(key) ?? 0) + 1;
   seen.set(key, n);
-  if (n === COMPLETIONS_RECORDED + 1) {
+  if (n === REFUSALS_RECORDED + 1) {
     const { serverId } = r.cfg;
-    r.cfg.audit({ event: 'reports_capped', server: serverId, report: 'completion_refused', cap: COMPLETIONS_RECORDED });
-    r.cfg.report(`refused completion/complete of ${kind} "${shownName(item)}" ${n} times this session (a client's picker asks on each keystroke); each is refused, and past ${COMPLETIONS_RECORDED} they are not recorded one by one. Review with: mcp-warden diff ${serverId}`);
+    r.cfg.audit({ event: 'reports_capped', server: serverId, report: CAPPED_REPORT[method], cap: REFUSALS_RECORDED });
+    r.cfg.report(`refused ${method} of ${kind} "${shownName(item)}" ${n} times this session (a client's picker or a retrying model sends it again and again); each is refused, and past ${REFUSALS_RECORDED} they are not recorded one by one. Review with: mcp-warden diff ${serverId}`);
   }
-  return n <= COMPLETIONS_RECORDED;
+  return n <= REFUSALS_RECORDED;
 }
 
 const REQUEST_REASONS: Record<'no_handshake' | 'during_handshake' | 'second_initialize' | 'unknown_method', string> = {

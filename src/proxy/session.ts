@@ -100,7 +100,7 @@ export class Session {
       overflow: (bound) => this.fail('protocol_error', `the server sent more than ${bound} bytes that had to wait for the warden's verification (before the initialize result, or during a listing); the session was closed`, { code: 'protocol_error', words: words`it sent more than ${bound} bytes that had to wait for the warden's verification (before the initialize result, or during a listing)` }),
       waits: (item) => (item.from === 'server' ? waitingItem(item, cfg.channel.json) : item),
     }, () => this.hold.held.cost);
-    this.refuser = { cfg, stats: this.stats, toClient: (bytes) => this.toClient(bytes), completionsRecorded: new Map() };
+    this.refuser = { cfg, stats: this.stats, toClient: (bytes) => this.toClient(bytes), refusalsRecorded: new Map() };
     this.rules = cfg.rules && new CallRules(this.refuser, cfg.rules);
     this.catalogPages = new ClientCatalogPages(cfg, (reason, method) => this.reports.pageRefused(reason, method));
     this.reports = new ServerReports(cfg, this.stats, (message, said) => this.fail('protocol_error', message, { code: 'protocol_error', words: said }));
