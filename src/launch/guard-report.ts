@@ -44,9 +44,9 @@ export interface ReportSeen {
 
 export interface ReportBound {
   /** Reads what was appended since the last look (and cuts back past the cap): at each check, and where the warden
-   *  is about to act on the server's output (before each chunk of its stdout is judged). */
-  look(): void;
-  /** Looks once more, then gives what was seen. */
+   *  is about to act on the server's output (before each chunk of its stdout is judged). Whether it read anything. */
+  look(): boolean;
+  /** Reads what is left (up to the cap), then gives what was seen. */
   seen(): ReportSeen;
   /** Stops the checks: before the descriptor is closed, which may then be reused for another file. */
   stop(): void;
@@ -60,8 +60,10 @@ const MAX_KEPT_LINE = 64 * 1024;
 /** Checks the report file on `fd` once a second, and at each look(): past `cap` it is cut back to `cap` (the server
  *  appends, so its next line lands there): on disk the file holds at most `cap` and what the server wrote since the
  *  last check. What each look reads (refusals, require(esm) records) is kept: a server that cuts the file later
- *  erases nothing the warden read, and a file found shorter than what was read counts as tampered with. */
-export function boundReport(fd: number, cap = REPORT_CAP): ReportBound {
+ *  erases nothing the warden read, and a file found shorter than what was read counts as tampered with (and is read
+ *  again from its start: what it holds now was written after the cut, or is kept below it). Every whole line read
+ *  is also given to `onLine` (the guard's reports of denied writes, ./guard-denials.ts): the file has one reader. */
+export function boundReport(fd: number, cap = REPORT_CAP, onLine?: (line: string) => void): ReportBound {
   const seen: ReportSeen = { refused: [], requireEsm: [], largest: 0, shrank: false };
   let offset = 0;
   let partial = '';
@@ -69,34 +71,40 @@ export function boundReport(fd: number, cap = REPORT_CAP): ReportBound {
     const lines = (partial + text).split('\n');
     partial = lines.pop() ?? '';
     if (partial.length > MAX_KEPT_LINE) partial = '\u0000'; // a line too long to be a record: never parses
+    if (onLine) for (const line of lines) onLine(line);
     const got = parseReport(lines.join('\n'), 'enforce');
     for (const r of got.refused) if (seen.refused.length < 16 && !seen.refused.includes(r)) seen.refused.push(r);
     for (const r of got.requireEsm) if (seen.requireEsm.length < 16 && !seen.requireEsm.includes(r)) seen.requireEsm.push(r);
   };
-  const look = (): void => {
+  const look = (): boolean => {
     try {
       const size = fs.fstatSync(fd).size;
       if (size > seen.largest) seen.largest = size;
       if (size < offset) {
         seen.shrank = true;
-        offset = size; // the server's next line is appended here
+        offset = 0; // what is written after the cut lands from its new end: read the file again from its start
         partial = '';
       }
       if (size > cap) fs.ftruncateSync(fd, cap);
       const end = Math.min(size, cap, offset + LOOK_BYTES);
-      if (end <= offset) return;
+      if (end <= offset) return false;
       const buf = Buffer.allocUnsafe(end - offset);
       const n = fs.readSync(fd, buf, 0, buf.length, offset);
       offset += n;
       keep(buf.toString('utf8', 0, n));
+      return n > 0;
     } catch {
-      // closed under the check (a launch that failed): nothing to bound
+      return false; // closed under the check (a launch that failed): nothing to bound
     }
   };
   const timer = setInterval(look, REPORT_BOUND_MS).unref();
   return {
     look,
-    seen: () => (look(), seen),
+    // At most cap / LOOK_BYTES looks: what the server wrote in its last moments, within the cap.
+    seen: () => {
+      while (look());
+      return seen;
+    },
     stop: () => clearInterval(timer),
   };
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { WardenError } from '../error.js';
-import { watchGuardDenials, type GuardDenial, type GuardDenialWatch, type GuardRead } from './guard-denials.js';
+import { guardDenialLines, type GuardDenial, type GuardRead } from './guard-denials.js';
 import { boundReport, parseReport, readReport, REPORT_CAP, withSeen, type GuardReport, type LearnedModule, type ReportBound, type ReportSeen } from './guard-report.js';
 import { REQUIRE_ESM_OFF } from './node-release.js';
 import { STATE_MAGIC, type GuardState } from './preload/guard.js';
@@ -121,7 +121,6 @@ export function prepareModuleGuard(serverId: string, mode: 'enforce' | 'learn', 
   const reportFd = unlinkedFile(tmpDir);
   open.add(reportFd);
   let read: GuardReport | undefined;
-  let watch: GuardDenialWatch | undefined;
   let bound: ReportBound | undefined;
   const closeFd = (fd: number | undefined): void => {
     if (fd !== undefined && open.delete(fd)) fs.closeSync(fd);
@@ -131,8 +130,8 @@ export function prepareModuleGuard(serverId: string, mode: 'enforce' | 'learn', 
     stdio: ['pipe', reportFd],
     release: (gate, files, denials) => {
       // The server can write to its report too: held to the cap on disk from the moment it may run.
-      bound ??= boundReport(reportFd);
-      if (denials && gate) watch = watchGuardDenials(reportFd, denials.denied, denials.max, denials.secrets);
+      // The guard's reports of denied writes are lines of the same file, read by the same reader.
+      bound ??= boundReport(reportFd, REPORT_CAP, denials && gate ? guardDenialLines(denials.denied, denials.max, denials.secrets) : undefined);
       if (!gate) return Promise.reject(new WardenError('LAUNCH_FAILED', `the module guard's gate to server '${serverId}' was not set up; the server was not released.`));
       const released = gateReleased(gate, serverId);
       // The set is written from a value no closure holds: the gate's listeners live as long as the session, and
@@ -147,18 +146,14 @@ export function prepareModuleGuard(serverId: string, mode: 'enforce' | 'learn', 
       // did to the file (a report that cannot be read counts as tampered with: fail closed).
       let seen: ReportSeen | undefined;
       try {
-        seen = bound?.seen(); // cut back first: the watch's last look reads no more than the cap
+        seen = bound?.seen(); // what is left up to the cap, denied writes among it
         bound?.stop();
         bound = undefined;
-        watch?.close();
-        watch = undefined;
         const got = open.has(reportFd) ? readReport(reportFd, REPORT_CAP) : { text: '', size: 0 };
         read = withSeen(parseReport(got.text, mode), seen, got.size);
       } catch {
         bound?.stop();
         bound = undefined;
-        watch?.stop();
-        watch = undefined;
         const bytes = seen?.largest ?? 0;
         read = { learned: [], refused: seen?.refused ?? [], requireEsm: seen?.requireEsm ?? [], overflow: { bytes, cap: REPORT_CAP, why: 'unreadable' } };
       }
@@ -172,8 +167,6 @@ export function prepareModuleGuard(serverId: string, mode: 'enforce' | 'learn', 
     close: () => {
       bound?.stop();
       bound = undefined;
-      watch?.stop();
-      watch = undefined;
       for (const fd of [...open]) closeFd(fd);
     },
   };

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseGuardDenial, watchGuardDenials, type GuardDenial, type GuardRead } from '../../dist/launch/guard-denials.js';
+import { guardDenialLines, parseGuardDenial, type GuardDenial, type GuardRead } from '../../dist/launch/guard-denials.js';
+import { boundReport } from '../../dist/launch/guard-report.js';
 
 // The warden's reading of the denied writes a node server's module guard reports (src/launch/guard-denials.ts):
 // the report file is the server's to write, so every line is the server's word, checked and bounded here. A real
@@ -37,17 +38,18 @@ describe('reading the guard\'s reports of denied writes', () => {
 
   it('the watch gives what was appended since its last look, drops a line longer than a report whole (no tail of it read as a report), and stops at its bound', () => {
     const got: (GuardDenial | GuardRead)[] = [];
-    const w = watchGuardDenials(fd, (d) => got.push(d), 3);
+    const w = boundReport(fd, undefined, guardDenialLines((d) => got.push(d), 3));
     fs.appendFileSync(file, `${JSON.stringify({ path: '/learned', key: '' })}\n${line({ call: 'mkdir', errno: 'EACCES', path: '/a' })}`);
     fs.appendFileSync(file, `${'y'.repeat(300 * 1024)}${line({ call: 'open', errno: 'EROFS', path: '/hidden-in-a-long-line' })}`);
     fs.appendFileSync(file, line({ call: 'open', errno: 'EPERM', path: '/b' }) + line({ call: 'open', errno: 'EROFS', path: '/c' }) + line({ call: 'open', errno: 'EROFS', path: '/d' }));
-    w.close();
+    w.seen();
+    w.stop();
     expect(got.map((d) => d.path)).toEqual(['/a', '/b', '/c']);
   });
 
   it('after the report file is cut below what the watch had read, a denial written after the cut is still given', () => {
     const got: (GuardDenial | GuardRead)[] = [];
-    const w = watchGuardDenials(fd, (d) => got.push(d), 64);
+    const w = boundReport(fd, undefined, guardDenialLines((d) => got.push(d), 64));
     w.stop(); // looks only when asked: no timer in this test
     fs.appendFileSync(file, line({ call: 'open', errno: 'EROFS', path: `/usr/${'a'.repeat(200)}` }));
     w.look();
@@ -55,7 +57,7 @@ describe('reading the guard\'s reports of denied writes', () => {
     fs.appendFileSync(file, line({ call: 'open', errno: 'EROFS', path: '/usr/b' }));
     w.look();
     fs.appendFileSync(file, line({ call: 'mkdir', errno: 'EACCES', path: '/usr/c' }));
-    w.close();
+    w.seen();
     expect(got.map((d) => d.path)).toEqual([`/usr/${'a'.repeat(200)}`, '/usr/b', '/usr/c']);
   });
 
